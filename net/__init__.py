@@ -1,0 +1,1 @@
+"""Peer network, committed-shuffle deck and replicated table (to come: issues 3 and 4)."""

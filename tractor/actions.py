@@ -1,0 +1,141 @@
+"""Actions of a hand: small immutable values that convert to plain data and back.
+
+>>> a = Play.of(2, "AS AS")
+>>> a.to_data()
+['play', 2, 'AS AS']
+>>> action_from_data(a.to_data()) == a
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import SUITS, Card, CardsLike, format_cards, to_cards, to_faces
+
+
+class ActionDataError(ValueError):
+    """Plain data that is not a well-formed action."""
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """``seat`` takes the next card of the deck (the dealing order decides who)."""
+
+    seat: int
+    kind = "draw"
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat]
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """No declaration in the final window, or no (higher) bid in the auction."""
+
+    seat: int
+    kind = "pass"
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat]
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """Auction bid (seed 001): the points the bidder's team means to take."""
+
+    seat: int
+    points: int
+    kind = "bid"
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat, self.points]
+
+
+@dataclass(frozen=True, slots=True)
+class NameTrump:
+    """Auction style: the starter names the trump suit (None: jokers only)."""
+
+    seat: int
+    suit: str | None
+    kind = "name"
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat, self.suit]
+
+
+@dataclass(frozen=True, slots=True)
+class _CardsAction:
+    seat: int
+    faces: tuple[int, ...]
+    kind = ""
+
+    @classmethod
+    def of(cls, seat: int, cards: CardsLike) -> Any:
+        return cls(seat, tuple(to_faces(cards)))
+
+    @property
+    def cards(self) -> list[Card]:
+        return to_cards(self.faces)
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat, format_cards(self.faces)]
+
+    def __str__(self) -> str:
+        return f"{self.kind} seat {self.seat}: {format_cards(self.faces, symbols=True)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(_CardsAction):
+    """Reveal trump-rank card(s) or a pair of jokers while cards are drawn (seed 000)."""
+
+    kind = "declare"
+
+
+@dataclass(frozen=True, slots=True)
+class Show(_CardsAction):
+    """Auction style: the card shown in the card-play that picks the starter."""
+
+    kind = "show"
+
+
+@dataclass(frozen=True, slots=True)
+class Bury(_CardsAction):
+    """The starter buries the talon's number of cards face down."""
+
+    kind = "bury"
+
+
+@dataclass(frozen=True, slots=True)
+class Play(_CardsAction):
+    """Cards played to the current trick (a lead or a follow)."""
+
+    kind = "play"
+
+
+Action = Draw | Pass | Bid | NameTrump | Declare | Show | Bury | Play
+_CARD_ACTIONS: dict[str, type[_CardsAction]] = {
+    c.kind: c for c in (Declare, Show, Bury, Play)
+}
+
+
+def action_from_data(data: Any) -> Action:
+    """Read back ``action.to_data()``; raises `ActionDataError` on anything malformed."""
+    if not isinstance(data, (list, tuple)) or len(data) < 2:
+        raise ActionDataError(f"an action is a list [kind, seat, ...], got {data!r:.80}")
+    kind, seat = data[0], data[1]
+    if not isinstance(kind, str) or not isinstance(seat, int) or isinstance(seat, bool):
+        raise ActionDataError(f"bad action header {data[:2]!r:.80}")
+    try:
+        if kind in ("draw", "pass") and len(data) == 2:
+            return Draw(seat) if kind == "draw" else Pass(seat)
+        if kind == "bid" and len(data) == 3 and type(data[2]) is int:
+            return Bid(seat, data[2])
+        if kind == "name" and len(data) == 3 and (data[2] is None or data[2] in SUITS):
+            return NameTrump(seat, data[2])
+        if kind in _CARD_ACTIONS and len(data) == 3 and isinstance(data[2], str):
+            return _CARD_ACTIONS[kind](seat, tuple(to_faces(data[2])))  # type: ignore[return-value]
+    except ValueError as exc:
+        raise ActionDataError(f"bad {kind} action: {exc}") from exc
+    raise ActionDataError(f"not an action: {data!r:.80}")

@@ -1,0 +1,125 @@
+"""`Rules`: one frozen value holding every variant option of a game.
+
+Defaults follow seed 000 (see ``seeds/README.md``); seed 001 and the options
+players of other Tractor programs ask for are switches.
+
+>>> r = Rules()
+>>> r.hand_size, r.talon_size, r.total_points, r.level_step
+(25, 8, 200, 40)
+>>> Rules(players=6, decks=3).hand_size
+26
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+from .cards import RANKS
+
+
+class RulesError(ValueError):
+    """An impossible combination of variant options."""
+
+
+DeclarationStyle = Literal["reveal", "auction"]
+TalonMultiplier = Literal["seed", "power"]
+WinCondition = Literal["past_ace", "reach_ace"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    decks: int = 2
+    players: int = 4
+    #: "reveal": trump declared by showing rank cards while drawing (seed 000);
+    #: "auction": points auction, then a card-play picks the starter (seed 001).
+    declaration: DeclarationStyle = "reveal"
+    #: "seed": talon points x2 for a one-card last trick, x(2*n) for n cards (seed 000);
+    #: "power": x2 per card of the last trick's lead (x2**n).
+    talon_multiplier: TalonMultiplier = "seed"
+    start_level: str = "2"
+    win: WinCondition = "past_ace"
+    tractor_across_rank: bool = True
+    rank_and_jokers_in_tractors: bool = True
+    must_play_tractor: bool = False
+    throw_penalty: int = 10
+    #: Points per level band of the scoring table; None means 20 per deck (40 for two).
+    level_step_points: int | None = None
+    #: Talon size; None derives the smallest talon of at least 6 cards that
+    #: leaves equal hands.
+    talon_cards: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.decks < 1:
+            raise RulesError("at least one deck is needed")
+        if self.players < 4 or self.players % 2:
+            raise RulesError("players must be an even number, at least 4 (teams alternate seats)")
+        if self.declaration not in ("reveal", "auction"):
+            raise RulesError(f"unknown declaration style {self.declaration!r}")
+        if self.talon_multiplier not in ("seed", "power"):
+            raise RulesError(f"unknown talon multiplier {self.talon_multiplier!r}")
+        if self.win not in ("past_ace", "reach_ace"):
+            raise RulesError(f"unknown win condition {self.win!r}")
+        if self.start_level not in RANKS:
+            raise RulesError(f"start level must be one of {', '.join(RANKS)}")
+        if self.throw_penalty < 0:
+            raise RulesError("throw penalty cannot be negative")
+        if self.level_step_points is not None and (
+            self.level_step_points <= 0 or self.level_step_points % 5
+        ):
+            raise RulesError("level step must be a positive multiple of 5 points")
+        if self.talon_cards is not None:
+            t = self.talon_cards
+            if t < 0 or (self.total_cards - t) % self.players or t >= self.total_cards:
+                raise RulesError(
+                    f"a talon of {t} does not leave {self.players} equal hands "
+                    f"of {self.total_cards} cards"
+                )
+        if self.hand_size < 1:
+            raise RulesError("not enough cards for that many players")
+
+    @property
+    def total_cards(self) -> int:
+        return 54 * self.decks
+
+    @property
+    def talon_size(self) -> int:
+        if self.talon_cards is not None:
+            return self.talon_cards
+        t = 6
+        while (self.total_cards - t) % self.players:
+            t += 1
+        return t
+
+    @property
+    def hand_size(self) -> int:
+        return (self.total_cards - self.talon_size) // self.players
+
+    @property
+    def total_points(self) -> int:
+        return 100 * self.decks
+
+    @property
+    def level_step(self) -> int:
+        return self.level_step_points or 20 * self.decks
+
+    @property
+    def teams(self) -> int:
+        return 2
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data (msgpack- and JSON-friendly)."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Rules:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise RulesError(f"unknown rules option(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+
+def team_of(seat: int) -> int:
+    """Teams alternate seats: even seats are team 0, odd seats team 1."""
+    return seat % 2

@@ -1,0 +1,67 @@
+"""Card points, the talon bonus, and level changes from the defenders' points.
+
+Level table of seed 000 for two decks (step 40 points); 80-115 is silent in the
+seeds: the defenders take over with no level gain, as is conventional. Other
+deck counts scale the step to 20 points per deck.
+
+>>> score_outcome(0), score_outcome(35), score_outcome(75)
+(('declarers', 3), ('declarers', 2), ('declarers', 1))
+>>> score_outcome(80), score_outcome(120), score_outcome(235), score_outcome(280)
+(('defenders', 0), ('defenders', 1), ('defenders', 3), ('defenders', 5))
+>>> talon_multiplier(1), talon_multiplier(5), talon_multiplier(4, "power")
+(2, 10, 16)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .cards import FACE_POINTS, RANKS
+
+LEVELS = RANKS  #: team levels, "2" .. "A"
+
+
+def points_of(faces: Iterable[int]) -> int:
+    """Card points of faces: K and 10 are 10, 5 is 5."""
+    return sum(FACE_POINTS[f] for f in faces)
+
+
+def talon_multiplier(last_lead_cards: int, style: str = "seed") -> int:
+    """Multiplier of the talon's points when the defenders win the last trick.
+
+    ``"seed"`` (seed 000): x2 for a one-card lead, else x2 per card (5 cards: x10).
+    ``"power"``: doubling per card, x2**n.
+    """
+    if style == "power":
+        return 2 ** last_lead_cards
+    return 2 * last_lead_cards
+
+
+def score_outcome(defender_points: int, decks: int = 2,
+                  step: int | None = None) -> tuple[str, int]:
+    """("declarers" | "defenders", levels gained) for the defenders' final points.
+
+    The side named is the one that declares next hand. ``step`` is the width of a
+    level band (default 20 points per deck).
+    """
+    s = step if step is not None else 20 * decks
+    p = max(0, defender_points)
+    if p == 0:
+        return ("declarers", 3)
+    if p < s:
+        return ("declarers", 2)
+    if p < 2 * s:
+        return ("declarers", 1)
+    return ("defenders", (p - 2 * s) // s)
+
+
+def level_index(level: str) -> int:
+    return LEVELS.index(level)
+
+
+def raise_level(level: str, gain: int) -> tuple[str, bool]:
+    """(new level, passed Ace): a level past Ace stays "A" and reports True."""
+    i = LEVELS.index(level) + gain
+    if i >= len(LEVELS):
+        return "A", True
+    return LEVELS[i], False
