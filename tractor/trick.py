@@ -5,7 +5,9 @@
 >>> trick_winner(["KS", "AS", "3H", "AS"], t)    # the trump 3H wins; ties go to the first
 2
 >>> trick_winner(["KS KS", "AS QS", "3H 4H", "AD AD"], t)   # a pair lead needs a pair
-2
+0
+>>> trick_winner(["KS KS", "AS AS", "3H 3H", "4H 4H"], t)
+3
 >>> [str(c) for c in resolve_throw("AS KS KS", ["AD AD", "QS QS"], t)]   # nobody beats it
 ['AS', 'KS', 'KS']
 >>> [str(c) for c in resolve_throw("AS QS QS", ["KS KS 3D", "4C"], t)]   # KK beats QQ
