@@ -1,0 +1,51 @@
+"""The rules summary `tractor rules` prints (the full reference is seeds/README.md)."""
+
+RULES_SUMMARY = """\
+TRACTOR (Sheng Ji, 拖拉机): the rules this program implements
+
+Players and cards
+  4 players in two teams of partners sitting opposite (6 or 8 with more decks).
+  Two 52-card decks plus 4 jokers (2 red RJ, 2 black BJ): 108 cards, 25 each, 8 left as
+  the talon. Kings and tens are worth 10, fives 5: 200 points in all.
+
+Levels and trumps
+  Both teams start at level 2 and climb 2, 3, ... 10, J, Q, K, A. The trump rank is the
+  declaring team's level. While the cards are drawn anyone may reveal one card of the
+  trump rank (its suit becomes trump), a pair of identical rank cards (overcalls a single)
+  or a pair of identical jokers (no trump suit, no trump rank; cannot be overcalled).
+  Nobody declares: in the first hand the cards are dealt again; later the talon is turned
+  over until a rank card shows (its suit is trump, else the highest card's suit).
+  Order of trumps: RJ > BJ > trump-suit rank card > other rank cards (equal) > trump suit
+  A..2. Plain suits: A..2 without the rank.
+
+The talon
+  The starter (in the first hand, the player whose declaration stood) takes the 8 talon
+  cards and buries 8 cards face down.
+
+Leads
+  single; pair (two identical cards); tractor (two or more pairs in a row of one suit,
+  counting trumps as one suit and skipping the rank cards); throw (several top cards of one
+  suit at once: it stands only if nobody can beat any part of it, else the thrower plays
+  the beatable part and pays 10 points per card taken back).
+
+Following
+  Play as many cards of the led suit as you can; for pairs and tractors, as many pairs of
+  that suit as the lead has, if you hold them; then anything. A plain lead is beaten only
+  by the same shape in trumps or higher in its suit; a throw only by its whole layout in
+  trumps. Ties go to the card played first. The winner leads the next trick.
+
+Scoring
+  Only the defenders (the team that did not declare) collect points. If they win the last
+  trick they add the buried cards' points x2 per card of that trick's lead.
+    0        declarers +3 levels       80-115   defenders take over, +0
+    5-35     declarers +2              120-155  defenders take over, +1
+    40-75    declarers +1              160-195  +2; 200-235 +3; +1 per 40 more
+  Declarers keep declaring: the next starter is the last starter's partner. Defenders take
+  over: the next starter is the player after the last starter.
+
+End
+  The first team to pass Ace wins the game.
+
+Variants (seed 001 auction, talon doubling per card, must play a tractor when held, other
+deck counts) and every choice made where the rule texts are silent: seeds/README.md.
+"""
