@@ -186,14 +186,29 @@ def format_cards(cards: Iterable[Card | int], symbols: bool = False) -> str:
     return " ".join(out)
 
 
-CardsLike = str | Iterable[Card | int]
+CardsLike = str | Iterable[Card | str | int]
 
 
 def to_faces(cards: CardsLike) -> list[int]:
-    """Faces of cards given as text, `Card` values or face numbers."""
+    """Faces of cards given as text, or as an iterable of `Card` values, card texts or
+    face numbers.
+
+    >>> to_faces("AS RJ"), to_faces(["AS", Card("RJ", None), 0])
+    ([12, 53], [12, 53, 0])
+    """
     if isinstance(cards, str):
         return parse_faces(cards)
-    return [c if isinstance(c, int) else c.face for c in cards]
+    out: list[int] = []
+    for c in cards:
+        if isinstance(c, Card):
+            out.append(c.face)
+        elif isinstance(c, str):
+            out += parse_faces(c)
+        elif isinstance(c, int) and not isinstance(c, bool) and 0 <= c < FACES:
+            out.append(c)
+        else:
+            raise CardParseError(repr(c), "expected a card, its text or a face number")
+    return out
 
 
 def to_cards(faces: Iterable[int]) -> list[Card]:
