@@ -98,7 +98,9 @@ def pairs_by_level(faces: list[int], ladder: Ladder) -> dict[int, list[int]]:
         counts[f] = counts.get(f, 0) + 1
     out: dict[int, list[int]] = {}
     level, order = ladder.level, ladder.order
-    for f in sorted(counts, key=lambda f: -order[f]):
+    # Ties in order (off-suit rank cards) break by face, so the result never
+    # depends on the order the cards were given in.
+    for f in sorted(counts, key=lambda f: (-order[f], f)):
         for _ in range(counts[f] // 2):
             out.setdefault(level[f], []).append(f)
     return out
@@ -141,11 +143,11 @@ def decompose_faces(faces: list[int], ladder: Ladder) -> list[Component]:
             remaining.remove(f)
             remaining.remove(f)
     pair_comps = [c for c in comps if c.kind == "pair"]
-    pair_comps.sort(key=lambda c: -c.top)
+    pair_comps.sort(key=lambda c: (-c.top, c.faces))
     tractors = [c for c in comps if c.kind == "tractor"]
-    tractors.sort(key=lambda c: (-c.pairs, -c.top))
+    tractors.sort(key=lambda c: (-c.pairs, -c.top, c.faces))
     singles = [Component("single", (f,), 0, order[f])
-               for f in sorted(remaining, key=lambda f: -order[f])]
+               for f in sorted(remaining, key=lambda f: (-order[f], f))]
     return tractors + pair_comps + singles
 
 
