@@ -563,7 +563,7 @@ class Hand:
             high = self.high_bid()
             if high + 5 > self.rules.total_points or rng.random() < 0.5:
                 return Pass(seat)
-            return Bid(seat, high + 5 * rng.randint(1, 4) if high < 150 else high + 5)
+            return Bid(seat, min(self.rules.total_points, high + 5 * rng.randint(1, 4)))
         if p == SHOW:
             return Show(seat, (rng.choice(self.hands[seat]),))
         if p == NAME:
