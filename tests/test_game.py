@@ -10,6 +10,7 @@ from collections import Counter
 from itertools import combinations, islice
 
 import pytest
+from helpers import F, build_deck
 
 from tractor import (
     Bury,
@@ -24,37 +25,11 @@ from tractor import (
     action_from_data,
 )
 from tractor.actions import ActionDataError
-from tractor.cards import format_cards, parse_faces
+from tractor.cards import format_cards
 from tractor.rules import team_of
 
 R = Rules()
 RA = Rules(declaration="auction")
-
-
-def F(text: str) -> list[int]:
-    return parse_faces(text)
-
-
-def build_deck(rules: Rules, hands: dict[int, str], talon: str = "", first: int = 0) -> list[int]:
-    """A deck dealing ``hands[seat]`` to each seat and ``talon`` at the start of the talon; the
-    remaining cards fill up in face order."""
-    n = rules.players
-    pool = Counter({f: rules.decks for f in range(54)})
-    chosen = {s: F(hands.get(s, "")) for s in range(n)}
-    tail = F(talon)
-    for cards in [*chosen.values(), tail]:
-        for f in cards:
-            assert pool[f] > 0, f"more than {rules.decks} of {format_cards([f])}"
-            pool[f] -= 1
-    rest = sorted(pool.elements())
-    for s in range(n):
-        need = rules.hand_size - len(chosen[s])
-        assert need >= 0
-        chosen[s] += rest[:need]
-        del rest[:need]
-    tail += rest
-    assert len(tail) == rules.talon_size
-    return [chosen[(first + i) % n][i // n] for i in range(n * rules.hand_size)] + tail
 
 
 class ScriptedGame(Game):

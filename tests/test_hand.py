@@ -14,6 +14,7 @@ from collections import Counter
 from itertools import islice
 
 import pytest
+from helpers import F, T, build_deck, conserved
 
 from tractor import (
     Bid,
@@ -30,7 +31,7 @@ from tractor import (
     Show,
     Trump,
 )
-from tractor.cards import format_cards, parse_faces
+from tractor.cards import format_cards
 from tractor.rules import team_of
 from tractor.scoring import points_of
 
@@ -39,36 +40,6 @@ R6 = Rules(talon_cards=84)  # 4 hands of 6 cards
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-def F(text: str) -> list[int]:
-    return parse_faces(text)
-
-
-def T(text: str) -> tuple[int, ...]:
-    return tuple(parse_faces(text))
-
-
-def build_deck(rules: Rules, hands: dict[int, str], talon: str = "", first: int = 0) -> list[int]:
-    """A deck dealing ``hands[seat]`` (the first cards that seat draws) to each seat, with
-    ``talon`` at the start of the talon; the remaining cards fill up in face order."""
-    n = rules.players
-    pool = Counter({f: rules.decks for f in range(54)})
-    chosen = {s: F(hands.get(s, "")) for s in range(n)}
-    tail = F(talon)
-    for cards in [*chosen.values(), tail]:
-        for f in cards:
-            assert pool[f] > 0, f"more than {rules.decks} of {format_cards([f])}"
-            pool[f] -= 1
-    rest = sorted(pool.elements())
-    for s in range(n):
-        need = rules.hand_size - len(chosen[s])
-        assert need >= 0, f"seat {s} is given too many cards"
-        chosen[s] += rest[:need]
-        del rest[:need]
-    tail += rest
-    assert len(tail) == rules.talon_size
-    return [chosen[(first + i) % n][i // n] for i in range(n * rules.hand_size)] + tail
-
 
 def rotate(hands: dict[int, str], k: int, n: int = 4) -> dict[int, str]:
     return {(s + k) % n: cards for s, cards in hands.items()}
@@ -133,21 +104,7 @@ def rejected(h: Hand, action, reason: str) -> None:
     assert snapshot(h) == before
 
 
-def conserved(h: Hand) -> bool:
-    cards = Counter()
-    for hand in h.hands:
-        cards.update(hand)
-    if h.phase in ("deal",):
-        cards.update(h.deck[h.drawn:])
-    elif h.phase in ("declare", "bid", "show", "name", "redeal"):
-        cards.update(h.talon)
-    for t in h.tricks:
-        for p in t.plays:
-            cards.update(p)
-    for p in h.current:
-        cards.update(p)
-    cards.update(h.buried)
-    return cards == Counter(h.deck)
+
 
 
 # --- dealing ------------------------------------------------------------------------------------

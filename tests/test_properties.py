@@ -8,6 +8,7 @@ from collections import Counter, deque
 from itertools import islice
 
 import pytest
+from helpers import all_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,23 +49,6 @@ def states(rules: Rules, seed: int, hands: int = 1):
 
 def finished(rules: Rules, seed: int) -> Game:
     return deque(states(rules, seed), maxlen=1)[0]
-
-
-def all_cards(h) -> Counter:
-    cards = Counter()
-    for hand in h.hands:
-        cards.update(hand)
-    if h.phase == "deal":
-        cards.update(h.deck[h.drawn:])
-    elif h.phase in ("declare", "bid", "show", "name", "redeal"):
-        cards.update(h.talon)
-    for t in h.tricks:
-        for p in t.plays:
-            cards.update(p)
-    for p in h.current:
-        cards.update(p)
-    cards.update(h.buried)
-    return cards
 
 
 @SETTINGS

@@ -1,0 +1,60 @@
+"""Shared test helpers: card shorthands, decks built to order, card conservation."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tractor import Hand, Rules
+from tractor.cards import format_cards, parse_faces
+
+
+def F(text: str) -> list[int]:
+    return parse_faces(text)
+
+
+def T(text: str) -> tuple[int, ...]:
+    return tuple(parse_faces(text))
+
+
+def build_deck(rules: Rules, hands: dict[int, str], talon: str = "", first: int = 0) -> list[int]:
+    """A deck dealing ``hands[seat]`` (the first cards that seat draws) to each seat, with
+    ``talon`` at the start of the talon; the remaining cards fill up in face order."""
+    n = rules.players
+    pool = Counter({f: rules.decks for f in range(54)})
+    chosen = {s: F(hands.get(s, "")) for s in range(n)}
+    tail = F(talon)
+    for cards in [*chosen.values(), tail]:
+        for f in cards:
+            assert pool[f] > 0, f"more than {rules.decks} of {format_cards([f])}"
+            pool[f] -= 1
+    rest = sorted(pool.elements())
+    for s in range(n):
+        need = rules.hand_size - len(chosen[s])
+        assert need >= 0, f"seat {s} is given too many cards"
+        chosen[s] += rest[:need]
+        del rest[:need]
+    tail += rest
+    assert len(tail) == rules.talon_size
+    return [chosen[(first + i) % n][i // n] for i in range(n * rules.hand_size)] + tail
+
+
+def all_cards(h: Hand) -> Counter:
+    """Every card of a hand wherever it is now: hands, undealt deck or talon, tricks, buried."""
+    cards: Counter = Counter()
+    for hand in h.hands:
+        cards.update(hand)
+    if h.phase == "deal":
+        cards.update(h.deck[h.drawn:])
+    elif h.phase in ("declare", "bid", "show", "name", "redeal"):
+        cards.update(h.talon)
+    for t in h.tricks:
+        for p in t.plays:
+            cards.update(p)
+    for p in h.current:
+        cards.update(p)
+    cards.update(h.buried)
+    return cards
+
+
+def conserved(h: Hand) -> bool:
+    return all_cards(h) == Counter(h.deck)
