@@ -478,3 +478,19 @@ def test_every_one_suit_lead_is_offered_once(rules, seed):
             positions += 1
         g.apply(g.random_action(rng))
     assert positions >= 3
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_clone_plays_on_independently_of_its_original(seed):
+    g = Game(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(150):
+        g.apply(g.random_action(rng))
+    before = {s: g.observation(s) for s in range(4)}
+    c = g.clone()
+    assert all(c.observation(s) == before[s] for s in range(4))
+    rng2 = random.Random(seed + 1)
+    while c.hand_no == 0:
+        c.apply(c.random_action(rng2))
+    assert all(g.observation(s) == before[s] for s in range(4))
+    assert Game.from_data(c.to_data()).observation(1) == c.observation(1)

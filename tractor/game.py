@@ -58,6 +58,16 @@ class Game:
         return Hand(self.rules, self._deck(), self.levels, first=first,
                     starter=self.starter, declarers=self.declarers)
 
+    def clone(self) -> Game:
+        """An independent copy (finished hands are shared: they no longer change)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.levels = list(self.levels)
+        other.hands_played = list(self.hands_played)
+        other.actions = list(self.actions)
+        other.hand = self.hand.clone()
+        return other
+
     @property
     def over(self) -> bool:
         return self.winner is not None

@@ -145,6 +145,24 @@ class Hand:
         self.result: HandResult | None = None
         self.log: list[Action] = []
 
+    def clone(self) -> Hand:
+        """An independent copy, much faster than `copy.deepcopy` (for search)."""
+        other = Hand.__new__(Hand)
+        other.__dict__.update(self.__dict__)
+        other.levels = list(self.levels)
+        other.hands = [list(h) for h in self.hands]
+        other.declarations = list(self.declarations)
+        other.talon_revealed = list(self.talon_revealed)
+        other.bids = list(self.bids)
+        other.out_of_auction = set(self.out_of_auction)
+        other.shown = list(self.shown)
+        other.talon = list(self.talon)
+        other.buried = list(self.buried)
+        other.tricks = list(self.tricks)
+        other.current = list(self.current)
+        other.log = list(self.log)
+        return other
+
     # --- helpers ----------------------------------------------------------------------------
 
     @property
