@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tractor import Card, IllegalPlay, Trump, follow_reason, is_legal_follow
+from tractor import Card, Trump, follow_reason, is_legal_follow
 from tractor.cards import format_cards, parse_cards, to_faces
 from tractor.follow import follow_error, legal_follows, random_follow
 from tractor.formats import classify_faces
@@ -219,10 +219,6 @@ def test_accepts_card_values_and_faces():
     assert is_legal_follow(hand, [Card.parse("AS"), Card.parse("AS", copy=1)],
                            [hand[0], hand[1]], T2H)
     assert not is_legal_follow(to_faces(hand), to_faces("AS AS"), to_faces("9S 4S"), T2H)
-
-
-def test_illegal_play_is_a_value_error():
-    assert issubclass(IllegalPlay, ValueError)
 
 
 # --- generators against brute force ----------------------------------------------------------

@@ -768,7 +768,8 @@ OBS_KEYS = {
 
 def check_private(h: Hand, rng: random.Random) -> None:
     """Each seat's observation shows its own hand, the others' only as sizes, the talon only to
-    the starter, the buried cards only to the starter until the hand is done; and it does not
+    the starter, the buried cards only to the starter unless the defenders turn the talon over
+    after winning the last trick; and it does not
     change when the cards it may not see are dealt differently."""
     for s in range(h.players):
         obs = h.observation(s)
@@ -780,7 +781,8 @@ def check_private(h: Hand, rng: random.Random) -> None:
             assert obs["talon"] == format_cards(h.talon)
         else:
             assert obs["talon"] is None
-        if h.buried and (starter or h.phase == "done"):
+        turned = h.result is not None and h.result.talon_turned
+        if h.buried and (starter or turned):
             assert obs["buried"] == format_cards(h.buried)
         else:
             assert obs["buried"] is None
@@ -789,7 +791,7 @@ def check_private(h: Hand, rng: random.Random) -> None:
         pools: list[list[int]] = [other.hands[t] for t in range(h.players) if t != s]
         if not starter:
             pools.append(other.talon)
-            if h.phase != "done":
+            if not turned:
                 pools.append(other.buried)
         cards = [f for p in pools for f in p]
         rng.shuffle(cards)
@@ -834,8 +836,12 @@ def test_observation_of_a_scripted_hand_hides_the_talon_and_buried_cards():
         check_private(h, random.Random(1))
         play_trick(h, *plays)
     assert h.phase == "done"
+    # Seed 000: the talon is turned over only when the defenders win the last trick.
+    turned = h.is_defender(h.tricks[-1].winner)
+    assert h.result.talon_turned == turned
     for s in range(4):
-        assert h.observation(s)["buried"] == format_cards(talon)
+        shown = format_cards(talon) if turned or s == 0 else None
+        assert h.observation(s)["buried"] == shown
         assert h.observation(s)["talon"] == (format_cards(talon) if s == 0 else None)
     check_private(h, random.Random(2))
 

@@ -11,22 +11,34 @@ The stable rules API (documented in README.md):
 ('defenders', 1)
 """
 
-from .actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show, action_from_data
+from .actions import (
+    Action,
+    ActionDataError,
+    Bid,
+    Bury,
+    Declare,
+    Draw,
+    NameTrump,
+    Pass,
+    Play,
+    Show,
+    action_from_data,
+)
 from .cards import Card, CardParseError, format_cards, full_deck, parse_cards
-from .follow import IllegalPlay, follow_reason, is_legal_follow
+from .follow import follow_reason, is_legal_follow
 from .formats import Component, Format, FormatError, classify
-from .game import Game
+from .game import Game, GameDataError
 from .hand import Hand, HandResult, IllegalAction, Trick
 from .rules import Rules, RulesError
 from .scoring import score_outcome, talon_multiplier
 from .trick import resolve_throw, trick_winner
-from .trump import Trump
+from .trump import Trump, TrumpError
 
 __all__ = [
-    "Action", "Bid", "Bury", "Card", "CardParseError", "Component", "Declare", "Draw",
-    "Format", "FormatError", "Game", "Hand", "HandResult", "IllegalAction", "IllegalPlay",
-    "NameTrump", "Pass", "Play", "Rules", "RulesError", "Show", "Trick", "Trump",
-    "action_from_data", "classify", "follow_reason", "format_cards", "full_deck",
-    "is_legal_follow", "parse_cards", "resolve_throw", "score_outcome", "talon_multiplier",
-    "trick_winner",
+    "Action", "ActionDataError", "Bid", "Bury", "Card", "CardParseError", "Component",
+    "Declare", "Draw", "Format", "FormatError", "Game", "GameDataError", "Hand", "HandResult",
+    "IllegalAction", "NameTrump", "Pass", "Play", "Rules", "RulesError", "Show",
+    "Trick", "Trump", "TrumpError", "action_from_data", "classify", "follow_reason",
+    "format_cards", "full_deck", "is_legal_follow", "parse_cards", "resolve_throw",
+    "score_outcome", "talon_multiplier", "trick_winner",
 ]

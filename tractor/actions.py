@@ -12,11 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import SUITS, Card, CardsLike, format_cards, to_cards, to_faces
+from .cards import FACES, SUITS, Card, CardsLike, format_cards, to_cards, to_faces
+
+#: No action moves more cards than the largest deck (6 decks) holds.
+MAX_ACTION_CARDS = 6 * 54
 
 
 class ActionDataError(ValueError):
     """Plain data that is not a well-formed action."""
+
+
+def _check_seat(seat: object) -> None:
+    if type(seat) is not int:
+        raise ActionDataError(f"a seat is a whole number, not {seat!r:.20}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +33,9 @@ class Draw:
 
     seat: int
     kind = "draw"
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
 
     def to_data(self) -> list[Any]:
         return [self.kind, self.seat]
@@ -36,6 +47,9 @@ class Pass:
 
     seat: int
     kind = "pass"
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
 
     def to_data(self) -> list[Any]:
         return [self.kind, self.seat]
@@ -49,6 +63,11 @@ class Bid:
     points: int
     kind = "bid"
 
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
+        if type(self.points) is not int:
+            raise ActionDataError(f"a bid is a whole number of points, not {self.points!r:.20}")
+
     def to_data(self) -> list[Any]:
         return [self.kind, self.seat, self.points]
 
@@ -61,6 +80,11 @@ class NameTrump:
     suit: str | None
     kind = "name"
 
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
+        if self.suit is not None and self.suit not in SUITS:
+            raise ActionDataError(f"a trump suit is S, H, D, C or None, not {self.suit!r:.20}")
+
     def to_data(self) -> list[Any]:
         return [self.kind, self.seat, self.suit]
 
@@ -70,6 +94,15 @@ class _CardsAction:
     seat: int
     faces: tuple[int, ...]
     kind = ""
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
+        if type(self.faces) is not tuple or not all(
+                type(f) is int and 0 <= f < FACES for f in self.faces):
+            raise ActionDataError("cards of an action are a tuple of face numbers 0..53; "
+                                  f"use {type(self).__name__}.of(seat, text) for card text")
+        if len(self.faces) > MAX_ACTION_CARDS:
+            raise ActionDataError(f"too many cards in one action ({len(self.faces)})")
 
     @classmethod
     def of(cls, seat: int, cards: CardsLike) -> Any:

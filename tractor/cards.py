@@ -108,6 +108,8 @@ class Card:
     @classmethod
     def from_face(cls, face: int, copy: int = 0) -> Card:
         """The card of a face number (a shared instance when ``copy`` is 0)."""
+        if type(face) is not int or not 0 <= face < FACES:
+            raise CardParseError(repr(face), "a face number is 0..53")
         if copy == 0:
             return _CARD_OF_FACE[face]
         return cls(face_rank(face), face_suit(face), copy)

@@ -23,11 +23,8 @@ from collections.abc import Iterator
 
 from .cards import CardsLike, format_cards, to_faces
 from .formats import Format, classify_faces, count_pairs, max_tractors_matched
-from .trump import Ladder, Trump, esuit_name
-
-
-class IllegalPlay(ValueError):
-    """A play the rules forbid; the message is the reason in plain words."""
+from .rules import Rules
+from .trump import Ladder, Trump, esuit_name, rules_ladder
 
 
 def _missing(hand: list[int], play: list[int]) -> list[int]:
@@ -106,17 +103,19 @@ def lead_error(hand: list[int], play: list[int], ladder: Ladder) -> str | None:
 
 
 def is_legal_follow(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump,
-                    must_play_tractor: bool = False) -> bool:
-    """Whether ``play`` (a subset of ``hand``) follows ``lead`` legally."""
-    return follow_reason(hand, lead, play, trump, must_play_tractor) is None
+                    must_play_tractor: bool = False, rules: Rules | None = None) -> bool:
+    """Whether ``play`` (a subset of ``hand``) follows ``lead`` legally. ``rules`` supplies
+    the tractor options and ``must_play_tractor`` (defaults when None)."""
+    return follow_reason(hand, lead, play, trump, must_play_tractor, rules) is None
 
 
 def follow_reason(hand: CardsLike, lead: CardsLike, play: CardsLike, trump: Trump,
-                  must_play_tractor: bool = False) -> str | None:
+                  must_play_tractor: bool = False, rules: Rules | None = None) -> str | None:
     """The reason ``play`` is illegal, in plain words, or None when it is legal."""
-    ladder = trump.ladder()
+    ladder = rules_ladder(trump, rules)
+    must = must_play_tractor or (rules is not None and rules.must_play_tractor)
     lead_fmt = classify_faces(to_faces(lead), ladder)
-    return follow_error(to_faces(hand), lead_fmt, to_faces(play), ladder, must_play_tractor)
+    return follow_error(to_faces(hand), lead_fmt, to_faces(play), ladder, must)
 
 
 # --- generating follows ------------------------------------------------------------------------

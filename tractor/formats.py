@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import Card, CardsLike, format_cards, to_cards, to_faces
-from .trump import ESUIT_NAMES, Ladder, Trump, esuit_name
+from .rules import Rules
+from .trump import ESUIT_NAMES, Ladder, Trump, esuit_name, rules_ladder
 
 SINGLE, PAIR, TRACTOR, THROW = "single", "pair", "tractor", "throw"
 
@@ -164,8 +165,9 @@ def classify_faces(faces: list[int], ladder: Ladder) -> Format:
 
 
 def classify(cards: CardsLike, trump: Trump, across_rank: bool = True,
-             rank_and_jokers: bool = True) -> Format:
+             rank_and_jokers: bool = True, rules: Rules | None = None) -> Format:
     """Format of cards under a trump context; ``.kind`` is single/pair/tractor/throw.
+    The tractor options come from ``rules`` when given, else from the two flags.
 
     >>> t = Trump("2", "H")
     >>> classify("KS", t).kind, classify("KS KS", t).kind, classify("KS KS QS QS", t).kind
@@ -179,7 +181,9 @@ def classify(cards: CardsLike, trump: Trump, across_rank: bool = True,
     ...
     tractor.formats.FormatError: ♠A ♥A are not all of one suit (trumps count as one suit)
     """
-    return classify_faces(to_faces(cards), trump.ladder(across_rank, rank_and_jokers))
+    ladder = rules_ladder(trump, rules) if rules is not None else trump.ladder(
+        across_rank, rank_and_jokers)
+    return classify_faces(to_faces(cards), ladder)
 
 
 # --- matching a layout of components against cards --------------------------------------------

@@ -28,6 +28,10 @@ from .rules import Rules
 from .scoring import LEVELS
 
 
+class GameDataError(ValueError):
+    """A game record (`Game.to_data` output) that is not well formed."""
+
+
 class Game:
     def __init__(self, rules: Rules | None = None, seed: int | str = 0) -> None:
         self.rules = rules or Rules()
@@ -135,9 +139,20 @@ class Game:
                 "actions": [a.to_data() for a in self.actions]}
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Game:
-        """Replay a game from `to_data` output; every action is checked again."""
-        game = cls(Rules.from_data(data["rules"]), data["seed"])
-        for item in data["actions"]:
+    def from_data(cls, data: Any) -> Game:
+        """Replay a game from `to_data` output; every action is checked again.
+
+        Raises `GameDataError` for a malformed record, `RulesError`, `ActionDataError` or
+        `IllegalAction` for bad rules, a malformed action or an action the rules refuse.
+        """
+        if not isinstance(data, dict) or set(data) != {"rules", "seed", "actions"}:
+            raise GameDataError("a game record is a map with rules, seed and actions")
+        seed, actions = data["seed"], data["actions"]
+        if not (type(seed) is int or (type(seed) is str and len(seed) <= 200)):
+            raise GameDataError("a game seed is a whole number or a short text")
+        if not isinstance(actions, list):
+            raise GameDataError("a game's actions are a list")
+        game = cls(Rules.from_data(data["rules"]), seed)
+        for item in actions:
             game.apply(action_from_data(item))
         return game

@@ -57,17 +57,21 @@ class HandResult:
     """How a hand ended and what it means for the next one."""
 
     defender_points: int  #: card points, penalties and talon bonus included
-    talon_points: int
+    talon_points: int  #: points buried (public only when the talon is turned over)
     talon_bonus: int
     next_declarers: int  #: team
     levels_gained: int
     gaining_team: int
     next_starter: int
+    #: The defenders won the last trick and turned the talon over (seed 000).
+    talon_turned: bool = False
 
     def to_data(self) -> dict[str, Any]:
+        """The public record: the buried points only when the talon was turned over."""
         return {
             "defender_points": self.defender_points,
-            "talon_points": self.talon_points,
+            "talon_turned": self.talon_turned,
+            "talon_points": self.talon_points if self.talon_turned else None,
             "talon_bonus": self.talon_bonus,
             "next_declarers": self.next_declarers,
             "levels_gained": self.levels_gained,
@@ -197,12 +201,20 @@ class Hand:
             return (self.leader + len(self.current)) % self.players
         return None
 
+    def _talon_turned(self) -> bool:
+        return self.result is not None and self.result.talon_turned
+
     def is_defender(self, seat: int) -> bool:
         return team_of(seat) != self.declarers
 
     # --- legal actions ----------------------------------------------------------------------
 
+    def _check_seat(self, seat: object) -> None:
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise IllegalAction(f"there is no seat {seat!r:.20}")
+
     def legal_declarations(self, seat: int) -> list[Declare]:
+        self._check_seat(seat)
         if self.rules.declaration != "reveal" or self.phase not in (DEAL, DECLARE):
             return []
         current = 0 if self.declaration is None else declaration_strength(
@@ -229,6 +241,10 @@ class Hand:
     def legal_actions(self, seat: int) -> Iterator[Action]:
         """Every action ``seat`` may take now, lazily (burying and discarding can have
         very many: take what you need)."""
+        self._check_seat(seat)
+        return self._legal_actions(seat)
+
+    def _legal_actions(self, seat: int) -> Iterator[Action]:
         p = self.phase
         act = self.to_act()
         if p == DEAL:
@@ -323,8 +339,7 @@ class Hand:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise IllegalAction(f"unknown action {action!r}")
-        if not 0 <= action.seat < self.players:
-            raise IllegalAction(f"there is no seat {action.seat}")
+        self._check_seat(action.seat)
         handler(self, action)
         self.log.append(action)
 
@@ -421,8 +436,8 @@ class Hand:
                 break
             if best is None or f % 13 > best % 13:
                 best = f
-        assert best is not None, "a talon of jokers only cannot happen with a real deck"
-        self._set_trump(Trump(rank, face_suit(best)))
+        # A talon of jokers only (or no talon) names no suit: the rank alone is trump.
+        self._set_trump(Trump(rank, face_suit(best) if best is not None else None))
 
     def _set_trump(self, trump: Trump) -> None:
         self.trump = trump
@@ -561,7 +576,8 @@ class Hand:
         else:
             nxt_team, gaining, nxt_starter = defenders, defenders, self.starter + 1
         self.result = HandResult(self.defender_points, talon_pts, bonus, nxt_team, gain,
-                                 gaining, nxt_starter % self.players)
+                                 gaining, nxt_starter % self.players,
+                                 talon_turned=self.is_defender(last.winner))
         self.phase = DONE
 
     # --- random legal play (fast path for simulations and tests) ----------------------------
@@ -620,6 +636,7 @@ class Hand:
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Exactly what ``seat`` may know, as plain data."""
+        self._check_seat(seat)
         show_talon = seat == self.starter and self.phase in (TALON, PLAY, DONE)
         return {
             "seat": seat,
@@ -639,7 +656,7 @@ class Hand:
             "talon_revealed": format_cards(self.talon_revealed),
             "talon": format_cards(self.talon) if show_talon else None,
             "buried": (format_cards(self.buried)
-                       if (seat == self.starter or self.phase == DONE) and self.buried
+                       if self.buried and (seat == self.starter or self._talon_turned())
                        else None),
             "bids": [list(b) for b in self.bids],
             "passed_auction": sorted(self.out_of_auction),

@@ -50,10 +50,18 @@ class Rules:
     talon_cards: int | None = None
 
     def __post_init__(self) -> None:
-        if self.decks < 1:
-            raise RulesError("at least one deck is needed")
-        if self.players < 4 or self.players % 2:
-            raise RulesError("players must be an even number, at least 4 (teams alternate seats)")
+        # Rules may arrive from a peer: check types exactly before any arithmetic.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            expected = _FIELD_TYPES[f.name]
+            if not any(type(value) is t for t in expected):
+                names = " or ".join("None" if t is type(None) else t.__name__ for t in expected)
+                raise RulesError(f"option {f.name} must be {names}, not {value!r:.40}")
+        if not 1 <= self.decks <= MAX_DECKS:
+            raise RulesError(f"decks must be 1 to {MAX_DECKS}")
+        if not 4 <= self.players <= MAX_PLAYERS or self.players % 2:
+            raise RulesError(f"players must be an even number from 4 to {MAX_PLAYERS} "
+                             "(teams alternate seats)")
         if self.declaration not in ("reveal", "auction"):
             raise RulesError(f"unknown declaration style {self.declaration!r}")
         if self.talon_multiplier not in ("seed", "power"):
@@ -77,6 +85,8 @@ class Rules:
                 )
         if self.hand_size < 1:
             raise RulesError("not enough cards for that many players")
+        if self.throw_penalty > 1000 or (self.level_step_points or 0) > 1000:
+            raise RulesError("throw penalty and level step are at most 1000 points")
 
     @property
     def total_cards(self) -> int:
@@ -112,12 +122,26 @@ class Rules:
         return asdict(self)
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Rules:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+    def from_data(cls, data: Any) -> Rules:
+        """Read `to_data` output (possibly from a peer); anything else raises `RulesError`."""
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+            raise RulesError("rules must be a map of option names to values")
+        unknown = set(data) - set(_FIELD_TYPES)
         if unknown:
-            raise RulesError(f"unknown rules option(s): {', '.join(sorted(unknown))}")
+            raise RulesError(f"unknown rules option(s): {', '.join(sorted(unknown))[:200]}")
         return cls(**data)
+
+
+MAX_DECKS = 6
+MAX_PLAYERS = 12
+
+_NONE = type(None)
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "decks": (int,), "players": (int,), "declaration": (str,), "talon_multiplier": (str,),
+    "start_level": (str,), "win": (str,), "tractor_across_rank": (bool,),
+    "rank_and_jokers_in_tractors": (bool,), "must_play_tractor": (bool,),
+    "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
+}
 
 
 def team_of(seat: int) -> int:

@@ -34,7 +34,9 @@ def talon_multiplier(last_lead_cards: int, style: str = "seed") -> int:
     """
     if style == "power":
         return 2 ** last_lead_cards
-    return 2 * last_lead_cards
+    if style == "seed":
+        return 2 * last_lead_cards
+    raise ValueError(f"unknown talon multiplier style {style!r}")
 
 
 def score_outcome(defender_points: int, decks: int = 2,
@@ -45,6 +47,8 @@ def score_outcome(defender_points: int, decks: int = 2,
     level band (default 20 points per deck).
     """
     s = step if step is not None else 20 * decks
+    if s <= 0:
+        raise ValueError("the level step (20 points per deck by default) must be positive")
     p = max(0, defender_points)
     if p == 0:
         return ("declarers", 3)

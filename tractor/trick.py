@@ -19,8 +19,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import Card, CardsLike, to_cards, to_faces
-from .formats import PAIR, SINGLE, THROW, TRACTOR, Component, Format, classify_faces, covers_layout
-from .trump import TRUMP, Ladder, Trump
+from .formats import (
+    PAIR,
+    SINGLE,
+    THROW,
+    TRACTOR,
+    Component,
+    Format,
+    FormatError,
+    classify_faces,
+    covers_layout,
+)
+from .rules import Rules
+from .trump import TRUMP, Ladder, Trump, rules_ladder
 
 
 def _paired_top(faces: list[int], ladder: Ladder) -> int:
@@ -45,8 +56,10 @@ def _throw_key(faces: list[int], lead: Format, ladder: Ladder) -> int:
 
 def play_key(faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, int] | None:
     """Strength of a follower's play against ``lead``, or None if it cannot win."""
+    if len(faces) != lead.size:
+        return None
     es = ladder.suit_of_faces(faces)
-    if es is None or len(faces) != lead.size:
+    if es is None:
         return None
     if lead.kind == THROW:
         if lead.esuit == TRUMP or es != TRUMP or not covers_layout(faces, lead, ladder):
@@ -69,6 +82,8 @@ def lead_key(lead_faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, 
 
 def winner_of(plays: Sequence[list[int]], ladder: Ladder) -> int:
     """Index of the winning play; ``plays[0]`` is the lead (faces)."""
+    if not plays:
+        raise FormatError("a trick needs at least the lead")
     lead = classify_faces(plays[0], ladder)
     best, best_key = 0, lead_key(plays[0], lead, ladder)
     for i in range(1, len(plays)):
@@ -78,9 +93,10 @@ def winner_of(plays: Sequence[list[int]], ladder: Ladder) -> int:
     return best
 
 
-def trick_winner(plays: Sequence[CardsLike], trump: Trump) -> int:
-    """Index of the play that wins the trick; ``plays[0]`` is the lead. First played wins ties."""
-    return winner_of([to_faces(p) for p in plays], trump.ladder())
+def trick_winner(plays: Sequence[CardsLike], trump: Trump, rules: Rules | None = None) -> int:
+    """Index of the play that wins the trick; ``plays[0]`` is the lead. First played wins ties.
+    ``rules`` supplies the tractor options (defaults when None)."""
+    return winner_of([to_faces(p) for p in plays], rules_ladder(trump, rules))
 
 
 # --- throws ------------------------------------------------------------------------------------
@@ -136,8 +152,9 @@ def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],
     return list(forced_component(failed).faces), lead
 
 
-def resolve_throw(lead: CardsLike, other_hands: Sequence[CardsLike], trump: Trump) -> list[Card]:
+def resolve_throw(lead: CardsLike, other_hands: Sequence[CardsLike], trump: Trump,
+                  rules: Rules | None = None) -> list[Card]:
     """The lead itself if it stands, else the component the thrower is forced to play."""
     faces, _ = resolve_throw_faces(to_faces(lead), [to_faces(h) for h in other_hands],
-                                   trump.ladder())
+                                   rules_ladder(trump, rules))
     return to_cards(faces)

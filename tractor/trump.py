@@ -19,11 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .cards import BLACK_JOKER, FACES, RANKS, RED_JOKER, SUITS, Card, CardsLike, to_cards, to_faces
 
+if TYPE_CHECKING:
+    from .rules import Rules
+
 TRUMP = 4  #: effective-suit number of the trumps; plain suits are 0..3 (S, H, D, C)
 ESUIT_NAMES = ("S", "H", "D", "C", "trump")
+
+
+class TrumpError(ValueError):
+    """A trump context that cannot exist, or a question it cannot answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +48,11 @@ class Trump:
 
     def __post_init__(self) -> None:
         if self.rank is not None and self.rank not in RANKS:
-            raise ValueError(f"trump rank must be one of {', '.join(RANKS)} or None")
+            raise TrumpError(f"trump rank must be one of {', '.join(RANKS)} or None")
         if self.suit is not None and self.suit not in SUITS:
-            raise ValueError("trump suit must be one of S, H, D, C or None")
+            raise TrumpError("trump suit must be one of S, H, D, C or None")
         if self.suit is not None and self.rank is None:
-            raise ValueError("a trump suit needs a trump rank")
+            raise TrumpError("a trump suit needs a trump rank")
 
     def __str__(self) -> str:
         if self.rank is None:
@@ -56,8 +64,10 @@ class Trump:
 
     def effective_suit(self, card: Card | str) -> str:
         """"trump" or the plain suit letter of one card."""
-        (face,) = to_faces([card] if isinstance(card, Card) else card)
-        return ESUIT_NAMES[self.ladder().esuit[face]]
+        faces = to_faces([card] if isinstance(card, Card) else card)
+        if len(faces) != 1:
+            raise TrumpError(f"effective_suit takes one card, not {len(faces)}")
+        return ESUIT_NAMES[self.ladder().esuit[faces[0]]]
 
     def is_trump(self, card: Card | str) -> bool:
         return self.effective_suit(card) == "trump"
@@ -70,9 +80,10 @@ class Trump:
         return [self.rank, self.suit]
 
     @classmethod
-    def from_data(cls, data: list[str | None]) -> Trump:
-        rank, suit = data
-        return cls(rank, suit)
+    def from_data(cls, data: object) -> Trump:
+        if not isinstance(data, (list, tuple)) or len(data) != 2:
+            raise TrumpError(f"a trump is [rank, suit], not {data!r:.40}")
+        return cls(data[0], data[1])
 
 
 class Ladder:
@@ -154,6 +165,13 @@ class Ladder:
             if es[f] != first:
                 return None
         return first
+
+
+def rules_ladder(trump: Trump, rules: Rules | None) -> Ladder:
+    """The ladder of ``trump`` under the tractor options of ``rules`` (defaults if None)."""
+    if rules is None:
+        return ladder_for(trump)
+    return ladder_for(trump, rules.tractor_across_rank, rules.rank_and_jokers_in_tractors)
 
 
 @lru_cache(maxsize=512)
