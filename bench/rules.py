@@ -20,7 +20,7 @@ import json
 import random
 import time
 
-from tractor import Game, Rules
+from tractor import Game, Play, Rules
 from tractor.follow import follow_error
 from tractor.hand import PLAY
 
@@ -47,7 +47,8 @@ def _sample_positions(game: Game, seed: int) -> list[tuple]:
     out = []
     for action in game.actions:
         hand = replay.hand
-        if hand.phase == PLAY and hand.current and rng.random() < 0.2:
+        if (isinstance(action, Play) and hand.phase == PLAY and hand.current
+                and rng.random() < 0.2):
             cards = list(hand.hands[action.seat])
             legal = list(action.faces)
             pick = rng.sample(cards, len(legal))

@@ -494,3 +494,19 @@ def test_a_clone_plays_on_independently_of_its_original(seed):
         c.apply(c.random_action(rng2))
     assert all(g.observation(s) == before[s] for s in range(4))
     assert Game.from_data(c.to_data()).observation(1) == c.observation(1)
+
+
+def test_records_and_observations_survive_msgpack():
+    msgpack = pytest.importorskip("msgpack")
+    g = Game(Rules(declaration="auction"), seed=12)
+    rng = random.Random(12)
+    while g.hand_no < 2:
+        g.apply(g.random_action(rng))
+    for _ in range(40):
+        g.apply(g.random_action(rng))
+    record = msgpack.unpackb(msgpack.packb(g.to_data()), raw=False)
+    assert record == g.to_data()
+    replayed = Game.from_data(record)
+    for seat in range(4):
+        obs = msgpack.unpackb(msgpack.packb(g.observation(seat)), raw=False)
+        assert obs == replayed.observation(seat)

@@ -268,6 +268,7 @@ class Hand:
                 yield NameTrump(seat, s)
             yield NameTrump(seat, None)
         elif p == TALON and seat == act:
+            assert self.ladder is not None
             for combo in multisets(counted(self.hands[seat], self.ladder), self.rules.talon_size):
                 yield Bury(seat, tuple(combo))
         elif p == PLAY and seat == act:
