@@ -1,0 +1,741 @@
+"""`Deck`: one peer's engine of the committed-shuffle deck, a state machine fed with frames.
+
+No sockets, threads or clocks: ``receive(frame)`` checks and applies one signed frame
+and returns the frames this peer must broadcast in answer; the table calls
+``deal``, ``give_talon``, ``reveal``, ``bury`` and ``audit`` as the rules go on;
+``tick(now)`` turns keys that stay unreleased past their deadline into a
+`KeyTimeout` naming the seat. Every frame this peer sends is also fed back to
+itself, so all peers process the same messages the same way.
+
+Protocol (n seats, N = 54 * decks positions, t = 40 shadow decks):
+
+1. ``commit``: each seat commits (by hash) to one coin per shuffle step.
+2. For each seat s in order: ``shuffle`` (s re-keys with k_s and permutes the deck,
+   publishes K_s = k_s*G and hash commitments to t shadow decks), ``coin`` (every other
+   seat opens its coin for step s; the challenge is the hash of statement and coins),
+   ``proof`` (s opens each shadow against the input or the output).
+3. For each seat s in order: ``lock`` (s swaps k_s for a fresh key l_{s,p} on every
+   position p, publishes L_{s,p} = l_{s,p}*G and a proof per position).
+4. ``deal``: to give position p to its owner, every other seat releases l_{.,p}; each
+   key is checked against L at once. Positions are drawn in order: position p goes to
+   seat (first + p) % n; the talon positions stay locked until ``give_talon``.
+5. ``reveal`` (a play, a declaration): the owner releases its own key; everyone decrypts
+   and checks the claimed card, that the position is the owner's and is not played.
+6. ``bury``: the starter names the positions it buries (they must be its own).
+7. ``audit``: every seat releases all its keys; everyone decrypts the whole deck and
+   checks the hand with the rules core; ``verdict``: one signed result per seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from . import lock_proof, shuffle_proof
+from .envelope import Envelope, Header, open_frame, seal
+from .errors import BadMessage, CheatDetected, DeckError, Equivocation, KeyTimeout, Replay
+from .group import (
+    GroupError,
+    SecretStream,
+    base,
+    check_point,
+    check_scalar,
+    hash32,
+    inv,
+    mul,
+    point_from_hash,
+    smul,
+)
+
+MAX_PENDING = 64  #: frames buffered per seat ahead of the phase that needs them
+
+COMMIT, SHUFFLE, COIN, PROOF, LOCK, READY, DONE = (
+    "commit", "shuffle", "coin", "proof", "lock", "ready", "done")
+KINDS = frozenset({"commit", "shuffle", "coin", "proof", "lock", "deal", "reveal", "bury",
+                   "audit", "verdict"})
+ZERO = bytes(32)
+
+
+@dataclass(frozen=True)
+class DeckConfig:
+    """What every peer of a hand agrees on before it starts."""
+
+    table: bytes
+    hand: int
+    public_keys: tuple[Ed25519PublicKey, ...]
+    decks: int = 2
+    hand_size: int = 25
+    first: int = 0  #: the seat that draws position 0
+    rounds: int = shuffle_proof.SOUNDNESS_BITS
+    key_timeout: float = 30.0
+
+    @property
+    def seats(self) -> int:
+        return len(self.public_keys)
+
+    @property
+    def size(self) -> int:
+        return 54 * self.decks
+
+    @property
+    def dealt(self) -> int:
+        """Positions dealt to the seats; the rest is the talon."""
+        return self.seats * self.hand_size
+
+    def owner_by_deal(self, position: int) -> int | None:
+        if position < self.dealt:
+            return (self.first + position) % self.seats
+        return None
+
+
+@dataclass
+class Reveal:
+    """A card shown by its owner: for a play, a declaration or the audit."""
+
+    seat: int
+    position: int
+    card: int  #: physical card id (face = card % 54)
+    purpose: str
+
+
+@dataclass
+class _Chain:
+    frames: list[Envelope] = field(default_factory=list)
+    hashes: list[bytes] = field(default_factory=lambda: [ZERO])
+
+
+class Deck:
+    """One peer's deck engine (see the module docstring for the protocol)."""
+
+    def __init__(self, config: DeckConfig, seat: int, signing_key: Ed25519PrivateKey,
+                 hand_seed: bytes) -> None:
+        self.config = config
+        self.me = seat
+        self._key = signing_key
+        self._secrets = SecretStream(hand_seed)
+        n, size = config.seats, config.size
+        self.context = hash32(b"tractor-deck", config.table, config.hand.to_bytes(8, "little"))
+        #: Card point of every physical card: nobody knows relations between them.
+        self.card_points = [point_from_hash(b"card", self.context, p.to_bytes(2, "little"))
+                            for p in range(size)]
+        self._card_of_point = {pt: p for p, pt in enumerate(self.card_points)}
+        if len(self._card_of_point) != size:
+            raise RuntimeError("card points collide")  # never: 2^-200
+        self.phase = COMMIT
+        self.step = 0  #: the seat whose shuffle or lock is under way
+        self._chains = [_Chain() for _ in range(n)]
+        self._pending: list[dict[int, Envelope]] = [{} for _ in range(n)]
+        self._view_checks: list[tuple[int, int, int, bytes]] = []
+        self._sent_seq = 0
+        self._restoring = False
+        # Shuffle stage.
+        self.coin_commitments: list[list[bytes] | None] = [None] * n
+        self.coins: list[dict[int, bytes]] = [{} for _ in range(n)]  # step -> seat -> coin
+        self.decks: list[list[bytes]] = [list(self.card_points)]
+        self.shuffle_keys: list[bytes] = []
+        self._shadow_commitments: list[bytes] = []
+        self._candidate: list[bytes] = []
+        self._candidate_key = b""
+        # Lock stage and after.
+        self.locks: list[list[bytes]] = []  # per seat: L_{s,p}
+        self.lock_decks: list[list[bytes]] = []  # the deck after each seat's lock
+        self.final: list[bytes] = []
+        self.keys: list[dict[int, bytes]] = [{} for _ in range(size)]  # position -> seat -> l
+        self.owner: list[int | None] = [config.owner_by_deal(p) for p in range(size)]
+        self.cards: dict[int, int] = {}  # position -> physical card, as far as known here
+        self.played: set[int] = set()
+        self.buried: list[int] = []
+        self.starter: int | None = None
+        self.reveals: list[Reveal] = []
+        self.audited: set[int] = set()
+        self.verdicts: dict[int, dict[str, Any]] = {}
+        self._deadlines: dict[int, float] = {}
+        self._my_k = self._secrets.scalar("shuffle-key")
+        self._my_perm = self._secrets.permutation(size, "shuffle-perm")
+
+    # --- my secrets --------------------------------------------------------------------------
+
+    def _coin(self, step: int) -> bytes:
+        return self._secrets.bytes64("coin", step)[:32]
+
+    def _lock_key(self, position: int) -> bytes:
+        return self._secrets.scalar("lock-key", position)
+
+    # --- sending -----------------------------------------------------------------------------
+
+    def start(self) -> list[bytes]:
+        """The first frames of this peer (its coin commitments)."""
+        commits = [hash32(b"coin", self._coin(s)) for s in range(self.config.seats)]
+        return self._send("commit", {"coins": commits})
+
+    def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
+        if self._restoring:
+            return []  # the journal holds what this peer sent before the crash
+        views = tuple((len(c.frames), c.hashes[-1]) for c in self._chains)
+        header = Header(self.config.table, self.config.hand, self.me, self._sent_seq, kind, views)
+        frame = seal(header, body, self._key)
+        self._sent_seq += 1
+        out = [frame]
+        out += self.receive(frame)
+        return out
+
+    # --- receiving ---------------------------------------------------------------------------
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        """Check and apply one frame; returns this peer's frames to broadcast in answer.
+
+        Raises `FrameError` (malformed, unsigned ...) or a `DeckError` naming the seat to blame;
+        the state is unchanged by a refused frame.
+        """
+        env = open_frame(frame, self.config.table, self.config.hand,
+                         list(self.config.public_keys))
+        seat, seq = env.seat, env.header.seq
+        chain = self._chains[seat]
+        if seq < len(chain.frames):
+            if chain.frames[seq].frame == frame:
+                raise Replay(seat, f"message {seq} was already received")
+            raise Equivocation(seat, f"two different signed messages number {seq}")
+        if seq in self._pending[seat]:
+            if self._pending[seat][seq].frame == frame:
+                raise Replay(seat, f"message {seq} was already received")
+            raise Equivocation(seat, f"two different signed messages number {seq}")
+        if env.header.kind not in KINDS:
+            raise BadMessage(seat, f"unknown message kind {env.header.kind!r:.30}")
+        if len(self._pending[seat]) >= MAX_PENDING:
+            raise BadMessage(seat, "too many messages ahead of the protocol")
+        self._pending[seat][seq] = env
+        return self._drain()
+
+    def _drain(self) -> list[bytes]:
+        out: list[bytes] = []
+        progress = True
+        while progress:
+            progress = False
+            for seat in range(self.config.seats):
+                chain = self._chains[seat]
+                env = self._pending[seat].get(len(chain.frames))
+                if env is None:
+                    continue
+                try:
+                    when = self._when(env)
+                    if when > 0:
+                        continue  # for a later step of the protocol: wait
+                    if when < 0:
+                        raise BadMessage(seat, f"a {env.header.kind} message out of turn")
+                    self._apply(env)
+                except DeckError:
+                    del self._pending[seat][env.header.seq]
+                    raise
+                del self._pending[seat][env.header.seq]
+                chain.frames.append(env)
+                chain.hashes.append(hash32(b"chain", chain.hashes[-1], env.frame))
+                self._check_views(env)
+                out += self._act()
+                progress = True
+        return out
+
+    def _check_views(self, env: Envelope) -> None:
+        for j, (count, digest) in enumerate(env.header.views):
+            self._view_checks.append((env.seat, j, count, digest))
+        remaining = []
+        for reporter, j, count, digest in self._view_checks:
+            hashes = self._chains[j].hashes
+            if count >= len(hashes):
+                remaining.append((reporter, j, count, digest))
+            elif hashes[count] != digest:
+                raise Equivocation(j, f"seat {reporter} saw other messages from this seat "
+                                      f"(its first {count}) than this peer did")
+        self._view_checks = remaining
+
+    # --- phase logic -------------------------------------------------------------------------
+
+    def _now(self) -> tuple[int, ...]:
+        """Where the protocol stands, comparable with `_slot`."""
+        p, s = self.phase, self.step
+        return {COMMIT: (0,), SHUFFLE: (1, s, 0), COIN: (1, s, 1), PROOF: (1, s, 2),
+                LOCK: (2, s), READY: (3,), DONE: (4,)}[p]
+
+    def _slot(self, env: Envelope) -> tuple[int, ...]:
+        """Where a message belongs in the protocol (its sender's next message of that kind)."""
+        kind, seat = env.header.kind, env.seat
+        if kind == "commit":
+            return (0,) if self.coin_commitments[seat] is None else (-1,)
+        if kind == "shuffle":
+            return (1, seat, 0)
+        if kind == "coin":
+            owed = [s for s in range(self.config.seats) if s != seat and seat not in self.coins[s]]
+            return (1, owed[0], 1) if owed else (-1,)
+        if kind == "proof":
+            return (1, seat, 2)
+        if kind == "lock":
+            return (2, seat)
+        if kind == "verdict":
+            return (4,)
+        return (3,)
+
+    def _when(self, env: Envelope) -> int:
+        """-1: too late (out of turn), 0: now, 1: later."""
+        slot, now = self._slot(env), self._now()
+        if slot != now:
+            return 1 if slot > now else -1
+        if slot == (3,):
+            return 0 if self._ready_for(env) else 1
+        return 0
+
+    def _ready_for(self, env: Envelope) -> bool:
+        """Whether a play-phase message has what it needs here (keys dealt, talon given);
+        the network may deliver it before the messages it builds on."""
+        kind, body = env.header.kind, env.body
+        raw = body.get("positions")
+        positions = [p for p in raw if type(p) is int and 0 <= p < self.config.size] if (
+            isinstance(raw, list)) else []
+        if kind == "deal":
+            return all(self.owner[p] is not None for p in positions)
+        if kind == "reveal":
+            for p in positions:
+                if self.owner[p] is None:
+                    return False
+                if self.owner[p] == env.seat and any(
+                        s not in self.keys[p] for s in range(self.config.seats)
+                        if s != env.seat):
+                    return False
+            return True
+        if kind == "bury":
+            return self.starter is not None
+        return True
+
+    def _apply(self, env: Envelope) -> None:
+        kind, seat, body = env.header.kind, env.seat, env.body
+        handler = getattr(self, f"_on_{kind}")
+        try:
+            handler(seat, body)
+        except DeckError:
+            raise
+        except (GroupError, KeyError, TypeError, IndexError, ValueError) as exc:
+            raise BadMessage(seat, f"malformed {kind} message: {exc!r:.80}") from exc
+
+    def _on_commit(self, seat: int, body: dict[str, Any]) -> None:
+        coins = body["coins"]
+        n = self.config.seats
+        if (not isinstance(coins, list) or len(coins) != n
+                or not all(type(c) is bytes and len(c) == 32 for c in coins)):
+            raise BadMessage(seat, "a commit holds one 32-byte hash per shuffle step")
+        self.coin_commitments[seat] = list(coins)
+        if all(c is not None for c in self.coin_commitments):
+            self.phase, self.step = SHUFFLE, 0
+
+    def _points(self, seat: int, values: object, count: int, what: str) -> list[bytes]:
+        if not isinstance(values, list) or len(values) != count:
+            raise BadMessage(seat, f"{what}: expected {count} points")
+        try:
+            return [check_point(v) for v in values]
+        except GroupError as exc:
+            raise CheatDetected(seat, f"{what}: {exc}") from exc
+
+    def _on_shuffle(self, seat: int, body: dict[str, Any]) -> None:
+        size, rounds = self.config.size, self.config.rounds
+        deck = self._points(seat, body["deck"], size, "shuffled deck")
+        key = self._points(seat, [body["key"]], 1, "shuffle key")[0]
+        shadows = body["shadows"]
+        if (not isinstance(shadows, list) or len(shadows) != rounds
+                or not all(type(h) is bytes and len(h) == 32 for h in shadows)):
+            raise BadMessage(seat, f"a shuffle commits to {rounds} shadow decks")
+        if len(set(deck)) != size:
+            raise CheatDetected(seat, "the shuffled deck holds a card twice")
+        self._candidate, self._candidate_key, self._shadow_commitments = deck, key, shadows
+        self.phase = COIN
+
+    def _on_coin(self, seat: int, body: dict[str, Any]) -> None:
+        step = self.step
+        coin = body["coin"]
+        commitments = self.coin_commitments[seat]
+        assert commitments is not None
+        if type(coin) is not bytes or hash32(b"coin", coin) != commitments[step]:
+            raise CheatDetected(seat, "the coin does not match its commitment")
+        self.coins[step][seat] = coin
+        if len(self.coins[step]) == self.config.seats - 1:
+            self.phase = PROOF
+
+    def _challenge(self, step: int) -> list[int]:
+        coins = [self.coins[step][s] for s in sorted(self.coins[step])]
+        context = self.context + b"shuffle" + step.to_bytes(2, "little")
+        return shuffle_proof.challenge_bits(context, self.decks[step], self._candidate,
+                                            self._candidate_key, self._shadow_commitments,
+                                            coins, self.config.rounds)
+
+    def _on_proof(self, seat: int, body: dict[str, Any]) -> None:
+        size = self.config.size
+        raw = body["openings"]
+        if not isinstance(raw, list) or len(raw) != self.config.rounds:
+            raise BadMessage(seat, "wrong number of shadow openings")
+        openings = []
+        for item in raw:
+            if (not isinstance(item, list) or len(item) != 2 or type(item[0]) is not bytes
+                    or type(item[1]) is not bytes or len(item[1]) != 2 * size):
+                raise BadMessage(seat, "a shadow opening is [scalar, permutation]")
+            perm = tuple(int.from_bytes(item[1][2 * i:2 * i + 2], "little") for i in range(size))
+            openings.append(shuffle_proof.Opening(item[0], perm))
+        try:
+            if seat != self.me:  # this peer's own proof is right by construction
+                shuffle_proof.verify(self.decks[seat], self._candidate, self._candidate_key,
+                                     self._shadow_commitments, self._challenge(seat), openings)
+        except shuffle_proof.ShuffleProofError as exc:
+            raise CheatDetected(seat, f"shuffle proof fails: {exc}") from exc
+        self.decks.append(self._candidate)
+        self.shuffle_keys.append(self._candidate_key)
+        self._candidate, self._candidate_key, self._shadow_commitments = [], b"", []
+        if seat + 1 < self.config.seats:
+            self.phase, self.step = SHUFFLE, seat + 1
+        else:
+            self.phase, self.step = LOCK, 0
+
+    def _on_lock(self, seat: int, body: dict[str, Any]) -> None:
+        size = self.config.size
+        before = self.locks_input()
+        deck = self._points(seat, body["deck"], size, "locked deck")
+        locks = self._points(seat, body["locks"], size, "lock keys")
+        raw = body["proofs"]
+        if not isinstance(raw, list) or len(raw) != size:
+            raise BadMessage(seat, "a lock carries one proof per position")
+        context = self.context + b"lock" + seat.to_bytes(2, "little")
+        key = self.shuffle_keys[seat]
+        for p in range(size):
+            item = raw[p]
+            if not isinstance(item, list) or len(item) != 5:
+                raise BadMessage(seat, "a lock proof has five parts")
+            if seat == self.me:
+                continue  # this peer's own lock is right by construction
+            proof = lock_proof.LockProof(*item)
+            try:
+                lock_proof.verify(context, p, before[p], deck[p], key, locks[p], proof)
+            except lock_proof.LockProofError as exc:
+                raise CheatDetected(seat, f"lock proof fails: {exc}") from exc
+        self.locks.append(locks)
+        self.lock_decks.append(deck)
+        if seat + 1 < self.config.seats:
+            self.step = seat + 1
+        else:
+            self.final = deck
+            self.phase = READY
+
+    def locks_input(self) -> list[bytes]:
+        """The deck the current locking seat works on."""
+        return self.lock_decks[-1] if self.lock_decks else self.decks[-1]
+
+    # --- my protocol moves ---------------------------------------------------------------------
+
+    def _act(self) -> list[bytes]:
+        """Send what the protocol asks of this peer now (each message once)."""
+        me, step = self.me, self.step
+        if self.phase == SHUFFLE and step == me and not self._candidate:
+            return self._send_shuffle()
+        if self.phase == COIN and step != me and me not in self.coins[step]:
+            return self._send("coin", {"coin": self._coin(step)})
+        if self.phase == PROOF and step == me and len(self.shuffle_keys) == me:
+            return self._send_proof()
+        if self.phase == LOCK and step == me and len(self.locks) == me:
+            return self._send_lock()
+        return []
+
+    def _send_shuffle(self) -> list[bytes]:
+        src = self.decks[-1]
+        deck, key = shuffle_proof.shuffle(src, self._my_k, self._my_perm)
+        label = "shadow"
+        shadows = shuffle_proof.commit_shadows(src, self._secrets, label, self.config.rounds)
+        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows})
+
+    def _send_proof(self) -> list[bytes]:
+        bits = self._challenge(self.me)
+        openings = shuffle_proof.respond(bits, self.config.size, self._my_k, self._my_perm,
+                                         self._secrets, "shadow")
+        raw = [[o.scalar, b"".join(i.to_bytes(2, "little") for i in o.perm)] for o in openings]
+        return self._send("proof", {"openings": raw})
+
+    def _send_lock(self) -> list[bytes]:
+        size = self.config.size
+        before = self.locks_input()
+        k_inv = inv(self._my_k)
+        key = self.shuffle_keys[self.me]
+        context = self.context + b"lock" + self.me.to_bytes(2, "little")
+        deck, locks, proofs = [], [], []
+        for p in range(size):
+            lk = self._lock_key(p)
+            e2 = mul(smul(lk, k_inv), before[p])
+            lock = base(lk)
+            pr = lock_proof.prove(context, p, before[p], e2, self._my_k, key, lk, lock,
+                                  self._secrets, "lock")
+            deck.append(e2)
+            locks.append(lock)
+            proofs.append([pr.a1, pr.a2, pr.a3, pr.z1, pr.z2])
+        return self._send("lock", {"deck": deck, "locks": locks, "proofs": proofs})
+
+    # --- dealing, revealing, burying -----------------------------------------------------------
+
+    def _positions(self, seat: int, raw: object) -> list[int]:
+        size = self.config.size
+        if (not isinstance(raw, list) or not raw or len(raw) > size
+                or not all(type(p) is int and 0 <= p < size for p in raw)
+                or len(set(raw)) != len(raw)):
+            raise BadMessage(seat, "positions must be distinct deck positions")
+        return raw
+
+    def _scalars(self, seat: int, raw: object, count: int) -> list[bytes]:
+        if not isinstance(raw, list) or len(raw) != count:
+            raise BadMessage(seat, "one key per position")
+        try:
+            return [check_scalar(k) for k in raw]
+        except GroupError as exc:
+            raise CheatDetected(seat, f"a released key is not a key: {exc}") from exc
+
+    def _take_key(self, seat: int, position: int, key: bytes) -> None:
+        if seat in self.keys[position]:
+            raise BadMessage(seat, f"key for position {position} released twice")
+        if base(key) != self.locks[seat][position]:
+            raise CheatDetected(seat, f"wrong key for position {position}")
+        self.keys[position][seat] = key
+
+    def deal(self, positions: Sequence[int], now: float = 0.0) -> list[bytes]:
+        """Give ``positions`` to their owners: release this peer's keys for the ones it does
+        not own. Every peer calls it with the same positions (the table paces the deal);
+        keys still missing after ``config.key_timeout`` make `tick` raise `KeyTimeout`."""
+        if self.phase != READY:
+            raise RuntimeError("the deck is not shuffled and locked yet")
+        for p in positions:
+            if self.owner[p] is None:
+                raise ValueError(f"position {p} has no owner yet")
+            self._deadlines.setdefault(p, now + self.config.key_timeout)
+        mine = [p for p in positions if self.owner[p] != self.me and self.me not in self.keys[p]]
+        if not mine:
+            return []
+        return self._send("deal", {"positions": mine,
+                                   "keys": [self._lock_key(p) for p in mine]})
+
+    def _on_deal(self, seat: int, body: dict[str, Any]) -> None:
+        positions = self._positions(seat, body["positions"])
+        keys = self._scalars(seat, body["keys"], len(positions))
+        for p in positions:
+            if self.owner[p] is None or self.owner[p] == seat:
+                raise BadMessage(seat, f"position {p} is not to be dealt by this seat")
+        for p, k in zip(positions, keys, strict=True):
+            self._take_key(seat, p, k)
+        for p in positions:
+            self._learn(p)
+
+    def _learn(self, position: int) -> None:
+        """Decrypt a position when this peer holds every key to it."""
+        if position in self.cards:
+            return
+        owner = self.owner[position]
+        keys = self.keys[position]
+        mine = self._lock_key(position)
+        have = dict(keys)
+        if owner == self.me or self.me in (owner,):
+            have[self.me] = mine
+        if len(have) < self.config.seats:
+            return
+        self.cards[position] = self._open(position, have)
+
+    def _open(self, position: int, keys: dict[int, bytes]) -> int:
+        total = keys[0]
+        for s in range(1, self.config.seats):
+            total = smul(total, keys[s])
+        point = mul(inv(total), self.final[position])
+        card = self._card_of_point.get(point)
+        if card is None:
+            raise RuntimeError(f"position {position} does not open to a card")
+        return card
+
+    def give_talon(self, starter: int, now: float = 0.0) -> list[bytes]:
+        """The talon positions go to ``starter``: other peers release their keys for them."""
+        if self.starter is not None and self.starter != starter:
+            raise ValueError("the talon already has an owner")
+        self.starter = starter
+        talon = list(range(self.config.dealt, self.config.size))
+        for p in talon:
+            self.owner[p] = starter
+        out = self.deal(talon, now) if talon else []
+        for p in talon:
+            self._learn(p)
+        return out
+
+    def reveal(self, positions: Sequence[int], purpose: str = "play") -> list[bytes]:
+        """Show own cards: ``purpose`` "play" (the cards leave the hand) or "show" (a
+        declaration: they stay)."""
+        if purpose not in ("play", "show"):
+            raise ValueError("purpose is play or show")
+        for p in positions:
+            if self.owner[p] != self.me or p in self.played or p in self.buried:
+                raise ValueError(f"position {p} is not a card in this hand")
+        return self._send("reveal", {"positions": list(positions), "purpose": purpose,
+                                     "keys": [self._lock_key(p) for p in positions],
+                                     "cards": [self.cards[p] for p in positions]})
+
+    def _on_reveal(self, seat: int, body: dict[str, Any]) -> None:
+        positions = self._positions(seat, body["positions"])
+        purpose = body["purpose"]
+        if purpose not in ("play", "show"):
+            raise BadMessage(seat, "a reveal is for a play or a show")
+        cards = body["cards"]
+        if not isinstance(cards, list) or len(cards) != len(positions) or not all(
+                type(c) is int for c in cards):
+            raise BadMessage(seat, "one claimed card per position")
+        keys = self._scalars(seat, body["keys"], len(positions))
+        for p in positions:
+            if self.owner[p] != seat or p in self.buried:
+                raise CheatDetected(seat, f"position {p} was not dealt to this seat")
+            if p in self.played:
+                raise CheatDetected(seat, f"position {p} was already played")
+            missing = [s for s in range(self.config.seats) if s != seat and s not in self.keys[p]]
+            if missing:
+                raise BadMessage(seat, f"position {p} is not fully dealt yet")
+        opened = []
+        for p, k in zip(positions, keys, strict=True):
+            if base(k) != self.locks[seat][p]:
+                raise CheatDetected(seat, f"wrong key for position {p}")
+            opened.append(self._open(p, {**self.keys[p], seat: k}))
+        for p, claimed, card in zip(positions, cards, opened, strict=True):
+            if claimed != card:
+                raise CheatDetected(seat, f"claimed card {claimed} at position {p} but it is "
+                                          f"card {card}")
+        for p, k, card in zip(positions, keys, opened, strict=True):
+            self.keys[p][seat] = k
+            self.cards[p] = card
+            if purpose == "play":
+                self.played.add(p)
+            self.reveals.append(Reveal(seat, p, card, purpose))
+
+    def bury(self, positions: Sequence[int]) -> list[bytes]:
+        """The starter buries these positions (its own, unplayed) face down."""
+        return self._send("bury", {"positions": list(positions)})
+
+    def _on_bury(self, seat: int, body: dict[str, Any]) -> None:
+        if self.starter is None or seat != self.starter:
+            raise BadMessage(seat, "only the starter buries, after taking the talon")
+        if self.buried:
+            raise BadMessage(seat, "the talon was already buried")
+        positions = self._positions(seat, body["positions"])
+        if len(positions) != self.config.size - self.config.dealt:
+            raise BadMessage(seat, "bury exactly the talon's number of cards")
+        for p in positions:
+            if self.owner[p] != seat or p in self.played:
+                raise CheatDetected(seat, f"buried position {p}, which it does not hold")
+        self.buried = list(positions)
+
+    # --- the end-of-hand audit -----------------------------------------------------------------
+
+    def audit(self) -> list[bytes]:
+        """Release every key of this peer so everyone can check the whole hand."""
+        if self.me in self.audited:
+            return []
+        size = self.config.size
+        return self._send("audit", {"keys": [self._lock_key(p) for p in range(size)]})
+
+    def _on_audit(self, seat: int, body: dict[str, Any]) -> None:
+        if self.phase != READY or seat in self.audited:
+            raise BadMessage(seat, "audit keys out of turn")
+        size = self.config.size
+        keys = self._scalars(seat, body["keys"], size)
+        for p, k in enumerate(keys):
+            known = self.keys[p].get(seat)
+            if known is not None:
+                if known != k:
+                    raise CheatDetected(seat, f"audit key for position {p} differs")
+            elif base(k) != self.locks[seat][p]:
+                raise CheatDetected(seat, f"wrong audit key for position {p}")
+        for p, k in enumerate(keys):
+            self.keys[p][seat] = k
+        self.audited.add(seat)
+        if len(self.audited) == self.config.seats:
+            for p in range(size):
+                if p not in self.cards:
+                    self.cards[p] = self._open(p, self.keys[p])
+            self.phase = DONE
+
+    def deck_order(self) -> list[int]:
+        """The physical card at every position (after the audit)."""
+        if self.phase != DONE:
+            raise RuntimeError("the deck is only open after the audit")
+        return [self.cards[p] for p in range(self.config.size)]
+
+    def verdict(self, violations: Sequence[tuple[int, int, str]]) -> list[bytes]:
+        """Sign this peer's audit result: (seat, trick, reason) for each broken rule."""
+        return self._send("verdict", {"violations": [list(v) for v in violations]})
+
+    def _on_verdict(self, seat: int, body: dict[str, Any]) -> None:
+        violations = body["violations"]
+        if seat in self.verdicts or not isinstance(violations, list) or len(violations) > 64:
+            raise BadMessage(seat, "one verdict per seat, at most 64 violations")
+        self.verdicts[seat] = {"violations": violations}
+
+    # --- time ------------------------------------------------------------------------------------
+
+    def owed(self) -> dict[int, list[int]]:
+        """Seat -> positions whose keys that seat was asked for and has not released."""
+        out: dict[int, list[int]] = {}
+        for p in sorted(self._deadlines):
+            for s in range(self.config.seats):
+                if s != self.owner[p] and s not in self.keys[p]:
+                    out.setdefault(s, []).append(p)
+        return out
+
+    def tick(self, now: float) -> None:
+        """Raise `KeyTimeout` for the first seat whose keys are overdue at time ``now``."""
+        late = {p for p, t in self._deadlines.items() if t <= now}
+        for seat, positions in sorted(self.owed().items()):
+            overdue = [p for p in positions if p in late]
+            if overdue:
+                raise KeyTimeout(seat, overdue)
+
+    # --- what this peer knows ----------------------------------------------------------------
+
+    def hand(self) -> dict[int, int]:
+        """Position -> physical card of this peer's cards still in its hand."""
+        return {p: c for p, c in self.cards.items()
+                if self.owner[p] == self.me and p not in self.played and p not in self.buried}
+
+    def frames(self) -> list[bytes]:
+        """Every accepted frame, per seat in order: the journal of this hand."""
+        return [e.frame for c in self._chains for e in c.frames]
+
+    def evidence(self, seat: int, seq: int) -> bytes:
+        """The signed frame number ``seq`` of ``seat`` as this peer received it."""
+        return self._chains[seat].frames[seq].frame
+
+    def check_evidence(self, frame: bytes) -> None:
+        """Raise `Equivocation` if ``frame`` is a validly signed message that differs from
+        the one this peer holds for the same seat and number."""
+        env = open_frame(frame, self.config.table, self.config.hand,
+                         list(self.config.public_keys))
+        frames = self._chains[env.seat].frames
+        if env.header.seq < len(frames) and frames[env.header.seq].frame != frame:
+            raise Equivocation(env.seat, f"signed two different messages number "
+                                         f"{env.header.seq} (proven)")
+
+    @classmethod
+    def restore(cls, config: DeckConfig, seat: int, signing_key: Ed25519PrivateKey,
+                hand_seed: bytes, journal: Sequence[bytes],
+                starter: int | None = None) -> tuple[Deck, list[bytes]]:
+        """Rebuild a peer after a crash from its hand seed and its journal of frames (any
+        order). ``starter`` is the talon's owner if it was given before the crash. Returns
+        the engine and the protocol frames it still owes (to broadcast)."""
+        deck = cls(config, seat, signing_key, hand_seed)
+        deck._restoring = True
+        own = 0
+        for frame in journal:
+            env = open_frame(frame, config.table, config.hand, list(config.public_keys))
+            deck._pending[env.seat][env.header.seq] = env
+            own += env.seat == seat
+        if starter is not None:
+            deck.starter = starter
+            for p in range(config.dealt, config.size):
+                deck.owner[p] = starter
+        deck._drain()
+        deck._restoring = False
+        deck._sent_seq = own
+        if deck._pending[seat]:
+            raise RuntimeError("the journal does not fit this seat's hand seed")
+        return deck, (deck.start() if own == 0 else deck._act())
+
