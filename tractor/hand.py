@@ -149,6 +149,46 @@ class Hand:
         self.result: HandResult | None = None
         self.log: list[Action] = []
 
+    @classmethod
+    def dealt(cls, rules: Rules, deck: Sequence[int], levels: Sequence[str], first: int,
+              trump: Trump, starter: int, declarers: int) -> Hand:
+        """A hand with every card drawn and the trump fixed, at the talon exchange: for audits
+        (the deck is known afterwards) and for search (a sampled deal)."""
+        hand = cls(rules, deck, levels, first, starter, declarers)
+        size = hand.deal_size()
+        for i in range(size):
+            hand.hands[(first + i) % hand.players].append(hand.deck[i])
+        hand.drawn = size
+        hand.talon = hand.deck[size:]
+        hand._set_trump(trump)
+        return hand
+
+    def force_play(self, seat: int, faces: Sequence[int]) -> None:
+        """Record a play without checking it (an audit going on past a broken rule).
+        The cards must be in the seat's hand; the trick completes as usual."""
+        if self.phase != PLAY or seat != self.to_act():
+            raise IllegalAction(f"it is not seat {seat}'s turn to play")
+        hand = self.hands[seat]
+        missing = list(faces)
+        for f in hand:
+            if f in missing:
+                missing.remove(f)
+        if missing:
+            raise IllegalAction(f"seat {seat} does not hold {format_cards(missing)}")
+        if not self.current:
+            assert self.ladder is not None
+            try:
+                self.lead_format = classify_faces(list(faces), self.ladder)
+            except ValueError as exc:
+                raise IllegalAction(str(exc)) from exc
+            self.current_attempt, self.current_penalty = None, 0
+        for f in faces:
+            hand.remove(f)
+        self.current.append(tuple(faces))
+        self.log.append(Play(seat, tuple(faces)))
+        if len(self.current) == self.players:
+            self._finish_trick()
+
     def clone(self) -> Hand:
         """An independent copy, much faster than `copy.deepcopy` (for search)."""
         other = Hand.__new__(Hand)

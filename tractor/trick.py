@@ -104,7 +104,7 @@ def trick_winner(plays: Sequence[CardsLike], trump: Trump, rules: Rules | None =
 _KIND_RANK = {SINGLE: 0, PAIR: 1, TRACTOR: 2}
 
 
-def _beats(comp: Component, hand_s: list[int], ladder: Ladder) -> bool:
+def beats_component(comp: Component, hand_s: list[int], ladder: Ladder) -> bool:
     """Whether ``hand_s`` (one effective suit) holds a same-shape component above ``comp``."""
     order = ladder.order
     if comp.kind == SINGLE:
@@ -132,7 +132,7 @@ def failed_components(lead: Format, other_hands: Sequence[list[int]],
     """Components of a throw that some other hand can beat."""
     es = ladder.esuit
     suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
-    return [c for c in lead.components if any(_beats(c, h, ladder) for h in suits)]
+    return [c for c in lead.components if any(beats_component(c, h, ladder) for h in suits)]
 
 
 def forced_component(failed: list[Component]) -> Component:

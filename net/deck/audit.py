@@ -1,0 +1,96 @@
+"""The end-of-hand rules audit: once every key is released the whole deck is known, so each
+peer replays the hand's plays against the real hands with the rules core.
+
+It finds what nobody could check during the hand: a failure to follow suit (the
+player held a card it claimed not to have) and a false claim about a throw (a
+seat that could beat a throw let it stand, or a seat claimed to beat it and could
+not). Each finding names the seat and the trick (numbered from 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tractor.actions import Bury, Play
+from tractor.formats import THROW, classify_faces
+from tractor.hand import Hand, IllegalAction
+from tractor.rules import Rules
+from tractor.trick import beats_component
+from tractor.trump import Trump
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRecord:
+    """One play as the table saw it: physical card ids. For a lead that was a throw,
+    ``attempted`` holds the throw and ``claimed_by`` the seat that said it could beat
+    it (None: nobody claimed, the throw stood)."""
+
+    seat: int
+    cards: tuple[int, ...]
+    attempted: tuple[int, ...] | None = None
+    claimed_by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    seat: int
+    trick: int
+    reason: str
+
+    def to_data(self) -> list[object]:
+        return [self.seat, self.trick, self.reason]
+
+
+def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], first: int,
+               trump: Trump, starter: int, declarers: int, buried: Sequence[int],
+               plays: Sequence[PlayRecord]) -> list[Violation]:
+    """Replay ``plays`` on the real deal (``deck_order``: physical card per position;
+    ``buried``: positions) and list every broken rule."""
+    faces = [c % 54 for c in deck_order]
+    hand = Hand.dealt(rules, faces, levels, first, trump, starter, declarers)
+    out: list[Violation] = []
+    try:
+        hand.apply(Bury(starter, tuple(faces[p] for p in buried)))
+    except IllegalAction as exc:
+        return [Violation(starter, 0, f"buried cards it did not hold: {exc}")]
+    for rec in plays:
+        trick = len(hand.tricks) + 1
+        cards = tuple(c % 54 for c in rec.cards)
+        if rec.attempted is not None and not hand.current:
+            out += _check_throw(hand, rec, trick)
+            # Go on with what was really played on the table.
+            hand.force_play(rec.seat, cards)
+            continue
+        try:
+            hand.apply(Play(rec.seat, cards))
+        except IllegalAction as exc:
+            out.append(Violation(rec.seat, trick, str(exc)))
+            try:
+                hand.force_play(rec.seat, cards)
+            except IllegalAction as exc2:
+                out.append(Violation(rec.seat, trick, f"the audit cannot go on: {exc2}"))
+                return out
+    return out
+
+
+def _check_throw(hand: Hand, rec: PlayRecord, trick: int) -> list[Violation]:
+    """Compare who could really beat a throw with who claimed to."""
+    assert rec.attempted is not None and hand.ladder is not None
+    ladder = hand.ladder
+    attempt = [c % 54 for c in rec.attempted]
+    lead = classify_faces(attempt, ladder)
+    if lead.kind != THROW:
+        return []
+    able = []
+    for seat in range(hand.players):
+        if seat == rec.seat:
+            continue
+        suit = [f for f in hand.hands[seat] if ladder.esuit[f] == lead.esuit]
+        if any(beats_component(c, suit, ladder) for c in lead.components):
+            able.append(seat)
+    if rec.claimed_by is None:
+        return [Violation(s, trick, "could beat the throw but let it stand") for s in able]
+    if rec.claimed_by not in able:
+        return [Violation(rec.claimed_by, trick, "claimed to beat a throw it could not beat")]
+    return []
