@@ -681,6 +681,18 @@ class Deck:
                     out.setdefault(s, []).append(p)
         return out
 
+    def waiting_for(self) -> list[int]:
+        """Seats whose next set-up message this peer is waiting for (empty once dealing can
+        start): what a table's stall timer watches before the deal."""
+        n = self.config.seats
+        if self.phase == COMMIT:
+            return [s for s in range(n) if self.coin_commitments[s] is None]
+        if self.phase in (SHUFFLE, PROOF, LOCK):
+            return [self.step]
+        if self.phase == COIN:
+            return [s for s in range(n) if s != self.step and s not in self.coins[self.step]]
+        return []
+
     def tick(self, now: float) -> None:
         """Raise `KeyTimeout` for the first seat whose keys are overdue at time ``now``."""
         late = {p for p, t in self._deadlines.items() if t <= now}
