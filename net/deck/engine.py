@@ -490,12 +490,11 @@ class Deck:
         except GroupError as exc:
             raise CheatDetected(seat, f"a released key is not a key: {exc}") from exc
 
-    def _take_key(self, seat: int, position: int, key: bytes) -> None:
+    def _check_key(self, seat: int, position: int, key: bytes) -> None:
         if seat in self.keys[position]:
             raise BadMessage(seat, f"key for position {position} released twice")
         if base(key) != self.locks[seat][position]:
             raise CheatDetected(seat, f"wrong key for position {position}")
-        self.keys[position][seat] = key
 
     def deal(self, positions: Sequence[int], now: float = 0.0) -> list[bytes]:
         """Give ``positions`` to their owners: release this peer's keys for the ones it does
@@ -520,20 +519,18 @@ class Deck:
             if self.owner[p] is None or self.owner[p] == seat:
                 raise BadMessage(seat, f"position {p} is not to be dealt by this seat")
         for p, k in zip(positions, keys, strict=True):
-            self._take_key(seat, p, k)
-        for p in positions:
+            self._check_key(seat, p, k)  # all checked before any is kept
+        for p, k in zip(positions, keys, strict=True):
+            self.keys[p][seat] = k
             self._learn(p)
 
     def _learn(self, position: int) -> None:
         """Decrypt a position when this peer holds every key to it."""
         if position in self.cards:
             return
-        owner = self.owner[position]
-        keys = self.keys[position]
-        mine = self._lock_key(position)
-        have = dict(keys)
-        if owner == self.me or self.me in (owner,):
-            have[self.me] = mine
+        have = dict(self.keys[position])
+        if self.owner[position] == self.me:
+            have[self.me] = self._lock_key(position)
         if len(have) < self.config.seats:
             return
         self.cards[position] = self._open(position, have)
