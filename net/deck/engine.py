@@ -36,7 +36,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from . import lock_proof, shuffle_proof
 from .envelope import Envelope, Header, open_frame, seal
-from .errors import BadMessage, CheatDetected, DeckError, Equivocation, KeyTimeout, Replay
+from .errors import (
+    BadMessage,
+    CheatDetected,
+    DeckError,
+    Equivocation,
+    KeyTimeout,
+    Replay,
+    ViewMismatch,
+)
 from .group import (
     GroupError,
     SecretStream,
@@ -178,9 +186,11 @@ class Deck:
         header = Header(self.config.table, self.config.hand, self.me, self._sent_seq, kind, views)
         frame = seal(header, body, self._key)
         self._sent_seq += 1
-        out = [frame]
-        out += self.receive(frame)
-        return out
+        try:
+            return [frame, *self.receive(frame)]
+        except DeckError as exc:  # another seat's buffered message failed meanwhile
+            exc.outgoing = [frame, *exc.outgoing]
+            raise
 
     # --- receiving ---------------------------------------------------------------------------
 
@@ -194,12 +204,9 @@ class Deck:
                          list(self.config.public_keys))
         seat, seq = env.seat, env.header.seq
         chain = self._chains[seat]
-        if seq < len(chain.frames):
-            if chain.frames[seq].frame == frame:
-                raise Replay(seat, f"message {seq} was already received")
-            raise Equivocation(seat, f"two different signed messages number {seq}")
-        if seq in self._pending[seat]:
-            if self._pending[seat][seq].frame == frame:
+        known = chain.frames[seq] if seq < len(chain.frames) else self._pending[seat].get(seq)
+        if known is not None:
+            if known.content == env.content:
                 raise Replay(seat, f"message {seq} was already received")
             raise Equivocation(seat, f"two different signed messages number {seq}")
         if env.header.kind not in KINDS:
@@ -210,7 +217,11 @@ class Deck:
         return self._drain()
 
     def _drain(self) -> list[bytes]:
+        """Apply every buffered message whose turn has come. A refused message is dropped
+        (its sender's later messages wait for a valid one) and the run goes on; the first
+        refusal is raised at the end, carrying the frames produced meanwhile."""
         out: list[bytes] = []
+        errors: list[DeckError] = []
         progress = True
         while progress:
             progress = False
@@ -226,29 +237,40 @@ class Deck:
                     if when < 0:
                         raise BadMessage(seat, f"a {env.header.kind} message out of turn")
                     self._apply(env)
-                except DeckError:
+                except DeckError as exc:
                     del self._pending[seat][env.header.seq]
-                    raise
+                    errors.append(exc)
+                    continue
                 del self._pending[seat][env.header.seq]
                 chain.frames.append(env)
-                chain.hashes.append(hash32(b"chain", chain.hashes[-1], env.frame))
-                self._check_views(env)
-                out += self._act()
+                chain.hashes.append(hash32(b"chain", chain.hashes[-1], env.content))
+                errors += self._check_views(env)
+                try:
+                    out += self._act()
+                except DeckError as exc:  # raised by this peer's own frame's processing
+                    out += exc.outgoing
+                    errors += [exc, *exc.also]
                 progress = True
+        if errors:
+            first = errors[0]
+            first.outgoing = out
+            first.also = errors[1:]
+            raise first
         return out
 
-    def _check_views(self, env: Envelope) -> None:
+    def _check_views(self, env: Envelope) -> list[DeckError]:
+        """Compare the sender's view of every chain with ours, now or once we catch up."""
         for j, (count, digest) in enumerate(env.header.views):
             self._view_checks.append((env.seat, j, count, digest))
-        remaining = []
+        remaining, found = [], []
         for reporter, j, count, digest in self._view_checks:
             hashes = self._chains[j].hashes
             if count >= len(hashes):
                 remaining.append((reporter, j, count, digest))
             elif hashes[count] != digest:
-                raise Equivocation(j, f"seat {reporter} saw other messages from this seat "
-                                      f"(its first {count}) than this peer did")
+                found.append(ViewMismatch(reporter, j, count))
         self._view_checks = remaining
+        return found
 
     # --- phase logic -------------------------------------------------------------------------
 
@@ -719,7 +741,7 @@ class Deck:
         env = open_frame(frame, self.config.table, self.config.hand,
                          list(self.config.public_keys))
         frames = self._chains[env.seat].frames
-        if env.header.seq < len(frames) and frames[env.header.seq].frame != frame:
+        if env.header.seq < len(frames) and frames[env.header.seq].content != env.content:
             raise Equivocation(env.seat, f"signed two different messages number "
                                          f"{env.header.seq} (proven)")
 

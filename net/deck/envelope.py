@@ -47,7 +47,10 @@ class Header:
 class Envelope:
     header: Header
     body: dict[str, Any]
-    frame: bytes  #: the signed bytes as received (kept as evidence)
+    frame: bytes  #: the frame as received (kept as evidence)
+    #: The signed content in canonical encoding: what identifies the message (two frames
+    #: that encode the same header and body are the same message).
+    content: bytes
 
     @property
     def seat(self) -> int:
@@ -110,4 +113,4 @@ def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKe
     except InvalidSignature as exc:
         raise FrameError("bad signature (forged or altered)", seat) from exc
     header = Header(t, h, seat, seq, kind, tuple(parsed_views))
-    return Envelope(header, body, frame)
+    return Envelope(header, body, frame, signed)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 
 class DeckError(ValueError):
-    """A protocol violation, blamed on ``seat``."""
+    """A protocol violation, blamed on ``seat``.
+
+    ``outgoing`` holds frames this peer produced while processing other, valid messages
+    before the violation was found: broadcast them as usual. ``also`` holds further
+    violations found in the same run."""
 
     def __init__(self, seat: int, message: str) -> None:
         self.seat = seat
         self.reason = message
+        self.outgoing: list[bytes] = []
+        self.also: list[DeckError] = []
         super().__init__(f"seat {seat}: {message}")
 
 
@@ -25,8 +31,20 @@ class Replay(DeckError):
 
 
 class Equivocation(DeckError):
-    """Two different signed messages from one seat for the same place in its chain, or views
-    of a seat's chain that disagree with ours."""
+    """Two different signed messages from one seat for the same place in its chain (proven
+    by the two signed frames)."""
+
+
+class ViewMismatch(DeckError):
+    """A seat reports a view of another seat's messages that differs from this peer's.
+    Either the other seat (``about``) equivocated or the reporter (``seat``) lies: ask the
+    reporter for the frame (`Deck.evidence`) and check it (`Deck.check_evidence`)."""
+
+    def __init__(self, seat: int, about: int, count: int) -> None:
+        self.about = about
+        self.count = count
+        super().__init__(seat, f"reports other messages from seat {about} (its first {count}) "
+                               "than this peer received")
 
 
 class KeyTimeout(DeckError):

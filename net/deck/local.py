@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .engine import Deck, DeckConfig
+from .errors import DeckError
 
 Tamper = Callable[[int, int, bytes], bytes | list[bytes] | None]
 
@@ -44,8 +45,13 @@ class LocalDeal:
     def call(self, seat: int, method: str, *args: object) -> None:
         """Run one engine method on one peer and broadcast what it sends."""
         t0 = time.process_time()
-        frames = getattr(self.peers[seat], method)(*args)
-        self.cpu[seat] += time.process_time() - t0
+        try:
+            frames = getattr(self.peers[seat], method)(*args)
+        except DeckError as exc:
+            self.broadcast(seat, exc.outgoing)
+            raise
+        finally:
+            self.cpu[seat] += time.process_time() - t0
         self.broadcast(seat, frames)
 
     def call_all(self, method: str, *args: object) -> None:
@@ -72,6 +78,9 @@ class LocalDeal:
             t0 = time.process_time()
             try:
                 frames = self.peers[dst].receive(frame)
+            except DeckError as exc:
+                self.broadcast(dst, exc.outgoing)  # what the peer made before the refusal
+                raise
             finally:
                 self.cpu[dst] += time.process_time() - t0
             self.broadcast(dst, frames)
