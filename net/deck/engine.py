@@ -123,9 +123,10 @@ class Deck:
         self.config = config
         self.me = seat
         self._key = signing_key
-        self._secrets = SecretStream(hand_seed)
         n, size = config.seats, config.size
         self.context = hash32(b"tractor-deck", config.table, config.hand.to_bytes(8, "little"))
+        # Secrets depend on table and hand too: a seed used twice still gives fresh keys.
+        self._secrets = SecretStream(hash32(b"secrets", hand_seed, self.context))
         #: Card point of every physical card: nobody knows relations between them.
         self.card_points = [point_from_hash(b"card", self.context, p.to_bytes(2, "little"))
                             for p in range(size)]
@@ -161,6 +162,7 @@ class Deck:
         self.audited: set[int] = set()
         self.verdicts: dict[int, dict[str, Any]] = {}
         self._deadlines: dict[int, float] = {}
+        self._audit_deadline: float | None = None
         self._my_k = self._secrets.scalar("shuffle-key")
         self._my_perm = self._secrets.permutation(size, "shuffle-perm")
 
@@ -452,6 +454,8 @@ class Deck:
     def _act(self) -> list[bytes]:
         """Send what the protocol asks of this peer now (each message once)."""
         me, step = self.me, self.step
+        if self._pending[me]:
+            return []  # a message of ours is still to be applied: it may answer this step
         if self.phase == SHUFFLE and step == me and not self._candidate:
             return self._send_shuffle()
         if self.phase == COIN and step != me and me not in self.coins[step]:
@@ -645,8 +649,11 @@ class Deck:
 
     # --- the end-of-hand audit -----------------------------------------------------------------
 
-    def audit(self) -> list[bytes]:
-        """Release every key of this peer so everyone can check the whole hand."""
+    def audit(self, now: float = 0.0) -> list[bytes]:
+        """Release every key of this peer so everyone can check the whole hand. Seats that
+        have not done the same by ``now + config.key_timeout`` make `tick` raise."""
+        if self._audit_deadline is None:
+            self._audit_deadline = now + self.config.key_timeout
         if self.me in self.audited:
             return []
         size = self.config.size
@@ -701,8 +708,9 @@ class Deck:
         return out
 
     def waiting_for(self) -> list[int]:
-        """Seats whose next set-up message this peer is waiting for (empty once dealing can
-        start): what a table's stall timer watches before the deal."""
+        """Seats whose next set-up message this peer is waiting for (empty while dealing and
+        playing; the seats missing from the audit once it began): what a table's stall timer
+        watches."""
         n = self.config.seats
         if self.phase == COMMIT:
             return [s for s in range(n) if self.coin_commitments[s] is None]
@@ -710,6 +718,8 @@ class Deck:
             return [self.step]
         if self.phase == COIN:
             return [s for s in range(n) if s != self.step and s not in self.coins[self.step]]
+        if self.phase == READY and (self.audited or self._audit_deadline is not None):
+            return [s for s in range(n) if s not in self.audited]
         return []
 
     def tick(self, now: float) -> None:
@@ -719,6 +729,11 @@ class Deck:
             overdue = [p for p in positions if p in late]
             if overdue:
                 raise KeyTimeout(seat, overdue)
+        if self.phase == READY and self._audit_deadline is not None and \
+                self._audit_deadline <= now:
+            for seat in range(self.config.seats):
+                if seat not in self.audited:
+                    raise KeyTimeout(seat, list(range(self.config.size)))
 
     # --- what this peer knows ----------------------------------------------------------------
 
@@ -728,8 +743,11 @@ class Deck:
                 if self.owner[p] == self.me and p not in self.played and p not in self.buried}
 
     def frames(self) -> list[bytes]:
-        """Every accepted frame, per seat in order: the journal of this hand."""
-        return [e.frame for c in self._chains for e in c.frames]
+        """The journal of this hand: every frame received and signature-checked, accepted
+        (per seat in order) or still waiting for its turn."""
+        accepted = [e.frame for c in self._chains for e in c.frames]
+        waiting = [e.frame for pending in self._pending for _, e in sorted(pending.items())]
+        return accepted + waiting
 
     def evidence(self, seat: int, seq: int) -> bytes:
         """The signed frame number ``seq`` of ``seat`` as this peer received it."""

@@ -52,4 +52,5 @@ class KeyTimeout(DeckError):
 
     def __init__(self, seat: int, positions: list[int]) -> None:
         self.positions = positions
-        super().__init__(seat, f"did not release its keys for positions {positions} in time")
+        which = f"positions {positions}" if len(positions) <= 12 else f"{len(positions)} positions"
+        super().__init__(seat, f"did not release its keys for {which} in time")
