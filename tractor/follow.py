@@ -22,7 +22,14 @@ import random
 from collections.abc import Iterator
 
 from .cards import CardsLike, format_cards, to_faces
-from .formats import Format, classify_faces, count_pairs, max_tractors_matched
+from .formats import (
+    Format,
+    classify_faces,
+    count_pairs,
+    decompose_faces,
+    max_tractors_matched,
+    tractors_in,
+)
 from .rules import Rules
 from .trump import Ladder, Trump, esuit_name, rules_ladder
 
@@ -189,3 +196,22 @@ def _random_structured(hand_s: list[int], lead: Format, rng: random.Random) -> l
         counts[f] -= 2
     rest = [f for f, c in counts.items() for _ in range(c)]
     return chosen + rng.sample(rest, n - len(chosen))
+
+
+def random_lead(hand: list[int], ladder: Ladder, rng: random.Random) -> list[int]:
+    """A random lead: mostly singles, pairs and tractors, sometimes a throw of top cards."""
+    f = rng.choice(hand)
+    suit = [g for g in hand if ladder.esuit[g] == ladder.esuit[f]]
+    roll = rng.random()
+    if roll < 0.08 and len(suit) >= 2:
+        comps = decompose_faces(suit, ladder)
+        comps.sort(key=lambda c: -c.top)
+        take = comps[: rng.randint(2, min(3, len(comps)))] if len(comps) >= 2 else comps
+        return [g for c in take for g in c.faces]
+    if roll < 0.5:
+        tractors = tractors_in(suit, ladder)
+        if tractors and roll < 0.25:
+            return rng.choice(tractors)
+        if suit.count(f) >= 2:
+            return [f, f]
+    return [f]

@@ -244,3 +244,28 @@ def covers_layout(faces: list[int], lead: Format, ladder: Ladder) -> bool:
     if not lengths:
         return True
     return _place_tractors(pair_levels(faces, ladder), lengths, 0, True) == len(lengths)
+
+
+def tractors_in(faces: list[int], ladder: Ladder) -> list[list[int]]:
+    """Every tractor (every length, every sub-run) within faces of one effective suit."""
+    level = ladder.level
+    counts: dict[int, int] = {}
+    for f in faces:
+        counts[f] = counts.get(f, 0) + 1
+    at: dict[int, list[int]] = {}
+    for f, c in counts.items():
+        if c >= 2:
+            at.setdefault(level[f], []).append(f)
+    out: list[list[int]] = []
+
+    def extend(run: list[int], lv: int) -> None:
+        for f in at.get(lv, []):
+            longer = run + [f, f]
+            out.append(longer)
+            extend(longer, lv + 1)
+
+    for lv, fs in at.items():
+        if lv + 1 in at:
+            for f in fs:
+                extend([f, f], lv + 1)
+    return out

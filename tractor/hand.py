@@ -15,8 +15,16 @@ from typing import Any
 
 from .actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from .cards import BLACK_JOKER, RANKS, RED_JOKER, SUITS, face_suit, format_cards
-from .follow import counted, follow_error, lead_error, legal_follows, multisets, random_follow
-from .formats import THROW, Format, classify_faces, decompose_faces
+from .follow import (
+    counted,
+    follow_error,
+    lead_error,
+    legal_follows,
+    multisets,
+    random_follow,
+    random_lead,
+)
+from .formats import THROW, Format, classify_faces, tractors_in
 from .rules import Rules, team_of
 from .scoring import points_of, score_outcome, talon_multiplier
 from .trick import failed_components, forced_component, winner_of
@@ -336,7 +344,7 @@ class Hand:
                 counts[f] = counts.get(f, 0) + 1
             simple += [[f] for f in counts]
             simple += [[f, f] for f, c in counts.items() if c >= 2]
-            simple += self._tractors(faces)
+            simple += tractors_in(faces, ladder)
         yield from simple
         for faces in by_suit.values():
             options = counted(faces, ladder)
@@ -344,31 +352,6 @@ class Hand:
                 for combo in multisets(options, k):
                     if classify_faces(combo, ladder).kind == THROW:
                         yield combo
-
-    def _tractors(self, faces: list[int]) -> list[list[int]]:
-        """Every tractor (every length, every sub-run) within faces of one suit."""
-        assert self.ladder is not None
-        level = self.ladder.level
-        counts: dict[int, int] = {}
-        for f in faces:
-            counts[f] = counts.get(f, 0) + 1
-        at: dict[int, list[int]] = {}
-        for f, c in counts.items():
-            if c >= 2:
-                at.setdefault(level[f], []).append(f)
-        out: list[list[int]] = []
-
-        def extend(run: list[int], lv: int) -> None:
-            for f in at.get(lv, []):
-                longer = run + [f, f]
-                out.append(longer)
-                extend(longer, lv + 1)
-
-        for lv, fs in at.items():
-            if lv + 1 in at:
-                for f in fs:
-                    extend([f, f], lv + 1)
-        return out
 
     def high_bid(self) -> int:
         return max((p for _, p in self.bids), default=0)
@@ -651,27 +634,7 @@ class Hand:
             assert self.lead_format is not None
             return Play(seat, tuple(random_follow(hand, self.lead_format, self.ladder, rng,
                                                   self.rules.must_play_tractor)))
-        return Play(seat, tuple(self._random_lead(hand, rng)))
-
-    def _random_lead(self, hand: list[int], rng: random.Random) -> list[int]:
-        assert self.ladder is not None
-        ladder = self.ladder
-        f = rng.choice(hand)
-        suit = [g for g in hand if ladder.esuit[g] == ladder.esuit[f]]
-        roll = rng.random()
-        if roll < 0.08 and len(suit) >= 2:
-            # A throw attempt: the top few cards of the suit.
-            comps = decompose_faces(suit, ladder)
-            comps.sort(key=lambda c: -c.top)
-            take = comps[: rng.randint(2, min(3, len(comps)))] if len(comps) >= 2 else comps
-            return [g for c in take for g in c.faces]
-        if roll < 0.5:
-            tractors = self._tractors(suit)
-            if tractors and roll < 0.25:
-                return rng.choice(tractors)
-            if suit.count(f) >= 2:
-                return [f, f]
-        return [f]
+        return Play(seat, tuple(random_lead(hand, self.ladder, rng)))
 
     # --- what a seat may know -----------------------------------------------------------------
 

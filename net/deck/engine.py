@@ -63,7 +63,8 @@ MAX_PENDING = 64  #: frames buffered per seat ahead of the phase that needs them
 COMMIT, SHUFFLE, COIN, PROOF, LOCK, READY, DONE = (
     "commit", "shuffle", "coin", "proof", "lock", "ready", "done")
 KINDS = frozenset({"commit", "shuffle", "coin", "proof", "lock", "deal", "reveal", "bury",
-                   "audit", "verdict"})
+                   "audit", "verdict", "open", "app"})
+MAX_INBOX = 4096  #: table messages kept for the table to read
 ZERO = bytes(32)
 
 
@@ -161,6 +162,10 @@ class Deck:
         self.reveals: list[Reveal] = []
         self.audited: set[int] = set()
         self.verdicts: dict[int, dict[str, Any]] = {}
+        #: Table messages (seat, data) in the order this peer accepted them; per seat they
+        #: keep the sender's order. The table pops them.
+        self.inbox: list[tuple[int, dict[str, Any]]] = []
+        self.public: set[int] = set()  #: positions opened to everyone (a talon turned over)
         self._deadlines: dict[int, float] = {}
         self._audit_deadline: float | None = None
         self._my_k = self._secrets.scalar("shuffle-key")
@@ -298,6 +303,8 @@ class Deck:
             return (2, seat)
         if kind == "verdict":
             return (4,)
+        if kind == "app" and self.phase in (READY, DONE):
+            return self._now()
         return (3,)
 
     def _when(self, env: Envelope) -> int:
@@ -646,6 +653,42 @@ class Deck:
             if self.owner[p] != seat or p in self.played:
                 raise CheatDetected(seat, f"buried position {p}, which it does not hold")
         self.buried = list(positions)
+
+    def open_public(self, positions: Sequence[int]) -> list[bytes]:
+        """Turn positions nobody owns (the talon) face up: every peer releases its keys for
+        them, publicly; each peer calls it with the same positions."""
+        for p in positions:
+            if self.owner[p] is not None:
+                raise ValueError(f"position {p} belongs to seat {self.owner[p]}")
+        return self._send("open", {"positions": list(positions),
+                                   "keys": [self._lock_key(p) for p in positions]})
+
+    def _on_open(self, seat: int, body: dict[str, Any]) -> None:
+        positions = self._positions(seat, body["positions"])
+        keys = self._scalars(seat, body["keys"], len(positions))
+        for p in positions:
+            if self.owner[p] is not None and p not in self.public:
+                raise BadMessage(seat, f"position {p} is dealt: it cannot be turned over")
+        for p, k in zip(positions, keys, strict=True):
+            self._check_key(seat, p, k)
+        for p, k in zip(positions, keys, strict=True):
+            self.keys[p][seat] = k
+            self.public.add(p)
+            if len(self.keys[p]) == self.config.seats:
+                self.cards[p] = self._open(p, self.keys[p])
+
+    def post(self, data: dict[str, Any]) -> list[bytes]:
+        """Send a table message (a declaration window, a play ...), signed and chained like
+        every deck message; it reaches every peer's `inbox`."""
+        return self._send("app", {"data": data})
+
+    def _on_app(self, seat: int, body: dict[str, Any]) -> None:
+        data = body["data"]
+        if not isinstance(data, dict):
+            raise BadMessage(seat, "a table message is a map")
+        if len(self.inbox) >= MAX_INBOX:
+            raise BadMessage(seat, "too many table messages")
+        self.inbox.append((seat, data))
 
     # --- the end-of-hand audit -----------------------------------------------------------------
 
