@@ -1,0 +1,589 @@
+"""One hand of Tractor between peers: the replicated table, as a state machine.
+
+Each peer runs a `TableHand` over its deck engine. It holds the whole public state
+of the hand, checks every move another seat makes with the rules core as far as
+public information allows (the rest is left to the end-of-hand audit), and asks
+its own `Player` for decisions. It is fed frames (``receive``) and returns the
+frames to broadcast; it never touches sockets or clocks.
+
+Lock-step schedule, the same on every peer:
+
+- the deck's set-up (commit, shuffles, locks);
+- for each draw round r: every seat releases the keys of round r (``deal``), then
+  posts exactly one declaration window message ``{"w": r, "d": positions}`` (empty: a
+  pass; a declaration first shows the cards); windows are processed in seat order
+  from the first drawer, so concurrent declarations resolve the same way everywhere;
+  one final window after the last card;
+- trump: the standing declaration; none: a first hand ends in ``redeal``, a later
+  hand turns the talon over one card at a time (seed 000);
+- the talon goes to the starter, who buries (the deck's ``bury``);
+- tricks: the seat to play shows/plays its cards and posts ``{"play": positions}``;
+  a throw is first shown and posted as ``{"throw": positions}``; every other seat then
+  posts ``{"claim": [[component, positions], ...]}``, showing a component that beats
+  one of the throw's components, or an empty claim; the thrower then plays the
+  whole throw, or the forced component;
+- the audit: every key is released, every peer replays the hand with the rules
+  core and signs its verdict; the result counts only if every verdict agrees.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tractor.cards import RANKS, face_suit, format_cards
+from tractor.follow import random_follow, random_lead
+from tractor.formats import THROW, Format, classify_faces, tractors_in
+from tractor.hand import HandResult, declaration_strength
+from tractor.rules import Rules, team_of
+from tractor.scoring import points_of, score_outcome, talon_multiplier
+from tractor.trick import beats_component, forced_component, winner_of
+from tractor.trump import Ladder, Trump
+
+from .deck.audit import PlayRecord, Violation, audit_hand
+from .deck.engine import DONE as DECK_DONE
+from .deck.engine import READY, Deck
+
+
+class TableError(ValueError):
+    """A move the table refuses, blamed on ``seat``."""
+
+    def __init__(self, seat: int, message: str) -> None:
+        self.seat = seat
+        super().__init__(f"seat {seat}: {message}")
+
+
+@dataclass(frozen=True)
+class HandSetup:
+    """What every peer agrees on before a hand: rules, levels, who draws first, and the
+    starter and declaring team (None in a game's first hand: the declaration decides)."""
+
+    rules: Rules
+    levels: tuple[str, str]
+    first: int
+    starter: int | None = None
+    declarers: int | None = None
+
+    @property
+    def rank(self) -> str:
+        return self.levels[self.declarers if self.declarers is not None else 0]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What a player is shown when asked for a decision."""
+
+    seat: int
+    hand: list[int]  #: faces
+    ladder: Ladder | None
+    lead: Format | None  #: the lead to follow (None when leading)
+    declaration: tuple[int, tuple[int, ...]] | None
+    rank: str
+
+
+class Player(Protocol):
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+        ...
+
+    def bury(self, view: SeatView, count: int) -> list[int]:
+        ...
+
+    def play(self, view: SeatView) -> list[int]:
+        ...
+
+
+class RandomPlayer:
+    """Random legal decisions (declares now and then)."""
+
+    def __init__(self, seed: int = 0, declare_chance: float = 0.3) -> None:
+        self.rng = random.Random(seed)
+        self.declare_chance = declare_chance
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+        if options and self.rng.random() < self.declare_chance:
+            return self.rng.choice(options)
+        return None
+
+    def bury(self, view: SeatView, count: int) -> list[int]:
+        return self.rng.sample(view.hand, count)
+
+    def play(self, view: SeatView) -> list[int]:
+        assert view.ladder is not None
+        if view.lead is None:
+            return random_lead(view.hand, view.ladder, self.rng)
+        return random_follow(view.hand, view.lead, view.ladder, self.rng)
+
+
+@dataclass
+class _Trick:
+    leader: int
+    plays: list[tuple[int, ...]] = field(default_factory=list)
+    attempted: tuple[int, ...] | None = None
+    claims: dict[int, list[tuple[int, tuple[int, ...]]]] | None = None
+    forced: tuple[int, ...] | None = None
+
+
+class TableHand:
+    """One peer's replica of one hand (see the module docstring)."""
+
+    def __init__(self, setup: HandSetup, deck: Deck, player: Player) -> None:
+        self.setup = setup
+        self.rules = setup.rules
+        self.deck = deck
+        self.me = deck.me
+        self.player = player
+        self.n = deck.config.seats
+        if (self.n != self.rules.players or deck.config.decks != self.rules.decks
+                or deck.config.hand_size != self.rules.hand_size
+                or deck.config.first != setup.first):
+            raise ValueError("the deck does not fit the rules and the hand's first drawer")
+        self.phase = "setup"
+        self.round = 0
+        self.starter = setup.starter
+        self.declarers = setup.declarers
+        self.declaration: tuple[int, tuple[int, ...]] | None = None
+        self.declarations: list[tuple[int, tuple[int, ...]]] = []
+        self.trump: Trump | None = None
+        self.ladder: Ladder | None = None
+        self.talon_opened = 0
+        self.tricks: list[_Trick] = []
+        self.trick: _Trick | None = None
+        self.lead: Format | None = None
+        self.defender_points = 0
+        self.penalties = 0
+        self.records: list[PlayRecord] = []
+        self.violations: list[Violation] | None = None
+        self.result: HandResult | None = None
+        self.last_winner = -1
+        self._queues: list[deque[dict[str, Any]]] = [deque() for _ in range(self.n)]
+        self._done: set[str] = set()  #: own moves made (so each is made once)
+
+    # --- frames in and out -------------------------------------------------------------------
+
+    def start(self) -> list[bytes]:
+        return self.deck.start() + self.step()
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        return self.deck.receive(frame) + self.step()
+
+    def step(self) -> list[bytes]:
+        """Apply what has arrived and make this peer's moves, until nothing changes."""
+        out: list[bytes] = []
+        while True:
+            for seat, data in self.deck.inbox:
+                self._queues[seat].append(data)
+            self.deck.inbox.clear()
+            before = (self.phase, self.round, len(self.tricks),
+                      len(self.trick.plays) if self.trick else -1, len(self._done))
+            out += self._advance()
+            after = (self.phase, self.round, len(self.tricks),
+                     len(self.trick.plays) if self.trick else -1, len(self._done))
+            if before == after and not self.deck.inbox:
+                return out
+
+    def _once(self, key: str) -> bool:
+        if key in self._done:
+            return False
+        self._done.add(key)
+        return True
+
+    def _peek(self, seat: int, key: str) -> dict[str, Any] | None:
+        q = self._queues[seat]
+        if q and key in q[0]:
+            return q[0]
+        if q:
+            raise TableError(seat, f"expected a {key!r} message, got {sorted(q[0])[:3]}")
+        return None
+
+    # --- what this peer holds ----------------------------------------------------------------
+
+    def my_faces(self) -> list[int]:
+        return [c % 54 for c in self.deck.hand().values()]
+
+    def _positions_for(self, faces: Sequence[int]) -> list[int]:
+        hand = self.deck.hand()
+        out: list[int] = []
+        for f in faces:
+            p = next(p for p in sorted(hand) if hand[p] % 54 == f and p not in out)
+            out.append(p)
+        return out
+
+    def _shown_faces(self, seat: int, positions: object, purpose: str) -> tuple[int, ...]:
+        """Faces at positions the seat has revealed (and still holds, for a show)."""
+        if not isinstance(positions, list) or not all(type(p) is int for p in positions):
+            raise TableError(seat, "positions must be a list of numbers")
+        faces = []
+        for p in positions:
+            if not 0 <= p < self.deck.config.size or self.deck.owner[p] != seat \
+                    or p not in self.deck.cards:
+                raise TableError(seat, f"position {p} was not revealed by this seat")
+            if (p in self.deck.played) != (purpose == "play"):
+                raise TableError(seat, f"position {p} was {'not ' * (purpose == 'play')}played")
+            faces.append(self.deck.cards[p] % 54)
+        return tuple(faces)
+
+    def view(self) -> SeatView:
+        return SeatView(self.me, self.my_faces(), self.ladder, self.lead if self.trick and
+                        self.trick.plays else None, self.declaration, self.setup.rank)
+
+    # --- the schedule --------------------------------------------------------------------------
+
+    def _advance(self) -> list[bytes]:
+        if self.deck.phase not in (READY, DECK_DONE):
+            return []
+        handler = getattr(self, f"_phase_{self.phase}", None)
+        return handler() if handler else []
+
+    def _phase_setup(self) -> list[bytes]:
+        self.phase = "deal"
+        return []
+
+    def _phase_deal(self) -> list[bytes]:
+        r, n = self.round, self.n
+        positions = list(range(r * n, (r + 1) * n))
+        out = self.deck.deal(positions) if self._once(f"deal{r}") else []
+        if all(len(self.deck.keys[p]) >= n - 1 for p in positions):
+            self.phase = "window"
+        return out
+
+    def _declaration_options(self) -> list[tuple[int, ...]]:
+        if self.rules.declaration != "reveal":
+            return []
+        rank = self.setup.rank
+        current = declaration_strength(self.declaration[1], rank) if self.declaration else 0
+        counts: dict[int, int] = {}
+        for f in self.my_faces():
+            counts[f] = counts.get(f, 0) + 1
+        out = []
+        for f, c in sorted(counts.items()):
+            for cards in ((f,), (f, f)) if c >= 2 else ((f,),):
+                if declaration_strength(cards, rank) > current:
+                    out.append(cards)
+        return out
+
+    def _phase_window(self) -> list[bytes]:
+        r = self.round
+        out: list[bytes] = []
+        if self._once(f"window{r}"):
+            choice = self.player.declare(self.view(), self._declaration_options())
+            positions: list[int] = []
+            if choice:
+                positions = self._positions_for(choice)
+                out += self.deck.reveal(positions, "show")
+            out += self.deck.post({"w": r, "d": positions})
+        msgs = [self._peek(s, "w") for s in range(self.n)]
+        if any(m is None for m in msgs):
+            return out
+        for s in range(self.n):
+            self._queues[s].popleft()
+        rank = self.setup.rank
+        for k in range(self.n):
+            seat = (self.setup.first + k) % self.n
+            msg = msgs[seat]
+            assert msg is not None
+            if msg["w"] != r:
+                raise TableError(seat, f"window {msg['w']!r} out of turn (window {r} is open)")
+            if not msg["d"]:
+                continue
+            faces = self._shown_faces(seat, msg["d"], "show")
+            strength = declaration_strength(faces, rank)
+            if strength == 0:
+                raise TableError(seat, f"{format_cards(faces)} is not a declaration")
+            current = declaration_strength(self.declaration[1], rank) if self.declaration else 0
+            if strength > current:  # a weaker one made at the same moment simply loses
+                self.declaration = (seat, faces)
+                self.declarations.append(self.declaration)
+        if r < self.rules.hand_size:
+            self.round = r + 1
+            self.phase = "deal" if self.round < self.rules.hand_size else "window"
+        else:
+            self.phase = "trump"
+        return out
+
+    def _phase_trump(self) -> list[bytes]:
+        rank = self.setup.rank
+        if self.declaration is not None:
+            seat, faces = self.declaration
+            if self.starter is None:
+                self.starter, self.declarers = seat, team_of(seat)
+                rank = self.setup.levels[self.declarers]
+            suit = None if faces[0] >= 52 else face_suit(faces[0])
+            self._set_trump(Trump(None, None) if faces[0] >= 52 else Trump(rank, suit))
+            return []
+        if self.starter is None:
+            self.phase = "redeal"
+            return []
+        self.phase = "open"
+        return []
+
+    def _phase_open(self) -> list[bytes]:
+        """No declaration in a later hand: turn the talon over card by card (seed 000)."""
+        talon = list(range(self.deck.config.dealt, self.deck.config.size))
+        rank = self.setup.rank
+        out: list[bytes] = []
+        while self.talon_opened < len(talon):
+            p = talon[self.talon_opened]
+            if self._once(f"open{p}"):
+                out += self.deck.open_public([p])
+            if p not in self.deck.cards:
+                return out
+            self.talon_opened += 1
+            if self.deck.cards[p] % 54 < 52 and RANKS[self.deck.cards[p] % 13] == rank:
+                break
+        shown = [self.deck.cards[p] % 54 for p in talon[:self.talon_opened]]
+        best = None
+        for f in shown:
+            if f >= 52:
+                continue
+            if RANKS[f % 13] == rank:
+                best = f
+                break
+            if best is None or f % 13 > best % 13:
+                best = f
+        self._set_trump(Trump(rank, face_suit(best) if best is not None else None))
+        return out
+
+    def _set_trump(self, trump: Trump) -> None:
+        self.trump = trump
+        self.ladder = trump.ladder(self.rules.tractor_across_rank,
+                                   self.rules.rank_and_jokers_in_tractors)
+        self.phase = "talon"
+
+    def _phase_talon(self) -> list[bytes]:
+        assert self.starter is not None
+        out = self.deck.give_talon(self.starter) if self._once("talon") else []
+        if self.me == self.starter and len(self.deck.hand()) == (
+                self.rules.hand_size + self.rules.talon_size) and self._once("bury"):
+            faces = self.player.bury(self.view(), self.rules.talon_size)
+            out += self.deck.bury(self._positions_for(faces))
+        if self.deck.buried:
+            self.phase = "play"
+            self.trick = _Trick(self.starter)
+        return out
+
+    # --- tricks ----------------------------------------------------------------------------------
+
+    def _turn(self) -> int:
+        assert self.trick is not None
+        return (self.trick.leader + len(self.trick.plays)) % self.n
+
+    def _phase_play(self) -> list[bytes]:
+        trick = self.trick
+        assert trick is not None and self.ladder is not None
+        out: list[bytes] = []
+        if trick.attempted is not None and trick.forced is None and not trick.plays:
+            return out + self._claims(trick)
+        seat = self._turn()
+        key = f"play{len(self.tricks)}.{len(trick.plays)}"
+        if seat == self.me and self._once(key):
+            out += self._my_play(trick)
+        msg = self._queues[seat][0] if self._queues[seat] else None
+        if msg is None:
+            return out
+        self._queues[seat].popleft()
+        if "throw" in msg and not trick.plays and trick.attempted is None:
+            faces = self._shown_faces(seat, msg["throw"], "show")
+            if classify_faces(list(faces), self.ladder).kind != THROW:
+                raise TableError(seat, "announced a throw that is not one")
+            trick.attempted = faces
+            trick.claims = {}
+            return out + self._claims(trick)
+        if "play" not in msg:
+            raise TableError(seat, f"expected a play, got {sorted(msg)[:3]}")
+        faces = self._shown_faces(seat, msg["play"], "play")
+        self._check_play(seat, trick, faces)
+        trick.plays.append(faces)
+        if len(trick.plays) == 1:
+            self.lead = classify_faces(list(faces), self.ladder)
+            self.records.append(PlayRecord(
+                seat, tuple(self.deck.cards[p] for p in msg["play"]),
+                self._attempt_cards(trick), min(trick.claims) if trick.claims else None))
+        else:
+            self.records.append(PlayRecord(seat, tuple(self.deck.cards[p] for p in msg["play"])))
+        if len(trick.plays) == self.n:
+            self._finish_trick(trick)
+        return out
+
+    def _attempt_cards(self, trick: _Trick) -> tuple[int, ...] | None:
+        if trick.attempted is None:
+            return None
+        seat = trick.leader
+        shown = [r for r in self.deck.reveals if r.seat == seat and r.purpose == "show"]
+        cards, used = [], set()
+        for f in trick.attempted:
+            r = next(r for r in reversed(shown) if r.card % 54 == f and r.position not in used)
+            used.add(r.position)
+            cards.append(r.card)
+        return tuple(cards)
+
+    def _my_play(self, trick: _Trick) -> list[bytes]:
+        assert self.ladder is not None
+        if trick.attempted is not None and not trick.plays:
+            faces = list(trick.forced or trick.attempted)
+        else:
+            faces = self.player.play(self.view())
+            if not trick.plays and classify_faces(faces, self.ladder).kind == THROW:
+                positions = self._positions_for(faces)
+                return self.deck.reveal(positions, "show") + self.deck.post({"throw": positions})
+        positions = self._positions_for(faces)
+        return self.deck.reveal(positions, "play") + self.deck.post({"play": positions})
+
+    def _check_play(self, seat: int, trick: _Trick, faces: tuple[int, ...]) -> None:
+        """What the public can check now; following suit is left to the audit."""
+        assert self.ladder is not None
+        if not trick.plays:
+            if self.ladder.suit_of_faces(list(faces)) is None:
+                raise TableError(seat, "a lead must be of one suit")
+            if trick.attempted is not None:
+                expected = trick.forced or trick.attempted
+                if sorted(faces) != sorted(expected):
+                    raise TableError(seat, "after a throw, play the throw or its forced part")
+            elif classify_faces(list(faces), self.ladder).kind == THROW:
+                raise TableError(seat, "a throw must be announced for claims first")
+        elif self.lead is not None and len(faces) != self.lead.size:
+            raise TableError(seat, f"play {self.lead.size} cards")
+
+    def _claims(self, trick: _Trick) -> list[bytes]:
+        """Every other seat shows what beats the throw, or claims nothing."""
+        assert self.ladder is not None and trick.attempted is not None
+        assert trick.claims is not None
+        lead = classify_faces(list(trick.attempted), self.ladder)
+        out: list[bytes] = []
+        if self.me != trick.leader and self._once(f"claim{len(self.tricks)}"):
+            out += self._my_claim(lead)
+        waiting = [s for s in range(self.n) if s != trick.leader and s not in trick.claims]
+        for seat in waiting:
+            msg = self._peek(seat, "claim")
+            if msg is None:
+                return out
+        for seat in waiting:
+            msg = self._queues[seat].popleft()
+            items = msg["claim"]
+            if not isinstance(items, list):
+                raise TableError(seat, "a claim is a list")
+            checked = []
+            for item in items:
+                if not isinstance(item, list) or len(item) != 2 or type(item[0]) is not int \
+                        or not 0 <= item[0] < len(lead.components):
+                    raise TableError(seat, "a claim names a component of the throw")
+                faces = self._shown_faces(seat, item[1], "show")
+                comp = lead.components[item[0]]
+                if len(faces) != len(comp.faces) or not beats_component(comp, list(faces),
+                                                                         self.ladder):
+                    raise TableError(seat, "claimed to beat a throw with cards that do not")
+                checked.append((item[0], faces))
+            if checked:
+                trick.claims[seat] = checked
+            else:
+                trick.claims.setdefault(seat, [])
+        beaten = sorted({i for items in trick.claims.values() for i, _ in items})
+        penalty = 0
+        if beaten:
+            forced = forced_component([lead.components[i] for i in beaten])
+            trick.forced = forced.faces
+            withdrawn = lead.size - len(forced.faces)
+            penalty = withdrawn * self.rules.throw_penalty
+            sign = -1 if team_of(trick.leader) != self.declarers else 1
+            self.defender_points += sign * penalty
+            self.penalties += sign * penalty
+        else:
+            trick.forced = trick.attempted
+        trick.claims = {s: c for s, c in trick.claims.items() if c}
+        return out + self._phase_play_after_claims(trick)
+
+    def _phase_play_after_claims(self, trick: _Trick) -> list[bytes]:
+        if trick.leader == self.me and self._once(f"forced{len(self.tricks)}"):
+            return self._my_play(trick)
+        return []
+
+    def _my_claim(self, lead: Format) -> list[bytes]:
+        """An honest claim: for each component of the throw this hand can beat, show the
+        lowest same-shape component that beats it."""
+        assert self.ladder is not None
+        suit = [f for f in self.my_faces() if self.ladder.esuit[f] == lead.esuit]
+        items: list[list[Any]] = []
+        out: list[bytes] = []
+        for i, comp in enumerate(lead.components):
+            if not beats_component(comp, suit, self.ladder):
+                continue
+            candidates = [c for c in _components_of_shape(suit, comp, self.ladder)
+                          if beats_component(comp, list(c), self.ladder)]
+            best = min(candidates, key=lambda c: max(self.ladder.order[f] for f in c))
+            positions = self._positions_for(best)
+            out += self.deck.reveal(positions, "show")
+            items.append([i, positions])
+        return out + self.deck.post({"claim": items})
+
+    def _finish_trick(self, trick: _Trick) -> None:
+        assert self.ladder is not None
+        win = (trick.leader + winner_of([list(p) for p in trick.plays], self.ladder)) % self.n
+        pts = sum(points_of(p) for p in trick.plays)
+        if team_of(win) != self.declarers:
+            self.defender_points += pts
+        self.tricks.append(trick)
+        self.last_winner = win
+        self.lead = None
+        if self._hands_empty():
+            self.phase = "audit"
+            self.trick = None
+        else:
+            self.trick = _Trick(win)
+
+    def _hands_empty(self) -> bool:
+        played = sum(len(p) for t in self.tricks for p in t.plays)
+        return played == self.rules.hand_size * self.n
+
+    # --- the end ---------------------------------------------------------------------------------
+
+    def _phase_audit(self) -> list[bytes]:
+        out = self.deck.audit() if self._once("audit") else []
+        if self.deck.phase != DECK_DONE:
+            return out
+        if self.violations is None:
+            assert self.trump is not None and self.starter is not None
+            assert self.declarers is not None
+            self.violations = audit_hand(self.rules, self.deck.deck_order(),
+                                         self.setup.levels, self.setup.first, self.trump,
+                                         self.starter, self.declarers, self.deck.buried,
+                                         self.records)
+            out += self.deck.verdict([v.to_data() for v in self.violations])
+        if len(self.deck.verdicts) < self.n:
+            return out
+        mine = [v.to_data() for v in self.violations]
+        for seat, verdict in self.deck.verdicts.items():
+            if verdict["violations"] != mine:
+                raise TableError(seat, "its audit verdict differs from this peer's")
+        self._score()
+        self.phase = "done"
+        return out
+
+    def _score(self) -> None:
+        assert self.declarers is not None and self.starter is not None
+        order = self.deck.deck_order()
+        talon_pts = points_of(order[p] % 54 for p in self.deck.buried)
+        last = self.tricks[-1]
+        bonus = 0
+        turned = team_of(self.last_winner) != self.declarers
+        if turned:
+            bonus = talon_pts * talon_multiplier(len(last.plays[0]), self.rules.talon_multiplier)
+            self.defender_points += bonus
+        side, gain = score_outcome(self.defender_points, self.rules.decks, self.rules.level_step)
+        if side == "declarers":
+            nxt, nxt_starter = self.declarers, self.starter + 2
+        else:
+            nxt, nxt_starter = 1 - self.declarers, self.starter + 1
+        self.result = HandResult(self.defender_points, talon_pts, bonus, nxt, gain, nxt,
+                                 nxt_starter % self.n, talon_turned=turned)
+
+
+def _components_of_shape(suit: list[int], comp: Any, ladder: Ladder) -> list[tuple[int, ...]]:
+    """Every same-shape component (single, pair, tractor of the same length) in ``suit``."""
+    if comp.kind == "single":
+        return [(f,) for f in set(suit)]
+    if comp.kind == "pair":
+        return [(f, f) for f in set(suit) if suit.count(f) >= 2]
+    return [tuple(t) for t in tractors_in(suit, ladder) if len(t) == len(comp.faces)]
+

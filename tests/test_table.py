@@ -1,0 +1,150 @@
+"""Whole hands between peers over the deck protocol (in memory): every replica agrees, the
+audit is clean, and the outcome equals the omniscient rules core's on the same deal."""
+
+from __future__ import annotations
+
+import pytest
+
+from tractor import Bury, Draw, Hand, Pass, Play, Rules
+from tractor.hand import DEAL, TALON
+from tractor.net.deck.local import LocalDeal
+from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
+
+
+class Quiet(RandomPlayer):
+    """Never declares."""
+
+    def declare(self, view, options):
+        return None
+
+
+class Revoker(RandomPlayer):
+    """Keeps the led suit once, playing other cards instead (found only by the audit)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.revoked: int | None = None
+
+    def play(self, view):
+        if self.revoked is None and view.lead is not None:
+            es = view.ladder.esuit
+            held = [f for f in view.hand if es[f] == view.lead.esuit]
+            other = [f for f in view.hand if es[f] != view.lead.esuit]
+            if held and len(other) >= view.lead.size:
+                self.revoked = 1
+                return other[:view.lead.size]
+        return super().play(view)
+
+
+def play(seed: int, setup: HandSetup, players=None) -> list[TableHand]:
+    rules = setup.rules
+    d = LocalDeal(seats=rules.players, decks=rules.decks, hand_size=rules.hand_size, rounds=4,
+                  seed=seed, first=setup.first)
+    players = players or [RandomPlayer(seed * 10 + s) for s in range(rules.players)]
+    tables = [TableHand(setup, d.peers[s], players[s]) for s in range(rules.players)]
+    d.peers = tables  # deliver frames to the tables, which feed their decks
+    d.call_all("start")
+    d.run()
+    return tables
+
+
+def omniscient(table: TableHand) -> Hand:
+    """The rules core's own play of the same deal, trump, burial and plays."""
+    order = [c % 54 for c in table.deck.deck_order()]
+    setup = table.setup
+    hand = Hand.dealt(setup.rules, order, setup.levels, setup.first, table.trump,
+                      table.starter, table.declarers)
+    hand.apply(Bury(table.starter, tuple(order[p] for p in table.deck.buried)))
+    for rec in table.records:
+        cards = rec.attempted if rec.attempted is not None else rec.cards
+        hand.apply(Play(rec.seat, tuple(c % 54 for c in cards)))
+    return hand
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7, 11])
+def test_peers_agree_and_match_the_rules_core(seed):
+    tables = play(seed, HandSetup(Rules(), ("2", "2"), first=seed % 4))
+    assert [t.phase for t in tables] == ["done"] * 4
+    assert all(t.result == tables[0].result for t in tables)
+    assert all(t.violations == [] for t in tables)
+    hand = omniscient(tables[0])
+    assert hand.phase == "done"
+    r, mine = hand.result, tables[0].result
+    assert (mine.defender_points, mine.talon_bonus, mine.next_declarers, mine.levels_gained,
+            mine.next_starter) == (r.defender_points, r.talon_bonus, r.next_declarers,
+                                   r.levels_gained, r.next_starter)
+    # The first hand's declarer starts; the standing declaration made the trump.
+    seat, faces = tables[0].declaration
+    assert tables[0].starter == seat
+
+
+def test_throws_are_claimed_and_resolved_as_the_rules_core_does():
+    throws = 0
+    for seed in range(20, 32):
+        tables = play(seed, HandSetup(Rules(), ("2", "2"), first=0))
+        throws += sum(1 for t in tables[0].tricks if t.attempted is not None)
+        hand = omniscient(tables[0])
+        assert hand.result.defender_points == tables[0].result.defender_points
+        assert hand.penalties == tables[0].penalties
+        for mine, theirs in zip(tables[0].tricks, hand.tricks, strict=True):
+            assert [tuple(p) for p in mine.plays] == [tuple(p) for p in theirs.plays]
+        if throws >= 3:
+            break
+    assert throws >= 3
+
+
+def test_a_first_hand_nobody_declares_is_dealt_again():
+    tables = play(5, HandSetup(Rules(), ("2", "2"), first=1),
+                  [Quiet(s) for s in range(4)])
+    assert [t.phase for t in tables] == ["redeal"] * 4
+
+
+def test_a_later_hand_nobody_declares_turns_the_talon_over():
+    setup = HandSetup(Rules(), ("5", "9"), first=2, starter=2, declarers=0)
+    tables = play(6, setup, [Quiet(s) for s in range(4)])
+    assert [t.phase for t in tables] == ["done"] * 4
+    # The rules core's own reveal on the same deck gives the same trump.
+    order = [c % 54 for c in tables[0].deck.deck_order()]
+    hand = Hand(setup.rules, order, list(setup.levels), 2, starter=2, declarers=0)
+    while hand.phase != TALON:
+        seat = hand.to_act()
+        hand.apply(Draw(seat) if hand.phase == DEAL else Pass(seat))
+    assert hand.trump == tables[0].trump
+    assert len(hand.talon_revealed) == tables[0].talon_opened
+
+
+def test_six_players_three_decks():
+    tables = play(7, HandSetup(Rules(players=6, decks=3), ("2", "2"), first=0))
+    assert [t.phase for t in tables] == ["done"] * 6
+    assert all(t.result == tables[0].result for t in tables)
+
+
+def test_a_revoke_is_found_by_every_peer_naming_seat_and_trick():
+    players = [RandomPlayer(40 + s) for s in range(4)]
+    players[1] = Revoker(41)
+    tables = play(4, HandSetup(Rules(), ("2", "2"), first=0), players)
+    assert [t.phase for t in tables] == ["done"] * 4
+    found = tables[0].violations
+    assert found and found[0].seat == 1 and found[0].reason.startswith("you must follow")
+    assert all(t.violations == found for t in tables)
+
+
+class PostsUnrevealed(TableHand):
+    """Seat that announces plays without revealing the cards through the deck."""
+
+    def _my_play(self, trick):
+        faces = self.player.play(self.view())
+        return self.deck.post({"play": self._positions_for(faces)})
+
+
+def test_a_play_of_cards_never_revealed_is_refused_naming_the_seat():
+    setup = HandSetup(Rules(), ("2", "2"), first=0)
+    d = LocalDeal(seats=4, decks=2, hand_size=25, rounds=4, seed=9, first=0)
+    tables = [(PostsUnrevealed if s == 2 else TableHand)(setup, d.peers[s], RandomPlayer(s))
+              for s in range(4)]
+    d.peers = tables
+    d.call_all("start")
+    with pytest.raises(TableError) as info:
+        d.run()
+    assert info.value.seat == 2
+    assert "was not revealed" in str(info.value) or "was not played" in str(info.value)
