@@ -114,3 +114,13 @@ def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKe
         raise FrameError("bad signature (forged or altered)", seat) from exc
     header = Header(t, h, seat, seq, kind, tuple(parsed_views))
     return Envelope(header, body, frame, signed)
+
+
+def peek_hand(frame: bytes) -> int:
+    """The hand number a frame claims, read with the same bounds (nothing is verified)."""
+    data = _unpack(frame)
+    try:
+        hand = data[0][2]
+    except (TypeError, IndexError, KeyError) as exc:
+        raise FrameError("a frame is [header, body, signature]") from exc
+    return _int(hand, "hand number")

@@ -1,0 +1,123 @@
+"""A whole game between peers: hand after hand of `TableHand`, each over a fresh deck.
+
+`GameSession` is one peer's view of a game: it builds each hand's deck engine (a new
+hand number, so every frame and proof is bound to it; fresh secrets from the peer's
+master seed), carries levels, declarers and starter from one hand's result to the
+next, deals again after a first hand nobody declared, and ends when a team passes Ace.
+Like the rest of the protocol it is a state machine fed with frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tractor.hand import HandResult
+from tractor.rules import Rules
+from tractor.scoring import LEVELS
+
+from .deck.engine import Deck, DeckConfig
+from .deck.envelope import FrameError, open_frame, peek_hand
+from .deck.shuffle_proof import SOUNDNESS_BITS
+from .table import HandSetup, Player, TableHand
+
+MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
+
+
+class GameSession:
+    def __init__(self, rules: Rules, table: bytes, seat: int, signing_key: Ed25519PrivateKey,
+                 public_keys: Sequence[Ed25519PublicKey], master_seed: bytes, player: Player,
+                 first: int = 0, rounds: int = SOUNDNESS_BITS,
+                 on_hand_end: Callable[[GameSession, TableHand], None] | None = None,
+                 max_hands: int | None = None) -> None:
+        if len(master_seed) < 32:
+            raise ValueError("the master seed has at least 32 bytes")
+        self.rules = rules
+        self.table = table
+        self.seat = seat
+        self._key = signing_key
+        self.public_keys = tuple(public_keys)
+        self._master = master_seed
+        self.player = player
+        self.rounds = rounds
+        self.on_hand_end = on_hand_end
+        self.max_hands = max_hands  #: stop after this many played hands (tests, soak runs)
+        self.levels = [rules.start_level] * 2
+        self.first = first
+        self.starter: int | None = None
+        self.declarers: int | None = None
+        self.hand_no = 0
+        self.results: list[HandResult] = []
+        self.winner: int | None = None
+        self.current = self._new_hand()
+        self._early: list[bytes] = []
+
+    def hand_seed(self, hand_no: int) -> bytes:
+        """This peer's secrets for one hand (persist the master seed to resume)."""
+        return hmac.new(self._master, f"hand/{hand_no}".encode(), hashlib.sha256).digest()
+
+    def _new_hand(self) -> TableHand:
+        config = DeckConfig(table=self.table, hand=self.hand_no, public_keys=self.public_keys,
+                            decks=self.rules.decks, hand_size=self.rules.hand_size,
+                            first=self.first, rounds=self.rounds)
+        deck = Deck(config, self.seat, self._key, self.hand_seed(self.hand_no))
+        setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
+                          self.starter, self.declarers)
+        return TableHand(setup, deck, self.player)
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    def start(self) -> list[bytes]:
+        return self.current.start()
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        """One frame from a peer: for this hand, kept for the next one, or refused."""
+        hand = peek_hand(frame)
+        if hand == self.current.deck.config.hand + 1:
+            # A faster peer already started the next hand: keep its frame (checked) for it.
+            env = open_frame(frame, self.table, hand, list(self.public_keys))
+            if len(self._early) >= MAX_EARLY:
+                raise FrameError("too many frames for the next hand", env.seat)
+            self._early.append(frame)
+            return []
+        out = self.current.receive(frame)
+        return out + self._maybe_next()
+
+    def _maybe_next(self) -> list[bytes]:
+        out: list[bytes] = []
+        while self.current.phase in ("done", "redeal") and not self.over:
+            hand = self.current
+            if hand.phase == "redeal":
+                self.first = (self.first + 1) % self.rules.players
+            else:
+                assert hand.result is not None
+                self._end_hand(hand.result)
+                if self.on_hand_end:
+                    self.on_hand_end(self, hand)
+                if self.over or (self.max_hands is not None
+                                 and len(self.results) >= self.max_hands):
+                    break
+            self.hand_no += 1
+            self.current = self._new_hand()
+            out += self.current.start()
+            early, self._early = self._early, []
+            for frame in early:
+                out += self.receive(frame)
+        return out
+
+    def _end_hand(self, res: HandResult) -> None:
+        self.results.append(res)
+        top = len(LEVELS) - 1
+        index = LEVELS.index(self.levels[res.gaining_team]) + res.levels_gained
+        past = index > top if self.rules.win == "past_ace" else index >= top
+        self.levels[res.gaining_team] = LEVELS[min(index, top)]
+        self.declarers = res.next_declarers
+        self.starter = res.next_starter
+        self.first = res.next_starter
+        if past:
+            self.winner = res.gaining_team

@@ -1,0 +1,38 @@
+"""Several hands in a row between peers: results carry over, every peer agrees."""
+
+from __future__ import annotations
+
+from tractor import Rules
+from tractor.scoring import LEVELS
+from tractor.net.deck.local import LocalDeal
+from tractor.net.session import GameSession
+from tractor.net.table import RandomPlayer
+
+
+def sessions(max_hands: int, seed: int = 1) -> list[GameSession]:
+    d = LocalDeal(seats=4, rounds=4, seed=seed)  # keys and in-memory delivery
+    keys = [k.public_key() for k in d.signing_keys]
+    peers = [GameSession(Rules(), b"session-table-01", s, d.signing_keys[s], keys,
+                         bytes([seed, s]) * 16, RandomPlayer(seed * 10 + s), rounds=4,
+                         max_hands=max_hands) for s in range(4)]
+    d.peers = peers
+    d.call_all("start")
+    d.run()
+    return peers
+
+
+def test_three_hands_carry_levels_and_starters_and_agree():
+    peers = sessions(3)
+    first = peers[0]
+    assert len(first.results) == 3
+    assert all(p.results == first.results for p in peers)
+    assert all(p.levels == first.levels for p in peers)
+    # Levels moved as the results say, starting from 2 and 2.
+    levels = [0, 0]
+    for r in first.results:
+        levels[r.gaining_team] += r.levels_gained
+    assert [LEVELS.index(x) for x in first.levels] == levels
+    # Each later hand started with the previous result's starter and declarers.
+    assert first.starter == first.results[-1].next_starter
+    assert first.declarers == first.results[-1].next_declarers
+    assert first.hand_no >= 2
