@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tractor import Rules
-from tractor.scoring import LEVELS
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
 from tractor.net.table import RandomPlayer
+from tractor.scoring import LEVELS
 
 
 def sessions(max_hands: int, seed: int = 1) -> list[GameSession]:
