@@ -1,0 +1,73 @@
+"""Several peers in one process on real loopback TCP: for end-to-end tests and demos.
+
+    python -m tractor.net.loopback --hands 1 --seed 3
+
+Prints one JSON line: the hands' results as every peer saw them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from twisted.internet.defer import DeferredList, ensureDeferred
+
+from tractor.rules import Rules
+
+from .session import GameSession
+from .table import RandomPlayer
+from .wire import PeerNode
+
+
+def raw_public(key: Ed25519PrivateKey) -> bytes:
+    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
+                        rounds: int = 40) -> list[PeerNode]:
+    rules = Rules(players=seats)
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([seed % 256, s]) * 16)
+            for s in range(seats)]
+    table = f"loopback-{seed}".encode()
+    nodes = []
+    for s in range(seats):
+        session = GameSession(rules, table, s, keys[s], [k.public_key() for k in keys],
+                              bytes([seed % 256, s, 7]) * 11, RandomPlayer(seed * 10 + s),
+                              rounds=rounds, max_hands=hands)
+        nodes.append(PeerNode(reactor, session, [raw_public(k) for k in keys]))
+    ports = [await node.start() for node in nodes]
+    addresses = {s: f"tcp:127.0.0.1:{p}" for s, p in enumerate(ports)}
+    for node in nodes:
+        node.dial(addresses)
+    for node in nodes:
+        node.begin()
+    await DeferredList([n.done for n in nodes], fireOnOneErrback=True, consumeErrors=True)
+    for node in nodes:
+        node.stop()
+    return nodes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hands", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args(argv)
+    from twisted.internet import task
+
+    async def run(reactor: Any) -> None:
+        nodes = await play_loopback(reactor, args.seed, args.hands, rounds=args.rounds)
+        print(json.dumps({"results": [[r.to_data() for r in n.session.results] for n in nodes],
+                          "levels": [n.session.levels for n in nodes],
+                          "errors": [[str(e) for e in n.errors] for n in nodes]}))
+        sys.stdout.flush()
+
+    task.react(lambda r: ensureDeferred(run(r)))
+
+
+if __name__ == "__main__":
+    main()
