@@ -23,7 +23,7 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 
 from .deck.envelope import MAX_FRAME, FrameError, peek_hand
-from .deck.errors import DeckError
+from .deck.errors import DeckError, Replay
 from .session import GameSession
 from .table import TableError
 
@@ -213,19 +213,22 @@ class PeerNode:
                 raise FrameError(f"relayed a frame of seat {claimed}", link.seat)
             self._send_all(self.session.receive(frame))
         except (FrameError, DeckError, TableError) as exc:
-            self.errors.append(exc)
             outgoing = getattr(exc, "outgoing", [])
             if outgoing:
                 self._send_all(outgoing)
-            from .deck.errors import Replay
             if isinstance(exc, Replay):
-                return  # a resent frame after a reconnect: harmless
-            self.log.warn("refused a frame from seat {seat}: {why}", seat=link.seat,
-                          why=str(exc))
-            if isinstance(exc, TableError | DeckError) and not isinstance(exc, FrameError):
-                self.halted = exc
-                if not self.done.called:
-                    self.done.errback(exc)
+                return  # a frame sent again after a reconnect: harmless
+            self.errors.append(exc)
+            if isinstance(exc, FrameError):
+                # Malformed, forged or misrouted: nothing changed; drop the link.
+                self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
+                link.transport.loseConnection()
+                return
+            # A validly signed frame that breaks the protocol: the table halts on evidence.
+            self.log.error("halting: {why}", why=str(exc))
+            self.halted = exc
+            if not self.done.called:
+                self.done.errback(exc)
 
 
 def _sender(frame: bytes) -> int:
