@@ -78,7 +78,10 @@ class GameSession:
     def receive(self, frame: bytes) -> list[bytes]:
         """One frame from a peer: for this hand, kept for the next one, or refused."""
         hand = peek_hand(frame)
-        if hand == self.current.deck.config.hand + 1:
+        current = self.current.deck.config.hand
+        if hand < current:
+            return []  # a frame of a finished hand, sent again after a reconnect
+        if hand == current + 1:
             # A faster peer already started the next hand: keep its frame (checked) for it.
             env = open_frame(frame, self.table, hand, list(self.public_keys))
             if len(self._early) >= MAX_EARLY:

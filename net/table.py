@@ -225,6 +225,11 @@ class TableHand:
             faces.append(self.deck.cards[p] % 54)
         return tuple(faces)
 
+    def _show(self, positions: list[int]) -> list[bytes]:
+        """Show cards face up (those not shown yet: a card stays shown)."""
+        fresh = [p for p in positions if self.me not in self.deck.keys[p]]
+        return self.deck.reveal(fresh, "show") if fresh else []
+
     def view(self) -> SeatView:
         return SeatView(self.me, self.my_faces(), self.ladder, self.lead if self.trick and
                         self.trick.plays else None, self.declaration, self.setup.rank)
@@ -272,7 +277,7 @@ class TableHand:
             positions: list[int] = []
             if choice:
                 positions = self._positions_for(choice)
-                out += self.deck.reveal(positions, "show")
+                out += self._show(positions)
             out += self.deck.post({"w": r, "d": positions})
         msgs = [self._peek(s, "w") for s in range(self.n)]
         if any(m is None for m in msgs):
@@ -427,7 +432,7 @@ class TableHand:
             faces = self.player.play(self.view())
             if not trick.plays and classify_faces(faces, self.ladder).kind == THROW:
                 positions = self._positions_for(faces)
-                return self.deck.reveal(positions, "show") + self.deck.post({"throw": positions})
+                return self._show(positions) + self.deck.post({"throw": positions})
         positions = self._positions_for(faces)
         return self.deck.reveal(positions, "play") + self.deck.post({"play": positions})
 
@@ -513,7 +518,7 @@ class TableHand:
                           if beats_component(comp, list(c), self.ladder)]
             best = min(candidates, key=lambda c: max(self.ladder.order[f] for f in c))
             positions = self._positions_for(best)
-            out += self.deck.reveal(positions, "show")
+            out += self._show(positions)
             items.append([i, positions])
         return out + self.deck.post({"claim": items})
 

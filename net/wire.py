@@ -130,7 +130,7 @@ class PeerNode:
         self.links: dict[int, PeerLink] = {}
         self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
                                                 if s != self.seat}
-        self.sent: dict[int, int] = dict.fromkeys(self.outbox, 0)
+        self._outbox_hand = 0
         self.port: IListeningPort | None = None
         self.services: list[ClientService] = []
         self.errors: list[Exception] = []
@@ -190,6 +190,13 @@ class PeerNode:
     # --- frames -------------------------------------------------------------------------------
 
     def _send_all(self, frames: list[bytes]) -> None:
+        hand = self.session.current.deck.config.hand
+        if hand != self._outbox_hand:
+            # Keep the frames of this hand and the one before (a slower peer may still need
+            # them after a reconnect); older ones are settled.
+            for box in self.outbox.values():
+                box[:] = [f for f in box if peek_hand(f) >= hand - 1]
+            self._outbox_hand = hand
         for frame in frames:
             for seat, box in self.outbox.items():
                 box.append(frame)

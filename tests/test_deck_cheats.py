@@ -24,7 +24,7 @@ import msgpack
 import pytest
 
 from tractor.net.deck import shuffle_proof
-from tractor.net.deck.engine import Deck
+from tractor.net.deck.engine import MAX_APP_PER_SEAT, Deck
 from tractor.net.deck.envelope import FrameError, Header, open_frame, seal
 from tractor.net.deck.errors import (
     BadMessage,
@@ -33,6 +33,7 @@ from tractor.net.deck.errors import (
     Equivocation,
     KeyTimeout,
     Replay,
+    TranscriptSplit,
     ViewMismatch,
 )
 from tractor.net.deck.group import (
@@ -421,6 +422,22 @@ def test_honest_copy_after_a_refused_shuffle_completes() -> None:
     finish(d)
 
 
+def test_body_with_other_keys_is_refused() -> None:
+    """A message holds exactly its documented keys: a shuffle without the statement it was
+    made on, or with a key more, is refused; the honest copy then completes the set-up."""
+    d, held = stage("preshuffle")
+    body = unpack(held)[1]
+    for missing in ("input", "coins"):
+        lacking = {k: v for k, v in body.items() if k != missing}
+        refused(d, resign(held, d.signing_keys[1], lacking), BadMessage, 1, "holds exactly")
+    refused(d, resign(held, d.signing_keys[1], {**body, "note": 1}), BadMessage, 1,
+            "holds exactly")
+    for dst in others(d, 1):
+        deliver(d, dst, held)
+    assert pump(d) == []
+    assert all(p.phase == "ready" for p in d.peers)
+
+
 # === 2. cards substituted, duplicated or dropped in a shuffle ====================================
 
 class ShuffleCheat(Deck):
@@ -505,52 +522,100 @@ def test_substitution_caught_at_full_size() -> None:
 
 # === 3. proofs replayed from another hand, seat or phase =========================================
 
-def test_shuffle_proof_replayed_from_another_hand() -> None:
+#: A replayed proof is refused as made on another statement (TranscriptSplit, naming the seat
+#: that sent it); rewritten to claim this hand's statement, the proof itself fails to verify.
+REPLAYS = ["verbatim", "statement rewritten"]
+
+
+def replayed(body: dict[str, Any], honest: dict[str, Any], how: str, fields: tuple[str, ...],
+             what: str) -> tuple[dict[str, Any], type[DeckError], str]:
+    """``body`` (made on another statement) as the cheater sends it, the error it must raise
+    and the reason: ``how`` "verbatim" or with the statement ``fields`` set to the honest
+    values (``what``: "shuffle" or "lock")."""
+    for f in fields:  # the premise: the replayed message claims another statement
+        assert body[f] != honest[f], f
+    if how == "verbatim":
+        return body, TranscriptSplit, "differs from this peer's"
+    return {**body, **{f: honest[f] for f in fields}}, CheatDetected, f"{what} proof fails"
+
+
+@pytest.mark.parametrize("how", REPLAYS)
+def test_shuffle_proof_replayed_from_another_hand(how: str) -> None:
     d, held = stage("preproof")
-    body = body_of(other_hand().peers[0], 1, "proof")
-    refused(d, resign(held, d.signing_keys[1], body), CheatDetected, 1, "shuffle proof fails")
+    honest = unpack(held)[1]
+    assert honest["coins"] == d.peers[0]._coins_hash(1)
+    body, exc_type, reason = replayed(body_of(other_hand().peers[0], 1, "proof"), honest, how,
+                                      ("coins",), "shuffle")
+    refused(d, resign(held, d.signing_keys[1], body), exc_type, 1, reason)
 
 
-def test_shuffle_proof_replayed_from_another_seat() -> None:
+@pytest.mark.parametrize("how", REPLAYS)
+def test_shuffle_proof_replayed_from_another_seat(how: str) -> None:
     d, held = stage("preproof")
-    body = body_of(d.peers[0], 0, "proof")  # seat 0's proof of this hand
-    refused(d, resign(held, d.signing_keys[1], body), CheatDetected, 1, "shuffle proof fails")
+    body, exc_type, reason = replayed(body_of(d.peers[0], 0, "proof"),  # seat 0's, this hand
+                                      unpack(held)[1], how, ("coins",), "shuffle")
+    refused(d, resign(held, d.signing_keys[1], body), exc_type, 1, reason)
 
 
-def test_shuffle_and_proof_replayed_from_another_hand() -> None:
-    """A whole shuffle step of another hand: the deck passes the point checks, the proof not."""
+@pytest.mark.parametrize("how", REPLAYS)
+def test_shuffle_and_proof_replayed_from_another_hand(how: str) -> None:
+    """A whole shuffle step of another hand: verbatim, it claims another input deck and other
+    coin commitments; rewritten to claim this hand's, the deck passes the point checks, but
+    the proof fails (verbatim, its challenge coins differ)."""
     d, held = stage("preshuffle")
     old = other_hand().peers[0]
-    shuffle = resign(held, d.signing_keys[1], body_of(old, 1, "shuffle"))
+    body, _, _ = replayed(body_of(old, 1, "shuffle"), unpack(held)[1], how,
+                          ("input", "coins"), "shuffle")
+    shuffle = resign(held, d.signing_keys[1], body)
+    if how == "verbatim":
+        refused(d, shuffle, TranscriptSplit, 1, "its input deck differs")
+        return
     d.tamper = Hold(1, "proof")  # the cheater's engine would send the proof of its own deck
     for dst in others(d, 1):
         deliver(d, dst, shuffle)
     errors = pump(d)  # the coins for step 1
-    assert all(dst == 1 for dst, _ in errors)  # only the cheater's own engine sees a mismatch
+    # Only the cheater's own engine sees a mismatch: the others' views hold the replayed shuffle.
+    assert errors and all(dst == 1 and type(e) is ViewMismatch and e.about == 1
+                          for dst, e in errors)
+    assert all((d.peers[s].phase, d.peers[s].step) == ("proof", 1) for s in others(d, 1))
     proof = Header(d.config.table, d.config.hand, 1, header_of(held).seq + 1, "proof",
                    views(d.peers[0]))
-    refused(d, seal(proof, body_of(old, 1, "proof"), d.signing_keys[1]), CheatDetected, 1,
+    old_proof = body_of(old, 1, "proof")
+    coins = d.peers[0]._coins_hash(1)
+    refused(d, seal(proof, old_proof, d.signing_keys[1]), TranscriptSplit, 1,
+            "its challenge coins differs")
+    refused(d, seal(proof, {**old_proof, "coins": coins}, d.signing_keys[1]), CheatDetected, 1,
             "shuffle proof fails")
 
 
-@pytest.mark.parametrize("source", ["another hand", "another seat", "another position"])
-def test_lock_proofs_replayed(source: str) -> None:
+@pytest.mark.parametrize(("source", "how"), [
+    *itertools.product(["another hand", "another seat"], REPLAYS),
+    ("another position", "as is")])
+def test_lock_proofs_replayed(source: str, how: str) -> None:
     d, held = stage("prelock")
+    honest = unpack(held)[1]
     if source == "another hand":
-        body = body_of(other_hand().peers[0], 2, "lock")
+        body, exc_type, reason = replayed(body_of(other_hand().peers[0], 2, "lock"), honest,
+                                          how, ("input",), "lock")
     elif source == "another seat":
-        body = body_of(d.peers[0], 1, "lock")
-    else:
-        body = copy.deepcopy(unpack(held)[1])
+        body, exc_type, reason = replayed(body_of(d.peers[0], 1, "lock"), honest, how,
+                                          ("input",), "lock")
+    else:  # this hand's own proofs, on the wrong positions: the statement is the honest one
+        body = copy.deepcopy(honest)
         body["proofs"][3], body["proofs"][4] = body["proofs"][4], body["proofs"][3]
-    refused(d, resign(held, d.signing_keys[2], body), CheatDetected, 2, "lock proof fails")
+        exc_type, reason = CheatDetected, "lock proof fails"
+    refused(d, resign(held, d.signing_keys[2], body), exc_type, 2, reason)
 
 
 # === 4. a forged challenge =======================================================================
 
 class ChoosesItsChallenge(Deck):
     """Substitutes a card, commits to shadows it can only open against its (false) output, and
-    answers the challenge bits it chose (all ones) instead of the real ones."""
+    answers the challenge bits it chose (all ones) instead of the real ones. Its messages claim
+    the honest statement (input deck, coin commitments, challenge coins) unless
+    ``claims_own_coins``: then its proof says it was made on coins of its own."""
+
+    claims_own_coins = False
 
     def _send_shuffle(self) -> list[bytes]:
         deck, key = shuffle_proof.shuffle(self.decks[-1], self._my_k, self._my_perm)
@@ -566,17 +631,48 @@ class ChoosesItsChallenge(Deck):
                 shadow[j] = mul(back, deck[i])
             shadows.append(shuffle_proof._shadow_hash(shadow, mul(back, key)))
             self.fake.append(shuffle_proof.Opening(x, tuple(phi)))
-        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows})
+        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows,
+                                      "input": shuffle_proof.deck_hash(self.decks[-1]),
+                                      "coins": self._commits_hash()})
 
     def _send_proof(self) -> list[bytes]:
         raw = [[o.scalar, b"".join(i.to_bytes(2, "little") for i in o.perm)] for o in self.fake]
-        return self._send("proof", {"openings": raw})
+        coins = self._coins_hash(self.me)
+        if self.claims_own_coins:
+            coins = random_scalar(b"coins of my choice")
+        return self._send("proof", {"openings": raw, "coins": coins})
 
 
-def test_forged_challenge() -> None:
-    d, errors = cheating_run(1, ChoosesItsChallenge)
-    assert_caught_once(d, errors, 1, CheatDetected, "shuffle proof fails")
+class ChoosesItsChallengeAndCoins(ChoosesItsChallenge):
+    claims_own_coins = True
+
+
+@pytest.mark.parametrize("cls", [ChoosesItsChallenge, ChoosesItsChallengeAndCoins])
+def test_forged_challenge(cls: type[ChoosesItsChallenge]) -> None:
+    """Caught by every honest peer and blamed on the prover: with the honest challenge coins
+    claimed, its proof fails verification; claiming coins of its own, it does not answer this
+    hand's coins (then the prover's own engine, which never verifies its own proof but checks
+    the claimed statement, refuses it too)."""
+    d, errors = cheating_run(1, cls)
     cheater, honest = d.peers[1], d.peers[0]
+    assert isinstance(cheater, ChoosesItsChallenge)
+    if cls.claims_own_coins:
+        exc_type, reason = TranscriptSplit, "its challenge coins differs"
+        assert sorted(dst for dst, _ in errors) == [0, 1, 2, 3]
+        for _dst, exc in errors:
+            assert type(exc) is exc_type and exc.seat == 1 and reason in str(exc), exc
+        assert (cheater.phase, cheater.step) == ("proof", 1)
+    else:
+        exc_type, reason = CheatDetected, "shuffle proof fails"
+        assert_caught_once(d, errors, 1, exc_type, reason)
+        assert (cheater.phase, cheater.step) == ("shuffle", 2)  # it believes its own proof
+    # The refused proof left the honest peers where they were: no deck from the cheat, and
+    # the same frame once more is refused alike without changing anything.
+    for p in d.peers:
+        if p is not cheater:
+            assert (p.phase, p.step, len(p.decks), len(p.shuffle_keys)) == ("proof", 1, 2, 1)
+    proof = next(f for src, _, f in d.log if src == 1 and kind_of(f) == "proof")
+    refused(d, proof, exc_type, 1, reason)
     # The cheat is real: with the bits the prover chose, the proof would pass.
     sent = body_of(honest, 1, "shuffle")
     shuffle_proof.verify(honest.decks[1], sent["deck"], sent["key"], sent["shadows"],
@@ -668,6 +764,46 @@ def test_card_played_twice() -> None:
     d.call(1, "reveal", [13])
     assert pump(d) == []
     assert all(p.played == {9, 13} for p in d.peers)
+
+
+def test_card_shown_twice() -> None:
+    """A show of a position the seat already showed would flood every peer's reveals: refused
+    (also with a new position beside it); playing the shown card is fine."""
+    d, _ = stage("dealt")
+    d.call(1, "reveal", [1], "show")
+    assert pump(d) == []
+    with pytest.raises(ValueError):
+        d.peers[1].reveal([1], "show")  # the honest engine refuses
+    refused(d, forge(d, 1, "reveal", reveal_body(d, 1, [1], "show")), BadMessage, 1,
+            "position 1 was already shown")
+    refused(d, forge(d, 1, "reveal", reveal_body(d, 1, [5, 1], "show")), BadMessage, 1,
+            "position 1 was already shown")
+    assert all([(r.seat, r.position) for r in p.reveals] == [(1, 1)] for p in d.peers)
+    d.call(1, "reveal", [5], "show")  # another card: a show as before
+    d.call(1, "reveal", [1])  # the shown card, played
+    assert pump(d) == []
+    for p in d.peers:
+        assert [(r.position, r.purpose) for r in p.reveals] == [
+            (1, "show"), (5, "show"), (1, "play")]
+        assert p.played == {1} and p.cards[1] == d.peers[1].cards[1]
+
+
+def test_table_messages_capped_per_seat() -> None:
+    """One seat's table messages fill no peer's memory: the one past `MAX_APP_PER_SEAT` is
+    refused, naming the flooder, and the other seats still post."""
+    d, _ = stage("ready")
+    for i in range(MAX_APP_PER_SEAT):
+        d.call(1, "post", {"n": i})
+    assert pump(d) == []
+    assert all(len(p.inbox) == MAX_APP_PER_SEAT for p in d.peers)
+    refused(d, forge(d, 1, "app", {"data": {"n": MAX_APP_PER_SEAT}}), BadMessage, 1,
+            "too many table messages")
+    d.call(2, "post", {"n": "still heard"})
+    assert pump(d) == []
+    for p in d.peers:
+        assert len(p.inbox) == MAX_APP_PER_SEAT + 1
+        assert p.inbox[-1] == (2, {"n": "still heard"})
+        assert [data["n"] for seat, data in p.inbox if seat == 1] == list(range(MAX_APP_PER_SEAT))
 
 
 # === 7. a claimed card that differs from the revealed one ========================================
@@ -836,8 +972,24 @@ def assert_equivocation_proven(d: LocalDeal, errors: list[tuple[int, Exception]]
         assert "proven" in str(proof)
 
 
+def resolve_split(d: LocalDeal, dst: int, split: TranscriptSplit) -> Equivocation | None:
+    """Peer ``dst`` asks the seat whose message showed the split for its copies of every
+    message it holds and checks them: an `Equivocation` proves who sent two versions."""
+    sent_by = d.peers[split.seat]
+    for seat, chain in enumerate(sent_by._chains):
+        for seq in range(len(chain.frames)):
+            try:
+                d.peers[dst].check_evidence(sent_by.evidence(seat, seq))
+            except Equivocation as exc:
+                return exc
+    return None
+
+
 def test_equivocation_found_by_views_and_proven() -> None:
-    """Seat 3 signs two commits: one for peer 1, another for peers 0 and 2."""
+    """Seat 3 signs two commits: one for peer 1, another for peers 0 and 2. The peers' next
+    messages, made on other coin commitments, show the split (`TranscriptSplit` naming the
+    sender, who may be an honest victim, or `ViewMismatch`); nobody is accused of a cheat it
+    did not do, and the signed frames prove seat 3 equivocated."""
     d = LocalDeal(**SMALL, seed=SEED)
 
     def tamper(src: int, dst: int, frame: bytes) -> bytes:
@@ -848,11 +1000,36 @@ def test_equivocation_found_by_views_and_proven() -> None:
 
     d.tamper = tamper
     d.call_all("start")
-    assert_equivocation_proven(d, pump(d), 3)
+    errors = pump(d)
+    honest = (0, 1, 2)
+    splits = [(dst, e) for dst, e in errors
+              if dst in honest and type(e) in (TranscriptSplit, ViewMismatch)]
+    assert splits, errors
+    for _dst, e in errors:
+        assert type(e) in (TranscriptSplit, ViewMismatch, Equivocation, CheatDetected), e
+        if type(e) in (Equivocation, CheatDetected):  # an accusation: only of the cheater
+            assert e.seat == 3, e
+    for dst, e in splits:  # every split the honest peers saw resolves to seat 3's two frames
+        proof = (resolve(d, dst, e) if type(e) is ViewMismatch else resolve_split(d, dst, e))
+        assert type(proof) is Equivocation and proof.seat == 3, (dst, e, proof)
+        assert "proven" in str(proof)
     to_1, to_0 = d.peers[1].evidence(3, 0), d.peers[0].evidence(3, 0)
     assert to_1 != to_0 and d.peers[2].evidence(3, 0) == to_0
     for s in (0, 2):
         d.peers[s].check_evidence(to_0)  # its own copy is no evidence
+        with pytest.raises(Equivocation) as proven:  # the other version is, for everyone
+            d.peers[s].check_evidence(to_1)
+        assert proven.value.seat == 3
+    # The message that showed the split (refused: neither applied nor waiting) is refused
+    # again, and changes nothing.
+    for dst, e in splits:
+        if type(e) is TranscriptSplit:
+            [shown] = [f for src, to, f in d.log
+                       if src == e.seat and to == dst and f not in d.peers[dst].frames()]
+            before = state(d.peers[dst])
+            with pytest.raises(TranscriptSplit) as again:
+                d.peers[dst].receive(shown)
+            assert again.value.seat == e.seat and state(d.peers[dst]) == before
     before = state(d.peers[1])
     with pytest.raises(Equivocation) as info:  # the other version itself, delivered
         d.peers[1].receive(to_0)
@@ -951,13 +1128,15 @@ def test_buffered_garbled_frame_does_not_swallow_honest_frames() -> None:
     the run started by seat 1's shuffle, in which peer 3 also signs its own coin: that coin
     must still go out (``DeckError.outgoing``), and seat 2's honest coin is then accepted."""
     d, held = stage("preshuffle")  # seat 1's shuffle not yet delivered
-    bad_coin = forge(d, 2, "coin", {"coin": bytes(32)})  # seat 2's coin for step 1, garbled
+    commits = d.peers[2]._commits_hash()  # the right statement: only the coin is wrong
+    bad_coin = forge(d, 2, "coin", {"coin": bytes(32), "commits": commits})
     deliver(d, 3, bad_coin)  # too early: buffered
     for dst in (0, 2):
         deliver(d, dst, held)
     with pytest.raises(CheatDetected) as info:
         deliver(d, 3, held)
-    assert info.value.seat == 2 and "coin" in str(info.value)
+    assert type(info.value) is CheatDetected and info.value.seat == 2
+    assert "the coin does not match its commitment" in str(info.value)
     assert [kind_of(f) for f in info.value.outgoing] == ["coin"]
     assert sender(info.value.outgoing[0]) == 3
     assert pump(d) == []  # seat 2's honest coin reaches peer 3 too
@@ -970,8 +1149,31 @@ def test_secrets_differ_between_hands_with_one_seed() -> None:
     one, two = (Deck(dataclasses.replace(template.config, hand=h), 1, template.signing_keys[1],
                      seed) for h in (1, 2))
     assert one.card_points != two.card_points
-    assert one._lock_key(0) != two._lock_key(0)
-    assert one._my_k != two._my_k
+    assert one._secrets.scalar("x") != two._secrets.scalar("x")
+    assert one._coin(1) != two._coin(1)
+    with pytest.raises(IndexError):  # the shuffle secrets only exist at the seat's own step
+        one._my_k  # noqa: B018
+    # After a whole set-up, the same seeds in hand 1 and hand 2: every bound secret differs.
+    first = _stage("ready")[0]
+    again = LocalDeal(**SMALL, seed=SEED, hand=2)
+    again.setup()
+    assert again.seeds == first.seeds and first.config.hand == 1
+    for s, (a, b) in enumerate(zip(first.peers, again.peers, strict=True)):
+        assert a._my_k != b._my_k and a._my_perm != b._my_perm
+        assert a._lock_key(0) != b._lock_key(0)
+        for x in (a, b):  # the secrets compared are the ones the peers used
+            assert x.shuffle_keys[s] == base(x._my_k) and x.locks[s][0] == base(x._lock_key(0))
+    # The same hand started over (a crash, a seed used twice) with other peers: seat 1's
+    # seed and hand are the same (so is its coin), but its input deck and the coins differ,
+    # and so does every secret bound to them.
+    rerun = LocalDeal(**SMALL, seed=SEED)
+    for s in (0, 2, 3):
+        rerun.peers[s] = Deck(rerun.config, s, rerun.signing_keys[s], bytes([99, s]) * 16)
+    rerun.setup()
+    a, b = first.peers[1], rerun.peers[1]
+    assert a._coin(1) == b._coin(1) and a.decks[1] != b.decks[1]
+    assert a._my_k != b._my_k and a._my_perm != b._my_perm and a._lock_key(0) != b._lock_key(0)
+    assert a._shadow_label() != b._shadow_label()
 
 
 # === privacy against a curious peer ==============================================================
@@ -987,8 +1189,10 @@ class Curious:
         self.scalars: set[bytes] = set()
         self.table = {m: c for c, m in enumerate(self.peer.card_points)}  # x*M_c -> c
         own = {self.peer._lock_key(p) for p in range(d.config.size)} | {self.peer._my_k}
-        own |= {self.peer._secrets.scalar("shadow", "shadow-key", r)
-                for r in range(d.config.rounds)}
+        label = self.peer._shadow_label()  # the shadows it committed to in its shuffle
+        self.shadow_keys = {self.peer._secrets.scalar(label, "shadow-key", r)
+                            for r in range(d.config.rounds)}
+        own |= self.shadow_keys
         self._learn(own)
 
     def _learn(self, scalars: set[bytes]) -> None:
@@ -1057,6 +1261,9 @@ class Curious:
 def test_curious_peer_learns_no_hidden_card() -> None:
     d, held = stage("prelock")
     spy = Curious(d, 1)
+    opened: set[bytes] = set()  # its shadow keys are the real ones: its proof opened some
+    scalars_in(body_of(spy.peer, 1, "proof")["openings"], opened)
+    assert spy.shadow_keys & opened
     for dst in others(d, 2):
         deliver(d, dst, held)
     assert pump(d) == []

@@ -43,6 +43,7 @@ from .errors import (
     Equivocation,
     KeyTimeout,
     Replay,
+    TranscriptSplit,
     ViewMismatch,
 )
 from .group import (
@@ -65,6 +66,16 @@ COMMIT, SHUFFLE, COIN, PROOF, LOCK, READY, DONE = (
 KINDS = frozenset({"commit", "shuffle", "coin", "proof", "lock", "deal", "reveal", "bury",
                    "audit", "verdict", "open", "app"})
 MAX_INBOX = 4096  #: table messages kept for the table to read
+MAX_APP_PER_SEAT = 1024  #: table messages one seat may send in a hand
+MAX_VIEW_COUNT = 1 << 20
+_BODY_KEYS = {
+    "commit": {"coins"}, "shuffle": {"deck", "key", "shadows", "input", "coins"},
+    "coin": {"coin", "commits"}, "proof": {"openings", "coins"},
+    "lock": {"deck", "locks", "proofs", "input"}, "deal": {"positions", "keys"},
+    "reveal": {"positions", "purpose", "keys", "cards"}, "bury": {"positions"},
+    "audit": {"keys"}, "verdict": {"violations"}, "open": {"positions", "keys"},
+    "app": {"data"},
+}
 ZERO = bytes(32)
 
 
@@ -138,7 +149,7 @@ class Deck:
         self.step = 0  #: the seat whose shuffle or lock is under way
         self._chains = [_Chain() for _ in range(n)]
         self._pending: list[dict[int, Envelope]] = [{} for _ in range(n)]
-        self._view_checks: list[tuple[int, int, int, bytes]] = []
+        self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
         self._sent_seq = 0
         self._restoring = False
         # Shuffle stage.
@@ -166,18 +177,47 @@ class Deck:
         #: keep the sender's order. The table pops them.
         self.inbox: list[tuple[int, dict[str, Any]]] = []
         self.public: set[int] = set()  #: positions opened to everyone (a talon turned over)
+        self._app_count = [0] * n
         self._deadlines: dict[int, float] = {}
         self._audit_deadline: float | None = None
-        self._my_k = self._secrets.scalar("shuffle-key")
-        self._my_perm = self._secrets.permutation(size, "shuffle-perm")
+        self._bindings: dict[str, str] = {}
 
     # --- my secrets --------------------------------------------------------------------------
 
     def _coin(self, step: int) -> bytes:
         return self._secrets.bytes64("coin", step)[:32]
 
+    # Every secret is bound to the transcript it is used on: run a hand again on other inputs
+    # (a crashed peer that starts over, a seed used twice) and every secret is new, so no
+    # shadow or nonce is ever opened twice on different statements.
+
+    def _binding(self, what: str) -> str:
+        if what not in self._bindings:
+            commits = [c for cs in self.coin_commitments for c in (cs or [])]
+            if what == "shuffle":
+                data = hash32(b"bind-shuffle", shuffle_proof.deck_hash(self.decks[self.me]),
+                              *commits)
+            else:
+                data = hash32(b"bind-lock", shuffle_proof.deck_hash(self._lock_input(self.me)),
+                              *commits, *self.shuffle_keys)
+            self._bindings[what] = data.hex()
+        return self._bindings[what]
+
+    @property
+    def _my_k(self) -> bytes:
+        return self._secrets.scalar("shuffle-key", self._binding("shuffle"))
+
+    @property
+    def _my_perm(self) -> list[int]:
+        return self._secrets.permutation(self.config.size, "shuffle-perm",
+                                         self._binding("shuffle"))
+
     def _lock_key(self, position: int) -> bytes:
-        return self._secrets.scalar("lock-key", position)
+        return self._secrets.scalar("lock-key", self._binding("lock"), position)
+
+    def _lock_input(self, seat: int) -> list[bytes]:
+        """The deck seat ``seat`` locks: the last shuffle's, or the previous seat's lock."""
+        return self.lock_decks[seat - 1] if seat > 0 else self.decks[-1]
 
     # --- sending -----------------------------------------------------------------------------
 
@@ -266,17 +306,20 @@ class Deck:
         return out
 
     def _check_views(self, env: Envelope) -> list[DeckError]:
-        """Compare the sender's view of every chain with ours, now or once we catch up."""
+        """Compare the sender's view of every chain with ours, now or once we catch up. Only
+        the latest view per (reporter, chain) waits: a chain that split earlier differs
+        later too."""
         for j, (count, digest) in enumerate(env.header.views):
-            self._view_checks.append((env.seat, j, count, digest))
-        remaining, found = [], []
-        for reporter, j, count, digest in self._view_checks:
+            if count > MAX_VIEW_COUNT:
+                return [BadMessage(env.seat, "impossible view count")]
+            self._view_checks[(env.seat, j)] = (count, digest)
+        found: list[DeckError] = []
+        for (reporter, j), (count, digest) in list(self._view_checks.items()):
             hashes = self._chains[j].hashes
-            if count >= len(hashes):
-                remaining.append((reporter, j, count, digest))
-            elif hashes[count] != digest:
-                found.append(ViewMismatch(reporter, j, count))
-        self._view_checks = remaining
+            if count < len(hashes):
+                del self._view_checks[(reporter, j)]
+                if hashes[count] != digest:
+                    found.append(ViewMismatch(reporter, j, count))
         return found
 
     # --- phase logic -------------------------------------------------------------------------
@@ -340,6 +383,8 @@ class Deck:
 
     def _apply(self, env: Envelope) -> None:
         kind, seat, body = env.header.kind, env.seat, env.body
+        if set(body) != _BODY_KEYS[kind]:
+            raise BadMessage(seat, f"a {kind} message holds exactly {sorted(_BODY_KEYS[kind])}")
         handler = getattr(self, f"_on_{kind}")
         try:
             handler(seat, body)
@@ -366,7 +411,16 @@ class Deck:
         except GroupError as exc:
             raise CheatDetected(seat, f"{what}: {exc}") from exc
 
+    def _same_transcript(self, seat: int, claimed: object, ours: bytes, what: str) -> None:
+        if claimed != ours:
+            raise TranscriptSplit(seat, f"its {what} differs from this peer's: some seat sent "
+                                        "different messages to different peers (compare "
+                                        "evidence to find which)")
+
     def _on_shuffle(self, seat: int, body: dict[str, Any]) -> None:
+        self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(self.decks[-1]),
+                              "input deck")
+        self._same_transcript(seat, body["coins"], self._commits_hash(), "coin commitments")
         size, rounds = self.config.size, self.config.rounds
         deck = self._points(seat, body["deck"], size, "shuffled deck")
         key = self._points(seat, [body["key"]], 1, "shuffle key")[0]
@@ -380,6 +434,7 @@ class Deck:
         self.phase = COIN
 
     def _on_coin(self, seat: int, body: dict[str, Any]) -> None:
+        self._same_transcript(seat, body["commits"], self._commits_hash(), "coin commitments")
         step = self.step
         coin = body["coin"]
         commitments = self.coin_commitments[seat]
@@ -398,6 +453,7 @@ class Deck:
                                             coins, self.config.rounds)
 
     def _on_proof(self, seat: int, body: dict[str, Any]) -> None:
+        self._same_transcript(seat, body["coins"], self._coins_hash(seat), "challenge coins")
         size = self.config.size
         raw = body["openings"]
         if not isinstance(raw, list) or len(raw) != self.config.rounds:
@@ -426,6 +482,7 @@ class Deck:
     def _on_lock(self, seat: int, body: dict[str, Any]) -> None:
         size = self.config.size
         before = self.locks_input()
+        self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(before), "input deck")
         deck = self._points(seat, body["deck"], size, "locked deck")
         locks = self._points(seat, body["locks"], size, "lock keys")
         raw = body["proofs"]
@@ -454,7 +511,7 @@ class Deck:
 
     def locks_input(self) -> list[bytes]:
         """The deck the current locking seat works on."""
-        return self.lock_decks[-1] if self.lock_decks else self.decks[-1]
+        return self._lock_input(len(self.lock_decks))
 
     # --- my protocol moves ---------------------------------------------------------------------
 
@@ -466,7 +523,7 @@ class Deck:
         if self.phase == SHUFFLE and step == me and not self._candidate:
             return self._send_shuffle()
         if self.phase == COIN and step != me and me not in self.coins[step]:
-            return self._send("coin", {"coin": self._coin(step)})
+            return self._send("coin", {"coin": self._coin(step), "commits": self._commits_hash()})
         if self.phase == PROOF and step == me and len(self.shuffle_keys) == me:
             return self._send_proof()
         if self.phase == LOCK and step == me and len(self.locks) == me:
@@ -476,16 +533,27 @@ class Deck:
     def _send_shuffle(self) -> list[bytes]:
         src = self.decks[-1]
         deck, key = shuffle_proof.shuffle(src, self._my_k, self._my_perm)
-        label = "shadow"
-        shadows = shuffle_proof.commit_shadows(src, self._secrets, label, self.config.rounds)
-        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows})
+        shadows = shuffle_proof.commit_shadows(src, self._secrets, self._shadow_label(),
+                                               self.config.rounds)
+        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows,
+                                      "input": shuffle_proof.deck_hash(src),
+                                      "coins": self._commits_hash()})
+
+    def _shadow_label(self) -> str:
+        return "shadow/" + self._binding("shuffle")
+
+    def _commits_hash(self) -> bytes:
+        return hash32(b"commits", *[c for cs in self.coin_commitments for c in (cs or [])])
+
+    def _coins_hash(self, step: int) -> bytes:
+        return hash32(b"coins", *[self.coins[step][s] for s in sorted(self.coins[step])])
 
     def _send_proof(self) -> list[bytes]:
         bits = self._challenge(self.me)
         openings = shuffle_proof.respond(bits, self.config.size, self._my_k, self._my_perm,
-                                         self._secrets, "shadow")
+                                         self._secrets, self._shadow_label())
         raw = [[o.scalar, b"".join(i.to_bytes(2, "little") for i in o.perm)] for o in openings]
-        return self._send("proof", {"openings": raw})
+        return self._send("proof", {"openings": raw, "coins": self._coins_hash(self.me)})
 
     def _send_lock(self) -> list[bytes]:
         size = self.config.size
@@ -499,11 +567,12 @@ class Deck:
             e2 = mul(smul(lk, k_inv), before[p])
             lock = base(lk)
             pr = lock_proof.prove(context, p, before[p], e2, self._my_k, key, lk, lock,
-                                  self._secrets, "lock")
+                                  self._secrets, "lock/" + self._binding("lock"))
             deck.append(e2)
             locks.append(lock)
             proofs.append([pr.a1, pr.a2, pr.a3, pr.z1, pr.z2])
-        return self._send("lock", {"deck": deck, "locks": locks, "proofs": proofs})
+        return self._send("lock", {"deck": deck, "locks": locks, "proofs": proofs,
+                                   "input": shuffle_proof.deck_hash(before)})
 
     # --- dealing, revealing, burying -----------------------------------------------------------
 
@@ -599,6 +668,8 @@ class Deck:
         for p in positions:
             if self.owner[p] != self.me or p in self.played or p in self.buried:
                 raise ValueError(f"position {p} is not a card in this hand")
+            if purpose == "show" and self.me in self.keys[p]:
+                raise ValueError(f"position {p} is already shown")
         return self._send("reveal", {"positions": list(positions), "purpose": purpose,
                                      "keys": [self._lock_key(p) for p in positions],
                                      "cards": [self.cards[p] for p in positions]})
@@ -618,6 +689,8 @@ class Deck:
                 raise CheatDetected(seat, f"position {p} was not dealt to this seat")
             if p in self.played:
                 raise CheatDetected(seat, f"position {p} was already played")
+            if purpose == "show" and seat in self.keys[p]:
+                raise BadMessage(seat, f"position {p} was already shown")
             missing = [s for s in range(self.config.seats) if s != seat and s not in self.keys[p]]
             if missing:
                 raise BadMessage(seat, f"position {p} is not fully dealt yet")
@@ -639,6 +712,11 @@ class Deck:
 
     def bury(self, positions: Sequence[int]) -> list[bytes]:
         """The starter buries these positions (its own, unplayed) face down."""
+        if self.starter != self.me or self.buried:
+            raise ValueError("only the starter buries, once")
+        if len(set(positions)) != self.config.size - self.config.dealt or any(
+                self.owner[p] != self.me or p in self.played for p in positions):
+            raise ValueError("bury the talon's number of own, unplayed positions")
         return self._send("bury", {"positions": list(positions)})
 
     def _on_bury(self, seat: int, body: dict[str, Any]) -> None:
@@ -686,7 +764,9 @@ class Deck:
         data = body["data"]
         if not isinstance(data, dict):
             raise BadMessage(seat, "a table message is a map")
-        if len(self.inbox) >= MAX_INBOX:
+        self._app_count[seat] += 1
+        if len(self.inbox) >= MAX_INBOX or self._app_count[seat] > MAX_APP_PER_SEAT:
+            self._app_count[seat] -= 1
             raise BadMessage(seat, "too many table messages")
         self.inbox.append((seat, data))
 
@@ -730,8 +810,9 @@ class Deck:
         return [self.cards[p] for p in range(self.config.size)]
 
     def verdict(self, violations: Sequence[tuple[int, int, str]]) -> list[bytes]:
-        """Sign this peer's audit result: (seat, trick, reason) for each broken rule."""
-        return self._send("verdict", {"violations": [list(v) for v in violations]})
+        """Sign this peer's audit result: (seat, trick, reason) for each broken rule (the
+        first 64: enough to void the hand)."""
+        return self._send("verdict", {"violations": [list(v) for v in violations[:64]]})
 
     def _on_verdict(self, seat: int, body: dict[str, Any]) -> None:
         violations = body["violations"]
@@ -761,7 +842,7 @@ class Deck:
             return [self.step]
         if self.phase == COIN:
             return [s for s in range(n) if s != self.step and s not in self.coins[self.step]]
-        if self.phase == READY and (self.audited or self._audit_deadline is not None):
+        if self.phase == READY and self._audit_deadline is not None:
             return [s for s in range(n) if s not in self.audited]
         return []
 

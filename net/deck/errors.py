@@ -54,3 +54,10 @@ class KeyTimeout(DeckError):
         self.positions = positions
         which = f"positions {positions}" if len(positions) <= 12 else f"{len(positions)} positions"
         super().__init__(seat, f"did not release its keys for {which} in time")
+
+
+class TranscriptSplit(DeckError):
+    """A seat's message was made on other inputs than this peer has (another input deck,
+    other coins): some seat sent different messages to different peers. ``seat`` is the
+    seat whose message shows the split, not necessarily the one to blame: compare the
+    signed frames (`Deck.evidence`, `Deck.check_evidence`) to find the equivocator."""

@@ -46,8 +46,9 @@ def _challenge(context: bytes, i: int, e: bytes, e2: bytes, key: bytes, lock: by
 
 def prove(context: bytes, i: int, e: bytes, e2: bytes, k: bytes, key: bytes, lock_key: bytes,
           lock: bytes, secrets: SecretStream, label: str) -> LockProof:
-    a = secrets.scalar(label, "lock-nonce-a", i)
-    b = secrets.scalar(label, "lock-nonce-b", i)
+    # Nonces bound to the statement (as RFC 6979 does): never reused on another one.
+    a = secrets.scalar(label, "lock-nonce-a", i, e.hex(), e2.hex())
+    b = secrets.scalar(label, "lock-nonce-b", i, e.hex(), e2.hex())
     a1, a2 = base(a), base(b)
     a3 = sub(mul(a, e2), mul(b, e))
     c = _challenge(context, i, e, e2, key, lock, a1, a2, a3)

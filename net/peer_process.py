@@ -1,0 +1,147 @@
+"""One peer as its own process, for soak runs and crash tests (no lobby yet: a parent hands
+out the addresses).
+
+    python -m tractor.net.peer_process --seat S --seats 4 --seed N --hands H
+
+Protocol with the parent, one JSON object per line: the child prints
+``{"port": P}`` once it listens; the parent writes ``{"addresses": {seat: "tcp:..."}}``;
+the child plays H hands with a random-legal player and prints
+``{"results": [...], "stats": {...}}`` before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet.defer import Deferred, ensureDeferred
+
+from tractor.rules import Rules
+
+from .loopback import raw_public
+from .session import GameSession
+from .table import RandomPlayer, TableHand
+from .wire import PeerNode
+
+
+class Stats:
+    """Counts frames and bytes, and when each play was applied here (for latencies)."""
+
+    def __init__(self) -> None:
+        self.frames_out = 0
+        self.bytes_out = 0
+        self.frames_in = 0
+        self.bytes_in = 0
+        self.applied: dict[str, float] = {}  #: "hand.trick.play" -> time it was applied here
+
+
+def instrument(node: PeerNode, stats: Stats) -> None:
+    """Wrap the node's send and receive paths to count and time them."""
+    send_all = node._send_all
+    frame_from = node.frame_from
+
+    def counted_send(frames: list[bytes]) -> None:
+        stats.frames_out += len(frames)
+        stats.bytes_out += sum(len(f) for f in frames)
+        before = _plays(node.session)
+        send_all(frames)
+        _record(node.session, before, stats)
+
+    def counted_receive(link: Any, frame: bytes) -> None:
+        stats.frames_in += 1
+        stats.bytes_in += len(frame)
+        before = _plays(node.session)
+        frame_from(link, frame)
+        _record(node.session, before, stats)
+
+    node._send_all = counted_send  # type: ignore[method-assign]
+    node.frame_from = counted_receive  # type: ignore[method-assign]
+
+
+def _plays(session: GameSession) -> tuple[int, int, int]:
+    hand: TableHand = session.current
+    trick = len(hand.trick.plays) if hand.trick else 0
+    return (session.hand_no, len(hand.tricks), trick)
+
+
+def _record(session: GameSession, before: tuple[int, int, int], stats: Stats) -> None:
+    """Time every play applied here since ``before`` (the end of a hand counts its rest)."""
+    after = _plays(session)
+    if after == before:
+        return
+    n = session.rules.players
+    hand_no, tricks, plays = before
+    start = tricks * n + plays
+    end = after[1] * n + after[2] if after[0] == hand_no else session.rules.hand_size * n
+    now = time.time()
+    for k in range(start, end):
+        t, p = divmod(k, n)
+        stats.applied.setdefault(f"{hand_no}.{t}.{p}", now)
+
+
+async def run(reactor: Any, args: argparse.Namespace) -> None:
+    seats = args.seats
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([args.seed % 256, s]) * 16)
+            for s in range(seats)]
+    session = GameSession(Rules(players=seats), f"soak-{args.seed}".encode(), args.seat,
+                          keys[args.seat], [k.public_key() for k in keys],
+                          bytes([args.seed % 256, args.seat, 9]) * 11,
+                          RandomPlayer(args.seed * 100 + args.seat), rounds=args.rounds,
+                          max_hands=args.hands)
+    node = PeerNode(reactor, session, [raw_public(k) for k in keys])
+    stats = Stats()
+    instrument(node, stats)
+    port = await node.start()
+    print(json.dumps({"port": port}), flush=True)
+    line = await _read_line(reactor)
+    addresses = {int(k): v for k, v in json.loads(line)["addresses"].items()}
+    started = time.time()
+    node.dial(addresses)
+    node.begin()
+    try:
+        await node.done
+        error = None
+    except Exception as exc:  # a halted table: report it
+        error = str(exc)
+    elapsed = time.time() - started
+    # Let the last frames reach the others before closing.
+    pause: Deferred[None] = Deferred()
+    reactor.callLater(1.0, pause.callback, None)
+    await pause
+    node.stop()
+    print(json.dumps({
+        "results": [r.to_data() for r in session.results],
+        "error": error,
+        "elapsed": elapsed,
+        "stats": {"frames_out": stats.frames_out, "bytes_out": stats.bytes_out,
+                  "frames_in": stats.frames_in, "bytes_in": stats.bytes_in,
+                  "applied": stats.applied},
+    }), flush=True)
+
+
+async def _read_line(reactor: Any) -> str:
+    """Read one line from stdin without blocking the reactor."""
+    from twisted.internet.threads import deferToThread
+    return await deferToThread(sys.stdin.readline)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seat", type=int, required=True)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hands", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args(argv)
+    from twisted.internet import task
+    from twisted.logger import globalLogBeginner, textFileLogObserver
+    globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stderr)], redirectStandardIO=False)
+    task.react(lambda r: ensureDeferred(run(r, args)))
+
+
+if __name__ == "__main__":
+    main()
