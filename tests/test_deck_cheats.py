@@ -639,7 +639,14 @@ class ChoosesItsChallenge(Deck):
         raw = [[o.scalar, b"".join(i.to_bytes(2, "little") for i in o.perm)] for o in self.fake]
         coins = self._coins_hash(self.me)
         if self.claims_own_coins:
+            # A modified client: its own engine would refuse this proof, so it signs and sends
+            # it without applying it.
             coins = random_scalar(b"coins of my choice")
+            views = tuple((len(c.frames), c.hashes[-1]) for c in self._chains)
+            header = Header(self.config.table, self.config.hand, self.me, self._sent_seq,
+                            "proof", views)
+            self._sent_seq += 1
+            return [seal(header, {"openings": raw, "coins": coins}, self._key)]
         return self._send("proof", {"openings": raw, "coins": coins})
 
 
@@ -651,14 +658,13 @@ class ChoosesItsChallengeAndCoins(ChoosesItsChallenge):
 def test_forged_challenge(cls: type[ChoosesItsChallenge]) -> None:
     """Caught by every honest peer and blamed on the prover: with the honest challenge coins
     claimed, its proof fails verification; claiming coins of its own, it does not answer this
-    hand's coins (then the prover's own engine, which never verifies its own proof but checks
-    the claimed statement, refuses it too)."""
+    hand's coins (an honest engine would not even send that: the cheat bypasses it)."""
     d, errors = cheating_run(1, cls)
     cheater, honest = d.peers[1], d.peers[0]
     assert isinstance(cheater, ChoosesItsChallenge)
     if cls.claims_own_coins:
         exc_type, reason = TranscriptSplit, "its challenge coins differs"
-        assert sorted(dst for dst, _ in errors) == [0, 1, 2, 3]
+        assert sorted(dst for dst, _ in errors) == [0, 2, 3]
         for _dst, exc in errors:
             assert type(exc) is exc_type and exc.seat == 1 and reason in str(exc), exc
         assert (cheater.phase, cheater.step) == ("proof", 1)
@@ -804,6 +810,23 @@ def test_table_messages_capped_per_seat() -> None:
         assert len(p.inbox) == MAX_APP_PER_SEAT + 1
         assert p.inbox[-1] == (2, {"n": "still heard"})
         assert [data["n"] for seat, data in p.inbox if seat == 1] == list(range(MAX_APP_PER_SEAT))
+
+
+def test_an_own_move_its_engine_refuses_is_never_sent() -> None:
+    """An honest seat that asks for one table message too many gets a local error; nothing
+    is signed or sent, its sequence stays whole, and its next moves go through."""
+    d, _ = stage("ready")
+    for i in range(MAX_APP_PER_SEAT):
+        d.call(1, "post", {"n": i})
+    assert pump(d) == []
+    seq = d.peers[1]._sent_seq
+    sent_before = d.sent_bytes[1]
+    with pytest.raises(ValueError, match="refused"):
+        d.call(1, "post", {"n": "one too many"})
+    assert d.peers[1]._sent_seq == seq and d.sent_bytes[1] == sent_before
+    d.call_all("deal", [0, 1, 2, 3])
+    assert pump(d) == []
+    assert all(p.owed() == {} for p in d.peers)
 
 
 # === 7. a claimed card that differs from the revealed one ========================================
@@ -1151,7 +1174,7 @@ def test_secrets_differ_between_hands_with_one_seed() -> None:
     assert one.card_points != two.card_points
     assert one._secrets.scalar("x") != two._secrets.scalar("x")
     assert one._coin(1) != two._coin(1)
-    with pytest.raises(IndexError):  # the shuffle secrets only exist at the seat's own step
+    with pytest.raises(RuntimeError):  # the shuffle secrets only exist at the seat's own step
         one._my_k  # noqa: B018
     # After a whole set-up, the same seeds in hand 1 and hand 2: every bound secret differs.
     first = _stage("ready")[0]

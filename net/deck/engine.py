@@ -193,6 +193,11 @@ class Deck:
 
     def _binding(self, what: str) -> str:
         if what not in self._bindings:
+            ready = (len(self.decks) > self.me and all(self.coin_commitments)
+                     if what == "shuffle" else len(self.shuffle_keys) == self.config.seats
+                     and len(self.lock_decks) >= self.me)
+            if not ready:
+                raise RuntimeError(f"the {what} secrets are not due yet")
             commits = [c for cs in self.coin_commitments for c in (cs or [])]
             if what == "shuffle":
                 data = hash32(b"bind-shuffle", shuffle_proof.deck_hash(self.decks[self.me]),
@@ -232,11 +237,18 @@ class Deck:
         views = tuple((len(c.frames), c.hashes[-1]) for c in self._chains)
         header = Header(self.config.table, self.config.hand, self.me, self._sent_seq, kind, views)
         frame = seal(header, body, self._key)
+        seq = self._sent_seq
         self._sent_seq += 1
         try:
             return [frame, *self.receive(frame)]
-        except DeckError as exc:  # another seat's buffered message failed meanwhile
-            exc.outgoing = [frame, *exc.outgoing]
+        except DeckError as exc:
+            mine = self._chains[self.me].frames
+            if exc.seat == self.me and (len(mine) <= seq or mine[seq].frame != frame) \
+                    and seq not in self._pending[self.me]:
+                # This peer's own engine refused it: it never leaves, its number is free.
+                self._sent_seq = seq
+                raise ValueError(f"this move is refused: {exc.reason}") from exc
+            exc.outgoing = [frame, *exc.outgoing]  # another seat's buffered message failed
             raise
 
     # --- receiving ---------------------------------------------------------------------------
@@ -735,6 +747,8 @@ class Deck:
     def open_public(self, positions: Sequence[int]) -> list[bytes]:
         """Turn positions nobody owns (the talon) face up: every peer releases its keys for
         them, publicly; each peer calls it with the same positions."""
+        if self.phase != READY:
+            raise RuntimeError("the deck is not shuffled and locked yet")
         for p in positions:
             if self.owner[p] is not None:
                 raise ValueError(f"position {p} belongs to seat {self.owner[p]}")
@@ -775,6 +789,8 @@ class Deck:
     def audit(self, now: float = 0.0) -> list[bytes]:
         """Release every key of this peer so everyone can check the whole hand. Seats that
         have not done the same by ``now + config.key_timeout`` make `tick` raise."""
+        if self.phase != READY:
+            raise RuntimeError("the deck is not shuffled and locked yet")
         if self._audit_deadline is None:
             self._audit_deadline = now + self.config.key_timeout
         if self.me in self.audited:
