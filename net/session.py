@@ -52,6 +52,8 @@ class GameSession:
         self.hand_no = 0
         self.results: list[HandResult] = []
         self.winner: int | None = None
+        self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
+        self._journal: dict[int, list[bytes]] = {}
         self.current = self._new_hand()
         self._early: list[bytes] = []
 
@@ -64,6 +66,8 @@ class GameSession:
                             decks=self.rules.decks, hand_size=self.rules.hand_size,
                             first=self.first, rounds=self.rounds)
         deck = Deck(config, self.seat, self._key, self.hand_seed(self.hand_no))
+        if self.hand_no in self._journal:
+            deck.load_journal(self._journal.pop(self.hand_no))
         setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
                           self.starter, self.declarers)
         return TableHand(setup, deck, self.player)
@@ -73,7 +77,23 @@ class GameSession:
         return self.winner is not None
 
     def start(self) -> list[bytes]:
-        return self.current.start()
+        return self.current.start() + self._maybe_next()
+
+    def journal(self) -> list[bytes]:
+        """Every frame of this game this peer accepted or holds (what a crash must not lose;
+        `net.journal` keeps it on disk)."""
+        return [f for hand in [*self.played, self.current] for f in hand.deck.frames()]
+
+    def resume(self, journal: Sequence[bytes]) -> list[bytes]:
+        """Start a fresh session (same seat, keys, master seed and player) from the journal of
+        one that crashed: every hand is played again from its frames, this peer's moves taken
+        from the journal, and the game goes on where it stopped. Returns frames to send."""
+        if self.current.phase != "setup" or self.results:
+            raise RuntimeError("resume a fresh session, before start")
+        for frame in journal:
+            self._journal.setdefault(peek_hand(frame), []).append(frame)
+        self.current.deck.load_journal(self._journal.pop(self.hand_no, []))
+        return self.start()
 
     def receive(self, frame: bytes) -> list[bytes]:
         """One frame from a peer: for this hand, kept for the next one, or refused."""
@@ -95,6 +115,7 @@ class GameSession:
         out: list[bytes] = []
         while self.current.phase in ("done", "redeal") and not self.over:
             hand = self.current
+            self.played.append(hand)
             if hand.phase == "redeal":
                 self.first = (self.first + 1) % self.rules.players
             else:

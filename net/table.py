@@ -158,7 +158,8 @@ class TableHand:
         self.violations: list[Violation] | None = None
         self.result: HandResult | None = None
         self.last_winner = -1
-        self._queues: list[deque[dict[str, Any]]] = [deque() for _ in range(self.n)]
+        #: Per seat, its table messages not yet applied: (data, message number).
+        self._queues: list[deque[tuple[dict[str, Any], int]]] = [deque() for _ in range(self.n)]
         self._done: set[str] = set()  #: own moves made (so each is made once)
 
     # --- frames in and out -------------------------------------------------------------------
@@ -173,16 +174,21 @@ class TableHand:
         """Apply what has arrived and make this peer's moves, until nothing changes."""
         out: list[bytes] = []
         while True:
-            for seat, data in self.deck.inbox:
-                self._queues[seat].append(data)
+            for seat, data, seq in self.deck.inbox:
+                self._queues[seat].append((data, seq))
             self.deck.inbox.clear()
-            before = (self.phase, self.round, len(self.tricks),
-                      len(self.trick.plays) if self.trick else -1, len(self._done))
+            before = self._progress()
             out += self._advance()
-            after = (self.phase, self.round, len(self.tricks),
-                     len(self.trick.plays) if self.trick else -1, len(self._done))
+            after = self._progress()
             if before == after and not self.deck.inbox:
                 return out
+
+    def _progress(self) -> tuple[object, ...]:
+        """Changes whenever the hand moves on (a phase, a play, a message taken, a move)."""
+        trick = self.trick
+        return (self.phase, self.round, len(self.tricks), len(trick.plays) if trick else -1,
+                trick.forced if trick else None, len(self._done),
+                sum(len(q) for q in self._queues), self.talon_opened)
 
     def _once(self, key: str) -> bool:
         if key in self._done:
@@ -192,35 +198,53 @@ class TableHand:
 
     def _peek(self, seat: int, key: str) -> dict[str, Any] | None:
         q = self._queues[seat]
-        if q and key in q[0]:
-            return q[0]
+        if q and key in q[0][0]:
+            return q[0][0]
         if q:
-            raise TableError(seat, f"expected a {key!r} message, got {sorted(q[0])[:3]}")
+            raise TableError(seat, f"expected a {key!r} message, got {sorted(q[0][0])[:3]}")
         return None
 
     # --- what this peer holds ----------------------------------------------------------------
 
+    def _my_cards(self) -> dict[int, int]:
+        """Position -> card of this peer's hand as the table stands: while dealing, only the
+        rounds drawn so far (keys of later rounds may arrive early; a replay after a crash
+        has them all), so every decision sees what it saw the first time."""
+        hand = self.deck.hand()
+        if self.phase in ("deal", "window"):
+            drawn = min(self.round + 1, self.rules.hand_size) * self.n
+            hand = {p: c for p, c in hand.items() if p < drawn}
+        return hand
+
     def my_faces(self) -> list[int]:
-        return [c % 54 for c in self.deck.hand().values()]
+        return [c % 54 for c in self._my_cards().values()]
 
     def _positions_for(self, faces: Sequence[int]) -> list[int]:
-        hand = self.deck.hand()
+        hand = self._my_cards()
         out: list[int] = []
         for f in faces:
             p = next(p for p in sorted(hand) if hand[p] % 54 == f and p not in out)
             out.append(p)
         return out
 
-    def _shown_faces(self, seat: int, positions: object, purpose: str) -> tuple[int, ...]:
-        """Faces at positions the seat has revealed (and still holds, for a show)."""
+    def _shown_faces(self, seat: int, positions: object, purpose: str,
+                     seq: int) -> tuple[int, ...]:
+        """Faces at positions the seat revealed before its message number ``seq`` (played,
+        for a play; shown and not yet played, for a show). Judged at the message's place in
+        the seat's chain: the deck may already hold the seat's later messages."""
         if not isinstance(positions, list) or not all(type(p) is int for p in positions):
             raise TableError(seat, "positions must be a list of numbers")
+        shown: set[int] = set()
+        played: set[int] = set()
+        for r in self.deck.reveals:
+            if r.seat == seat and r.seq < seq:
+                (played if r.purpose == "play" else shown).add(r.position)
         faces = []
         for p in positions:
-            if not 0 <= p < self.deck.config.size or self.deck.owner[p] != seat \
-                    or p not in self.deck.cards:
+            if not 0 <= p < self.deck.config.size or self.deck.owner[p] != seat or (
+                    p not in shown and p not in played):
                 raise TableError(seat, f"position {p} was not revealed by this seat")
-            if (p in self.deck.played) != (purpose == "play"):
+            if (p in played) != (purpose == "play"):
                 raise TableError(seat, f"position {p} was {'not ' * (purpose == 'play')}played")
             faces.append(self.deck.cards[p] % 54)
         return tuple(faces)
@@ -282,8 +306,7 @@ class TableHand:
         msgs = [self._peek(s, "w") for s in range(self.n)]
         if any(m is None for m in msgs):
             return out
-        for s in range(self.n):
-            self._queues[s].popleft()
+        seqs = [self._queues[s].popleft()[1] for s in range(self.n)]
         rank = self.setup.rank
         for k in range(self.n):
             seat = (self.setup.first + k) % self.n
@@ -293,7 +316,7 @@ class TableHand:
                 raise TableError(seat, f"window {msg['w']!r} out of turn (window {r} is open)")
             if not msg["d"]:
                 continue
-            faces = self._shown_faces(seat, msg["d"], "show")
+            faces = self._shown_faces(seat, msg["d"], "show", seqs[seat])
             strength = declaration_strength(faces, rank)
             if strength == 0:
                 raise TableError(seat, f"{format_cards(faces)} is not a declaration")
@@ -385,12 +408,11 @@ class TableHand:
         key = f"play{len(self.tricks)}.{len(trick.plays)}"
         if seat == self.me and self._once(key):
             out += self._my_play(trick)
-        msg = self._queues[seat][0] if self._queues[seat] else None
-        if msg is None:
+        if not self._queues[seat]:
             return out
-        self._queues[seat].popleft()
+        msg, seq = self._queues[seat].popleft()
         if "throw" in msg and not trick.plays and trick.attempted is None:
-            faces = self._shown_faces(seat, msg["throw"], "show")
+            faces = self._shown_faces(seat, msg["throw"], "show", seq)
             if classify_faces(list(faces), self.ladder).kind != THROW:
                 raise TableError(seat, "announced a throw that is not one")
             trick.attempted = faces
@@ -398,7 +420,7 @@ class TableHand:
             return out + self._claims(trick)
         if "play" not in msg:
             raise TableError(seat, f"expected a play, got {sorted(msg)[:3]}")
-        faces = self._shown_faces(seat, msg["play"], "play")
+        faces = self._shown_faces(seat, msg["play"], "play", seq)
         self._check_play(seat, trick, faces)
         trick.plays.append(faces)
         if len(trick.plays) == 1:
@@ -465,7 +487,7 @@ class TableHand:
             if msg is None:
                 return out
         for seat in waiting:
-            msg = self._queues[seat].popleft()
+            msg, seq = self._queues[seat].popleft()
             items = msg["claim"]
             if not isinstance(items, list):
                 raise TableError(seat, "a claim is a list")
@@ -474,7 +496,7 @@ class TableHand:
                 if not isinstance(item, list) or len(item) != 2 or type(item[0]) is not int \
                         or not 0 <= item[0] < len(lead.components):
                     raise TableError(seat, "a claim names a component of the throw")
-                faces = self._shown_faces(seat, item[1], "show")
+                faces = self._shown_faces(seat, item[1], "show", seq)
                 comp = lead.components[item[0]]
                 if len(faces) != len(comp.faces) or not beats_component(comp, list(faces),
                                                                          self.ladder):

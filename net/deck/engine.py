@@ -119,6 +119,7 @@ class Reveal:
     position: int
     card: int  #: physical card id (face = card % 54)
     purpose: str
+    seq: int = -1  #: the owner's message number (orders it against its table messages)
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Deck:
         self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
         self._sent_seq = 0
         self._restoring = False
+        self._journal_frames: dict[int, bytes] = {}
         # Shuffle stage.
         self.coin_commitments: list[list[bytes] | None] = [None] * n
         self.coins: list[dict[int, bytes]] = [{} for _ in range(n)]  # step -> seat -> coin
@@ -173,9 +175,10 @@ class Deck:
         self.reveals: list[Reveal] = []
         self.audited: set[int] = set()
         self.verdicts: dict[int, dict[str, Any]] = {}
-        #: Table messages (seat, data) in the order this peer accepted them; per seat they
-        #: keep the sender's order. The table pops them.
-        self.inbox: list[tuple[int, dict[str, Any]]] = []
+        #: Table messages (seat, data, message number) in the order this peer accepted them;
+        #: per seat they keep the sender's order. The table pops them.
+        self.inbox: list[tuple[int, dict[str, Any], int]] = []  # (seat, data, its seq)
+        self._applying = -1
         self.public: set[int] = set()  #: positions opened to everyone (a talon turned over)
         self._app_count = [0] * n
         self._deadlines: dict[int, float] = {}
@@ -234,6 +237,16 @@ class Deck:
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         if self._restoring:
             return []  # the journal holds what this peer sent before the crash
+        journaled = self._journal_frames.pop(self._sent_seq, None)
+        if journaled is not None:
+            # Resuming: this move was made before the crash; use its frame from the journal
+            # (sent again: a peer that missed it needs it, the others ignore a replay).
+            kind_sent = open_frame(journaled, self.config.table, self.config.hand,
+                                   list(self.config.public_keys)).header.kind
+            if kind_sent != kind:
+                raise RuntimeError(f"the journal has a {kind_sent} where a {kind} is due")
+            self._sent_seq += 1
+            return [journaled, *self.receive(journaled)]
         views = tuple((len(c.frames), c.hashes[-1]) for c in self._chains)
         header = Header(self.config.table, self.config.hand, self.me, self._sent_seq, kind, views)
         frame = seal(header, body, self._key)
@@ -398,12 +411,15 @@ class Deck:
         if set(body) != _BODY_KEYS[kind]:
             raise BadMessage(seat, f"a {kind} message holds exactly {sorted(_BODY_KEYS[kind])}")
         handler = getattr(self, f"_on_{kind}")
+        self._applying = env.header.seq  # stamps reveals and table messages with it
         try:
             handler(seat, body)
         except DeckError:
             raise
         except (GroupError, KeyError, TypeError, IndexError, ValueError) as exc:
             raise BadMessage(seat, f"malformed {kind} message: {exc!r:.80}") from exc
+        finally:
+            self._applying = -1
 
     def _on_commit(self, seat: int, body: dict[str, Any]) -> None:
         coins = body["coins"]
@@ -720,7 +736,7 @@ class Deck:
             self.cards[p] = card
             if purpose == "play":
                 self.played.add(p)
-            self.reveals.append(Reveal(seat, p, card, purpose))
+            self.reveals.append(Reveal(seat, p, card, purpose, self._applying))
 
     def bury(self, positions: Sequence[int]) -> list[bytes]:
         """The starter buries these positions (its own, unplayed) face down."""
@@ -782,7 +798,7 @@ class Deck:
         if len(self.inbox) >= MAX_INBOX or self._app_count[seat] > MAX_APP_PER_SEAT:
             self._app_count[seat] -= 1
             raise BadMessage(seat, "too many table messages")
-        self.inbox.append((seat, data))
+        self.inbox.append((seat, data, self._applying))
 
     # --- the end-of-hand audit -----------------------------------------------------------------
 
@@ -879,7 +895,7 @@ class Deck:
 
     def hand(self) -> dict[int, int]:
         """Position -> physical card of this peer's cards still in its hand."""
-        return {p: c for p, c in self.cards.items()
+        return {p: self.cards[p] for p in sorted(self.cards)
                 if self.owner[p] == self.me and p not in self.played and p not in self.buried}
 
     def frames(self) -> list[bytes]:
@@ -902,6 +918,21 @@ class Deck:
         if env.header.seq < len(frames) and frames[env.header.seq].content != env.content:
             raise Equivocation(env.seat, f"signed two different messages number "
                                          f"{env.header.seq} (proven)")
+
+    def load_journal(self, journal: Sequence[bytes]) -> None:
+        """Resume after a crash: take back every frame of this hand from the journal before
+        `start`. Other seats' frames wait for their turn as usual; this peer's own moves come
+        again as the hand is replayed and reuse their journaled frames instead of signing new
+        ones, so nobody ever sees two versions of a message."""
+        if self._sent_seq or any(c.frames for c in self._chains):
+            raise RuntimeError("load the journal into a fresh engine, before start")
+        for frame in journal:
+            env = open_frame(frame, self.config.table, self.config.hand,
+                             list(self.config.public_keys))
+            if env.seat == self.me:
+                self._journal_frames[env.header.seq] = frame  # used as the moves come again
+            else:
+                self._pending[env.seat][env.header.seq] = env
 
     @classmethod
     def restore(cls, config: DeckConfig, seat: int, signing_key: Ed25519PrivateKey,
