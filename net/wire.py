@@ -75,6 +75,10 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         return self.node.clock.callLater(delay, fn, *a, **kw)
 
     def connectionMade(self) -> None:
+        # Small frames, one after another: do not let Nagle hold them back.
+        no_delay = getattr(self.transport, "setTcpNoDelay", None)
+        if no_delay is not None:
+            no_delay(True)
         self.setTimeout(HELLO_TIMEOUT)
         self.sendString(pack_hello(self.node.table, self.node.seat, self.node.raw_keys[
             self.node.seat]))
