@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tractor.hand import HandResult
 from tractor.rules import Rules
-from tractor.scoring import LEVELS
+from tractor.scoring import advance_levels
 
 from .deck.engine import Deck, DeckConfig
 from .deck.envelope import FrameError, open_frame, peek_hand
@@ -136,10 +136,7 @@ class GameSession:
 
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)
-        top = len(LEVELS) - 1
-        index = LEVELS.index(self.levels[res.gaining_team]) + res.levels_gained
-        past = index > top if self.rules.win == "past_ace" else index >= top
-        self.levels[res.gaining_team] = LEVELS[min(index, top)]
+        past = advance_levels(self.levels, res.gaining_team, res.levels_gained, self.rules.win)
         self.declarers = res.next_declarers
         self.starter = res.next_starter
         self.first = res.next_starter

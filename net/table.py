@@ -37,9 +37,9 @@ from typing import Any, Protocol
 from tractor.cards import RANKS, face_suit, format_cards
 from tractor.follow import random_follow, random_lead
 from tractor.formats import THROW, Format, classify_faces, tractors_in
-from tractor.hand import HandResult, declaration_strength
+from tractor.hand import HandResult, declaration_strength, hand_result, talon_trump_suit
 from tractor.rules import Rules, team_of
-from tractor.scoring import points_of, score_outcome, talon_multiplier
+from tractor.scoring import points_of
 from tractor.trick import beats_component, forced_component, winner_of
 from tractor.trump import Ladder, Trump
 
@@ -362,16 +362,7 @@ class TableHand:
             if self.deck.cards[p] % 54 < 52 and RANKS[self.deck.cards[p] % 13] == rank:
                 break
         shown = [self.deck.cards[p] % 54 for p in talon[:self.talon_opened]]
-        best = None
-        for f in shown:
-            if f >= 52:
-                continue
-            if RANKS[f % 13] == rank:
-                best = f
-                break
-            if best is None or f % 13 > best % 13:
-                best = f
-        self._set_trump(Trump(rank, face_suit(best) if best is not None else None))
+        self._set_trump(Trump(rank, talon_trump_suit(shown, rank)))
         return out
 
     def _set_trump(self, trump: Trump) -> None:
@@ -590,20 +581,12 @@ class TableHand:
     def _score(self) -> None:
         assert self.declarers is not None and self.starter is not None
         order = self.deck.deck_order()
-        talon_pts = points_of(order[p] % 54 for p in self.deck.buried)
-        last = self.tricks[-1]
-        bonus = 0
-        turned = team_of(self.last_winner) != self.declarers
-        if turned:
-            bonus = talon_pts * talon_multiplier(len(last.plays[0]), self.rules.talon_multiplier)
-            self.defender_points += bonus
-        side, gain = score_outcome(self.defender_points, self.rules.decks, self.rules.level_step)
-        if side == "declarers":
-            nxt, nxt_starter = self.declarers, self.starter + 2
-        else:
-            nxt, nxt_starter = 1 - self.declarers, self.starter + 1
-        self.result = HandResult(self.defender_points, talon_pts, bonus, nxt, gain, nxt,
-                                 nxt_starter % self.n, talon_turned=turned)
+        self.result = hand_result(self.rules, self.defender_points,
+                                  points_of(order[p] % 54 for p in self.deck.buried),
+                                  len(self.tricks[-1].plays[0]),
+                                  team_of(self.last_winner) != self.declarers,
+                                  self.declarers, self.starter)
+        self.defender_points = self.result.defender_points
 
 
 def _components_of_shape(suit: list[int], comp: Any, ladder: Ladder) -> list[tuple[int, ...]]:

@@ -25,7 +25,7 @@ from typing import Any
 from .actions import Action, action_from_data
 from .hand import DONE, REDEAL, Hand, IllegalAction
 from .rules import Rules
-from .scoring import LEVELS
+from .scoring import advance_levels
 
 
 class GameDataError(ValueError):
@@ -107,10 +107,7 @@ class Game:
         assert res is not None
         self.hands_played.append(hand)
         self.hand_no += 1
-        top = len(LEVELS) - 1
-        index = LEVELS.index(self.levels[res.gaining_team]) + res.levels_gained
-        past = index > top if self.rules.win == "past_ace" else index >= top
-        self.levels[res.gaining_team] = LEVELS[min(index, top)]
+        past = advance_levels(self.levels, res.gaining_team, res.levels_gained, self.rules.win)
         self.declarers = res.next_declarers
         self.starter = res.next_starter
         self.dealer = (self.dealer + 1) % self.rules.players

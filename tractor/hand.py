@@ -102,6 +102,38 @@ def declaration_strength(faces: Sequence[int], rank: str | None) -> int:
     return 0
 
 
+def talon_trump_suit(revealed: Sequence[int], rank: str) -> str | None:
+    """The trump suit named by talon cards turned over in order when nobody declared
+    (seed 000): the first card of the rank, else the highest-ranked card (the first of
+    equals); jokers are skipped; no suited card names no suit."""
+    best: int | None = None
+    for f in revealed:
+        if f >= 52:
+            continue
+        if RANKS[f % 13] == rank:
+            return face_suit(f)
+        if best is None or f % 13 > best % 13:
+            best = f
+    return face_suit(best) if best is not None else None
+
+
+def hand_result(rules: Rules, card_points: int, talon_points: int, last_lead_cards: int,
+                defenders_won_last: bool, declarers: int, starter: int) -> HandResult:
+    """Score a finished hand: the talon bonus, the level change and the next starter
+    (``card_points``: the defenders' points from tricks and throw penalties)."""
+    bonus = 0
+    if defenders_won_last:
+        bonus = talon_points * talon_multiplier(last_lead_cards, rules.talon_multiplier)
+    total = card_points + bonus
+    side, gain = score_outcome(total, rules.decks, rules.level_step)
+    if side == "declarers":
+        team, nxt = declarers, starter + 2
+    else:
+        team, nxt = 1 - declarers, starter + 1
+    return HandResult(total, talon_points, bonus, team, gain, team, nxt % rules.players,
+                      talon_turned=defenders_won_last)
+
+
 def _show_order(face: int) -> int:
     """Auction card-play order: jokers (red above black), then A high .. 2 low, suits equal."""
     return 100 + face if face >= 52 else face % 13
@@ -450,18 +482,12 @@ class Hand:
             self.phase = REDEAL  # first hand, nobody declared: collect and deal again
             return
         # Turn the talon over until a rank card shows; else the highest card's suit.
-        best: int | None = None
         for f in self.talon:
             self.talon_revealed.append(f)
-            if f >= 52:
-                continue
-            if RANKS[f % 13] == rank:
-                best = f
+            if f < 52 and RANKS[f % 13] == rank:
                 break
-            if best is None or f % 13 > best % 13:
-                best = f
         # A talon of jokers only (or no talon) names no suit: the rank alone is trump.
-        self._set_trump(Trump(rank, face_suit(best) if best is not None else None))
+        self._set_trump(Trump(rank, talon_trump_suit(self.talon_revealed, rank)))
 
     def _set_trump(self, trump: Trump) -> None:
         self.trump = trump
@@ -587,21 +613,11 @@ class Hand:
             self._score(trick)
 
     def _score(self, last: Trick) -> None:
-        talon_pts = points_of(self.buried)
-        bonus = 0
-        if self.is_defender(last.winner):
-            bonus = talon_pts * talon_multiplier(len(last.plays[0]), self.rules.talon_multiplier)
-            self.defender_points += bonus
-        side, gain = score_outcome(self.defender_points, self.rules.decks, self.rules.level_step)
         assert self.declarers is not None and self.starter is not None
-        defenders = 1 - self.declarers
-        if side == "declarers":
-            nxt_team, gaining, nxt_starter = self.declarers, self.declarers, self.starter + 2
-        else:
-            nxt_team, gaining, nxt_starter = defenders, defenders, self.starter + 1
-        self.result = HandResult(self.defender_points, talon_pts, bonus, nxt_team, gain,
-                                 gaining, nxt_starter % self.players,
-                                 talon_turned=self.is_defender(last.winner))
+        self.result = hand_result(self.rules, self.defender_points, points_of(self.buried),
+                                  len(last.plays[0]), self.is_defender(last.winner),
+                                  self.declarers, self.starter)
+        self.defender_points = self.result.defender_points
         self.phase = DONE
 
     # --- random legal play (fast path for simulations and tests) ----------------------------

@@ -69,3 +69,12 @@ def raise_level(level: str, gain: int) -> tuple[str, bool]:
     if i >= len(LEVELS):
         return "A", True
     return LEVELS[i], False
+
+
+def advance_levels(levels: list[str], team: int, gain: int, win: str = "past_ace") -> bool:
+    """Raise ``team``'s level by ``gain`` in place (a level past Ace stays "A"); True when
+    that wins the game ("past_ace": passing Ace, seed 000; "reach_ace": reaching it, 001)."""
+    top = len(LEVELS) - 1
+    index = LEVELS.index(levels[team]) + gain
+    levels[team] = LEVELS[min(index, top)]
+    return index > top if win == "past_ace" else index >= top
