@@ -140,6 +140,9 @@ class TableHand:
                 or deck.config.hand_size != self.rules.hand_size
                 or deck.config.first != setup.first):
             raise ValueError("the deck does not fit the rules and the hand's first drawer")
+        if self.rules.declaration != "reveal":
+            raise ValueError("between peers, trump is declared by revealing cards; the "
+                             "auction variant is played on the rules core only so far")
         self.phase = "setup"
         self.round = 0
         self.starter = setup.starter
