@@ -105,20 +105,20 @@ def hash_to_scalar(*parts: bytes) -> bytes:
     return scalar_from(hash64(*parts))
 
 
-def hash64(*parts: bytes) -> bytes:
-    h = hashlib.sha512()
+def _digest(h: hashlib._Hash, parts: tuple[bytes, ...]) -> bytes:
+    """Hash length-prefixed parts, so no two lists of parts share an encoding."""
     for p in parts:
         h.update(len(p).to_bytes(4, "little"))
         h.update(p)
     return h.digest()
+
+
+def hash64(*parts: bytes) -> bytes:
+    return _digest(hashlib.sha512(), parts)
 
 
 def hash32(*parts: bytes) -> bytes:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(len(p).to_bytes(4, "little"))
-        h.update(p)
-    return h.digest()
+    return _digest(hashlib.sha256(), parts)
 
 
 def point_from_hash(*parts: bytes) -> bytes:
