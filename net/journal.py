@@ -1,0 +1,126 @@
+"""The peer's journal in SQLite: what a crash must not lose, and the record of past games.
+
+One row per game (this peer's seat, identity key, master seed, rules, table and the
+seats' public keys), every frame this peer accepted or sent (written before it is
+sent), and each hand's result. `GameSession` can be rebuilt from it
+(`open_session`), then `GameSession.resume` replays the frames.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
+
+from tractor.hand import HandResult
+from tractor.rules import Rules
+
+from .deck.envelope import peek_hand
+from .session import GameSession
+from .table import Player
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY, seat INTEGER NOT NULL, identity BLOB NOT NULL,
+    master_seed BLOB NOT NULL, rules TEXT NOT NULL, table_id BLOB NOT NULL,
+    public_keys BLOB NOT NULL, first INTEGER NOT NULL, rounds INTEGER NOT NULL,
+    created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS frames (
+    n INTEGER PRIMARY KEY AUTOINCREMENT, game TEXT NOT NULL, hand INTEGER NOT NULL,
+    frame BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS frames_game ON frames (game, n);
+CREATE TABLE IF NOT EXISTS results (
+    game TEXT NOT NULL, hand INTEGER NOT NULL, result TEXT NOT NULL,
+    PRIMARY KEY (game, hand));
+"""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    seat: int
+    rules: Rules
+    table: bytes
+    created: float
+    finished: bool
+
+
+class Journal:
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path)
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def create_game(self, game: str, session: GameSession, identity: Ed25519PrivateKey,
+                    master_seed: bytes) -> None:
+        raw_identity = identity.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        keys = b"".join(k.public_bytes(Encoding.Raw, PublicFormat.Raw)
+                        for k in session.public_keys)
+        with self.db:
+            self.db.execute(
+                "INSERT INTO games (id, seat, identity, master_seed, rules, table_id,"
+                " public_keys, first, rounds, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (game, session.seat, raw_identity, master_seed,
+                 json.dumps(session.rules.to_data()), session.table, keys, session.first,
+                 session.rounds, time.time()))
+
+    def append(self, game: str, frames: Sequence[bytes]) -> None:
+        """Keep frames (this peer's before it sends them, others' once accepted)."""
+        with self.db:
+            self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
+                                [(game, peek_hand(f), f) for f in frames])
+
+    def frames(self, game: str) -> list[bytes]:
+        rows = self.db.execute("SELECT frame FROM frames WHERE game = ? ORDER BY n", (game,))
+        return [bytes(r[0]) for r in rows]
+
+    def record_result(self, game: str, hand: int, result: HandResult,
+                      finished: bool = False) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO results (game, hand, result) VALUES (?,?,?)",
+                            (game, hand, json.dumps(result.to_data())))
+            if finished:
+                self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+
+    def results(self, game: str) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT result FROM results WHERE game = ? ORDER BY hand",
+                               (game,))
+        return [json.loads(r[0]) for r in rows]
+
+    def games(self) -> list[GameRecord]:
+        rows = self.db.execute("SELECT id, seat, rules, table_id, created, finished FROM games"
+                               " ORDER BY created")
+        return [GameRecord(r[0], r[1], Rules.from_data(json.loads(r[2])), bytes(r[3]), r[4],
+                           bool(r[5])) for r in rows]
+
+    def open_session(self, game: str, player: Player,
+                     max_hands: int | None = None) -> tuple[GameSession, list[bytes]]:
+        """Rebuild this peer's session of ``game`` from the journal and replay it; returns
+        the session and the frames to send (its latest ones again, and any new move)."""
+        row = self.db.execute(
+            "SELECT seat, identity, master_seed, rules, table_id, public_keys, first, rounds"
+            " FROM games WHERE id = ?", (game,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game!r} in this journal")
+        seat, identity, seed, rules, table, keys, first, rounds = row
+        keys = bytes(keys)
+        public = [Ed25519PublicKey.from_public_bytes(keys[i:i + 32])
+                  for i in range(0, len(keys), 32)]
+        session = GameSession(Rules.from_data(json.loads(rules)), bytes(table), seat,
+                              Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
+                              bytes(seed), player, first=first, rounds=rounds,
+                              max_hands=max_hands)
+        return session, session.resume(self.frames(game))
