@@ -18,6 +18,7 @@ from twisted.internet.defer import DeferredList, ensureDeferred
 
 from tractor.rules import Rules
 
+from .journal import Journal
 from .session import GameSession
 from .table import RandomPlayer
 from .wire import PeerNode
@@ -28,17 +29,23 @@ def raw_public(key: Ed25519PrivateKey) -> bytes:
 
 
 async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
-                        rounds: int = 40) -> list[PeerNode]:
+                        rounds: int = 40, journal_dir: str | None = None) -> list[PeerNode]:
     rules = Rules(players=seats)
     keys = [Ed25519PrivateKey.from_private_bytes(bytes([seed % 256, s]) * 16)
             for s in range(seats)]
     table = f"loopback-{seed}".encode()
     nodes = []
     for s in range(seats):
+        master = bytes([seed % 256, s, 7]) * 11
         session = GameSession(rules, table, s, keys[s], [k.public_key() for k in keys],
-                              bytes([seed % 256, s, 7]) * 11, RandomPlayer(seed * 10 + s),
-                              rounds=rounds, max_hands=hands)
-        nodes.append(PeerNode(reactor, session, [raw_public(k) for k in keys]))
+                              master, RandomPlayer(seed * 10 + s), rounds=rounds,
+                              max_hands=hands)
+        journal = None
+        if journal_dir is not None:
+            journal = Journal(f"{journal_dir}/seat{s}.sqlite")
+            journal.create_game(f"loopback-{seed}", session, keys[s], master)
+        nodes.append(PeerNode(reactor, session, [raw_public(k) for k in keys],
+                              journal=journal, game=f"loopback-{seed}"))
     ports = [await node.start() for node in nodes]
     addresses = {s: f"tcp:127.0.0.1:{p}" for s, p in enumerate(ports)}
     for node in nodes:
@@ -56,11 +63,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--journal-dir", help="keep each peer's SQLite journal there")
     args = parser.parse_args(argv)
     from twisted.internet import task
 
     async def run(reactor: Any) -> None:
-        nodes = await play_loopback(reactor, args.seed, args.hands, rounds=args.rounds)
+        nodes = await play_loopback(reactor, args.seed, args.hands, rounds=args.rounds,
+                                    journal_dir=args.journal_dir)
         print(json.dumps({"results": [[r.to_data() for r in n.session.results] for n in nodes],
                           "levels": [n.session.levels for n in nodes],
                           "errors": [[str(e) for e in n.errors] for n in nodes]}))

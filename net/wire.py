@@ -24,6 +24,7 @@ from twisted.protocols.policies import TimeoutMixin
 
 from .deck.envelope import MAX_FRAME, FrameError, peek_hand
 from .deck.errors import DeckError, Replay
+from .journal import Journal
 from .session import GameSession
 from .table import TableError
 
@@ -123,7 +124,8 @@ class PeerNode:
     log = Logger()
 
     def __init__(self, reactor: Any, session: GameSession, raw_keys: Sequence[bytes],
-                 listen: str = "tcp:0:interface=127.0.0.1") -> None:
+                 listen: str = "tcp:0:interface=127.0.0.1", journal: Journal | None = None,
+                 game: str = "") -> None:
         self.reactor = reactor
         self.clock: IReactorTime = reactor
         self.session = session
@@ -140,6 +142,8 @@ class PeerNode:
         self.errors: list[Exception] = []
         self.halted: Exception | None = None
         self.done = Deferred()
+        self.journal = journal  #: frames are kept there before they are sent
+        self.game = game
 
     # --- connections ------------------------------------------------------------------------
 
@@ -193,7 +197,16 @@ class PeerNode:
 
     # --- frames -------------------------------------------------------------------------------
 
+    def _keep(self, frames: list[bytes]) -> None:
+        if self.journal is None:
+            return
+        self.journal.append(self.game, frames)
+        recorded = len(self.journal.results(self.game))
+        for i, res in enumerate(self.session.results[recorded:], recorded):
+            self.journal.record_result(self.game, i, res, finished=self.session.over)
+
     def _send_all(self, frames: list[bytes]) -> None:
+        self._keep(frames)  # written before it leaves: a crash never loses a sent frame
         hand = self.session.current.deck.config.hand
         if hand != self._outbox_hand:
             # Keep the frames of this hand and the one before (a slower peer may still need
@@ -222,7 +235,9 @@ class PeerNode:
             claimed = _sender(frame)
             if claimed != link.seat:
                 raise FrameError(f"relayed a frame of seat {claimed}", link.seat)
-            self._send_all(self.session.receive(frame))
+            out = self.session.receive(frame)
+            self._keep([frame])
+            self._send_all(out)
         except (FrameError, DeckError, TableError) as exc:
             outgoing = getattr(exc, "outgoing", [])
             if outgoing:

@@ -22,3 +22,17 @@ def test_two_hands_over_loopback_tcp_agree():
     assert all(r == results[0] for r in results)
     assert all(levels == out["levels"][0] for levels in out["levels"])
     assert out["errors"] == [[], [], [], []]
+
+
+def test_each_peer_keeps_its_journal_on_disk(tmp_path):
+    from tractor.net.journal import Journal
+    from tractor.net.table import RandomPlayer
+
+    out = run("--hands", "1", "--seed", "6", "--rounds", "4", "--journal-dir", str(tmp_path))
+    assert out["errors"] == [[], [], [], []]
+    for seat in range(4):
+        journal = Journal(str(tmp_path / f"seat{seat}.sqlite"))
+        assert journal.results("loopback-6") == out["results"][seat]
+        # The journal alone rebuilds the peer at the end of its game.
+        session, _ = journal.open_session("loopback-6", RandomPlayer(60 + seat), max_hands=1)
+        assert [r.to_data() for r in session.results] == out["results"][seat]

@@ -686,7 +686,8 @@ class Deck:
         out = self.deal(talon, now) if talon else []
         for p in talon:
             self._learn(p)
-        return out
+        # Talon keys (and a bury) that arrived before this call can be applied now.
+        return out + self._drain()
 
     def reveal(self, positions: Sequence[int], purpose: str = "play") -> list[bytes]:
         """Show own cards: ``purpose`` "play" (the cards leave the hand) or "show" (a
