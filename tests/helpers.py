@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+import msgpack
+
 from tractor import Hand, Rules
 from tractor.cards import format_cards, parse_faces
+from tractor.net.deck.errors import Replay
+from tractor.net.deck.local import LocalDeal
+from tractor.net.session import GameSession
 
 
 def F(text: str) -> list[int]:
@@ -58,3 +63,28 @@ def all_cards(h: Hand) -> Counter:
 
 def conserved(h: Hand) -> bool:
     return all_cards(h) == Counter(h.deck)
+
+
+def pump(d: LocalDeal, limit: int | None = None) -> None:
+    """Deliver frames (at most ``limit``); a frame received twice, as after a reconnect, is
+    ignored."""
+    steps = 0
+    while d.queue and (limit is None or steps < limit):
+        src, dst, frame = d.queue.popleft()
+        steps += 1
+        try:
+            out = d.peers[dst].receive(frame)
+        except Replay:
+            continue
+        d.broadcast(dst, out)
+
+
+def sender(frame: bytes) -> int:
+    """The seat a frame claims to come from."""
+    return msgpack.unpackb(frame, raw=False)[0][3]
+
+
+def transcript(session: GameSession) -> list[list[bytes]]:
+    """Per hand, the chain hash of every seat's messages."""
+    return [[c.hashes[-1] for c in hand.deck._chains]
+            for hand in [*session.played, session.current]]

@@ -4,8 +4,9 @@ transcripts everywhere; finished games stay listed with their results."""
 
 from __future__ import annotations
 
+from helpers import pump, sender, transcript
+
 from tractor import Rules
-from tractor.net.deck.errors import Replay
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal import Journal
 from tractor.net.session import GameSession
@@ -36,18 +37,6 @@ class Journaled:
         return out
 
 
-def pump(d: LocalDeal, limit: int | None = None) -> None:
-    steps = 0
-    while d.queue and (limit is None or steps < limit):
-        src, dst, frame = d.queue.popleft()
-        steps += 1
-        try:
-            out = d.peers[dst].receive(frame)
-        except Replay:
-            continue
-        d.broadcast(dst, out)
-
-
 def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     seed, hands = 4, 2
     d = LocalDeal(seats=4, rounds=4, seed=seed)
@@ -72,13 +61,12 @@ def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     d.broadcast(1, out)
     for s in (0, 2, 3):  # the others reconnect and send theirs again
         for frame in d.peers[s].session.journal():
-            if frame in journals[s].frames("g1"):
+            if sender(frame) == s:
                 d.queue.append((s, 1, frame))
     pump(d)
     results = [p.session.results for p in d.peers]
     assert all(len(r) == hands for r in results) and all(r == results[0] for r in results)
-    chains = [[[c.hashes[-1] for c in h.deck._chains]
-               for h in [*p.session.played, p.session.current]] for p in d.peers]
+    chains = [transcript(p.session) for p in d.peers]
     assert all(c == chains[0] for c in chains)
     # The record of the game: listed, with every hand's result, on every peer.
     for j in (journals[0], reopened):

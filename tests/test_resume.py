@@ -5,9 +5,9 @@ flight to the crashed peer are lost, the others send theirs again as after a rec
 from __future__ import annotations
 
 import pytest
+from helpers import pump, sender, transcript
 
 from tractor import Rules
-from tractor.net.deck.errors import Replay
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
 from tractor.net.table import RandomPlayer
@@ -20,25 +20,6 @@ def make(d: LocalDeal, seat: int, seed: int, hands: int) -> GameSession:
     return GameSession(Rules(), TABLE, seat, d.signing_keys[seat], keys,
                        bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat), rounds=4,
                        max_hands=hands)
-
-
-def pump(d: LocalDeal, limit: int | None = None) -> None:
-    """Deliver frames; a frame received twice (sent again after a reconnect) is ignored."""
-    steps = 0
-    while d.queue and (limit is None or steps < limit):
-        src, dst, frame = d.queue.popleft()
-        steps += 1
-        try:
-            out = d.peers[dst].receive(frame)
-        except Replay:
-            continue
-        d.broadcast(dst, out)
-
-
-def transcript(session: GameSession) -> list[list[bytes]]:
-    """Per hand, the chain hash of every seat's messages."""
-    return [[c.hashes[-1] for c in hand.deck._chains]
-            for hand in [*session.played, session.current]]
 
 
 @pytest.mark.parametrize("crash_after", [150, 900, 2600])
@@ -59,7 +40,7 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert (fresh.hand_no, fresh.current.phase) == where or fresh.hand_no >= where[0]
     # The others reconnect and send everything of theirs again.
     for s in (0, 1, 3):
-        own = [f for f in d.peers[s].journal() if _sender(f) == s]
+        own = [f for f in d.peers[s].journal() if sender(f) == s]
         for frame in own:
             d.queue.append((s, 2, frame))
     pump(d)
@@ -67,7 +48,3 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert all(p.results == d.peers[0].results for p in d.peers)
     assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
-
-def _sender(frame: bytes) -> int:
-    import msgpack
-    return msgpack.unpackb(frame, raw=False)[0][3]
