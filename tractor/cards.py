@@ -225,10 +225,3 @@ def full_deck(decks: int = 2) -> list[Card]:
     """
     return [Card.from_face(f, copy) for copy in range(decks) for f in range(FACES)]
 
-
-def counts_of(faces: Iterable[int]) -> list[int]:
-    """A 54-entry count vector of faces."""
-    counts = [0] * FACES
-    for f in faces:
-        counts[f] += 1
-    return counts
