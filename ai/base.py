@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tractor.actions import Action
+from tractor.actions import Action, Declare
 from tractor.hand import Hand
 
 
@@ -32,5 +32,11 @@ class Strategy(Protocol):
     name: str
 
     def act(self, hand: Hand, seat: int) -> Action:
-        """A legal action for ``seat`` now."""
+        """A legal action for ``seat`` now (in the deal: `declare`'s answer, else Draw/Pass)."""
+        ...
+
+    def declare(self, hand: Hand, seat: int) -> Declare | None:
+        """During the deal (reveal style), whatever seat is to act: the declaration ``seat``
+        would make now (one of ``hand.legal_declarations(seat)``), or None. Between peers
+        every seat answers this once after each draw round."""
         ...
