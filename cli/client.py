@@ -1,0 +1,72 @@
+"""What the terminal client talks to: one seat at a table, whatever runs the table.
+
+`TableClient` is the whole surface the screens (`cli/app.py`, `cli/plain.py`) use.
+`LocalClient` (in-process, the rules core and AI strategies, no network) and
+`NetClient` (a seat of a peer-to-peer table, `cli/netclient.py`) implement it, so the
+screens are tested without sockets and play the same over the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from tractor.actions import Action
+from tractor.rules import Rules
+
+#: The decisions a client can wait for from its person.
+DECLARE, BURY, PLAY = "declare", "bury", "play"
+
+
+class TableClient(Protocol):
+    seat: int
+    rules: Rules
+    names: list[str]  #: per seat ("You", "AI 1", ...)
+    #: Called (no arguments) after anything changed; the screen redraws. Set by the screen.
+    on_change: Callable[[], None] | None
+
+    def observation(self) -> dict[str, Any]:
+        """The seat's view of the current hand, in the format of
+        `tractor.hand.Hand.observation` (cards as text)."""
+        ...
+
+    def decision(self) -> str | None:
+        """What the table waits for from this person: DECLARE (a declaration window is open:
+        declare one of `declaration_options` or pass), BURY (choose talon_size cards to
+        bury), PLAY (lead or follow), or None (someone else's move; nothing to do)."""
+        ...
+
+    def declaration_options(self) -> list[tuple[int, ...]]:
+        """The declarations this seat may make now (faces), strongest last; [] if none."""
+        ...
+
+    def submit(self, action: Action) -> str | None:
+        """Make this seat's move (Declare, Pass, Bury or Play for ``seat``). Returns None when
+        the table took it, or the rules core's reason why it is refused (nothing changes)."""
+        ...
+
+    def hint(self) -> Action | None:
+        """What the AI would do in this seat now (None when there is no decision)."""
+        ...
+
+    def chat(self, text: str) -> None:
+        """Send a table chat line (signed like a move over the network)."""
+        ...
+
+    def events(self) -> list[str]:
+        """The log so far, oldest first: plays, trick winners, declarations, chat, results."""
+        ...
+
+    def banner(self) -> str | None:
+        """Trouble to show prominently (a peer gone, a halt with its verdict), else None."""
+        ...
+
+    def summary(self) -> dict[str, Any] | None:
+        """After a hand: {"result": HandResult.to_data(), "buried": text or None,
+        "levels": [team0, team1], "audit": "4 of 4 peers verified the hand: no rule broken"
+        (or the violations), "game_over": bool}; None while the hand goes on."""
+        ...
+
+    def next_hand(self) -> None:
+        """The person has read the summary: go on with the next hand."""
+        ...
