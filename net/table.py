@@ -35,9 +35,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.cards import RANKS, face_suit, format_cards
-from tractor.follow import random_follow, random_lead
+from tractor.follow import follow_error, lead_error, random_follow, random_lead
 from tractor.formats import THROW, Format, classify_faces, tractors_in
-from tractor.hand import HandResult, declaration_strength, hand_result, talon_trump_suit
+from tractor.hand import (
+    HandResult,
+    IllegalAction,
+    declaration_strength,
+    hand_result,
+    talon_trump_suit,
+)
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import beats_component, forced_component, winner_of
@@ -46,6 +52,8 @@ from tractor.trump import Ladder, Trump
 from .deck.audit import PlayRecord, Violation, audit_hand
 from .deck.engine import DONE as DECK_DONE
 from .deck.engine import READY, Deck
+
+MAX_CHAT = 280  #: characters in one chat line
 
 
 class TableError(ValueError):
@@ -82,9 +90,23 @@ class SeatView:
     lead: Format | None  #: the lead to follow (None when leading)
     declaration: tuple[int, tuple[int, ...]] | None
     rank: str
+    #: Everything the seat may know, as `tractor.hand.Hand.observation` gives it.
+    observation: dict[str, Any] = field(default_factory=dict)
+
+
+class _Wait:
+    def __repr__(self) -> str:
+        return "WAIT"
+
+
+#: A player's answer meaning "ask me later": a person decides in their own time; the
+#: table holds (``TableHand.waiting``) until `TableHand.decide` brings the answer.
+WAIT: Any = _Wait()
 
 
 class Player(Protocol):
+    """Decides for this peer's seat; any method may return `WAIT` instead of an answer."""
+
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
         ...
 
@@ -124,6 +146,9 @@ class _Trick:
     attempted: tuple[int, ...] | None = None
     claims: dict[int, list[tuple[int, tuple[int, ...]]]] | None = None
     forced: tuple[int, ...] | None = None
+    winner: int = -1
+    points: int = 0
+    penalty: int = 0
 
 
 class TableHand:
@@ -164,6 +189,11 @@ class TableHand:
         #: Per seat, its table messages not yet applied: (data, message number).
         self._queues: list[deque[tuple[dict[str, Any], int]]] = [deque() for _ in range(self.n)]
         self._done: set[str] = set()  #: own moves made (so each is made once)
+        #: The decision the table waits for from this peer's player ("declare", "bury",
+        #: "play"), when it answered `WAIT`; None otherwise.
+        self.waiting: str | None = None
+        self._answer: tuple[str, Any] | None = None
+        self.chat: list[tuple[int, str]] = []  #: (seat, text), in the order applied
 
     # --- frames in and out -------------------------------------------------------------------
 
@@ -178,7 +208,10 @@ class TableHand:
         out: list[bytes] = []
         while True:
             for seat, data, seq in self.deck.inbox:
-                self._queues[seat].append((data, seq))
+                if "chat" in data:
+                    self._take_chat(seat, data)
+                else:
+                    self._queues[seat].append((data, seq))
             self.deck.inbox.clear()
             before = self._progress()
             out += self._advance()
@@ -186,12 +219,76 @@ class TableHand:
             if before == after and not self.deck.inbox:
                 return out
 
+    def say(self, text: str) -> list[bytes]:
+        """A table chat line, signed and chained like a move."""
+        text = " ".join(text.split())[:MAX_CHAT]
+        return self.deck.post({"chat": text}) + self.step() if text else []
+
+    def _take_chat(self, seat: int, data: dict[str, Any]) -> None:
+        text = data["chat"]
+        if len(data) != 1 or not isinstance(text, str) or len(text) > MAX_CHAT:
+            raise TableError(seat, f"a chat message is at most {MAX_CHAT} characters of text")
+        # Shown on terminals: keep only printable characters (no escape sequences).
+        self.chat.append((seat, "".join(ch for ch in text if ch.isprintable())))
+
     def _progress(self) -> tuple[object, ...]:
         """Changes whenever the hand moves on (a phase, a play, a message taken, a move)."""
         trick = self.trick
         return (self.phase, self.round, len(self.tricks), len(trick.plays) if trick else -1,
                 trick.forced if trick else None, len(self._done),
                 sum(len(q) for q in self._queues), self.talon_opened)
+
+    def _ask(self, kind: str, *args: Any) -> Any:
+        """The player's answer to one decision (an answer given to `decide` first)."""
+        if self._answer is not None and self._answer[0] == kind:
+            answer, self._answer = self._answer[1], None
+        else:
+            answer = getattr(self.player, kind)(self.view(), *args)
+        self.waiting = kind if answer is WAIT else None
+        return answer
+
+    def decide(self, answer: Any) -> list[bytes]:
+        """Answer the decision the table waits for (see `waiting`): for "declare" the faces
+        of one of `declaration_options` or None, for "bury" and "play" a list of faces.
+        A move the rules refuse raises `IllegalAction` with the rules' reason and changes
+        nothing. Returns the frames to broadcast."""
+        kind = self.waiting
+        if kind is None:
+            raise IllegalAction("it is not your turn")
+        self._check_answer(kind, answer)
+        self._answer = (kind, answer)
+        self.waiting = None
+        return self.step()
+
+    def _check_answer(self, kind: str, answer: Any) -> None:
+        if kind == "declare":
+            if answer is not None and tuple(answer) not in self._declaration_options():
+                raise IllegalAction("that declaration is not open to you now")
+            return
+        hand = self.my_faces()
+        faces = list(answer)
+        left = list(hand)
+        for f in faces:
+            if f not in left:
+                raise IllegalAction(f"you do not hold {format_cards(faces, symbols=True)}")
+            left.remove(f)
+        if kind == "bury":
+            if len(faces) != self.rules.talon_size:
+                raise IllegalAction(f"bury exactly {self.rules.talon_size} cards")
+            return
+        assert self.ladder is not None and self.trick is not None
+        if self.trick.plays:
+            assert self.lead is not None
+            reason = follow_error(hand, self.lead, faces, self.ladder,
+                                  self.rules.must_play_tractor)
+        else:
+            reason = lead_error(hand, faces, self.ladder)
+        if reason:
+            raise IllegalAction(reason)
+
+    def declaration_options(self) -> list[tuple[int, ...]]:
+        """The declarations this seat could make in the open window (empty when none)."""
+        return self._declaration_options() if self.phase == "window" else []
 
     def _once(self, key: str) -> bool:
         if key in self._done:
@@ -259,7 +356,96 @@ class TableHand:
 
     def view(self) -> SeatView:
         return SeatView(self.me, self.my_faces(), self.ladder, self.lead if self.trick and
-                        self.trick.plays else None, self.declaration, self.setup.rank)
+                        self.trick.plays else None, self.declaration, self.setup.rank,
+                        self.observation())
+
+    # --- what this seat may know, as the rules core says it -----------------------------------
+
+    _PHASES = {"setup": "deal", "deal": "deal", "window": "deal", "trump": "declare",
+               "open": "declare", "talon": "talon", "play": "play", "audit": "play",
+               "done": "done", "redeal": "redeal"}
+
+    def _drawn(self) -> int:
+        if self.phase in ("setup", "deal", "window"):
+            return min(self.round + 1, self.rules.hand_size) * self.n if self.phase != "setup" \
+                else 0
+        return self.rules.hand_size * self.n
+
+    def observation(self) -> dict[str, Any]:
+        """This seat's view of the hand in the format of `tractor.hand.Hand.observation`, so
+        AI strategies and screens work the same on the rules core and between peers."""
+        phase = self._PHASES[self.phase]
+        if self.phase == "window" and self.round >= self.rules.hand_size:
+            phase = "declare"
+        if self.phase == "audit" and self.result is None:
+            phase = "play"  # the last trick is in; the audit decides the result
+        n, drawn = self.n, self._drawn()
+        played = [0] * n
+        for t in self.tricks + ([self.trick] if self.trick else []):
+            for k, p in enumerate(t.plays):
+                played[(t.leader + k) % n] += len(p)
+        sizes = [sum(1 for i in range(drawn) if (self.setup.first + i) % n == s) - played[s]
+                 for s in range(n)]
+        talon_pos = range(self.deck.config.dealt, self.deck.config.size)
+        holds_talon = self.starter is not None and self.phase == "talon" and len(
+            self.deck.hand()) > self.rules.hand_size
+        if holds_talon:
+            assert self.starter is not None
+            sizes[self.starter] += self.rules.talon_size
+        mine = self.my_faces()
+        is_starter = self.me == self.starter and self.phase in ("talon", "play", "audit", "done")
+        talon = [self.deck.cards[p] % 54 for p in talon_pos if p in self.deck.cards]
+        buried = [self.deck.cards[p] % 54 for p in self.deck.buried if p in self.deck.cards]
+        turned = self.result is not None and self.result.talon_turned
+        trick = self.trick
+        leader = trick.leader if trick else (self.last_winner if self.tricks else
+                                              self.starter if self.starter is not None
+                                              else self.setup.first)
+        attempt = None
+        if trick and trick.plays and trick.attempted and trick.forced != trick.attempted:
+            attempt = format_cards(trick.attempted)
+        to_act: int | None = None
+        if phase in ("deal", "declare"):
+            to_act = (self.setup.first + drawn) % n
+        elif phase == "talon":
+            to_act = self.starter
+        elif phase == "play" and trick is not None:
+            to_act = self._turn()
+        declarers = self.declarers
+        return {
+            "seat": self.me,
+            "phase": phase,
+            "to_act": to_act,
+            "levels": list(self.setup.levels),
+            "declarers": declarers,
+            "starter": self.starter,
+            "first": self.setup.first,
+            "trump": self.trump.to_data() if self.trump else None,
+            "trump_rank": self.setup.levels[declarers if declarers is not None else 0],
+            "hand": format_cards(self.ladder.sort_faces(mine) if self.ladder else sorted(mine)),
+            "hand_sizes": sizes,
+            "cards_dealt": drawn,
+            "declarations": [[s, format_cards(f)] for s, f in self.declarations],
+            "talon_revealed": format_cards(
+                self.deck.cards[p] % 54 for p in list(talon_pos)[:self.talon_opened]),
+            "talon": format_cards(talon) if is_starter and len(talon) == len(talon_pos)
+            else None,
+            "buried": format_cards(buried) if buried and (is_starter or turned) else None,
+            "bids": [],
+            "passed_auction": [],
+            "shown": [],
+            "tricks": [{"leader": t.leader, "plays": [format_cards(p) for p in t.plays],
+                        "winner": t.winner, "points": t.points,
+                        "attempted": (format_cards(t.attempted)
+                                      if t.attempted and t.forced != t.attempted else None),
+                        "penalty": t.penalty} for t in self.tricks],
+            "leader": leader,
+            "current": [format_cards(p) for p in trick.plays] if trick else [],
+            "current_attempt": attempt,
+            "defender_points": self.defender_points,
+            "penalties": self.penalties,
+            "result": self.result.to_data() if self.result else None,
+        }
 
     # --- the schedule --------------------------------------------------------------------------
 
@@ -299,8 +485,11 @@ class TableHand:
     def _phase_window(self) -> list[bytes]:
         r = self.round
         out: list[bytes] = []
-        if self._once(f"window{r}"):
-            choice = self.player.declare(self.view(), self._declaration_options())
+        if f"window{r}" not in self._done:
+            choice = self._ask("declare", self._declaration_options())
+            if choice is WAIT:
+                return out
+            self._done.add(f"window{r}")
             positions: list[int] = []
             if choice:
                 positions = self._positions_for(choice)
@@ -378,9 +567,11 @@ class TableHand:
         assert self.starter is not None
         out = self.deck.give_talon(self.starter) if self._once("talon") else []
         if self.me == self.starter and len(self.deck.hand()) == (
-                self.rules.hand_size + self.rules.talon_size) and self._once("bury"):
-            faces = self.player.bury(self.view(), self.rules.talon_size)
-            out += self.deck.bury(self._positions_for(faces))
+                self.rules.hand_size + self.rules.talon_size) and "bury" not in self._done:
+            faces = self._ask("bury", self.rules.talon_size)
+            if faces is not WAIT:
+                self._done.add("bury")
+                out += self.deck.bury(self._positions_for(faces))
         if self.deck.buried:
             self.phase = "play"
             self.trick = _Trick(self.starter)
@@ -400,8 +591,11 @@ class TableHand:
             return out + self._claims(trick)
         seat = self._turn()
         key = f"play{len(self.tricks)}.{len(trick.plays)}"
-        if seat == self.me and self._once(key):
-            out += self._my_play(trick)
+        if seat == self.me and key not in self._done:
+            moves = self._my_play(trick)
+            if moves is not None:
+                self._done.add(key)
+                out += moves
         if not self._queues[seat]:
             return out
         msg, seq = self._queues[seat].popleft()
@@ -440,12 +634,15 @@ class TableHand:
             cards.append(r.card)
         return tuple(cards)
 
-    def _my_play(self, trick: _Trick) -> list[bytes]:
+    def _my_play(self, trick: _Trick) -> list[bytes] | None:
+        """This seat's play (None: the player answers later)."""
         assert self.ladder is not None
         if trick.attempted is not None and not trick.plays:
             faces = list(trick.forced or trick.attempted)
         else:
-            faces = self.player.play(self.view())
+            faces = self._ask("play")
+            if faces is WAIT:
+                return None
             if not trick.plays and classify_faces(faces, self.ladder).kind == THROW:
                 positions = self._positions_for(faces)
                 return self._show(positions) + self.deck.post({"throw": positions})
@@ -510,6 +707,7 @@ class TableHand:
             sign = -1 if team_of(trick.leader) != self.declarers else 1
             self.defender_points += sign * penalty
             self.penalties += sign * penalty
+            trick.penalty = penalty
         else:
             trick.forced = trick.attempted
         trick.claims = {s: c for s, c in trick.claims.items() if c}
@@ -517,7 +715,7 @@ class TableHand:
 
     def _phase_play_after_claims(self, trick: _Trick) -> list[bytes]:
         if trick.leader == self.me and self._once(f"forced{len(self.tricks)}"):
-            return self._my_play(trick)
+            return self._my_play(trick) or []
         return []
 
     def _my_claim(self, lead: Format) -> list[bytes]:
@@ -542,6 +740,7 @@ class TableHand:
         assert self.ladder is not None
         win = (trick.leader + winner_of([list(p) for p in trick.plays], self.ladder)) % self.n
         pts = sum(points_of(p) for p in trick.plays)
+        trick.winner, trick.points = win, pts
         if team_of(win) != self.declarers:
             self.defender_points += pts
         self.tricks.append(trick)

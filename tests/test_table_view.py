@@ -1,0 +1,158 @@
+"""The peer table's view of a hand for its own seat: the rules core's observation format
+(so AIs and screens work the same between peers), decisions a person answers later
+(`WAIT` / `decide`, refused moves changing nothing), and signed chat."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tractor import Bury, Hand, IllegalAction, Play, Rules
+from tractor.follow import random_follow, random_lead
+from tractor.net.deck.local import LocalDeal
+from tractor.net.table import WAIT, HandSetup, RandomPlayer, TableError, TableHand
+
+COMPARED = ("seat", "phase", "to_act", "levels", "declarers", "starter", "first", "trump",
+            "trump_rank", "hand", "hand_sizes", "talon", "buried", "tricks", "leader",
+            "current", "current_attempt", "defender_points", "penalties", "result")
+
+
+class Recorder(RandomPlayer):
+    """Random decisions; keeps the observation it was shown at every play."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.seen: list[dict] = []
+
+    def play(self, view):
+        self.seen.append(view.observation)
+        return super().play(view)
+
+
+class Person(RandomPlayer):
+    """Answers plays and burials later, like a person at a prompt."""
+
+    def bury(self, view, count):
+        return WAIT
+
+    def play(self, view):
+        return WAIT
+
+
+def deal(seed: int, players, setup: HandSetup | None = None):
+    setup = setup or HandSetup(Rules(), ("2", "2"), first=seed % 4)
+    d = LocalDeal(seats=4, rounds=4, seed=seed, first=setup.first)
+    tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
+    d.peers = tables
+    return d, tables
+
+
+def replay(table: TableHand, plays: int) -> Hand:
+    """The rules core's hand after the first ``plays`` plays of the table's hand."""
+    order = [c % 54 for c in table.deck.deck_order()]
+    s = table.setup
+    hand = Hand.dealt(s.rules, order, s.levels, s.first, table.trump, table.starter,
+                      table.declarers)
+    hand.apply(Bury(table.starter, tuple(order[p] for p in table.deck.buried)))
+    for rec in table.records[:plays]:
+        cards = rec.attempted if rec.attempted is not None else rec.cards
+        hand.apply(Play(rec.seat, tuple(c % 54 for c in cards)))
+    return hand
+
+
+@pytest.mark.parametrize("seed", [1, 4, 9])
+def test_every_view_equals_the_rules_core_observation(seed):
+    players = [Recorder(seed * 10 + s) for s in range(4)]
+    d, tables = deal(seed, players)
+    d.call_all("start")
+    d.run()
+    assert [t.phase for t in tables] == ["done"] * 4
+    checked = 0
+    for seat, player in enumerate(players):
+        for obs in player.seen:
+            plays = 4 * len(obs["tricks"]) + len(obs["current"])
+            core = replay(tables[seat], plays).observation(seat)
+            assert {k: obs[k] for k in COMPARED} == {k: core[k] for k in COMPARED}
+            checked += 1
+        end = tables[seat].observation()
+        core = replay(tables[seat], len(tables[seat].records)).observation(seat)
+        assert {k: end[k] for k in COMPARED} == {k: core[k] for k in COMPARED}
+    assert checked == 4 * len(tables[0].tricks)
+
+
+def test_views_during_the_deal_show_only_cards_drawn():
+    players = [RandomPlayer(s) for s in range(4)]
+    seen = []
+
+    class Watcher(RandomPlayer):
+        def declare(self, view, options):
+            seen.append(view.observation)
+            return None
+
+    players[2] = Watcher(2)
+    d, tables = deal(5, players)
+    d.call_all("start")
+    d.run()
+    deal_views = [o for o in seen if o["phase"] == "deal"]
+    assert [o["cards_dealt"] for o in deal_views] == [4 * (r + 1) for r in range(25)]
+    assert [len(o["hand"].split()) for o in deal_views] == list(range(1, 26))
+    assert all(o["hand_sizes"] == [r + 1] * 4 for r, o in enumerate(deal_views))
+    assert seen[-1]["phase"] == "declare"
+
+
+def test_a_person_answers_later_and_a_refused_move_changes_nothing():
+    seed = 3
+    players = [Person(0), RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]
+    d, tables = deal(seed, players)
+    me = tables[0]
+    d.call_all("start")
+    d.run()
+    rng = random.Random(seed)
+    refused = 0
+    while me.phase != "done":
+        assert me.waiting in ("bury", "play"), me.phase
+        before = me.observation()
+        faces = me.my_faces()
+        if me.waiting == "bury":
+            with pytest.raises(IllegalAction, match="bury exactly 8"):
+                me.decide(faces[:7])
+            answer = rng.sample(faces, 8)
+        else:
+            lead = me.lead if me.trick.plays else None
+            if lead is not None:
+                off = [f for f in faces if me.ladder.esuit[f] != lead.esuit]
+                on = [f for f in faces if me.ladder.esuit[f] == lead.esuit]
+                if on and len(off) >= lead.size:
+                    with pytest.raises(IllegalAction):
+                        me.decide(off[:lead.size])
+                    refused += 1
+                answer = random_follow(faces, lead, me.ladder, rng)
+            else:
+                answer = random_lead(faces, me.ladder, rng)
+        with pytest.raises(IllegalAction, match="do not hold"):
+            me.decide([f for f in range(54) if f not in faces][:1])
+        assert me.observation() == before and me.waiting is not None
+        d.broadcast(0, me.decide(answer))
+        d.run()
+    assert refused > 0
+    assert all(t.result == me.result and t.violations == [] for t in tables)
+    with pytest.raises(IllegalAction, match="not your turn"):
+        me.decide([])
+
+
+def test_chat_reaches_every_peer_in_order_and_bad_chat_is_refused():
+    d, tables = deal(6, [Person(0), RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)])
+    d.call_all("start")
+    d.run()
+    assert tables[0].waiting is not None  # mid-hand: chat travels between moves
+    d.broadcast(1, tables[1].say("  good\x1b[2J  luck \n all "))
+    d.broadcast(3, tables[3].say("thanks"))
+    d.run()
+    # Each seat's lines keep their order; lines of different seats arrive as they come.
+    assert all(sorted(t.chat) == [(1, "good[2J luck all"), (3, "thanks")] for t in tables)
+    with pytest.raises(TableError, match="at most 280"):
+        tables[0]._take_chat(2, {"chat": "x" * 281})
+    with pytest.raises(TableError, match="at most 280"):
+        tables[0]._take_chat(2, {"chat": 5})
+    assert len(tables[0].chat) == 2
