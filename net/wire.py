@@ -31,6 +31,16 @@ from .table import TableError
 WIRE_VERSION = "tractor-wire/1"
 HELLO_TIMEOUT = 10.0
 IDLE_TIMEOUT = 300.0
+GRACE = 120.0  #: seconds a seat may stay disconnected before the hand ends without it
+
+
+class SeatGone(Exception):
+    """A seat stayed unreachable past the grace period: the hand ends without a result."""
+
+    def __init__(self, seat: int, seconds: float) -> None:
+        self.seat = seat
+        super().__init__(f"seat {seat} left the table: no connection for {seconds:.0f} s, "
+                         "so this hand ends without a result")
 
 
 class HelloError(ValueError):
@@ -80,6 +90,10 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         no_delay = getattr(self.transport, "setTcpNoDelay", None)
         if no_delay is not None:
             no_delay(True)
+        if self.node.session is None:
+            self.log.warn("dropping {who}: this peer is not seated yet", who=self._who())
+            self.transport.loseConnection()
+            return
         self.setTimeout(HELLO_TIMEOUT)
         self.sendString(pack_hello(self.node.table, self.node.seat, self.node.raw_keys[
             self.node.seat]))
@@ -123,27 +137,41 @@ class PeerNode:
 
     log = Logger()
 
-    def __init__(self, reactor: Any, session: GameSession, raw_keys: Sequence[bytes],
-                 listen: str = "tcp:0:interface=127.0.0.1", journal: Journal | None = None,
-                 game: str = "") -> None:
+    def __init__(self, reactor: Any, session: GameSession | None = None,
+                 raw_keys: Sequence[bytes] = (), listen: str = "tcp:0:interface=127.0.0.1",
+                 journal: Journal | None = None, game: str = "", grace: float = GRACE) -> None:
         self.reactor = reactor
         self.clock: IReactorTime = reactor
-        self.session = session
-        self.table = session.table
-        self.seat = session.seat
-        self.raw_keys = list(raw_keys)
         self.listen_description = listen
         self.links: dict[int, PeerLink] = {}
-        self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
-                                                if s != self.seat}
-        self._outbox_hand = 0
         self.port: IListeningPort | None = None
         self.services: list[ClientService] = []
         self.errors: list[Exception] = []
         self.halted: Exception | None = None
-        self.done = Deferred()
+        self.done: Deferred[GameSession] = Deferred()
+        self.grace = grace
+        #: Called (no arguments) after every change of the game state (a screen redraws).
+        self.on_change: Callable[[], None] | None = None
+        self.session: GameSession | None = None
+        self._watch: Any = None
+        if session is not None:
+            self.attach(session, raw_keys, journal, game)
+
+    def attach(self, session: GameSession, raw_keys: Sequence[bytes],
+               journal: Journal | None = None, game: str = "") -> None:
+        """Seat this node in a game (it may already listen: a lobby needs its port first)."""
+        self.session = session
+        self.table = session.table
+        self.seat = session.seat
+        self.raw_keys = list(raw_keys)
+        self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
+                                                if s != self.seat}
+        self._outbox_hand = 0
         self.journal = journal  #: frames are kept there before they are sent
         self.game = game
+        now = self.clock.seconds()
+        #: Seat -> since when it is unreachable (every seat, until its link is up).
+        self.down_since: dict[int, float] = {s: now for s in self.outbox}
 
     # --- connections ------------------------------------------------------------------------
 
@@ -168,11 +196,48 @@ class PeerNode:
             service.startService()
             self.services.append(service)
 
-    def begin(self) -> None:
-        """Start the game: send this peer's first frames."""
-        self._send_all(self.session.start())
+    def begin(self, frames: list[bytes] | None = None) -> None:
+        """Start the game: send this peer's first frames (or ``frames``, those a resumed
+        session owes), and watch for seats gone longer than the grace period."""
+        assert self.session is not None
+        self._send_all(self.session.start() if frames is None else frames)
+        if self._watch is None:
+            from twisted.internet.task import LoopingCall
+
+            self._watch = LoopingCall(self._check_gone)
+            self._watch.clock = self.clock
+            self._watch.start(1.0, now=False)
+
+    def send(self, frames: list[bytes]) -> None:
+        """Broadcast frames this peer made outside `frame_from` (a person's move, chat)."""
+        if self.halted is None:
+            self._send_all(frames)
+
+    def _check_gone(self) -> None:
+        if self.halted is not None or self.done.called:
+            return
+        now = self.clock.seconds()
+        for seat, since in sorted(self.down_since.items()):
+            if now - since >= self.grace:
+                self._halt(SeatGone(seat, now - since))
+                return
+
+    def _halt(self, exc: Exception) -> None:
+        self.log.error("halting: {why}", why=str(exc))
+        self.halted = exc
+        if self._watch is not None and self._watch.running:
+            self._watch.stop()
+        self._changed()
+        if not self.done.called:
+            self.done.errback(exc)
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def stop(self) -> None:
+        if self._watch is not None and self._watch.running:
+            self._watch.stop()
         for service in self.services:
             service.stopService()
         for link in list(self.links.values()):
@@ -185,6 +250,7 @@ class PeerNode:
         if old is not None and old is not link:
             old.transport.loseConnection()
         self.links[seat] = link
+        self.down_since.pop(seat, None)
         self.log.info("seat {seat} connected", seat=seat)
         # Resend everything this seat may have missed; the engine refuses duplicates.
         for frame in self.outbox[seat]:
@@ -193,7 +259,9 @@ class PeerNode:
     def link_down(self, seat: int, link: PeerLink) -> None:
         if self.links.get(seat) is link:
             del self.links[seat]
+            self.down_since[seat] = self.clock.seconds()
             self.log.info("seat {seat} disconnected", seat=seat)
+            self._changed()
 
     # --- frames -------------------------------------------------------------------------------
 
@@ -220,7 +288,10 @@ class PeerNode:
                 link = self.links.get(seat)
                 if link is not None:
                     link.sendString(frame)
+        self._changed()
         if self.session.over or self._finished():
+            if self._watch is not None and self._watch.running:
+                self._watch.stop()
             if not self.done.called:
                 self.done.callback(self.session)
 
@@ -251,10 +322,7 @@ class PeerNode:
                 link.transport.loseConnection()
                 return
             # A validly signed frame that breaks the protocol: the table halts on evidence.
-            self.log.error("halting: {why}", why=str(exc))
-            self.halted = exc
-            if not self.done.called:
-                self.done.errback(exc)
+            self._halt(exc)
 
 
 def _sender(frame: bytes) -> int:
