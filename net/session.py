@@ -111,6 +111,15 @@ class GameSession:
         out = self.current.receive(frame)
         return out + self._maybe_next()
 
+    def decide(self, answer: object) -> list[bytes]:
+        """This peer's player answers the decision the current hand waits for (see
+        `TableHand.decide`; raises `IllegalAction` on a move the rules refuse)."""
+        return self.current.decide(answer) + self._maybe_next()
+
+    def say(self, text: str) -> list[bytes]:
+        """A chat line at the table (signed like a move)."""
+        return self.current.say(text) + self._maybe_next()
+
     def _maybe_next(self) -> list[bytes]:
         out: list[bytes] = []
         while self.current.phase in ("done", "redeal") and not self.over:

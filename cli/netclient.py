@@ -1,0 +1,238 @@
+"""A person's seat at a peer-to-peer table, behind the `TableClient` surface the screens use.
+
+`NetClient` wraps this peer's `PeerNode` (which moves the frames) and its `GameSession`
+(which holds the replicated table): the person's decisions wait in the table (`WAIT`)
+until the screen submits them; every refused move comes back with the rules core's
+reason and changes nothing; network trouble becomes a banner, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.cards import format_cards
+from tractor.hand import IllegalAction
+from tractor.net.session import GameSession
+from tractor.net.table import WAIT, SeatView, TableError, TableHand
+from tractor.net.wire import PeerNode, SeatGone
+
+from .client import BURY, DECLARE, PLAY
+
+_DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY}
+
+
+class HumanPlayer:
+    """The person's seat: decisions wait for the screen. A declaration window asks only
+    when the hand allows a declaration the person has not already let pass."""
+
+    def __init__(self) -> None:
+        self.declined: set[tuple[int, ...]] = set()
+        self.hand_no = -1
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Any:
+        fresh = [o for o in options if o not in self.declined]
+        return WAIT if fresh else None
+
+    def bury(self, view: SeatView, count: int) -> Any:
+        return WAIT
+
+    def play(self, view: SeatView) -> Any:
+        return WAIT
+
+
+def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
+    """The words every peer shows when the table halts (the same evidence gives the same
+    words everywhere: the seat and the reason come from the signed frames)."""
+    seat = getattr(exc, "seat", None)
+    who = f"seat {seat} ({names[seat]})" if isinstance(seat, int) and 0 <= seat < len(
+        names) else "a peer"
+    if isinstance(exc, SeatGone):
+        return f"The table stopped: {who} left. {exc}"
+    return f"The table halted on signed evidence against {who}: {exc}"
+
+
+class NetClient:
+    """`TableClient` for this peer's seat (see `cli.client`)."""
+
+    def __init__(self, node: PeerNode, names: Sequence[str],
+                 hinter: Callable[[dict[str, Any]], Action] | None = None) -> None:
+        assert node.session is not None
+        self.node = node
+        self.session: GameSession = node.session
+        self.seat = self.session.seat
+        self.rules = self.session.rules
+        self.names = list(names)
+        self.hinter = hinter
+        self.on_change: Callable[[], None] | None = None
+        player = self.session.player
+        self.person = player if isinstance(player, HumanPlayer) else None
+        self._events: list[str] = []
+        self._summary: dict[str, Any] | None = None
+        self._shown: TableHand | None = None  #: a finished hand shown until `next_hand`
+        self._seen: dict[str, int] = {}
+        self._hand_seen: TableHand | None = None
+        self._halt_told = False
+        self.session.on_hand_end = self._hand_ended
+        node.on_change = self._changed
+        self._changed()
+
+    # --- TableClient ------------------------------------------------------------------------
+
+    def observation(self) -> dict[str, Any]:
+        hand = self._shown or self.session.current
+        return hand.observation()
+
+    def decision(self) -> str | None:
+        if self._summary is not None or self.node.halted is not None:
+            return None
+        waiting = self.session.current.waiting
+        return _DECISIONS.get(waiting) if waiting else None
+
+    def declaration_options(self) -> list[tuple[int, ...]]:
+        if self.decision() != DECLARE:
+            return []
+        return self.session.current.declaration_options()
+
+    def submit(self, action: Action) -> str | None:
+        kind = self.decision()
+        if kind is None:
+            return "it is not your turn"
+        if getattr(action, "seat", self.seat) != self.seat:
+            return "that is another seat's move"
+        answer: Any
+        if kind == DECLARE and isinstance(action, Declare):
+            answer = tuple(action.faces)
+        elif kind == DECLARE and isinstance(action, (Pass, Draw)):
+            answer = None
+            if self.person is not None:
+                self.person.declined.update(self.session.current.declaration_options())
+        elif kind == BURY and isinstance(action, Bury):
+            answer = list(action.faces)
+        elif kind == PLAY and isinstance(action, Play):
+            answer = list(action.faces)
+        else:
+            return {DECLARE: "declare one of the declarations shown, or pass",
+                    BURY: f"choose {self.rules.talon_size} cards to bury",
+                    PLAY: "play cards from your hand"}[kind]
+        try:
+            frames = self.session.decide(answer)
+        except IllegalAction as exc:
+            return str(exc)
+        except TableError as exc:  # a peer's message that arrived meanwhile was bad
+            self.node._halt(exc)
+            return None
+        self.node.send(frames)
+        self._changed()
+        return None
+
+    def hint(self) -> Action | None:
+        kind = self.decision()
+        if kind is None or self.hinter is None:
+            return None
+        try:
+            action = self.hinter(self.observation())
+        except Exception as exc:  # a hint is a courtesy: never let it break the screen
+            self._events.append(f"(no hint: {exc})")
+            return None
+        if kind == DECLARE and isinstance(action, Draw):
+            return Pass(self.seat)
+        return action
+
+    def chat(self, text: str) -> None:
+        try:
+            self.node.send(self.session.say(text))
+        except TableError as exc:
+            self.node._halt(exc)
+        self._changed()
+
+    def events(self) -> list[str]:
+        return list(self._events)
+
+    def banner(self) -> str | None:
+        if self.node.halted is not None:
+            return verdict_text(self.node.halted, self.names)
+        now = self.node.clock.seconds()
+        gone = [(s, now - t) for s, t in sorted(getattr(self.node, "down_since", {}).items())
+                if now - t >= 3.0]
+        if gone:
+            return "; ".join(
+                f"waiting for {self._who(s)}: no connection for {t:.0f} s "
+                f"(the hand ends after {self.node.grace:.0f} s)" for s, t in gone)
+        return None
+
+    def summary(self) -> dict[str, Any] | None:
+        return self._summary
+
+    def next_hand(self) -> None:
+        self._summary = None
+        self._shown = None
+        self._changed()
+
+    # --- keeping up with the table ----------------------------------------------------------
+
+    def _who(self, seat: int) -> str:
+        return f"seat {seat} ({self.names[seat]})"
+
+    def _hand_ended(self, session: GameSession, hand: TableHand) -> None:
+        self._log_hand(hand)  # the hand's last plays, before it leaves the screen
+        res = hand.result
+        assert res is not None
+        obs = hand.observation()
+        n = self.rules.players
+        violations = hand.violations or []
+        audit = (f"{len(hand.deck.verdicts)} of {n} peers verified the hand: no rule broken"
+                 if not violations else
+                 f"{len(hand.deck.verdicts)} of {n} peers found: " + "; ".join(
+                     f"{self._who(v.seat)} in trick {v.trick}: {v.reason}"
+                     for v in violations))
+        self._summary = {"result": res.to_data(), "buried": obs["buried"],
+                         "levels": list(session.levels), "audit": audit,
+                         "game_over": session.over, "winner": session.winner}
+        self._shown = hand
+        team = " and ".join(self.names[s] for s in range(n) if s % 2 == res.gaining_team)
+        self._events.append(
+            f"hand {session.hand_no + 1} over: defenders took {res.defender_points} points; "
+            f"{team} gain {res.levels_gained} level(s); {audit}")
+        if session.over:
+            self._events.append(f"game over: team of {team} wins")
+
+    def _changed(self) -> None:
+        self._log_hand(self.session.current)
+        if self.node.halted is not None and not self._halt_told:
+            self._halt_told = True
+            self._events.append(verdict_text(self.node.halted, self.names))
+        if self.on_change is not None:
+            self.on_change()
+
+    def _log_hand(self, hand: TableHand) -> None:
+        """Turn what happened since the last look into log lines."""
+        if hand is not self._hand_seen:
+            self._hand_seen = hand
+            self._seen = {"decl": 0, "plays": 0, "tricks": 0, "chat": 0}
+            if self.person is not None:
+                self.person.declined.clear()
+        seen = self._seen
+        for seat, faces in hand.declarations[seen["decl"]:]:
+            self._events.append(f"{self._who(seat)} declares {format_cards(faces, True)}")
+        seen["decl"] = len(hand.declarations)
+        for seat, text in hand.chat[seen["chat"]:]:
+            self._events.append(f"{self.names[seat]}: {text}")
+        seen["chat"] = len(hand.chat)
+        tricks = hand.tricks + ([hand.trick] if hand.trick else [])
+        plays = [(t, k, p) for t in tricks for k, p in enumerate(t.plays)]
+        for t, k, p in plays[seen["plays"]:]:
+            seat = (t.leader + k) % self.rules.players
+            extra = ""
+            if k == 0 and t.attempted and t.forced and t.forced != t.attempted:
+                extra = (f" (throw {format_cards(t.attempted, True)} failed: "
+                         f"{t.penalty} points penalty)")
+            self._events.append(f"{self._who(seat)} plays {format_cards(p, True)}{extra}")
+        seen["plays"] = len(plays)
+        for i, t in enumerate(hand.tricks[seen["tricks"]:], seen["tricks"] + 1):
+            self._events.append(f"trick {i} to {self._who(t.winner)}, {t.points} points")
+        seen["tricks"] = len(hand.tricks)
+        if hand.phase == "redeal" and not seen.get("redeal"):
+            seen["redeal"] = 1
+            self._events.append("nobody declared a trump: the cards are dealt again")

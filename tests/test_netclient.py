@@ -1,0 +1,136 @@
+"""The person's seat at a peer table (`NetClient`): decisions wait for the screen, refused
+moves come back with the rules core's reason and change nothing, the log tells the hand,
+and the summary carries the audit verdict. Driven without sockets."""
+
+from __future__ import annotations
+
+import random
+
+from twisted.internet.task import Clock
+
+from tractor import Bury, Declare, Pass, Play, Rules
+from tractor.ai.peer import StrategyPlayer
+from tractor.ai.strategies import make_strategy
+from tractor.cards import parse_cards
+from tractor.cli.client import BURY, DECLARE, PLAY
+from tractor.cli.netclient import HumanPlayer, NetClient, verdict_text
+from tractor.net.deck.local import LocalDeal
+from tractor.net.session import GameSession
+from tractor.net.table import TableError
+from tractor.net.wire import SeatGone
+
+
+class FakeNode:
+    """What NetClient needs of a PeerNode; frames go through a LocalDeal."""
+
+    def __init__(self, deal: LocalDeal, session: GameSession) -> None:
+        self.deal, self.session = deal, session
+        self.clock = Clock()
+        self.halted = None
+        self.grace = 120.0
+        self.down_since: dict[int, float] = {}
+        self.on_change = None
+
+    def send(self, frames):
+        self.deal.broadcast(self.session.seat, frames)
+
+    def _halt(self, exc):
+        self.halted = exc
+
+
+class Table:
+    def __init__(self, seed: int, hands: int = 1) -> None:
+        rules = Rules()
+        self.deal = LocalDeal(seats=4, rounds=4, seed=seed)
+        players = [HumanPlayer()] + [
+            StrategyPlayer(make_strategy("heuristic", seed=s), rules, s) for s in (1, 2, 3)]
+        self.sessions = [
+            GameSession(rules, self.deal.config.table, s, self.deal.signing_keys[s],
+                        self.deal.config.public_keys, bytes([seed, s]) * 16, players[s],
+                        rounds=4, max_hands=hands) for s in range(4)]
+        self.node = FakeNode(self.deal, self.sessions[0])
+        hinter = StrategyPlayer(make_strategy("heuristic", seed=9), rules, 9)
+        self.client = NetClient(self.node, ["You", "East", "North", "West"], hinter.action)
+        self.deal.peers = self.sessions
+
+    def run(self) -> None:
+        self.deal.run()
+        if self.node.on_change:
+            self.node.on_change()
+
+
+def test_a_person_plays_a_whole_hand_through_the_client():
+    t = Table(seed=3)
+    c = t.client
+    redraws = []
+    c.on_change = lambda: redraws.append(1)
+    t.deal.call_all("start")
+    t.run()
+    rng = random.Random(1)
+    seen = set()
+    while c.summary() is None:
+        kind = c.decision()
+        assert kind in (DECLARE, BURY, PLAY), t.sessions[0].current.phase
+        seen.add(kind)
+        obs = c.observation()
+        if kind == DECLARE:
+            assert c.declaration_options()
+            assert c.submit(Declare(0, c.declaration_options()[-1]) if rng.random() < 0.3
+                            else Pass(0)) is None
+        elif kind == BURY:
+            assert len(obs["talon"].split()) == 8
+            assert c.submit(Bury(0, (0,))) == "bury exactly 8 cards"
+            assert c.observation() == obs
+            hint = c.hint()
+            assert isinstance(hint, Bury)
+            assert c.submit(hint) is None
+        else:
+            held = {card.face for card in parse_cards(obs["hand"])}
+            missing = next(f for f in range(54) if f not in held)
+            assert "do not hold" in c.submit(Play(0, (missing,)))
+            assert c.submit(Bury(0, ())) == "play cards from your hand"
+            hint = c.hint()
+            assert isinstance(hint, Play) and c.submit(hint) is None
+        t.run()
+    s = c.summary()
+    assert s["audit"] == "4 of 4 peers verified the hand: no rule broken"
+    assert s["result"] == t.sessions[1].results[0].to_data()
+    assert c.decision() is None and PLAY in seen and redraws
+    log = c.events()
+    assert any("trick 1 to seat" in line for line in log)
+    assert any(line.startswith("hand 1 over") for line in log)
+    assert c.observation()["phase"] == "done"  # the finished hand stays until dismissed
+    c.next_hand()
+    assert c.summary() is None
+
+
+def test_refusals_out_of_turn_chat_and_banners():
+    t = Table(seed=5)
+    c = t.client
+    t.deal.call_all("start")
+    t.run()
+    while c.decision() != PLAY:
+        kind = c.decision()
+        c.submit(c.hint() if kind == BURY else Pass(0))
+        t.run()
+        if c.decision() is None:
+            t.run()
+            if c.decision() is None:
+                break
+    assert c.submit(Play(1, (0,))) == "that is another seat's move"
+    c.chat("hello table")
+    t.run()
+    assert all(s.current.chat == [(0, "hello table")] for s in t.sessions)
+    assert "You: hello table" in c.events()
+    assert c.banner() is None
+    t.node.down_since = {2: 0.0}
+    t.node.clock.advance(10)
+    assert c.banner() == ("waiting for seat 2 (North): no connection for 10 s "
+                          "(the hand ends after 120 s)")
+    t.node.halted = SeatGone(2, 120)
+    assert c.banner().startswith("The table stopped: seat 2 (North) left.")
+    assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"
+    bad = verdict_text(TableError(3, "claimed to beat a throw with cards that do not"),
+                       c.names)
+    assert bad == ("The table halted on signed evidence against seat 3 (West): seat 3: "
+                   "claimed to beat a throw with cards that do not")
