@@ -1,17 +1,22 @@
-"""One peer as its own process, for soak runs and crash tests (no lobby yet: a parent hands
-out the addresses).
+"""One peer as its own process, for soak runs and crash tests (a parent hands out the
+addresses, as a lobby would).
 
     python -m tractor.net.peer_process --seat S --seats 4 --seed N --hands H
+        [--journal FILE [--resume]] [--port P] [--progress]
 
 Protocol with the parent, one JSON object per line: the child prints
 ``{"port": P}`` once it listens; the parent writes ``{"addresses": {seat: "tcp:..."}}``;
 the child plays H hands with a random-legal player and prints
-``{"results": [...], "stats": {...}}`` before it exits.
+``{"results": [...], "stats": {...}}`` before it exits. With ``--progress`` it also
+prints ``{"hand": h, "tricks": t}`` whenever a trick completes. With ``--journal`` it
+keeps its SQLite journal; ``--resume`` rebuilds the peer from that file after a crash
+(listen on the same ``--port`` so the others find it again).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -22,6 +27,7 @@ from twisted.internet.defer import Deferred, ensureDeferred
 
 from tractor.rules import Rules
 
+from .journal import Journal
 from .loopback import raw_public
 from .session import GameSession
 from .table import RandomPlayer, TableHand
@@ -83,25 +89,54 @@ def _record(session: GameSession, before: tuple[int, int, int], stats: Stats) ->
         stats.applied.setdefault(f"{hand_no}.{t}.{p}", now)
 
 
+def transcript_hash(session: GameSession) -> str:
+    """One hash over every seat's message chain in every hand: equal on every peer that
+    saw the same game."""
+    digest = hashlib.sha256()
+    for hand in [*session.played, session.current]:
+        for chain in hand.deck._chains:
+            digest.update(chain.hashes[-1])
+    return digest.hexdigest()
+
+
 async def run(reactor: Any, args: argparse.Namespace) -> None:
     seats = args.seats
     keys = [Ed25519PrivateKey.from_private_bytes(bytes([args.seed % 256, s]) * 16)
             for s in range(seats)]
-    session = GameSession(Rules(players=seats), f"soak-{args.seed}".encode(), args.seat,
-                          keys[args.seat], [k.public_key() for k in keys],
-                          bytes([args.seed % 256, args.seat, 9]) * 11,
-                          RandomPlayer(args.seed * 100 + args.seat), rounds=args.rounds,
-                          max_hands=args.hands)
-    node = PeerNode(reactor, session, [raw_public(k) for k in keys])
+    game = f"soak-{args.seed}"
+    player = RandomPlayer(args.seed * 100 + args.seat)
+    journal = Journal(args.journal) if args.journal else None
+    resumed: list[bytes] | None = None
+    if journal is not None and args.resume:
+        session, resumed = journal.open_session(game, player, max_hands=args.hands)
+    else:
+        session = GameSession(Rules(players=seats), game.encode(), args.seat,
+                              keys[args.seat], [k.public_key() for k in keys],
+                              bytes([args.seed % 256, args.seat, 9]) * 11, player,
+                              rounds=args.rounds, max_hands=args.hands)
+        if journal is not None:
+            journal.create_game(game, session, keys[args.seat], session._master)
+    node = PeerNode(reactor, session, [raw_public(k) for k in keys],
+                    listen=f"tcp:{args.port}:interface=127.0.0.1", journal=journal, game=game)
     stats = Stats()
     instrument(node, stats)
+    if args.progress:
+        told = [(-1, -1)]
+
+        def progress() -> None:
+            now = (session.hand_no, len(session.current.tricks))
+            if now != told[0]:
+                told[0] = now
+                print(json.dumps({"hand": now[0], "tricks": now[1]}), flush=True)
+
+        node.on_change = progress
     port = await node.start()
     print(json.dumps({"port": port}), flush=True)
     line = await _read_line(reactor)
     addresses = {int(k): v for k, v in json.loads(line)["addresses"].items()}
     started = time.time()
     node.dial(addresses)
-    node.begin()
+    node.begin(resumed)
     try:
         await node.done
         error = None
@@ -117,6 +152,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
         "results": [r.to_data() for r in session.results],
         "error": error,
         "elapsed": elapsed,
+        "transcript": transcript_hash(session),
         "stats": {"frames_out": stats.frames_out, "bytes_out": stats.bytes_out,
                   "frames_in": stats.frames_in, "bytes_in": stats.bytes_in,
                   "applied": stats.applied},
@@ -136,6 +172,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--port", type=int, default=0, help="listen on this port")
+    parser.add_argument("--journal", help="keep the SQLite journal in this file")
+    parser.add_argument("--resume", action="store_true",
+                        help="rebuild the peer from --journal after a crash")
+    parser.add_argument("--progress", action="store_true",
+                        help="print a line whenever a trick completes")
     args = parser.parse_args(argv)
     from twisted.internet import task
     from twisted.logger import globalLogBeginner, textFileLogObserver
