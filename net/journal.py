@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS frames (
     n INTEGER PRIMARY KEY AUTOINCREMENT, game TEXT NOT NULL, hand INTEGER NOT NULL,
     frame BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS frames_game ON frames (game, n);
+CREATE TABLE IF NOT EXISTS meta (
+    game TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS results (
     game TEXT NOT NULL, hand INTEGER NOT NULL, result TEXT NOT NULL,
     PRIMARY KEY (game, hand));
@@ -58,6 +60,7 @@ class GameRecord:
 
 class Journal:
     def __init__(self, path: str) -> None:
+        self.path = path
         self.db = sqlite3.connect(path)
         self.db.executescript(SCHEMA)
 
@@ -76,6 +79,17 @@ class Journal:
                 (game, session.seat, raw_identity, master_seed,
                  json.dumps(session.rules.to_data()), session.table, keys, session.first,
                  session.rounds, time.time()))
+
+    def set_meta(self, game: str, data: dict[str, Any]) -> None:
+        """What a restart needs beyond the protocol: the seats' names and addresses, the
+        endpoint this peer listened on, who decides for it (JSON-able)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta (game, data) VALUES (?,?)",
+                            (game, json.dumps(data)))
+
+    def meta(self, game: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT data FROM meta WHERE game = ?", (game,)).fetchone()
+        return json.loads(row[0]) if row else {}
 
     def append(self, game: str, frames: Sequence[bytes]) -> None:
         """Keep frames (this peer's before it sends them, others' once accepted)."""
