@@ -1,8 +1,7 @@
-"""The `tractor` command.
-
-Until the terminal client exists (issue 6), ``tractor`` prints the rules summary;
-``tractor demo`` plays one hand of random legal moves on the rules core and
-prints it trick by trick.
+"""The `tractor` command: ``tractor`` (= ``tractor play``) starts a game against three AI
+peers on this machine; ``host``/``join`` play with friends on the LAN; ``ai`` and
+``ai-server`` seat AI peers; ``resume``, ``history`` and ``replay`` use this peer's
+journal; ``rules`` prints the rules; ``demo`` prints one random hand of the rules core.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from typing import Any
 
 from tractor import Game, Rules, RulesError
 from tractor.cards import format_cards
@@ -54,19 +54,112 @@ def demo(seed: int, rules: Rules) -> None:
           f"{result.levels_gained} level(s); next starter seat {result.next_starter}")
 
 
-def main(argv: list[str] | None = None) -> int:
+COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "rules",
+            "demo")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from tractor.ai.strategies import LEVELS, STRATEGIES
+
     parser = argparse.ArgumentParser(
-        prog="tractor", description="Tractor (Sheng Ji) played peer to peer.")
-    sub = parser.add_subparsers(dest="command")
+        prog="tractor", description="Tractor (Sheng Ji) played peer to peer. "
+        "Without a command: `tractor play`.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def game_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--plain", action="store_true",
+                       help="a scrolling prompt instead of the full screen (small "
+                       "terminals, screen readers, scripts)")
+        p.add_argument("--player", "--you", dest="player", default="You",
+                       help="your name at the table")
+
+    def ai_options(p: argparse.ArgumentParser, default: str = "search") -> None:
+        p.add_argument("--strategy", choices=STRATEGIES, default=default,
+                       help="AI player (default: %(default)s)")
+        p.add_argument("--level", choices=LEVELS, default="normal",
+                       help="AI strength against thinking time (default: %(default)s)")
+
+    p_play = sub.add_parser("play", help="you against three AI peers on this machine")
+    game_options(p_play)
+    ai_options(p_play)
+    p_play.add_argument("--seed", type=int, default=None,
+                        help="seed the AI players' choices (the deal stays fresh: every "
+                        "peer's secrets are bound to the table)")
+    p_play.add_argument("--rules", default=None,
+                        help="rules options, e.g. players=6,decks=3 (see `tractor rules`)")
+    p_play.set_defaults(name="You")
+
+    p_host = sub.add_parser("host", help="open a table on the LAN")
+    game_options(p_host)
+    ai_options(p_host)
+    p_host.add_argument("--name", default="tractor", help="the table's name on the LAN")
+    p_host.add_argument("--seats", type=int, default=4, help="players (default 4)")
+    p_host.add_argument("--ai", type=int, default=0, metavar="K",
+                        help="seat K AI peers at once (more with `fill` in the lobby)")
+    p_host.add_argument("--passphrase", default=None,
+                        help="only peers who know it can sit ('-' to type it hidden)")
+    p_host.add_argument("--listen", default="tcp:0:interface=0.0.0.0",
+                        help="lobby endpoint (default: a free port on every interface)")
+    p_host.add_argument("--rules", default=None, help="rules options, e.g. decks=3")
+    p_host.add_argument("--no-announce", action="store_true",
+                        help="do not announce the table on the LAN")
+    p_host.set_defaults(seed=None)
+
+    p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")
+    game_options(p_join)
+    p_join.add_argument("address", nargs="?", help="the lobby address the host printed")
+    p_join.add_argument("--passphrase", default=None,
+                        help="the table's passphrase ('-' to type it hidden)")
+    p_join.set_defaults(seed=None)
+
+    p_ai = sub.add_parser("ai", help="join a table as AI peers")
+    ai_options(p_ai)
+    p_ai.add_argument("--join", metavar="ADDRESS", help="the table's lobby address")
+    p_ai.add_argument("--seats", type=int, default=1, help="how many AI seats (default 1)")
+    p_ai.add_argument("--seed", type=int, default=None, help="seed the AI choices")
+    p_ai.add_argument("--passphrase", default=None, help="the table's passphrase")
+    p_ai.add_argument("--journal-dir", default=None, help="keep each seat's journal here")
+    p_ai.add_argument("--resume", metavar="JOURNAL", help="resume an AI seat from its journal")
+    p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
+
+    p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")
+    ai_options(p_srv)
+    p_srv.add_argument("--listen", default="tcp:0:interface=0.0.0.0",
+                       help="fill endpoint (default: a free port on every interface)")
+    p_srv.add_argument("--no-announce", action="store_true",
+                       help="do not announce the server on the LAN")
+
+    p_resume = sub.add_parser("resume", help="continue your game after a crash")
+    game_options(p_resume)
+    p_resume.add_argument("game", nargs="?", help="game id (default: the newest unfinished)")
+    p_resume.set_defaults(seed=None)
+
+    sub.add_parser("history", help="list the games in your journal")
+    p_replay = sub.add_parser("replay", help="step through a finished game, all hands shown")
+    p_replay.add_argument("game", help="game id from `tractor history`")
+    p_replay.add_argument("--hand", type=int, default=None, help="only this hand (from 1)")
+    p_replay.add_argument("--all", action="store_true", help="print everything, no pauses")
+
     sub.add_parser("rules", help="print the rules summary")
-    p_demo = sub.add_parser("demo", help="play one hand of random legal moves and print it")
+    p_demo = sub.add_parser("demo", help="play one hand of random moves on the rules core")
     p_demo.add_argument("--seed", type=int, default=0, help="shuffle and play seed")
     p_demo.add_argument("--players", type=int, default=4)
     p_demo.add_argument("--decks", type=int, default=2)
     p_demo.add_argument("--auction", action="store_true",
                         help="seed 001 style: points auction, then a card-play for the starter")
-    args = parser.parse_args(argv)
-    if args.command == "demo":
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
+    args = _parser().parse_args(argv)
+    command = args.command
+    if command == "rules":
+        print(RULES_SUMMARY)
+        return 0
+    if command == "demo":
         try:
             rules = Rules(players=args.players, decks=args.decks,
                           declaration="auction" if args.auction else "reveal")
@@ -75,8 +168,76 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         demo(args.seed, rules)
         return 0
-    print(RULES_SUMMARY)
-    return 0
+    if command in ("history", "replay"):
+        return _journal_command(command, args)
+    return _networked(command, args)
+
+
+def _journal_command(command: str, args: argparse.Namespace) -> int:
+    from tractor.net.journal import Journal
+
+    from .history import history_lines, replay
+    from .options import journal_path
+
+    journal = Journal(journal_path())
+    if command == "history":
+        for line in history_lines(journal):
+            print(line)
+        return 0
+    pause = None
+    if not args.all and sys.stdin.isatty() and sys.stdout.isatty():
+        def pause() -> bool:
+            try:
+                return input("").strip().lower() not in ("q", "quit")
+            except EOFError:
+                return False
+        print("(Enter for the next step, q to stop)")
+    return replay(journal, args.game, sys.stdout, args.hand, pause)
+
+
+def _networked(command: str, args: argparse.Namespace) -> int:
+    """Run one of the networked commands on the asyncio reactor."""
+    install_reactor()
+    from twisted.internet import defer, task
+
+    from . import tables
+
+    flow = {"play": tables.play, "host": tables.host, "join": tables.join,
+            "resume": tables.resume, "ai": tables.ai, "ai-server": tables.ai_server}[command]
+    code = [0]
+
+    async def run(reactor: Any) -> None:
+        try:
+            code[0] = await flow(reactor, args)
+        except RulesError as exc:
+            print(f"tractor: {exc}", file=sys.stderr)
+            code[0] = 2
+        except (TimeoutError, ConnectionError, OSError) as exc:
+            print(f"tractor: {exc}", file=sys.stderr)
+            code[0] = 1
+        except KeyboardInterrupt:
+            code[0] = 130
+
+    try:
+        task.react(lambda r: defer.ensureDeferred(run(r)))
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            return int(exc.code) if isinstance(exc.code, int) else 1
+    return code[0]
+
+
+def install_reactor() -> None:
+    """prompt_toolkit and Twisted on one asyncio loop (must run before the reactor is
+    imported anywhere)."""
+    import asyncio
+
+    if "twisted.internet.reactor" in sys.modules:
+        return
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    from twisted.internet import asyncioreactor
+
+    asyncioreactor.install(loop)
 
 
 if __name__ == "__main__":

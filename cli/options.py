@@ -1,0 +1,60 @@
+"""Small shared pieces of the commands: where the data lives, reading ``--rules``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tractor.rules import Rules, RulesError
+
+
+def data_dir() -> Path:
+    """Where journals and logs live: $TRACTOR_HOME, else $XDG_DATA_HOME/tractor, else
+    ~/.local/share/tractor (created on first use)."""
+    home = os.environ.get("TRACTOR_HOME")
+    if home:
+        path = Path(home)
+    else:
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        path = Path(base) / "tractor"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def journal_path() -> str:
+    return str(data_dir() / "journal.sqlite")
+
+
+def parse_rules(text: str | None) -> Rules:
+    """``--rules players=6,decks=3,must_play_tractor=true``: options of `Rules` by name
+    (`tractor rules` lists them); raises `RulesError` with the reason.
+
+    >>> parse_rules("players=6, decks=3").decks
+    3
+    >>> parse_rules("throw_penalty=5,talon_cards=none").talon_cards is None
+    True
+    """
+    data: dict[str, object] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise RulesError(f"write rules options as name=value, not {item!r:.40}")
+        value: object = raw.strip()
+        low = raw.strip().lower()
+        if low in ("true", "yes", "on"):
+            value = True
+        elif low in ("false", "no", "off"):
+            value = False
+        elif low == "none":
+            value = None
+        elif low.lstrip("-").isdigit():
+            value = int(low)
+        data[name.strip()] = value
+    rules = Rules.from_data({**Rules().to_data(), **data})
+    if rules.declaration != "reveal":
+        raise RulesError("between peers, trump is declared by revealing cards; the auction "
+                         "variant is available in `tractor demo --auction` only so far")
+    return rules

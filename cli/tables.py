@@ -1,0 +1,396 @@
+"""The networked commands: `tractor play`, `host`, `join`, `resume`, `ai`, `ai-server`.
+
+Each runs on the asyncio reactor (prompt_toolkit and Twisted share one loop). A person's
+game goes: listen for the mesh, sit in a lobby (hosting or joining), take the seat the
+lobby gives (`tractor.net.seat.take_seat`), then the play screen on a `NetClient`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet.defer import Deferred
+
+from tractor.ai.peer import StrategyPlayer
+from tractor.ai.runner import play_ai_seats, run_ai_server, spawn_ai_process, tokens_from_env
+from tractor.ai.strategies import make_strategy
+from tractor.net.journal import Journal
+from tractor.net.lobby import LobbyError, Participant, Roster, Seating
+from tractor.net.lobby_wire import LobbyHost, host_table, join_table
+from tractor.net.seat import listen_node, raw_public, take_seat
+from tractor.net.wire import PeerNode
+from tractor.rules import Rules
+
+from .netclient import HumanPlayer, NetClient
+from .options import data_dir, journal_path, parse_rules
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _hinter(rules: Rules, seed: int) -> Callable[[dict[str, Any]], Any]:
+    return StrategyPlayer(make_strategy("heuristic", seed=seed), rules, seed).action
+
+
+async def _screen(client: NetClient, plain: bool) -> int:
+    """The play screen until the person quits or the game ends."""
+    if plain or not sys.stdout.isatty():
+        from .plain import run_plain
+        return int(await _asyncio(run_plain(client)))
+    from .app import run_app
+    await _asyncio(run_app(client))
+    return 0
+
+
+def _asyncio(coro: Any) -> Deferred[Any]:
+    """Await an asyncio coroutine (prompt_toolkit) from Twisted code on the same loop."""
+    import asyncio
+
+    return Deferred.fromFuture(asyncio.ensure_future(coro))
+
+
+async def _seated_game(reactor: Any, node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
+                       args: argparse.Namespace, meta: dict[str, Any]) -> int:
+    journal = Journal(journal_path())
+    take_seat(node, seating, key, HumanPlayer(), journal, meta=meta)
+    node.done.addErrback(lambda f: None)  # a halt shows as the screen's banner
+    client = NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
+    return await _screen(client, args.plain)
+
+
+def _stop_children(children: list[subprocess.Popen[bytes]]) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+
+
+def _roster_lines(roster: Roster) -> list[str]:
+    lines = [f"table {roster.name!r}: {roster.rules.players} seats, "
+             f"{roster.rules.decks} decks"]
+    for seat, info in enumerate(roster.seats):
+        if info is None:
+            what = "AI asked for" if seat in roster.reserved else "empty"
+        else:
+            what = (f"{info.name} ({info.kind}, key {info.fingerprint})"
+                    f"{', ready' if info.ready else ''}")
+        lines.append(f"  seat {seat}: {what}{'  <- you' if seat == roster.you else ''}")
+    return lines
+
+
+# --- tractor play ----------------------------------------------------------------------------
+
+
+async def play(reactor: Any, args: argparse.Namespace) -> int:
+    """You against three AI peers on this machine, over the real protocol (loopback)."""
+    rules = parse_rules(args.rules)
+    key = Ed25519PrivateKey.generate()
+    node, port = await listen_node(reactor, "127.0.0.1")
+    children: list[subprocess.Popen[bytes]] = []
+    home = data_dir()
+
+    def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
+        children.append(spawn_ai_process(
+            address, tokens, args.strategy, args.level, args.seed,
+            log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
+            exit_with_parent=True))
+
+    host = None
+    try:
+        host = await host_table(reactor, "practice", rules,
+                                Participant(args.name, raw_public(key), port),
+                                listen="tcp:0:interface=127.0.0.1", fill_local=fill_local,
+                                announce=False)
+        host.ready(True)
+        await host.request_fill()
+        say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
+            f"({args.level}); shuffling with proofs...")
+        seating = await _within(reactor, host.started, 60.0,
+                                "the AI peers did not join in time (see "
+                                f"{home / 'ai.log'})")
+        return await _seated_game(reactor, node, seating, key, args,
+                                  {"local_ai": True, "strategy": args.strategy,
+                                   "level": args.level})
+    finally:
+        if host is not None:
+            host.close()
+        node.stop()
+        _stop_children(children)
+
+
+async def _within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
+    timer = reactor.callLater(seconds, lambda: d.called or d.errback(TimeoutError(why)))
+    try:
+        return await d
+    finally:
+        if timer.active():
+            timer.cancel()
+
+
+# --- tractor host / join --------------------------------------------------------------------
+
+
+async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
+    """Show the roster as it changes; read commands until the game starts."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    def show(roster: Any) -> None:
+        if isinstance(roster, Roster):
+            for line in _roster_lines(roster):
+                say(line)
+
+    lobby.on_change = show
+    if lobby.roster() is not None:
+        show(lobby.roster())
+    help_text = ("commands: ready, unready, " + ("fill (AI for the empty seats), "
+                 if is_host else "") + "quit")
+    say(help_text)
+    prompt: PromptSession[str] = PromptSession()
+    asked = None
+    with patch_stdout():
+        while not lobby.started.called:
+            if asked is None or asked.done():
+                if asked is not None:
+                    try:
+                        line = asked.result().strip().lower()
+                    except (EOFError, KeyboardInterrupt):
+                        line = "quit"
+                    if line == "ready":
+                        lobby.ready(True)
+                    elif line == "unready":
+                        lobby.ready(False)
+                    elif line == "fill" and is_host:
+                        d = lobby.request_fill()
+                        d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
+                    elif line == "quit":
+                        if is_host:
+                            lobby.close()
+                        else:
+                            lobby.leave()
+                        raise LobbyError("you left the lobby", "you")
+                    elif line:
+                        say(help_text)
+                import asyncio
+
+                asked = asyncio.ensure_future(prompt.prompt_async("lobby> "))
+            await _sleep(reactor, 0.1)
+        if asked is not None and not asked.done():
+            asked.cancel()
+    return await lobby.started
+
+
+async def _sleep(reactor: Any, seconds: float) -> None:
+    d: Deferred[None] = Deferred()
+    reactor.callLater(seconds, d.callback, None)
+    await d
+
+
+def _passphrase(given: str | None, needed: bool) -> str | None:
+    if given == "-" or (given is None and needed):
+        import getpass
+        return getpass.getpass("table passphrase: ") or None
+    return given
+
+
+async def host(reactor: Any, args: argparse.Namespace) -> int:
+    rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
+    key = Ed25519PrivateKey.generate()
+    node, port = await listen_node(reactor, "0.0.0.0")
+    children: list[subprocess.Popen[bytes]] = []
+    home = data_dir()
+
+    def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
+        children.append(spawn_ai_process(address, tokens, args.strategy, args.level,
+                                         log_file=str(home / "ai.log"),
+                                         journal_dir=str(home / "ai")))
+
+    lobby: LobbyHost | None = None
+    try:
+        lobby = await host_table(reactor, args.name, rules,
+                                 Participant(args.player, raw_public(key), port),
+                                 passphrase=_passphrase(args.passphrase, False),
+                                 listen=args.listen, fill_local=fill_local,
+                                 announce=not args.no_announce)
+        say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
+            "(or `tractor join` to find it on the LAN)")
+        if args.ai:
+            await lobby.request_fill(count=args.ai)
+        seating = await _lobby_prompt(reactor, lobby, True)
+        return await _seated_game(reactor, node, seating, key, args, {})
+    except LobbyError as exc:
+        say(f"tractor: {exc}")
+        return 1
+    finally:
+        if lobby is not None:
+            lobby.close()
+        node.stop()
+        _stop_children(children)
+
+
+async def join(reactor: Any, args: argparse.Namespace) -> int:
+    address = args.address
+    needs_passphrase = False
+    if address is None:
+        from tractor.net.discovery import browse
+        say("looking for tables on the LAN...")
+        found = await browse(reactor, 2.0, kind="table")
+        if not found:
+            say("tractor: no table found on the LAN; give its address: tractor join ADDRESS")
+            return 1
+        for i, ann in enumerate(found, 1):
+            lock = " (passphrase)" if ann.passphrase else ""
+            say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
+                f"  {ann.address}")
+        from prompt_toolkit import PromptSession
+        choice = await _asyncio(PromptSession().prompt_async("join which table? "))
+        try:
+            ann = found[int(choice) - 1]
+        except (ValueError, IndexError):
+            say("tractor: no such table in the list")
+            return 1
+        address, needs_passphrase = ann.address, ann.passphrase
+    key = Ed25519PrivateKey.generate()
+    node, port = await listen_node(reactor, "0.0.0.0")
+    try:
+        guest = await join_table(reactor, address,
+                                 Participant(args.player, raw_public(key), port),
+                                 passphrase=_passphrase(args.passphrase, needs_passphrase))
+        seating = await _lobby_prompt(reactor, guest, False)
+        return await _seated_game(reactor, node, seating, key, args, {})
+    except LobbyError as exc:
+        say(f"tractor: {exc}")
+        return 1
+    finally:
+        node.stop()
+
+
+# --- tractor resume ---------------------------------------------------------------------------
+
+
+async def resume(reactor: Any, args: argparse.Namespace) -> int:
+    """Continue this peer's unfinished game after a crash (the newest, or ``args.game``)."""
+    journal = Journal(journal_path())
+    games = [g for g in journal.games() if not g.finished]
+    if args.game:
+        games = [g for g in games if g.id == args.game]
+    if not games:
+        say("tractor: no unfinished game to resume (see `tractor history`)")
+        return 1
+    game = games[-1].id
+    meta = journal.meta(game)
+    children: list[subprocess.Popen[bytes]] = []
+    if meta.get("local_ai"):
+        # A practice game: its AI peers ended with this process; bring them back too.
+        for path in sorted((data_dir() / "ai").glob(f"ai-{game}-*.sqlite")):
+            children.append(subprocess.Popen(
+                [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", str(path),
+                 "--exit-with-parent"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=open(data_dir() / "ai.log", "ab")))  # noqa: SIM115
+    node = None
+    try:
+        session, frames = journal.open_session(game, HumanPlayer())
+        node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"))
+        await node.start()
+        node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal,
+                    game)
+        node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
+                   if int(s) != session.seat})
+        node.begin(frames)
+        node.done.addErrback(lambda f: None)
+        say(f"resuming game {game} at hand {session.hand_no + 1}")
+        client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
+            session.rules.players)], _hinter(session.rules, 0))
+        return await _screen(client, args.plain)
+    finally:
+        if node is not None:
+            node.stop()
+        _stop_children(children)
+
+
+# --- tractor ai / ai-server -------------------------------------------------------------------
+
+
+async def ai(reactor: Any, args: argparse.Namespace) -> int:
+    if args.exit_with_parent:
+        _watch_parent(reactor)
+    if args.resume:
+        return await _resume_ai(reactor, args.resume)
+    if not args.join:
+        say("tractor ai: give --join ADDRESS (or --resume JOURNAL)")
+        return 2
+    lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
+                                args.seed, tokens_from_env(), args.passphrase,
+                                args.journal_dir)
+    for line in lines:
+        say(line)
+    return 0 if all("stopped" not in line for line in lines) else 1
+
+
+def _watch_parent(reactor: Any) -> None:
+    """Leave with the process that started us (a practice game's AI peers)."""
+    from twisted.internet.task import LoopingCall
+
+    parent = os.getppid()
+
+    def check() -> None:
+        if os.getppid() != parent:
+            reactor.stop()
+
+    LoopingCall(check).start(1.0, now=False)
+
+
+async def _resume_ai(reactor: Any, path: str) -> int:
+    journal = Journal(path)
+    games = journal.games()
+    if not games:
+        say(f"tractor ai: no game in {path}")
+        return 1
+    game = games[-1].id
+    meta = journal.meta(game)
+    rules = games[-1].rules
+    player = StrategyPlayer(make_strategy(meta.get("strategy", "heuristic"),
+                                          meta.get("level", "normal")), rules)
+    session, frames = journal.open_session(game, player)
+    node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"))
+    await node.start()
+    node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
+    node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
+               if int(s) != session.seat})
+    node.begin(frames)
+    try:
+        await node.done
+        return 0
+    except Exception as exc:
+        say(f"tractor ai: {exc}")
+        return 1
+    finally:
+        node.stop()
+
+
+async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
+    server = await run_ai_server(reactor, args.listen, args.strategy, args.level,
+                                 announce=not args.no_announce,
+                                 log_file=str(data_dir() / "ai.log"))
+    say(f"AI server ready at {server.address}: hosts on the LAN can fill empty seats "
+        "with `fill` in their lobby (Ctrl-C to stop)")
+    forever: Deferred[None] = Deferred()
+    try:
+        await forever
+    finally:
+        server.close()
+        _stop_children(server.children)
+    return 0
+
