@@ -143,8 +143,7 @@ async def _within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> A
 
 async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
     """Show the roster as it changes; read commands until the game starts."""
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.patch_stdout import patch_stdout
+    import asyncio
 
     def show(roster: Any) -> None:
         if isinstance(roster, Roster):
@@ -154,47 +153,55 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
     lobby.on_change = show
     if lobby.roster() is not None:
         show(lobby.roster())
-    help_text = ("commands: ready, unready, " + ("fill (AI for the empty seats), "
+    help_text = ("lobby commands: ready, unready, " + ("fill (AI for the empty seats), "
                  if is_host else "") + "quit")
     say(help_text)
-    prompt: PromptSession[str] = PromptSession()
-    asked = None
-    with patch_stdout():
-        while not lobby.started.called:
-            if asked is None or asked.done():
-                if asked is not None:
-                    try:
-                        line = asked.result().strip().lower()
-                    except (EOFError, KeyboardInterrupt):
-                        line = "quit"
-                    if line == "ready":
-                        lobby.ready(True)
-                    elif line == "unready":
-                        lobby.ready(False)
-                    elif line == "fill" and is_host:
-                        d = lobby.request_fill()
-                        d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
-                    elif line == "quit":
-                        if is_host:
-                            lobby.close()
-                        else:
-                            lobby.leave()
-                        raise LobbyError("you left the lobby", "you")
-                    elif line:
-                        say(help_text)
-                import asyncio
-
-                asked = asyncio.ensure_future(prompt.prompt_async("lobby> "))
-            await _sleep(reactor, 0.1)
-        if asked is not None and not asked.done():
+    read = _line_reader()
+    started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
+    while not started.done():
+        asked = asyncio.ensure_future(read("lobby> "))
+        await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
+        if not asked.done():
             asked.cancel()
-    return await lobby.started
+            break
+        line = (asked.result() or "quit").strip().lower()
+        if line == "ready":
+            lobby.ready(True)
+        elif line == "unready":
+            lobby.ready(False)
+        elif line == "fill" and is_host:
+            d = lobby.request_fill()
+            d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
+        elif line == "quit":
+            if is_host:
+                lobby.close()
+            else:
+                lobby.leave()
+            raise LobbyError("you left the lobby", "you")
+        elif line:
+            say(help_text)
+    return await started
 
 
-async def _sleep(reactor: Any, seconds: float) -> None:
-    d: Deferred[None] = Deferred()
-    reactor.callLater(seconds, d.callback, None)
-    await d
+def _line_reader() -> Callable[[str], Any]:
+    """Read a line: with prompt_toolkit on a terminal, else from the pipe (scripts)."""
+    import asyncio
+
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from prompt_toolkit import PromptSession
+        session: Any = PromptSession()
+
+        async def ask(prompt: str) -> str | None:
+            try:
+                return await session.prompt_async(prompt)
+            except (EOFError, KeyboardInterrupt):
+                return None
+        return ask
+
+    async def read(prompt: str) -> str | None:
+        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        return line if line else None
+    return read
 
 
 def _passphrase(given: str | None, needed: bool) -> str | None:
@@ -227,7 +234,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             "(or `tractor join` to find it on the LAN)")
         if args.ai:
             await lobby.request_fill(count=args.ai)
-        seating = await _lobby_prompt(reactor, lobby, True)
+        seating = await _asyncio(_lobby_prompt(reactor, lobby, True))
         return await _seated_game(reactor, node, seating, key, args, {})
     except LobbyError as exc:
         say(f"tractor: {exc}")
@@ -253,8 +260,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
             lock = " (passphrase)" if ann.passphrase else ""
             say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
                 f"  {ann.address}")
-        from prompt_toolkit import PromptSession
-        choice = await _asyncio(PromptSession().prompt_async("join which table? "))
+        choice = await _asyncio(_line_reader()("join which table? ")) or ""
         try:
             ann = found[int(choice) - 1]
         except (ValueError, IndexError):
@@ -267,7 +273,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
         guest = await join_table(reactor, address,
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=_passphrase(args.passphrase, needs_passphrase))
-        seating = await _lobby_prompt(reactor, guest, False)
+        seating = await _asyncio(_lobby_prompt(reactor, guest, False))
         return await _seated_game(reactor, node, seating, key, args, {})
     except LobbyError as exc:
         say(f"tractor: {exc}")
