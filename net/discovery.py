@@ -1,0 +1,274 @@
+"""Finding tables and AI servers on the LAN: UDP multicast announcements, about one a
+second, TTL 1 (never routed off the LAN), loopback on so peers on one machine see each other.
+
+An announcement is one bounded msgpack map::
+
+    {"v": 1, "kind": "table"|"ai-server", "name": str, "address": "tcp:IP:PORT",
+     "seats": int, "taken": int, "rules": str, "passphrase": bool, "id": str}
+
+``address`` is the lobby (or AI fill) endpoint. A sender listening on every interface does
+not know which of its addresses a listener can reach: it announces the wildcard address
+(``tcp:0.0.0.0:PORT``) and a `Browser` then takes the IP from the datagram's source, an
+address the listener just heard it from. A sender bound to one address announces that one.
+Every datagram is hostile: malformed ones are dropped, counted and logged at debug level
+(a noisy LAN must not flood the log), never raised.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.error import CannotListenError
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.protocol import DatagramProtocol
+from twisted.internet.task import LoopingCall, deferLater
+from twisted.logger import Logger
+
+from .lobby import LobbyError, endpoint_string, parse_endpoint
+
+GROUP = "239.255.42.99"  #: organisation-local scope (RFC 2365)
+PORT = 42099
+INTERVAL = 1.0  #: seconds between announcements
+EXPIRY = 3.0  #: an entry not heard for this long is gone
+MAX_DATAGRAM = 1024
+MAX_ENTRIES = 256  #: a flood of made-up ids cannot grow the browser without bound
+MAX_NAME = 48
+MAX_RULES = 80
+KINDS = ("table", "ai-server")
+VERSION = 1
+
+
+class DiscoveryError(LobbyError):
+    """Multicast refused by the OS, or an announcement that does not parse."""
+
+    code = "discovery"
+
+
+class BadAnnouncement(DiscoveryError):
+    code = "bad-announcement"
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """One table or AI server heard on the LAN. ``address`` is dialable (a wildcard IP is
+    replaced by the sender's); ``source`` is the sender's IP, ``seen`` the clock time it
+    was last heard."""
+
+    kind: str
+    name: str
+    address: str
+    seats: int
+    taken: int
+    rules: str
+    passphrase: bool
+    id: str
+    source: str
+    seen: float
+
+
+def instance_id() -> str:
+    """A random id for one announcer, so restarts and two tables on one host differ."""
+    return os.urandom(8).hex()
+
+
+def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken: int = 0,
+                      rules: str = "", passphrase: bool = False, id: str = "") -> bytes:
+    """The datagram for one announcement (checked the same way a `Browser` reads it)."""
+    data = msgpack.packb({"v": VERSION, "kind": kind, "name": name, "address": address,
+                          "seats": seats, "taken": taken, "rules": rules,
+                          "passphrase": passphrase, "id": id or instance_id()},
+                         use_bin_type=True)
+    parse_announcement(data, "127.0.0.1", 0.0)
+    return data
+
+
+_FIELDS = {"v": int, "kind": str, "name": str, "address": str, "seats": int, "taken": int,
+           "rules": str, "passphrase": bool, "id": str}
+
+
+def parse_announcement(data: bytes, source: str, now: float) -> Announcement:
+    """Read one datagram from ``source`` (an IP); `BadAnnouncement` if anything is off."""
+    who = f"announcement from {source}"
+    if type(data) is not bytes or len(data) > MAX_DATAGRAM:
+        raise BadAnnouncement("datagram too large", who)
+    try:
+        msg = msgpack.unpackb(data, raw=False, strict_map_key=True, max_str_len=MAX_RULES,
+                              max_bin_len=0, max_array_len=0, max_map_len=len(_FIELDS),
+                              max_ext_len=0)
+    except (msgpack.UnpackException, ValueError, TypeError) as exc:
+        raise BadAnnouncement(f"unreadable: {type(exc).__name__}", who) from exc
+    if not isinstance(msg, dict) or set(msg) != set(_FIELDS):
+        raise BadAnnouncement("wrong fields", who)
+    for key, kind in _FIELDS.items():
+        if type(msg[key]) is not kind:
+            raise BadAnnouncement(f"field {key} has the wrong type", who)
+    if msg["v"] != VERSION:
+        raise BadAnnouncement("unknown version", who)
+    if msg["kind"] not in KINDS:
+        raise BadAnnouncement("unknown kind", who)
+    for key, limit in (("name", MAX_NAME), ("rules", MAX_RULES), ("id", 32)):
+        text = msg[key]
+        if len(text) > limit or not text.isprintable() or (key != "rules" and not text):
+            raise BadAnnouncement(f"bad {key}", who)
+    if not 0 <= msg["taken"] <= msg["seats"] <= 64:
+        raise BadAnnouncement("bad seat counts", who)
+    try:
+        ip, port = parse_endpoint(msg["address"], who)
+        address = endpoint_string(source, port) if ipaddress.ip_address(ip).is_unspecified \
+            else msg["address"]
+    except (LobbyError, ValueError) as exc:
+        raise BadAnnouncement("bad address", who) from exc
+    return Announcement(msg["kind"], msg["name"], address, msg["seats"], msg["taken"],
+                        msg["rules"], msg["passphrase"], msg["id"], source, now)
+
+
+class Browser(DatagramProtocol):
+    """Collects announcements; `list` gives those heard in the last `EXPIRY` seconds.
+    ``joined`` fires once the multicast group is joined (or fails with `DiscoveryError`)."""
+
+    log = Logger()
+
+    def __init__(self, clock: IReactorTime, group: str = GROUP, expiry: float = EXPIRY,
+                 on_change: Callable[[list[Announcement]], None] | None = None) -> None:
+        self.clock = clock
+        self.group = group
+        self.expiry = expiry
+        self.on_change = on_change
+        self.entries: dict[str, Announcement] = {}
+        self.malformed = 0
+        self.overflow = 0
+        self.joined: Deferred[None] = Deferred()
+
+    def startProtocol(self) -> None:
+        d = self.transport.joinGroup(self.group)
+        d.addCallbacks(self._joined, self._join_failed)
+
+    def _joined(self, _: Any) -> None:
+        if not self.joined.called:
+            self.joined.callback(None)
+
+    def _join_failed(self, failure: Any) -> None:
+        reason = failure.getErrorMessage()
+        self.log.warn("cannot join multicast group {group}: {why}", group=self.group,
+                      why=reason)
+        if not self.joined.called:
+            self.joined.errback(DiscoveryError(f"cannot join multicast group: {reason}",
+                                               self.group))
+
+    def datagramReceived(self, datagram: bytes, addr: Any) -> None:
+        source = addr[0] if isinstance(addr, tuple) and addr and type(addr[0]) is str else "?"
+        now = self.clock.seconds()
+        try:
+            ann = parse_announcement(datagram, source, now)
+        except DiscoveryError as exc:
+            self.malformed += 1
+            self.log.debug("ignoring {why}", why=str(exc))
+            return
+        self._expire(now)
+        if ann.id not in self.entries and len(self.entries) >= MAX_ENTRIES:
+            self.overflow += 1
+            self.log.debug("ignoring {who}: too many entries", who=source)
+            return
+        old = self.entries.get(ann.id)
+        self.entries[ann.id] = ann
+        if self.on_change is not None and (old is None or _differs(old, ann)):
+            self.on_change(self.list())
+
+    def _expire(self, now: float) -> None:
+        for key in [k for k, a in self.entries.items() if a.seen <= now - self.expiry]:
+            del self.entries[key]
+
+    def list(self, kind: str | None = None) -> list[Announcement]:
+        """Live entries (of one ``kind`` if given), by name then address."""
+        self._expire(self.clock.seconds())
+        return sorted((a for a in self.entries.values() if kind is None or a.kind == kind),
+                      key=lambda a: (a.name, a.address, a.id))
+
+
+def _differs(a: Announcement, b: Announcement) -> bool:
+    return (a.kind, a.name, a.address, a.seats, a.taken, a.rules, a.passphrase) != \
+        (b.kind, b.name, b.address, b.seats, b.taken, b.rules, b.passphrase)
+
+
+class Announcer(DatagramProtocol):
+    """Sends ``payload()`` to the group every ``interval`` seconds on ``clock``. The payload
+    is a function so a table's seat count is always current."""
+
+    log = Logger()
+
+    def __init__(self, clock: IReactorTime, payload: Callable[[], bytes], group: str = GROUP,
+                 port: int = PORT, interval: float = INTERVAL) -> None:
+        self.clock = clock
+        self.payload = payload
+        self.group = group
+        self.port = port
+        self.interval = interval
+        self.sent = 0
+        self.errors = 0
+        self._loop: LoopingCall | None = None
+
+    def startProtocol(self) -> None:
+        self.transport.setTTL(1)
+        self.transport.setLoopbackMode(True)
+        self._loop = LoopingCall(self.send)
+        self._loop.clock = self.clock
+        self._loop.start(self.interval, now=True)
+
+    def send(self) -> None:
+        try:
+            self.transport.write(self.payload(), (self.group, self.port))
+            self.sent += 1
+        except OSError as exc:
+            self.errors += 1
+            if self.errors == 1:  # once: the reason does not change every second
+                self.log.warn("cannot send announcements to {group}: {why}", group=self.group,
+                              why=str(exc))
+
+    def stopProtocol(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+
+
+def start_announcer(reactor: Any, payload: Callable[[], bytes], clock: IReactorTime | None
+                    = None, group: str = GROUP, port: int = PORT) -> Any:
+    """Announce until the returned listening port is stopped (``stopListening()``).
+    Raises `DiscoveryError` if the OS refuses a multicast socket."""
+    proto = Announcer(clock or reactor, payload, group, port)
+    try:
+        return reactor.listenMulticast(0, proto, listenMultiple=True)
+    except (CannotListenError, OSError, AttributeError) as exc:  # AttributeError: no UDP
+        raise DiscoveryError(f"no multicast socket: {exc}", group) from exc
+
+
+def start_browser(reactor: Any, clock: IReactorTime | None = None, group: str = GROUP,
+                  port: int = PORT, on_change: Callable[[list[Announcement]], None] | None
+                  = None) -> tuple[Browser, Any]:
+    """Listen for announcements until the returned port is stopped; the UI reads
+    ``browser.list()`` or gets ``on_change`` calls."""
+    browser = Browser(clock or reactor, group, on_change=on_change)
+    try:
+        listening = reactor.listenMulticast(port, browser, listenMultiple=True)
+    except (CannotListenError, OSError, AttributeError) as exc:  # AttributeError: no UDP
+        raise DiscoveryError(f"cannot listen for announcements: {exc}", group) from exc
+    return browser, listening
+
+
+async def browse(reactor: Any, seconds: float = 2.0, kind: str | None = None,
+                 clock: IReactorTime | None = None, group: str = GROUP,
+                 port: int = PORT) -> list[Announcement]:
+    """Listen ``seconds`` and return what was heard (for ``tractor join`` without an
+    address). Raises `DiscoveryError` if the OS refuses multicast."""
+    clock = clock or reactor
+    browser, listening = start_browser(reactor, clock, group, port)
+    try:
+        await browser.joined
+        await deferLater(clock, seconds, lambda: None)
+        return browser.list(kind)
+    finally:
+        await maybeDeferred(listening.stopListening)

@@ -1,0 +1,734 @@
+"""The lobby on the network: Twisted protocols that move lobby frames and time, and the
+public API the client calls (`host_table`, `join_table`, `serve_ai`).
+
+All decisions live in the state machines (`net/lobby.py`, `net/pake.py`); this module
+frames bytes (32-bit length prefix, `MAX_LOBBY_FRAME`), runs idle timeouts on the given
+clock, logs every dropped peer by address, and turns lost connections into typed errors.
+
+Typical use (the lead's client code)::
+
+    host = await host_table(reactor, "Friday", Rules(), me, passphrase="plum tree")
+    host.on_change = redraw
+    host.ready(True)
+    seating = await host.started          # a Seating: seat, keys, addresses, table id
+    node = PeerNode(reactor, GameSession(rules, seating.table, seating.seat, ...), ...)
+
+    guest = await join_table(reactor, "tcp:192.0.2.5:40123", me, passphrase="plum tree")
+    guest.ready(True)
+    seating = await guest.started
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import Deferred, ensureDeferred, fail, maybeDeferred, succeed
+from twisted.internet.endpoints import clientFromString, connectProtocol, serverFromString
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.protocol import Factory
+from twisted.logger import Logger
+from twisted.protocols.basic import Int32StringReceiver
+from twisted.protocols.policies import TimeoutMixin
+
+from tractor.rules import Rules
+
+from .discovery import (
+    GROUP,
+    PORT,
+    DiscoveryError,
+    browse,
+    instance_id,
+    pack_announcement,
+    start_announcer,
+)
+from .lobby import (
+    MAX_LOBBY_FRAME,
+    AiServerMachine,
+    AttemptLimiter,
+    BadLobbyMessage,
+    GuestLobby,
+    HostLobby,
+    LobbyClosed,
+    LobbyError,
+    NoAiServer,
+    Participant,
+    Roster,
+    Seating,
+    SpawnFn,
+    endpoint_string,
+    fill_request_frame,
+    pack,
+    read_fill_reply,
+    refusal,
+)
+from .pake import Channel, GuestHandshake, HostHandshake
+
+HANDSHAKE_TIMEOUT = 10.0  #: seconds to finish the PAKE (or the AI fill exchange)
+JOIN_TIMEOUT = 10.0  #: seconds from the handshake to the join message
+MAX_LINKS = 64  #: lobby connections one host keeps at once
+RATE_WINDOW = 10.0
+RATE_LIMIT = 40  #: lobby messages per connection per window (a human clicks a few)
+FILL_BROWSE_SECONDS = 2.0
+
+FillLocal = Callable[[int, str, list[bytes]], None]
+
+
+def guess_lan_ip() -> str:
+    """The address this machine uses towards the LAN (the source address of a route to the
+    multicast group; a UDP ``connect`` sends nothing). 127.0.0.1 if there is no route."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((GROUP, PORT))
+            ip = s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    return ip if ip and not ipaddress.ip_address(ip).is_unspecified else "127.0.0.1"
+
+
+def _ip(address: Any) -> str:
+    host = getattr(address, "host", None)
+    return host if type(host) is str else "?"
+
+
+def _name(address: Any) -> str:
+    host, port = getattr(address, "host", None), getattr(address, "port", None)
+    if type(host) is str and type(port) is int:
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return str(address)
+
+
+def _bound_ip(listening: Any) -> str:
+    ip = _ip(listening.getHost())
+    try:
+        return "127.0.0.1" if ipaddress.ip_address(ip).is_unspecified else ip
+    except ValueError:
+        return "127.0.0.1"
+
+
+class _FramedLink(Int32StringReceiver, TimeoutMixin):
+    """Length-prefixed frames, bounded; timeouts on the owner's clock; named peer."""
+
+    MAX_LENGTH = MAX_LOBBY_FRAME
+    log = Logger()
+
+    def __init__(self, clock: IReactorTime) -> None:
+        self.clock = clock
+        self.who = "?"
+        self.closing = False
+
+    def callLater(self, delay: float, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
+        return self.clock.callLater(delay, fn, *a, **kw)
+
+    def connectionMade(self) -> None:
+        self.who = _name(self.transport.getPeer())
+        for option in ("setTcpNoDelay", "setTcpKeepAlive"):
+            setter = getattr(self.transport, option, None)
+            if setter is not None:
+                setter(True)
+        self.setTimeout(HANDSHAKE_TIMEOUT)
+
+    def timeoutConnection(self) -> None:
+        self.drop(BadLobbyMessage("no message in time", self.who), refuse=False)
+
+    def lengthLimitExceeded(self, length: int) -> None:
+        self.drop(BadLobbyMessage(f"frame of {length} bytes is over the limit", self.who),
+                  refuse=False)
+
+    def drop(self, exc: LobbyError, refuse: bool = True) -> None:
+        """Log, tell the peer why (if ``refuse``), close. Subclasses record the error."""
+        if self.closing:
+            return
+        self.closing = True
+        self.log.warn("dropping lobby peer {who}: {why}", who=self.who, why=exc.why)
+        self.failed(exc)
+        self.transport.loseConnection()
+
+    def failed(self, exc: LobbyError) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closing = True
+        self.setTimeout(None)
+        self.transport.loseConnection()
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.setTimeout(None)
+
+
+# --- host -----------------------------------------------------------------------------------
+
+
+class HostLink(_FramedLink):
+    """One joiner's connection to the host."""
+
+    def __init__(self, host: LobbyHost, conn: int) -> None:
+        super().__init__(host.clock)
+        self.host = host
+        self.conn = conn
+        self.handshake: HostHandshake | None = None
+        self.channel: Channel | None = None
+        self.peer_ip = "?"
+        self.local_ip = "?"
+        self._recent: list[float] = []
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.peer_ip = _ip(self.transport.getPeer())
+        self.local_ip = _ip(self.transport.getHost())
+        if self.host.closed or len(self.host.links) >= MAX_LINKS:
+            self.log.warn("refusing lobby peer {who}: {why}", who=self.who,
+                          why="lobby closed" if self.host.closed else "too many connections")
+            self.close()
+            return
+        self.host.links[self.conn] = self
+        self.handshake = HostHandshake(self.host.name, self.host.passphrase,
+                                       self.host.state.tokens, self.host.limiter,
+                                       self.peer_ip, self.who)
+
+    def stringReceived(self, data: bytes) -> None:
+        if self.closing or self.handshake is None:
+            return
+        now = self.clock.seconds()
+        if self.channel is None:
+            step = self.handshake.receive(data, now)
+            if step.send is not None:
+                self.sendString(step.send)
+            if step.error is not None:
+                self.drop(step.error, refuse=False)  # the step carried the refusal
+            elif step.channel is not None:
+                self.channel = step.channel
+                self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
+                                        self.handshake.token)
+                self.setTimeout(JOIN_TIMEOUT)
+                self.log.info("lobby peer {who} authenticated ({mode})", who=self.who,
+                              mode=self.handshake.mode)
+            return
+        self._recent = [t for t in self._recent if t > now - RATE_WINDOW] + [now]
+        try:
+            if len(self._recent) > RATE_LIMIT:
+                raise BadLobbyMessage("too many messages", self.who)
+            msg = self.channel.open(data)
+            sends = self.host.state.receive(self.conn, msg, now)
+        except LobbyClosed:
+            return  # a late message after the start: nothing to do
+        except LobbyError as exc:
+            self.drop(exc)
+            return
+        if self.host.state.conns.get(self.conn) is not None and \
+                self.host.state.conns[self.conn].seat is not None:
+            self.setTimeout(None)  # seated: a lobby may wait long for the last player
+        self.host.dispatch(sends)
+        if msg.get("t") == "leave":
+            self.log.info("lobby peer {who} left", who=self.who)
+            self.close()
+
+    def send_message(self, msg: dict[str, Any]) -> None:
+        if self.channel is not None and not self.closing:
+            self.sendString(self.channel.seal(msg))
+
+    def drop(self, exc: LobbyError, refuse: bool = True) -> None:
+        if refuse and not self.closing:
+            self.send_message(refusal(exc))
+        super().drop(exc, refuse)
+
+    def failed(self, exc: LobbyError) -> None:
+        self.host.errors.append(exc)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        super().connectionLost(reason)
+        if self.host.links.get(self.conn) is self:
+            del self.host.links[self.conn]
+        if self.channel is None:
+            if self.handshake is not None:
+                self.handshake.abort()
+            return
+        self.host.dispatch(self.host.state.drop(self.conn, self.clock.seconds()))
+
+
+class LobbyHost:
+    """The host's open table. Read ``address`` (what joiners dial), ``roster()``; set
+    ``on_change`` (called with the new `Roster` after every change) to redraw a UI; call
+    ``ready``, ``request_fill``, ``close``; await ``started`` for the `Seating`.
+
+    ``errors`` keeps every `LobbyError` a peer was dropped for (also logged)."""
+
+    log = Logger()
+
+    def __init__(self, reactor: Any, name: str, rules: Rules, me: Participant | None,
+                 passphrase: str | None = None, fill_local: FillLocal | None = None,
+                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None
+                 ) -> None:
+        self.reactor = reactor
+        self.clock: IReactorTime = clock or reactor
+        self.name = name
+        self.passphrase = passphrase or None
+        self.fill_local = fill_local
+        self.state = HostLobby(name, rules, me)
+        self.limiter = limiter or AttemptLimiter()
+        self.links: dict[int, HostLink] = {}
+        self.started: Deferred[Seating] = Deferred()
+        self.on_change: Callable[[Roster], None] | None = None
+        self.errors: list[LobbyError] = []
+        self.closed = False
+        self.address = ""  #: the lobby endpoint joiners on the LAN dial
+        self.announced_address = ""
+        self.local_address = ""  #: the same on this machine (for local AI players)
+        self.instance = instance_id()
+        self.discovery_port = PORT  #: UDP port of announcements (and of the AI server search)
+        self._next_conn = 0
+        self._last_roster: Roster | None = None
+        self._port: Any = None
+        self._announcer: Any = None
+
+    # --- set-up -----------------------------------------------------------------------------
+
+    def protocol(self) -> HostLink:
+        """A protocol for one incoming connection (used by the factory and by tests)."""
+        self._next_conn += 1
+        return HostLink(self, self._next_conn)
+
+    async def listen(self, description: str = "tcp:0:interface=0.0.0.0") -> str:
+        """Listen on a Twisted server endpoint; returns ``address``."""
+        endpoint = serverFromString(self.reactor, description)
+        self._port = await endpoint.listen(Factory.forProtocol(self.protocol))
+        bound = _ip(self._port.getHost())
+        port = self._port.getHost().port
+        try:
+            wildcard = ipaddress.ip_address(bound).is_unspecified
+        except ValueError:
+            wildcard = True
+        self.local_address = endpoint_string(_bound_ip(self._port), port)
+        self.address = endpoint_string(guess_lan_ip() if wildcard else bound, port)
+        # Announced as bound: a wildcard address tells browsers to use the datagram's source.
+        self.announced_address = endpoint_string("0.0.0.0" if wildcard else bound, port)
+        self.state.host_ip = _bound_ip(self._port)
+        self.log.info("table {name!r} open at {address}", name=self.name,
+                      address=self.address)
+        return self.address
+
+    def announcement(self) -> bytes:
+        roster = self.roster()
+        rules = roster.rules
+        summary = f"{rules.players} players, {rules.decks} decks, {rules.declaration}"
+        return pack_announcement("table", self.name, self.announced_address, len(roster.seats),
+                                 len(roster.seats) - len(roster.empty_seats()), summary,
+                                 self.passphrase is not None, self.instance)
+
+    def start_announcing(self) -> None:
+        """Announce the table on the LAN once a second until the start or `close`; a host
+        where multicast is refused logs it and goes on (joiners can still type the
+        address)."""
+        try:
+            self._announcer = start_announcer(self.reactor, self.announcement, self.clock,
+                                              port=self.discovery_port)
+        except DiscoveryError as exc:
+            self.log.warn("not announcing table {name!r}: {why}", name=self.name, why=exc.why)
+
+    # --- the lobby --------------------------------------------------------------------------
+
+    def roster(self) -> Roster:
+        return self.state.roster(self.clock.seconds())
+
+    def ready(self, ready: bool = True) -> None:
+        """The host's own ready flag (`LobbyError` if the host does not play)."""
+        self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
+
+    def request_fill(self, ai_server: str | None = None) -> Deferred[int]:
+        """Ask for an AI on every empty seat: one-time seat tokens reserve the seats, then
+        ``fill_local(count, local_address, tokens)`` is called if given, else the AI server
+        at ``ai_server`` (a client endpoint string), else the first one discovery finds, is
+        asked. Fires with the number of AI players asked for; on failure the reservations
+        are dropped and it fails with `NoAiServer`."""
+        now = self.clock.seconds()
+        tokens = self.state.issue_tokens(now)
+        if not tokens:
+            return succeed(0)
+        self.dispatch(self.state.broadcast(now))
+        if self.fill_local is not None:
+            try:
+                self.fill_local(len(tokens), self.local_address, tokens)
+            except Exception as exc:
+                self._revoke(tokens)
+                return fail(NoAiServer(f"the local AI provider failed: {exc}", "local"))
+            return succeed(len(tokens))
+        return ensureDeferred(self._fill_remote(tokens, ai_server))
+
+    async def _fill_remote(self, tokens: list[bytes], ai_server: str | None) -> int:
+        try:
+            if ai_server is None:
+                found = await browse(self.reactor, FILL_BROWSE_SECONDS, kind="ai-server",
+                                     clock=self.clock, port=self.discovery_port)
+                if not found:
+                    raise NoAiServer("no AI server found on the LAN", "discovery")
+                ai_server = found[0].address
+            port = self._port.getHost().port if self._port is not None else 0
+            link = FillClientLink(self.clock, len(tokens), port, tokens, self.name)
+            await connectProtocol(clientFromString(self.reactor, ai_server), link)
+            count = await link.result
+            self.log.info("AI server {server} starts {n} player(s)", server=ai_server, n=count)
+            return count
+        except Exception as exc:
+            self._revoke(tokens)
+            if isinstance(exc, NoAiServer):
+                raise
+            why = exc.why if isinstance(exc, LobbyError) else str(exc)
+            raise NoAiServer(f"AI fill failed: {why}", ai_server or "discovery") from exc
+
+    def _revoke(self, tokens: list[bytes]) -> None:
+        self.state.tokens.revoke(tokens)
+        self.dispatch(self.state.broadcast(self.clock.seconds()))
+
+    def dispatch(self, sends: list[tuple[int, dict[str, Any]]]) -> None:
+        """Send what the state machine produced, tell ``on_change`` if the roster changed;
+        after the start, close the lobby."""
+        for conn, msg in sends:
+            link = self.links.get(conn)
+            if link is not None:
+                link.send_message(msg)
+        roster = self.roster()
+        if roster != self._last_roster and not self.closed:
+            self._last_roster = roster
+            if self.on_change is not None:
+                self.on_change(roster)
+        if self.state.seating is not None and not self.started.called:
+            seating = self.state.seating
+            self.log.info("table {name!r} starts: {n} seats", name=self.name,
+                          n=len(seating.keys))
+            self._shut()
+            self.started.callback(seating)
+
+    def _shut(self) -> None:
+        self.closed = True
+        for link in list(self.links.values()):
+            link.close()
+        if self._port is not None:
+            self._port.stopListening()
+            self._port = None
+        if self._announcer is not None:
+            maybeDeferred(self._announcer.stopListening)
+            self._announcer = None
+
+    def close(self) -> None:
+        """Close the lobby: every joiner gets `LobbyClosed`, ``started`` fails with it
+        unless the game already started."""
+        if self.closed:
+            return
+        for link in self.links.values():
+            link.send_message(refusal(LobbyClosed("the host closed the table", "host")))
+        self._shut()
+        if not self.started.called:
+            self.started.errback(LobbyClosed("the host closed the lobby", "host"))
+
+
+async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | None,
+                     passphrase: str | None = None, listen: str = "tcp:0:interface=0.0.0.0",
+                     fill_local: FillLocal | None = None, announce: bool = True,
+                     clock: IReactorTime | None = None, discovery_port: int = PORT
+                     ) -> LobbyHost:
+    """Open a table: listen for joiners on ``listen`` and (``announce``) tell the LAN.
+
+    ``me`` is the host's own seat (its game mesh already listens on ``me.game_port``), or
+    None for a host that only seats AI players. ``passphrase`` (None or "": an open table)
+    is never sent anywhere. ``fill_local(count, lobby_address, tokens)``: an in-process AI
+    provider for `LobbyHost.request_fill` (each AI joins with `join_table(..., token=t)`).
+    ``clock`` drives timeouts, guess limits and announcements (default: the reactor);
+    ``discovery_port``: the UDP port announcements go to and AI servers are looked for on.
+    """
+    host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock)
+    host.discovery_port = discovery_port
+    await host.listen(listen)
+    if announce:
+        host.start_announcing()
+    return host
+
+
+# --- guest ----------------------------------------------------------------------------------
+
+
+class GuestLink(_FramedLink):
+    """A participant's connection to the host's lobby."""
+
+    def __init__(self, guest: LobbyGuest) -> None:
+        super().__init__(guest.clock)
+        self.guest = guest
+        self.channel: Channel | None = None
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.guest.link = self
+        self.guest.state.who = self.who
+        self.guest.handshake.who = self.who
+        self.sendString(self.guest.handshake.hello())
+
+    def stringReceived(self, data: bytes) -> None:
+        if self.closing:
+            return
+        if self.channel is None:
+            step = self.guest.handshake.receive(data)
+            if step.send is not None:
+                self.sendString(step.send)
+            if step.error is not None:
+                self.drop(step.error, refuse=False)
+            elif step.channel is not None:
+                self.channel = step.channel
+                self.send_message(self.guest.state.join_message())
+            return
+        try:
+            result = self.guest.state.receive(self.channel.open(data))
+        except LobbyError as exc:
+            self.drop(exc, refuse=False)
+            return
+        self.guest.update(result)
+        if isinstance(result, Seating):
+            self.close()
+        else:
+            self.setTimeout(None)
+
+    def send_message(self, msg: dict[str, Any]) -> None:
+        if self.channel is not None and not self.closing:
+            self.sendString(self.channel.seal(msg))
+
+    def failed(self, exc: LobbyError) -> None:
+        self.guest.fail(exc)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        super().connectionLost(reason)
+        self.guest.fail(LobbyClosed("connection to the lobby lost", self.who))
+
+
+class LobbyGuest:
+    """A participant in someone's lobby. ``joined`` fires with the first `Roster` (or fails
+    with the typed reason: `WrongPassphrase`, `TableFull`, ...); then ``ready``/``leave``;
+    ``on_change`` gets every new roster; ``started`` fires with the verified `Seating`."""
+
+    log = Logger()
+
+    def __init__(self, reactor: Any, me: Participant, passphrase: str | None = None,
+                 token: bytes | None = None, clock: IReactorTime | None = None) -> None:
+        self.reactor = reactor
+        self.clock: IReactorTime = clock or reactor
+        self.me = me
+        self.state = GuestLobby(me)
+        self.handshake = GuestHandshake(passphrase or None, token)
+        self.link: GuestLink | None = None
+        self.joined: Deferred[Roster | None] = Deferred()
+        self.started: Deferred[Seating] = Deferred()
+        self.on_change: Callable[[Roster], None] | None = None
+        self.error: LobbyError | None = None
+
+    def protocol(self) -> GuestLink:
+        return GuestLink(self)
+
+    def roster(self) -> Roster | None:
+        return self.state.roster
+
+    def ready(self, ready: bool = True) -> None:
+        if self.link is not None:
+            self.link.send_message(GuestLobby.ready_message(ready))
+
+    def leave(self) -> None:
+        """Leave the table: the seat frees; ``started`` fails with `LobbyClosed`."""
+        self.fail(LobbyClosed("you left the table", "you"))
+        if self.link is not None:
+            self.link.send_message(GuestLobby.leave_message())
+            self.link.close()
+
+    def update(self, result: Roster | Seating) -> None:
+        if isinstance(result, Seating):
+            if not self.joined.called:
+                self.joined.callback(self.state.roster)
+            if not self.started.called:
+                self.log.info("lobby {who}: the game starts, seat {seat}",
+                              who=self.state.who, seat=result.seat)
+                self.started.callback(result)
+            return
+        if not self.joined.called:
+            self.joined.callback(result)
+        if self.on_change is not None:
+            self.on_change(result)
+
+    def fail(self, exc: LobbyError) -> None:
+        """The lobby is over for us without a start: fail what is still pending (once)."""
+        if self.started.called or self.error is not None:
+            return
+        self.error = exc
+        if not self.joined.called:
+            self.joined.errback(exc)
+        elif not self.started.called:
+            self.started.errback(exc)
+
+
+async def join_table(reactor: Any, address: str, me: Participant,
+                     passphrase: str | None = None, token: bytes | None = None,
+                     clock: IReactorTime | None = None) -> LobbyGuest:
+    """Join the lobby at ``address`` (a client endpoint string, e.g. from discovery) with a
+    passphrase, a one-time AI seat ``token``, or neither. Returns once seated (the first
+    roster is in); raises the typed `LobbyError` otherwise (`WrongPassphrase`,
+    `PassphraseRequired`, `TableFull`, `TooManyAttempts`, `BadToken`, `LobbyClosed`, ...)."""
+    guest = LobbyGuest(reactor, me, passphrase, token, clock)
+    try:
+        await connectProtocol(clientFromString(reactor, address), guest.protocol())
+    except Exception as exc:
+        raise LobbyClosed(f"cannot reach the lobby: {exc}", address) from exc
+    await guest.joined
+    return guest
+
+
+# --- AI server ------------------------------------------------------------------------------
+
+
+class AiServerProtocol(_FramedLink):
+    """One host asking this AI server for players (see `AiServerMachine`)."""
+
+    def __init__(self, server: AiServer) -> None:
+        super().__init__(server.clock)
+        self.server = server
+        self.machine: AiServerMachine | None = None
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.machine = AiServerMachine(self.server.spawn, _ip(self.transport.getPeer()),
+                                       self.who, self.server.limiter)
+        self.sendString(self.machine.greeting())
+
+    def stringReceived(self, data: bytes) -> None:
+        if self.closing or self.machine is None:
+            return
+        try:
+            reply = self.machine.receive(data, self.clock.seconds())
+        except LobbyError as exc:
+            self.sendString(pack(refusal(exc)))
+            self.drop(exc)
+            return
+        for request in self.machine.requests:
+            self.log.info("AI server: {who} asks {n} player(s) for table {table!r}",
+                          who=self.who, n=request.count, table=request.table)
+        for error in self.machine.spawn_errors:
+            self.log.error("AI server: spawning a player failed: {why}", why=error)
+        self.sendString(reply)
+        self.close()
+
+    def failed(self, exc: LobbyError) -> None:
+        self.server.errors.append(exc)
+
+
+class AiServer:
+    """An AI server: hosts ask its fill endpoint for players; ``spawn(lobby_address, token,
+    table_name)`` (the AI layer's) starts one AI participant that joins the lobby with that
+    token. Serves any number of tables at once. ``address``: its fill endpoint."""
+
+    log = Logger()
+
+    def __init__(self, reactor: Any, spawn: SpawnFn, name: str = "AI server",
+                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None
+                 ) -> None:
+        self.reactor = reactor
+        self.clock: IReactorTime = clock or reactor
+        self.spawn = spawn
+        self.name = name
+        self.limiter = limiter or AttemptLimiter(limit=20, window=60.0)
+        self.errors: list[LobbyError] = []
+        self.address = ""
+        self.announced_address = ""
+        self.instance = instance_id()
+        self.discovery_port = PORT
+        self._port: Any = None
+        self._announcer: Any = None
+
+    def protocol(self) -> AiServerProtocol:
+        return AiServerProtocol(self)
+
+    async def listen(self, description: str = "tcp:0") -> str:
+        endpoint = serverFromString(self.reactor, description)
+        self._port = await endpoint.listen(Factory.forProtocol(self.protocol))
+        bound = _ip(self._port.getHost())
+        try:
+            wildcard = ipaddress.ip_address(bound).is_unspecified
+        except ValueError:
+            wildcard = True
+        port = self._port.getHost().port
+        self.address = endpoint_string(guess_lan_ip() if wildcard else bound, port)
+        self.announced_address = endpoint_string("0.0.0.0" if wildcard else bound, port)
+        return self.address
+
+    def announcement(self) -> bytes:
+        return pack_announcement("ai-server", self.name, self.announced_address,
+                                 id=self.instance)
+
+    def start_announcing(self) -> None:
+        try:
+            self._announcer = start_announcer(self.reactor, self.announcement, self.clock,
+                                              port=self.discovery_port)
+        except DiscoveryError as exc:
+            self.log.warn("AI server not announced: {why}", why=exc.why)
+
+    def close(self) -> None:
+        if self._port is not None:
+            self._port.stopListening()
+            self._port = None
+        if self._announcer is not None:
+            maybeDeferred(self._announcer.stopListening)
+            self._announcer = None
+
+
+async def serve_ai(reactor: Any, spawn: SpawnFn, listen: str = "tcp:0", announce: bool = True,
+                   name: str = "AI server", clock: IReactorTime | None = None,
+                   discovery_port: int = PORT) -> AiServer:
+    """Run an AI server's fill endpoint on ``listen`` and (``announce``) tell the LAN.
+    ``spawn(lobby_address, token, table_name)`` is called once per AI seat a host asks for;
+    the AI it starts calls ``join_table(reactor, lobby_address, Participant(..., kind="ai"),
+    token=token)`` and then ``ready(True)``."""
+    server = AiServer(reactor, spawn, name, clock)
+    server.discovery_port = discovery_port
+    await server.listen(listen)
+    if announce:
+        server.start_announcing()
+    return server
+
+
+class FillClientLink(_FramedLink):
+    """The host's side of one fill request: read the greeting, send the sealed request,
+    read the reply. ``result`` fires with the number of players the server starts."""
+
+    def __init__(self, clock: IReactorTime, count: int, lobby_port: int, tokens: list[bytes],
+                 table: str) -> None:
+        super().__init__(clock)
+        self.count = count
+        self.lobby_port = lobby_port
+        self.tokens = tokens
+        self.table = table
+        self.result: Deferred[int] = Deferred()
+        self._sent = False
+
+    def stringReceived(self, data: bytes) -> None:
+        if self.closing:
+            return
+        try:
+            if not self._sent:
+                # The AI server keeps only the port: it dials back the IP we come from.
+                lobby = endpoint_string(_bound_ip(self.transport), self.lobby_port)
+                self.sendString(fill_request_frame(data, self.count, lobby, self.tokens,
+                                                   self.table, self.who))
+                self._sent = True
+                return
+            count = read_fill_reply(data, self.who)
+        except LobbyError as exc:
+            self.drop(exc, refuse=False)
+            return
+        self.close()
+        if not self.result.called:
+            self.result.callback(count)
+
+    def failed(self, exc: LobbyError) -> None:
+        if not self.result.called:
+            self.result.errback(exc)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        super().connectionLost(reason)
+        if not self.result.called:
+            self.result.errback(NoAiServer("the AI server closed the connection", self.who))
+
+

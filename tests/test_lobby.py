@@ -1,0 +1,638 @@
+"""The lobby state machines without sockets (seats, ready flags, leaving, the start and its
+verification, hostile messages), then the Twisted protocols over in-memory transports
+(`twisted.test.iosim`) with a `task.Clock`, and the AI server's fill endpoint."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import msgpack
+import pytest
+from nacl.public import PrivateKey, SealedBox
+from twisted.internet.address import IPv4Address
+from twisted.internet.protocol import Protocol
+from twisted.internet.task import Clock
+from twisted.logger import LogLevel, capturedLogs
+from twisted.test.iosim import FakeTransport, connect
+
+from tractor import Rules
+from tractor.net.lobby import (
+    TOKEN_TTL,
+    AiServerMachine,
+    AttemptLimiter,
+    BadLobbyMessage,
+    BadStart,
+    GuestLobby,
+    HostLobby,
+    LobbyClosed,
+    LobbyError,
+    Participant,
+    Roster,
+    Seating,
+    TableFull,
+    TooManyAttempts,
+    endpoint_string,
+    fill_request_frame,
+    parse_endpoint,
+    read_fill_reply,
+    seating_id,
+    token_id,
+)
+from tractor.net.lobby_wire import (
+    AiServer,
+    FillClientLink,
+    LobbyGuest,
+    LobbyHost,
+)
+
+NAME = "Friday"
+
+
+def person(i: int, kind: str = "human", seat: int | None = None) -> Participant:
+    return Participant(f"player {i}", bytes([i + 1]) * 32, 41000 + i, kind, seat)
+
+
+def join_msg(p: Participant) -> dict[str, Any]:
+    return GuestLobby(p).join_message()
+
+
+def lobby(me: Participant | None = None, players: int = 4) -> HostLobby:
+    state = HostLobby(NAME, Rules(players=players), me if me is not None else person(0),
+                      nonce=b"n" * 16)
+    return state
+
+
+def seat_guests(state: HostLobby, people: list[Participant], ip: str = "192.0.2.20"
+                ) -> dict[int, GuestLobby]:
+    """Connect and join every participant; returns conn -> their GuestLobby, fed every
+    message the host sent them."""
+    guests = {}
+    for i, p in enumerate(people, start=1):
+        state.connect(i, f"{ip}:{5000 + i}", ip, "192.0.2.1")
+        guests[i] = GuestLobby(p)
+        deliver(guests, state.receive(i, join_msg(p), 0.0))
+    return guests
+
+
+def deliver(guests: dict[int, GuestLobby], sends) -> list[Any]:
+    out = []
+    for conn, msg in sends:
+        if conn in guests:
+            out.append(guests[conn].receive(copy.deepcopy(msg)))
+    return out
+
+
+def snapshot(state: HostLobby) -> Any:
+    return (repr(state.seats), repr(sorted(state.conns.items())), state.seating,
+            state.tokens.reserved(0.0))
+
+
+# --- participants and addresses ------------------------------------------------------------
+
+
+def test_participants_are_checked_when_made():
+    for bad in [dict(name=""), dict(name="x" * 33), dict(name="a\x1bb"), dict(name=" pad"),
+                dict(public_key=b"k" * 31), dict(game_port=0), dict(game_port=True),
+                dict(kind="robot"), dict(wanted_seat=-1)]:
+        args = dict(name="Ann", public_key=b"k" * 32, game_port=4000, kind="human",
+                    wanted_seat=None) | bad
+        with pytest.raises(ValueError):
+            Participant(**args)
+
+
+def test_endpoint_strings_round_trip_and_refuse_anything_but_ip_literals():
+    assert endpoint_string("192.0.2.5", 40123) == "tcp:192.0.2.5:40123"
+    assert endpoint_string("::ffff:192.0.2.5", 1) == "tcp:192.0.2.5:1"
+    assert parse_endpoint(endpoint_string("fe80::1", 80)) == ("fe80::1", 80)
+    for bad in ["tcp:example.com:80", "unix:/tmp/x", "ssl:1.2.3.4:80:privateKey=/etc/x",
+                "tcp:1.2.3.4:0", "tcp:1.2.3.4:99999", "tcp:1.2.3.4:80:timeout=1",
+                "tcp:01.2.3.4:80", 5, "tcp:" + "1" * 90]:
+        with pytest.raises(BadLobbyMessage):
+            parse_endpoint(bad)
+
+
+# --- seats ---------------------------------------------------------------------------------
+
+
+def test_seats_go_to_the_wanted_seat_if_free_else_the_lowest_free_one():
+    state = lobby(person(0, seat=2))
+    guests = seat_guests(state, [person(1, seat=3), person(2, seat=3), person(3)])
+    assert [g.roster.you for g in guests.values()] == [3, 0, 1]
+    assert state.host_seat() == 2
+    roster = state.roster(0.0)
+    assert roster.full and not roster.all_ready
+    assert [s.name for s in roster.seats if s] == ["player 2", "player 3", "player 0",
+                                                   "player 1"]
+
+
+def test_every_change_is_broadcast_to_every_joined_participant():
+    state = lobby()
+    guests = seat_guests(state, [person(1), person(2)])
+    sends = state.receive(1, {"t": "ready", "ready": True}, 0.0)
+    assert sorted(c for c, _ in sends) == [1, 2]
+    rosters = deliver(guests, sends)
+    assert all(isinstance(r, Roster) and r.seats[1].ready for r in rosters)
+    assert [r.you for r in rosters] == [1, 2]
+
+
+def test_a_full_table_refuses_the_next_joiner_without_changing_anything():
+    state = lobby()
+    seat_guests(state, [person(1), person(2), person(3)])
+    state.connect(9, "192.0.2.99:1", "192.0.2.99", "192.0.2.1")
+    before = snapshot(state)
+    with pytest.raises(TableFull, match="192.0.2.99:1"):
+        state.receive(9, join_msg(person(9)), 0.0)
+    assert snapshot(state) == before
+
+
+def test_start_only_when_every_seat_is_taken_and_everybody_is_ready():
+    state = lobby()
+    guests = seat_guests(state, [person(1), person(2)])
+    for c in guests:
+        assert not any(m["t"] == "start" for _, m in state.receive(c, {"t": "ready",
+                                                                       "ready": True}, 0.0))
+    state.host_ready(True, 0.0)
+    assert not state.started  # a seat is still empty
+    state.host_ready(False, 0.0)
+    guests |= seat_guests_from(state, 3, person(3))
+    state.receive(3, {"t": "ready", "ready": True}, 0.0)
+    assert not state.started  # the host is not ready
+    state.receive(3, {"t": "ready", "ready": False}, 0.0)  # unready again
+    sends = state.host_ready(True, 0.0)
+    assert not state.started and not any(m["t"] == "start" for _, m in sends)
+    sends = state.receive(3, {"t": "ready", "ready": True}, 0.0)
+    starts = [(c, m) for c, m in sends if m["t"] == "start"]
+    assert sorted(c for c, _ in starts) == [1, 2, 3] and state.started
+    seatings = [s for s in deliver(guests, sends) if isinstance(s, Seating)]
+    host = state.seating
+    assert host is not None and host.seat == 0
+    assert [s.seat for s in seatings] == [1, 2, 3]
+    for s in seatings:
+        assert s.__class__(**{**s.__dict__, "seat": 0}) == host  # identical except the seat
+    assert host.table == seating_id(NAME, host.rules, host.keys, host.addresses, host.names,
+                                    host.kinds, b"n" * 16)
+    # After the start the lobby takes no more messages.
+    with pytest.raises(LobbyClosed):
+        state.receive(1, {"t": "ready", "ready": False}, 0.0)
+
+
+def seat_guests_from(state: HostLobby, conn: int, p: Participant) -> dict[int, GuestLobby]:
+    state.connect(conn, f"192.0.2.30:{conn}", "192.0.2.30", "192.0.2.1")
+    guest = GuestLobby(p)
+    deliver({conn: guest}, state.receive(conn, join_msg(p), 0.0))
+    return {conn: guest}
+
+
+def test_leaving_or_dropping_frees_the_seat_for_the_next_joiner():
+    state = lobby()
+    guests = seat_guests(state, [person(1), person(2)])
+    sends = state.receive(1, {"t": "leave"}, 0.0)
+    assert state.seats[1] is None and sorted(c for c, _ in sends) == [2]
+    deliver(guests, sends)
+    assert guests[2].roster is not None and guests[2].roster.seats[1] is None
+    state.drop(2, 0.0)
+    assert state.seats[2] is None and state.joined() == []
+    seat_guests_from(state, 7, person(7))
+    assert state.seats[1] is not None and state.seats[1].participant.name == "player 7"
+
+
+def test_a_key_already_seated_is_refused():
+    state = lobby()
+    seat_guests(state, [person(1)])
+    state.connect(5, "x:1", "192.0.2.5", "192.0.2.1")
+    twin = Participant("twin", person(1).public_key, 4000)
+    with pytest.raises(BadLobbyMessage, match="already holds a seat"):
+        state.receive(5, join_msg(twin), 0.0)
+
+
+def test_a_host_that_only_hosts_ai_has_no_seat_and_starts_with_seat_minus_one():
+    state = HostLobby(NAME, Rules(), None, nonce=b"n" * 16)
+    guests = seat_guests(state, [person(i, "ai") for i in range(1, 5)])
+    with pytest.raises(LobbyError, match="does not hold a seat"):
+        state.host_ready(True, 0.0)
+    for c in guests:
+        deliver(guests, state.receive(c, {"t": "ready", "ready": True}, 0.0))
+    assert state.seating is not None and state.seating.seat == -1
+    assert [g.seating.seat for g in guests.values()] == [0, 1, 2, 3]
+
+
+def test_game_addresses_use_the_lan_address_for_the_host_and_same_machine_joiners():
+    state = lobby()
+    state.connect(1, "a", "192.0.2.20", "192.0.2.1")  # a LAN player
+    state.connect(2, "b", "127.0.0.1", "127.0.0.1")  # an AI on the host's machine
+    state.connect(3, "c", "::ffff:192.0.2.21", "::ffff:192.0.2.1")  # IPv4 on a v6 socket
+    for c, p in [(1, person(1)), (2, person(2, "ai")), (3, person(3))]:
+        state.receive(c, join_msg(p), 0.0)
+    assert state.game_addresses() == {0: "tcp:192.0.2.1:41000", 1: "tcp:192.0.2.20:41001",
+                                      2: "tcp:192.0.2.1:41002", 3: "tcp:192.0.2.21:41003"}
+    # Everybody on one machine: loopback everywhere.
+    local = lobby()
+    for c in (1, 2, 3):
+        local.connect(c, "l", "127.0.0.1", "127.0.0.1")
+        local.receive(c, join_msg(person(c)), 0.0)
+    assert set(local.game_addresses().values()) == {f"tcp:127.0.0.1:{41000 + i}"
+                                                     for i in range(4)}
+
+
+def test_ai_tokens_reserve_their_seats_until_used_or_expired():
+    state = lobby()
+    seat_guests(state, [person(1)])
+    tokens = state.issue_tokens(0.0)
+    assert len(tokens) == 2 and state.roster(0.0).reserved == (2, 3)
+    assert state.issue_tokens(0.0) == []  # nothing left to ask for
+    # A human asking for a reserved seat is turned away from it, and the table counts as full.
+    state.connect(5, "h:5", "192.0.2.5", "192.0.2.1")
+    with pytest.raises(TableFull):
+        state.receive(5, join_msg(person(5, seat=3)), 0.0)
+    # The token holder gets its seat.
+    tid = token_id(tokens[1])
+    state.tokens.begin(tid, 1.0, "ai")
+    state.tokens.succeed(tid)
+    state.connect(6, "ai:6", "127.0.0.1", "127.0.0.1", token=tid)
+    state.receive(6, join_msg(person(6, "ai")), 1.0)
+    assert state.seats[3] is not None and state.seats[3].participant.kind == "ai"
+    assert state.roster(1.0).reserved == (2,)
+    # The other reservation lapses after TOKEN_TTL; the seat opens to anyone.
+    state.receive(5, join_msg(person(5)), TOKEN_TTL + 1)
+    assert state.seats[2] is not None and state.seats[2].participant.name == "player 5"
+
+
+def hostile_messages(rng: random.Random, count: int):
+    good = join_msg(person(4))
+    mutations = [
+        lambda m: {**m, "name": ""}, lambda m: {**m, "name": "x" * 33},
+        lambda m: {**m, "name": "evil\x1b[2J"}, lambda m: {**m, "name": 5},
+        lambda m: {**m, "key": b"k" * 31}, lambda m: {**m, "key": "k" * 32},
+        lambda m: {**m, "port": True}, lambda m: {**m, "port": 0}, lambda m: {**m, "port": 70000},
+        lambda m: {**m, "port": 4.5}, lambda m: {**m, "kind": "god"},
+        lambda m: {**m, "seat": -1}, lambda m: {**m, "seat": 99}, lambda m: {**m, "seat": "0"},
+        lambda m: {**m, "extra": 1}, lambda m: {k: v for k, v in m.items() if k != "key"},
+        lambda m: {**m, "t": "ready"}, lambda m: {**m, "t": "start"},
+        lambda m: {**m, "t": 7}, lambda m: [m], lambda m: None, lambda m: "join",
+        lambda m: {**m, "key": person(1).public_key},  # a seated key
+    ]
+    for i in range(count):
+        yield mutations[i % len(mutations)](dict(good)) if i % 3 else rng.choice(
+            [rng.randbytes(8), rng.random(), {rng.randbytes(2).hex(): 1}, [None] * 5])
+
+
+def test_hostile_join_messages_raise_typed_errors_and_change_nothing():
+    rng = random.Random(11)
+    state = lobby()
+    seat_guests(state, [person(1)])
+    state.connect(9, "192.0.2.66:6666", "192.0.2.66", "192.0.2.1")
+    before = snapshot(state)
+    for msg in hostile_messages(rng, 600):
+        with pytest.raises(LobbyError) as info:
+            state.receive(9, msg, 0.0)
+        assert "192.0.2.66:6666" in str(info.value)
+        assert snapshot(state) == before
+    state.receive(9, join_msg(person(4)), 0.0)  # an honest join still works afterwards
+    assert state.seats[2] is not None
+
+
+def test_hostile_messages_from_a_seated_participant_change_nothing():
+    state = lobby()
+    seat_guests(state, [person(1)])
+    before = snapshot(state)
+    for msg in [{"t": "ready"}, {"t": "ready", "ready": 1}, {"t": "ready", "ready": True, "x": 1},
+                {"t": "leave", "now": True}, {"t": "join"}, join_msg(person(1)), {"t": "fill"},
+                {"t": "start"}, {}]:
+        with pytest.raises(BadLobbyMessage, match="seat 1"):
+            state.receive(1, msg, 0.0)
+        assert snapshot(state) == before
+    with pytest.raises(BadLobbyMessage):
+        state.receive(42, {"t": "ready", "ready": True}, 0.0)  # never authenticated
+
+
+# --- the guest's checks --------------------------------------------------------------------
+
+
+def started_lobby() -> tuple[HostLobby, dict[int, GuestLobby], dict[str, Any]]:
+    state = lobby()
+    guests = seat_guests(state, [person(1), person(2), person(3)])
+    for c in guests:
+        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+    sends = state.host_ready(True, 0.0)
+    start = next(m for c, m in sends if c == 2 and m["t"] == "start")
+    for conn, msg in sends:  # every guest sees the rosters, not the start yet
+        if msg["t"] == "roster":
+            guests[conn].receive(msg)
+    return state, guests, start
+
+
+def test_each_guest_verifies_the_start_and_a_tampered_start_is_refused():
+    state, guests, start = started_lobby()
+    guest = guests[2]
+    tampered = [
+        lambda m: m["addresses"].__setitem__(1, "tcp:203.0.113.9:41001"),
+        lambda m: m["names"].__setitem__(0, "mallory"),
+        lambda m: m["kinds"].__setitem__(3, "ai"),
+        lambda m: m.__setitem__("nonce", b"m" * 16),
+        lambda m: m.__setitem__("table", bytes(32)),
+        lambda m: m.__setitem__("name", "Saturday"),
+        lambda m: m["rules"].__setitem__("decks", 3),
+        lambda m: m["keys"].reverse(),
+        lambda m: m["keys"].__setitem__(0, m["keys"][1]),
+        lambda m: m["keys"].__setitem__(2, b"z" * 32),  # our key gone
+        lambda m: m["keys"].pop(),
+        lambda m: m["addresses"].__setitem__(2, "tcp:192.0.2.20:1"),  # not our port
+        lambda m: m["addresses"].__setitem__(1, "unix:/tmp/sock"),
+        lambda m: m.__setitem__("extra", 1),
+        lambda m: m["rules"].__setitem__("players", 5),
+    ]
+    for change in tampered:
+        msg = copy.deepcopy(start)
+        change(msg)
+        with pytest.raises(BadStart):
+            guest.receive(msg)
+        assert guest.seating is None
+    seating = guest.receive(copy.deepcopy(start))
+    assert isinstance(seating, Seating) and seating.seat == 2
+    assert seating.keys[2] == person(2).public_key
+    assert seating.addresses[2] == "tcp:192.0.2.20:41002"
+
+
+def test_a_start_moving_us_to_another_seat_than_the_roster_said_is_refused():
+    state, guests, start = started_lobby()
+    guest = GuestLobby(person(2))
+    guest.roster = Roster(NAME, Rules(), guests[2].roster.seats, (), 1)
+    with pytest.raises(BadStart, match="seat 1"):
+        guest.receive(start)
+
+
+def test_hostile_rosters_and_refusals_from_the_host():
+    state = lobby()
+    guests = seat_guests(state, [person(1)])
+    guest = guests[1]
+    good = state.broadcast(0.0)[0][1]
+    kept = guest.roster
+    for change in [lambda m: m["seats"].pop(), lambda m: m.__setitem__("you", 0),
+                   lambda m: m.__setitem__("you", 9), lambda m: m["seats"].__setitem__(
+                       1, ["x", "human", b"\0" * 8, True]),
+                   lambda m: m["seats"].__setitem__(2, ["x", "cyborg", b"\0" * 8, True]),
+                   lambda m: m["seats"].__setitem__(2, "x"),
+                   lambda m: m.__setitem__("reserved", [1, 1]),
+                   lambda m: m.__setitem__("rules", {"players": "4"}),
+                   lambda m: m.__setitem__("t", "rooster")]:
+        msg = copy.deepcopy(good)
+        change(msg)
+        with pytest.raises(BadLobbyMessage):
+            guest.receive(msg)
+        assert guest.roster == kept
+    with pytest.raises(TableFull, match="refused: full"):
+        guest.receive({"t": "refused", "code": "table-full", "why": "full"})
+    with pytest.raises(LobbyError, match="refused"):
+        guest.receive({"t": "refused", "code": "made-up", "why": "\x1b[31m"})
+
+
+# --- over the wire (in memory) -------------------------------------------------------------
+
+
+class Table:
+    """A `LobbyHost` and its guests on in-memory transports sharing one clock."""
+
+    def __init__(self, passphrase: str | None = "owl", me: Participant | None = None) -> None:
+        self.clock = Clock()
+        self.host = LobbyHost(self.clock, NAME, Rules(), me or person(0), passphrase,
+                              clock=self.clock)
+        self.host.local_address = "tcp:127.0.0.1:4999"
+        self.pumps: list[Any] = []
+        self.port = 50000
+
+    def join(self, p: Participant, passphrase: str | None = "owl", token: bytes | None = None,
+             ip: str = "192.0.2.20") -> LobbyGuest:
+        guest = LobbyGuest(self.clock, p, passphrase, token, clock=self.clock)
+        self.attach(guest.protocol(), ip)
+        return guest
+
+    def attach(self, client: Any, ip: str = "192.0.2.20") -> Any:
+        self.port += 1
+        server = self.host.protocol()
+        ct = FakeTransport(client, False, IPv4Address("TCP", ip, self.port),
+                           IPv4Address("TCP", "192.0.2.1", 5000))
+        st = FakeTransport(server, True, IPv4Address("TCP", "192.0.2.1", 5000),
+                           IPv4Address("TCP", ip, self.port))
+        self.pumps.append(connect(server, st, client, ct, greet=False, clock=self.clock))
+        self.flush()
+        return server
+
+    def flush(self) -> None:
+        for _ in range(50):
+            if not any([p.pump() for p in self.pumps]):
+                return
+
+
+def test_a_whole_lobby_in_memory_with_a_local_ai_fill():
+    table = Table()
+    changes: list[Roster] = []
+    table.host.on_change = changes.append
+    asked: list[tuple[int, str, list[bytes]]] = []
+    table.host.fill_local = lambda n, address, tokens: asked.append((n, address, tokens))
+    ann = table.join(person(1))
+    assert ann.joined.called and ann.roster().you == 1
+    got: list[int] = []
+    table.host.request_fill().addCallback(got.append)
+    assert got == [2] and asked[0][:2] == (2, "tcp:127.0.0.1:4999")
+    assert table.host.roster().reserved == (2, 3)
+    ais = [table.join(person(5 + i, "ai"), None, token=t, ip="127.0.0.1")
+           for i, t in enumerate(asked[0][2])]
+    table.flush()
+    assert all(a.joined.called and a.error is None for a in ais)
+    seatings: list[Seating] = []
+    for g in [ann, *ais]:
+        g.started.addCallback(seatings.append)
+        g.ready(True)
+    table.flush()
+    assert not seatings and changes[-1].seats[3].ready
+    table.host.started.addCallback(seatings.append)
+    table.host.ready(True)
+    table.flush()
+    assert len(seatings) == 4
+    assert sorted(s.seat for s in seatings) == [0, 1, 2, 3]
+    assert all({**s.__dict__, "seat": 0} == {**seatings[0].__dict__, "seat": 0}
+               for s in seatings)
+    assert seatings[0].kinds == ("human", "human", "ai", "ai")
+    assert seatings[0].addresses[2] == "tcp:192.0.2.1:41005"  # local AI: the host's LAN IP
+    assert table.host.closed and not table.host.links
+
+
+def test_a_full_table_refuses_over_the_wire_with_the_typed_error():
+    table = Table()
+    for i in (1, 2, 3):
+        assert table.join(person(i)).joined.called
+    late = table.join(person(4), ip="192.0.2.77")
+    errors: list[LobbyError] = []
+    late.joined.addErrback(lambda f: errors.append(f.value))
+    assert len(errors) == 1 and isinstance(errors[0], TableFull)
+    assert "is full" in str(errors[0]) and "192.0.2.1:5000" in str(errors[0])
+    assert isinstance(table.host.errors[-1], TableFull)
+    assert "192.0.2.77" in str(table.host.errors[-1])
+
+
+def test_a_seat_token_works_once_over_the_wire_too():
+    table = Table()
+    tokens: list[bytes] = []
+    table.host.fill_local = lambda n, a, t: tokens.extend(t)
+    table.host.request_fill()
+    first = table.join(person(5, "ai"), None, token=tokens[0], ip="127.0.0.1")
+    again = table.join(person(6, "ai"), None, token=tokens[0], ip="127.0.0.1")
+    errors: list[LobbyError] = []
+    again.joined.addErrback(lambda f: errors.append(f.value))
+    assert first.joined.called and first.roster().you == 1
+    assert len(errors) == 1 and errors[0].code == "bad-token"
+
+
+def test_a_guest_leaving_frees_its_seat_and_fails_its_own_start():
+    table = Table()
+    ann = table.join(person(1))
+    bob = table.join(person(2))
+    closed: list[LobbyError] = []
+    ann.started.addErrback(lambda f: closed.append(f.value))
+    ann.leave()
+    table.flush()
+    assert isinstance(closed[0], LobbyClosed)
+    assert table.host.roster().seats[1] is None and bob.roster().seats[1] is None
+
+
+def test_the_host_closing_the_lobby_fails_every_guest():
+    table = Table()
+    ann = table.join(person(1))
+    failures: list[Any] = []
+    ann.started.addErrback(lambda f: failures.append(f.value))
+    table.host.started.addErrback(lambda f: failures.append(f.value))
+    table.host.close()
+    table.flush()
+    assert [type(f) for f in failures] == [LobbyClosed, LobbyClosed]
+
+
+def test_garbage_on_the_wire_drops_the_peer_with_a_log_line_and_no_seat():
+    table = Table()
+    table.join(person(1))
+    before = table.host.roster()
+    with capturedLogs() as events:
+        for junk in [b"\xff\xff\xff\xff" + b"x" * 20,  # a frame over the size limit
+                     b"\x00\x00\x00\x03abc",  # unreadable hello
+                     b"\x00\x00\x00\x01\xc0"]:  # nil as hello
+            client = Protocol()
+            server = table.attach(client, ip="203.0.113.7")
+            client.transport.write(junk)
+            table.flush()
+            assert server.closing and server.channel is None
+    texts = [e["log_format"].format(**e) for e in events if e["log_level"] == LogLevel.warn]
+    assert len(texts) == 3 and all("203.0.113.7" in t for t in texts)
+    assert table.host.roster() == before
+
+
+def test_forged_lobby_frames_after_the_handshake_drop_only_the_forger():
+    table = Table()
+    ann = table.join(person(1))
+    link = next(iter(table.host.links.values()))
+    with capturedLogs() as events:
+        link.dataReceived(b"\x00\x00\x00\x05" + msgpack.packb([b"", b""]))
+    assert link.closing and table.host.errors and "192.0.2.20" in str(table.host.errors[-1])
+    assert any("not authenticated" in e["log_format"].format(**e) for e in events)
+    table.flush()
+    assert table.host.roster().seats[1] is None  # its seat freed when it went
+    assert isinstance(ann.error, LobbyError)
+
+
+def test_a_silent_connection_times_out_on_the_clock():
+    table = Table()
+    server = table.attach(Protocol(), ip="203.0.113.8")
+    table.clock.advance(9.0)
+    assert not server.closing
+    table.clock.advance(1.5)
+    assert server.closing
+
+
+# --- the AI server --------------------------------------------------------------------------
+
+
+def fill_frame(machine: AiServerMachine, count: int = 2, lobby_address: str =
+               "tcp:10.9.9.9:4242", tokens: list[bytes] | None = None) -> bytes:
+    tokens = tokens if tokens is not None else [bytes([i]) * 32 for i in range(count)]
+    return fill_request_frame(machine.greeting(), count, lobby_address, tokens, NAME, "ai")
+
+
+def test_the_ai_server_spawns_one_player_per_token_dialling_back_the_asking_host():
+    spawned: list[tuple[str, bytes, str]] = []
+    machine = AiServerMachine(lambda *a: spawned.append(a), "192.0.2.1", "192.0.2.1:777",
+                              AttemptLimiter())
+    reply = machine.receive(fill_frame(machine), 0.0)
+    assert read_fill_reply(reply, "ai") == 2
+    # The IP in the request is ignored: only the host that asked is dialled.
+    assert spawned == [("tcp:192.0.2.1:4242", bytes([0]) * 32, NAME),
+                       ("tcp:192.0.2.1:4242", bytes([1]) * 32, NAME)]
+    with pytest.raises(BadLobbyMessage):
+        machine.receive(fill_frame(machine), 0.0)  # one request per connection
+
+
+def test_the_ai_server_serves_several_tables_and_refuses_bad_requests_without_spawning():
+    spawned: list[Any] = []
+    limiter = AttemptLimiter(limit=3)
+    for host_ip in ("192.0.2.1", "192.0.2.2"):
+        m = AiServerMachine(lambda *a: spawned.append(a), host_ip, host_ip, limiter)
+        m.receive(fill_frame(m, 1), 0.0)
+    assert [s[0] for s in spawned] == ["tcp:192.0.2.1:4242", "tcp:192.0.2.2:4242"]
+    spawned.clear()
+    other_key = PrivateKey.generate().public_key
+    for make in [lambda m: SealedBox(other_key).encrypt(b"\x80"),  # sealed to someone else
+                 lambda m: b"plain text",
+                 lambda m: SealedBox(m.box_key.public_key).encrypt(msgpack.packb(
+                     {"fill": 2, "lobby": "tcp:1.2.3.4:1", "tokens": [b"t" * 32], "table": "x"})),
+                 lambda m: SealedBox(m.box_key.public_key).encrypt(msgpack.packb(
+                     {"fill": 99, "lobby": "tcp:1.2.3.4:1", "tokens": [], "table": "x"})),
+                 lambda m: SealedBox(m.box_key.public_key).encrypt(msgpack.packb(
+                     {"fill": 1, "lobby": "unix:/x", "tokens": [b"t" * 32], "table": "x"})),
+                 lambda m: b"\x00" * 10_000]:
+        m = AiServerMachine(lambda *a: spawned.append(a), "192.0.2.3", "192.0.2.3:1", limiter)
+        with pytest.raises(LobbyError):
+            m.receive(make(m), 0.0)
+    assert spawned == []
+    # Requests are limited per address.
+    for _ in range(3):
+        m = AiServerMachine(lambda *a: spawned.append(a), "192.0.2.4", "x", limiter)
+        m.receive(fill_frame(m, 1), 0.0)
+    m = AiServerMachine(lambda *a: spawned.append(a), "192.0.2.4", "x", limiter)
+    with pytest.raises(TooManyAttempts):
+        m.receive(fill_frame(m, 1), 0.0)
+
+
+def test_a_failing_spawn_is_reported_not_raised():
+    def spawn(*a: Any) -> None:
+        raise RuntimeError("no model loaded")
+    m = AiServerMachine(spawn, "192.0.2.1", "x", AttemptLimiter())
+    assert read_fill_reply(m.receive(fill_frame(m), 0.0), "ai") == 0
+    assert "no model loaded" in m.spawn_errors[0]
+
+
+def test_fill_request_over_in_memory_transports_seals_the_tokens():
+    clock = Clock()
+    spawned: list[Any] = []
+    server = AiServer(clock, lambda *a: spawned.append(a), clock=clock)
+    tokens = [bytes([9]) * 32, bytes([8]) * 32]
+    client = FillClientLink(clock, 2, 4242, tokens, NAME)
+    proto = server.protocol()
+    sent: list[bytes] = []
+
+    class Rec(FakeTransport):
+        def write(self, data: bytes) -> None:
+            sent.append(data)
+            super().write(data)
+
+    ct = Rec(client, False, IPv4Address("TCP", "192.0.2.1", 6000),
+             IPv4Address("TCP", "192.0.2.50", 7000))
+    st = Rec(proto, True, IPv4Address("TCP", "192.0.2.50", 7000),
+             IPv4Address("TCP", "192.0.2.1", 6000))
+    pump = connect(proto, st, client, ct, greet=False, clock=clock)
+    for _ in range(10):
+        pump.pump()
+    got: list[int] = []
+    client.result.addCallback(got.append)
+    assert got == [2]
+    assert [s[0] for s in spawned] == ["tcp:192.0.2.1:4242"] * 2
+    blob = b"".join(sent)
+    assert all(t not in blob for t in tokens)  # sealed to the server's one-time key
