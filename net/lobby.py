@@ -660,12 +660,16 @@ class HostLobby:
         member.ready = bool(ready)
         return self._changed(now)
 
-    def issue_tokens(self, now: float) -> list[bytes]:
-        """One-time tokens for every empty seat nobody was asked for yet."""
+    def issue_tokens(self, now: float, count: int | None = None) -> list[bytes]:
+        """One-time tokens for the empty seats nobody was asked for yet (at most ``count``,
+        the highest seats first, so the lowest stay open for people)."""
         if self.started:
             return []
         reserved = self.tokens.reserved(now)
         empty = [s for s, m in enumerate(self.seats) if m is None and s not in reserved]
+        if count is not None:
+            empty = empty[len(empty) - count:] if 0 < count < len(empty) else (
+                empty if count > 0 else [])
         return self.tokens.issue(empty, now)
 
     # --- the start --------------------------------------------------------------------------

@@ -336,14 +336,16 @@ class LobbyHost:
         """The host's own ready flag (`LobbyError` if the host does not play)."""
         self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
 
-    def request_fill(self, ai_server: str | None = None) -> Deferred[int]:
-        """Ask for an AI on every empty seat: one-time seat tokens reserve the seats, then
+    def request_fill(self, ai_server: str | None = None,
+                     count: int | None = None) -> Deferred[int]:
+        """Ask for an AI on every empty seat (or ``count`` of them): one-time seat tokens
+        reserve the seats, then
         ``fill_local(count, local_address, tokens)`` is called if given, else the AI server
         at ``ai_server`` (a client endpoint string), else the first one discovery finds, is
         asked. Fires with the number of AI players asked for; on failure the reservations
         are dropped and it fails with `NoAiServer`."""
         now = self.clock.seconds()
-        tokens = self.state.issue_tokens(now)
+        tokens = self.state.issue_tokens(now, count)
         if not tokens:
             return succeed(0)
         self.dispatch(self.state.broadcast(now))

@@ -636,3 +636,13 @@ def test_fill_request_over_in_memory_transports_seals_the_tokens():
     assert [s[0] for s in spawned] == ["tcp:192.0.2.1:4242"] * 2
     blob = b"".join(sent)
     assert all(t not in blob for t in tokens)  # sealed to the server's one-time key
+
+
+def test_a_fill_for_some_seats_reserves_the_highest_empty_ones():
+    state = lobby()
+    seat_guests(state, [])
+    assert state.issue_tokens(0.0, count=0) == []
+    one = state.issue_tokens(0.0, count=1)
+    assert len(one) == 1 and state.roster(0.0).reserved == (3,)
+    rest = state.issue_tokens(0.0, count=5)
+    assert len(rest) == 2 and state.roster(0.0).reserved == (1, 2, 3)
