@@ -66,8 +66,7 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         journal = None
         if journal_dir is not None:
             Path(journal_dir).mkdir(parents=True, exist_ok=True)
-            journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}-"
-                                                       f"{seating.seat}.sqlite"))
+            journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}.sqlite"))
         session = take_seat(node, seating, key, player, journal, max_hands=max_hands,
                             meta={"strategy": strategy, "level": level})
         log.info("AI seat {seat} playing at table {name!r}", seat=seating.seat,

@@ -217,6 +217,8 @@ def _networked(command: str, args: argparse.Namespace) -> int:
             code[0] = 1
         except KeyboardInterrupt:
             code[0] = 130
+        except Exception as exc:  # a bug: one clear line here, the details in a file
+            code[0] = _report_bug(exc)
 
     try:
         task.react(lambda r: defer.ensureDeferred(run(r)))
@@ -224,6 +226,18 @@ def _networked(command: str, args: argparse.Namespace) -> int:
         if exc.code not in (0, None):
             return int(exc.code) if isinstance(exc.code, int) else 1
     return code[0]
+
+
+def _report_bug(exc: Exception) -> int:
+    import traceback
+
+    from .options import data_dir
+
+    path = data_dir() / "error.log"
+    with open(path, "a") as f:
+        traceback.print_exception(exc, file=f)
+    print(f"tractor: unexpected error: {exc} (details in {path})", file=sys.stderr)
+    return 1
 
 
 def install_reactor() -> None:

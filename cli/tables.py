@@ -299,7 +299,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     children: list[subprocess.Popen[bytes]] = []
     if meta.get("local_ai"):
         # A practice game: its AI peers ended with this process; bring them back too.
-        for path in sorted((data_dir() / "ai").glob(f"ai-{game}-*.sqlite")):
+        table = game.split("-")[0]
+        for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", str(path),
                  "--exit-with-parent"],

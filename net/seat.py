@@ -23,8 +23,9 @@ from .wire import GRACE, PeerNode
 
 
 def game_id(seating: Seating) -> str:
-    """The name a game goes by in journals and `tractor history` (same on every peer)."""
-    return seating.table.hex()[:16]
+    """The name this seat's game goes by in journals and `tractor history`: the table (the
+    same on every peer) and the seat, so several seats of one game can share a journal."""
+    return f"{seating.table.hex()[:12]}-{seating.seat}"
 
 
 async def listen_node(reactor: Any, interface: str = "127.0.0.1", port: int = 0,
