@@ -18,6 +18,9 @@ from tractor.rules import team_of
 from tractor.trick import beats_component
 from tractor.trump import TRUMP
 
+#: A seat whose chance of being void in a suit is at least this is treated as void.
+VOID_RISK = 0.4
+
 
 class Tracker:
     """Card counting for ``seat``: ``unseen[f]`` copies of face ``f`` that the seat has not
@@ -26,7 +29,7 @@ class Tracker:
     which ``s`` has shown it holds no pair."""
 
     __slots__ = ("seat", "team", "players", "ladder", "unseen", "voids", "pairless",
-                 "played_points", "_suit_cache")
+                 "played_points", "sizes", "hidden", "_suit_cache", "_void_cache")
 
     def __init__(self, hand: Hand, seat: int) -> None:
         assert hand.ladder is not None, "the tracker needs the trump context"
@@ -51,7 +54,10 @@ class Tracker:
             self._see_trick(hand.leader, hand.current, unseen, es)
         self.unseen = unseen
         self.played_points = pts
+        self.sizes = [len(h) for h in hand.hands]
+        self.hidden = sum(unseen)
         self._suit_cache: dict[int, list[int]] = {}
+        self._void_cache: dict[int, float] = {}
 
     def _see_trick(self, leader: int, plays: Sequence[Sequence[int]], unseen: list[int],
                    es: Sequence[int]) -> None:
@@ -62,6 +68,16 @@ class Tracker:
             return
         e = es[lead[0]]
         size = len(lead)
+        n = self.players
+        if size == 1:  # most tricks: no pairs to follow, a void shows at once
+            for i in range(1, len(plays)):
+                f = plays[i][0]
+                unseen[f] -= 1
+                if es[f] != e:
+                    s = (leader + i) % n
+                    self.voids[s].add(e)
+                    self.pairless[s].add(e)
+            return
         lead_pairs = _pairs(lead)
         for i in range(1, len(plays)):
             play = plays[i]
@@ -119,13 +135,29 @@ class Tracker:
         fmt = classify_faces(faces, self.ladder)
         return not any(self.beatable(c, fmt.esuit) for c in fmt.components)
 
-    def may_be_void(self, seat: int, esuit: int, need: int = 1) -> bool:
-        """Whether ``seat`` is known void in ``esuit``, or the unseen cards of the suit are
-        too few for every other seat to follow with ``need`` cards."""
+    def void_chance(self, seat: int, esuit: int) -> float:
+        """Chance that ``seat`` holds no card of ``esuit``, if the unseen cards were dealt at
+        random (1 when it has shown a void)."""
         if esuit in self.voids[seat]:
-            return True
-        others = self.players - 1
-        return len(self.unseen_in(esuit)) < need * others
+            return 1.0
+        key = seat * 8 + esuit
+        got = self._void_cache.get(key)
+        if got is None:
+            hidden = self.hidden
+            rest = hidden - len(self.unseen_in(esuit))
+            got = 1.0
+            for i in range(self.sizes[seat]):
+                if rest - i <= 0:
+                    got = 0.0
+                    break
+                got *= (rest - i) / (hidden - i)
+            self._void_cache[key] = got
+        return got
+
+    def may_be_void(self, seat: int, esuit: int, threshold: float = VOID_RISK) -> bool:
+        """Whether ``seat`` is void in ``esuit`` (shown, or likely enough to plan for): only
+        a void seat can ruff, since a play mixing suits never wins."""
+        return self.void_chance(seat, esuit) >= threshold
 
     def secure(self, win: list[int], lead: Format, after: Sequence[int]) -> bool:
         """Whether the play ``win``, winning the trick now, stays winning against the
@@ -146,16 +178,16 @@ class Tracker:
                 # The leader's throw stands unless a void seat ruffs the whole layout.
                 if e == TRUMP:
                     return True
-                return not any(self.may_be_void(s, e, lead.size) and len(trumps) >= lead.size
+                return not any(self.may_be_void(s, e) and len(trumps) >= lead.size
                                for s in threats)
-            return not any(self.may_be_void(s, e, lead.size) and trumps
+            return not any(self.may_be_void(s, e) and trumps
                            and order[trumps[0]] > top for s in threats)
         comp = classify_faces(win, ladder).components[0]
         for s in threats:
             if e not in self.voids[s]:
                 if win_e == e and self._beats_here(comp, e, s):
                     return False
-            if e != TRUMP and self.may_be_void(s, e, lead.size):
+            if e != TRUMP and self.may_be_void(s, e):
                 if win_e == TRUMP:
                     if self._beats_here(comp, TRUMP, s):
                         return False
