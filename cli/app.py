@@ -1,0 +1,699 @@
+"""The full-screen terminal client: a prompt_toolkit `Application` on a `TableClient`.
+
+The screen is the table (left) and the event log (right) above the hand, a message line,
+the selection input and a key bar. The input line *is* the selection: typing cards and
+pressing Space on the hand cursor edit the same text, so both ways of choosing agree and
+an illegal play stays where it was typed, with the rules core's reason under it. Keys that
+can never appear in card text (``e i l o g m n p ?``) are commands even while typing.
+Panels (help, tracker, last trick, log, declarations, hand summary) take the table's place
+and keep the hand in view.
+
+Run it with ``await run_app(client)`` on the asyncio loop (the Twisted asyncio reactor
+included, see ENGINEERING-NOTES.md); never ``app.run()`` inside a running loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import Style
+
+from tractor.actions import Action, Bury, Declare, Pass, Play
+
+from . import render
+from .cards_input import (
+    HandCompleter,
+    SelectionError,
+    parse_partial,
+    parse_selection,
+    selection_text,
+    toggle_in_text,
+)
+from .client import BURY, DECLARE, PLAY, TableClient
+
+#: Every key of the play screen, for the help panel and the README.
+KEYS: list[tuple[str, str]] = [
+    ("← →", "move along your hand"),
+    ("↑ ↓", "previous / next suit row"),
+    ("Space", "select card under cursor"),
+    ("type", "cards: AS AS, 10h, ♠A, BJ"),
+    ("Tab", "complete the typed card"),
+    ("Enter", "play / bury / declare"),
+    ("Bksp", "delete typed text"),
+    ("Esc", "clear selection, close"),
+    ("e", "declarations you may make"),
+    ("p", "pass (no declaration)"),
+    ("i", "hint: preselect AI's move"),
+    ("l", "last trick"),
+    ("o", "cards still out (tracker)"),
+    ("g", "whole event log"),
+    ("m", "chat: say something"),
+    ("n", "next hand (after summary)"),
+    ("?", "this help"),
+    ("Ctrl-Q", "quit"),
+]
+
+_COLORS = {
+    "status": "reverse bold",
+    "keys": "reverse",
+    "banner": "bg:ansired fg:ansiwhite bold",
+    "card.red": "fg:ansired",
+    "selected": "reverse",
+    "cursor": "underline bold",
+    "cursor-mark": "bold",
+    "selected-mark": "bold",
+    "error": "fg:ansired bold",
+    "info": "fg:ansicyan",
+    "dim": "fg:ansibrightblack",
+    "me": "bold",
+    "turn": "bold fg:ansiyellow",
+    "trump": "bold fg:ansimagenta",
+    "points": "bold",
+    "label": "bold",
+    "header": "underline",
+    "warn": "fg:ansired",
+    "separator": "fg:ansibrightblack",
+    "panel.title": "bold underline",
+}
+_MONO = {
+    "status": "reverse bold", "keys": "reverse", "banner": "reverse bold",
+    "selected": "reverse", "cursor": "underline bold", "cursor-mark": "bold",
+    "selected-mark": "bold", "error": "bold", "me": "bold", "turn": "bold", "trump": "bold",
+    "points": "bold", "label": "bold", "header": "underline", "panel.title": "bold underline",
+}
+
+class PlayView:
+    """The screen's state around one client: cursor, selection text, panel, messages.
+
+    Its methods are what the keys do; the tests drive them through the keys and read the
+    state here rather than the rendered bytes.
+    """
+
+    def __init__(self, client: TableClient) -> None:
+        self.client = client
+        self.cursor = 0
+        self.error = ""  #: a refusal or a mistake: shown under the input, input kept
+        self.info = ""  #: a neutral note (a hint, a chat sent)
+        self.panel: str | None = None
+        self.chatting = False
+        self.quit_requested = False
+        self._last_decision: str | None = None
+        self._last_turn: tuple[Any, ...] | None = None
+        self._summary_shown = False
+        self.app: Application[Any] | None = None
+        self.log_window: Window | None = None  #: set by the layout (sizes the log text)
+        self.panel_window: Window | None = None
+        self.input = Buffer(completer=HandCompleter(self.hand), complete_while_typing=True,
+                            multiline=False)
+        self.chat_buffer = Buffer(multiline=False)
+        self.sync()
+
+    # --- reading the client ----------------------------------------------------------------
+
+    def obs(self) -> dict[str, Any]:
+        return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
+
+    def hand(self) -> list[int]:
+        """The hand in display order (the cursor's positions)."""
+        return render.hand_order(self.obs())
+
+    def selected_positions(self) -> set[int]:
+        """Positions of the hand named by the input text (each typed card takes the first
+        copy not yet taken)."""
+        faces, _bad = parse_partial(self.input.text)
+        hand = self.hand()
+        taken: set[int] = set()
+        for face in faces:
+            for pos, f in enumerate(hand):
+                if f == face and pos not in taken:
+                    taken.add(pos)
+                    break
+        return taken
+
+    def selection(self) -> list[int]:
+        """The selected faces; raises `SelectionError` for text that is not a selection."""
+        return parse_selection(self.input.text, self.hand())
+
+    # --- reacting to the table -------------------------------------------------------------
+
+    def sync(self) -> None:
+        """Follow a change of the table: open the summary or the declaration panel when they
+        become due, and keep the cursor on the hand."""
+        n = len(self.hand())
+        self.cursor = max(0, min(self.cursor, n - 1))
+        decision = self.client.decision()
+        summary = self.client.summary()
+        if summary is not None and not self._summary_shown:
+            self._summary_shown = True
+            self.panel = "summary"
+            self.input.reset()
+        elif summary is None and self._summary_shown:
+            self._summary_shown = False
+            if self.panel == "summary":
+                self.panel = None
+        if decision != self._last_decision:
+            if decision == DECLARE and self.panel is None:
+                self.panel = "declare"
+            elif decision != DECLARE and self.panel == "declare":
+                self.panel = None
+        obs = self.obs()
+        turn = (decision, obs.get("hand_no"), obs.get("phase"), len(obs.get("tricks") or []),
+                len(obs.get("current") or []))
+        if turn != self._last_turn and decision is not None:
+            self.error = ""  # a message about an earlier move is stale now
+        self._last_decision = decision
+        self._last_turn = turn
+
+    def changed(self) -> None:
+        """The client's on_change: redraw (called on the loop's thread)."""
+        try:
+            self.sync()
+        except Exception as exc:  # never a traceback on screen
+            self.error = f"error: {exc}"
+        if self.app is not None:
+            self.app.invalidate()
+
+    # --- what the keys do ------------------------------------------------------------------
+
+    def move(self, delta: int) -> None:
+        n = len(self.hand())
+        if n:
+            self.cursor = (self.cursor + delta) % n
+
+    def move_row(self, delta: int) -> None:
+        """Jump to the first card of the previous/next suit row."""
+        starts, pos = [], 0
+        for _label, faces in render.hand_groups(self.obs()):
+            starts.append(pos)
+            pos += len(faces)
+        if not starts:
+            return
+        row = max(i for i, s in enumerate(starts) if s <= self.cursor)
+        self.cursor = starts[(row + delta) % len(starts)]
+
+    def toggle(self) -> None:
+        """Select or unselect the card under the cursor (edits the input text)."""
+        hand = self.hand()
+        if not hand:
+            return
+        face = hand[self.cursor]
+        add = self.cursor not in self.selected_positions()
+        self._set_input(toggle_in_text(self.input.text, face, add))
+
+    def space(self) -> None:
+        """Space ends a card being typed; otherwise it selects the card under the cursor."""
+        before = self.input.document.text_before_cursor
+        if before and before[-1] not in " ,":
+            self.input.insert_text(" ")
+        else:
+            self.toggle()
+
+    def clear(self) -> None:
+        self._set_input("")
+        self.error = ""
+        self.info = ""
+
+    def _set_input(self, text: str) -> None:
+        self.input.cancel_completion()
+        self.input.set_document(Document(text, len(text)), bypass_readonly=True)
+
+    def enter(self) -> None:
+        """Enter: play, bury or declare the selection (or go on after the summary)."""
+        if self.client.summary() is not None:
+            self.next_hand()
+            return
+        decision = self.client.decision()
+        seat = self.client.seat
+        if decision is None:
+            self.error = "It is not your turn."
+            return
+        try:
+            faces = self.selection()
+        except SelectionError as exc:
+            self.error = str(exc)
+            return
+        action: Action
+        if decision == PLAY:
+            if not faces:
+                self.error = "Choose cards first: type them, or Space on a card."
+                return
+            action = Play(seat, tuple(faces))
+        elif decision == BURY:
+            need = render.talon_size(self.obs())
+            if len(faces) != need:
+                self.error = f"Choose exactly {need} cards to bury ({len(faces)} chosen)."
+                return
+            action = Bury(seat, tuple(faces))
+        else:
+            if not faces:
+                self.panel = "declare"
+                return
+            action = Declare(seat, tuple(faces))
+        self.send(action)
+
+    def send(self, action: Action) -> bool:
+        """Submit to the table; a refusal stays on screen with the typed selection."""
+        reason = self.client.submit(action)
+        if reason:
+            self.error = reason
+            return False
+        self.clear()
+        if self.panel == "declare":
+            self.panel = None
+        self.sync()
+        return True
+
+    def declare_option(self, index: int) -> None:
+        options = self.client.declaration_options()
+        if not 0 <= index < len(options):
+            self.error = "No such declaration."
+            return
+        self.send(Declare(self.client.seat, tuple(options[index])))
+
+    def pass_declaration(self) -> None:
+        if self.client.decision() != DECLARE:
+            self.error = "There is no declaration to pass on now."
+            return
+        if self.send(Pass(self.client.seat)):
+            self.info = "You passed."
+
+    def open_declare(self) -> None:
+        if self.client.decision() != DECLARE and not self.client.declaration_options():
+            self.info = "You have no declaration to make now."
+            return
+        self.panel = "declare"
+
+    def hint(self) -> None:
+        """Ask the client's AI, and preselect its move."""
+        action = self.client.hint()
+        if action is None:
+            self.info = "Nothing for you to decide now."
+            return
+        if isinstance(action, Pass):
+            self.info = "Hint: pass (press p)."
+            return
+        faces = getattr(action, "faces", None)
+        if not faces:
+            self.info = f"Hint: {action}"
+            return
+        self._set_input(selection_text(faces) + " ")
+        hand = self.hand()
+        if faces[0] in hand:
+            self.cursor = hand.index(faces[0])
+        self.error = ""
+        self.info = f"Hint: {render.cards_label(list(faces))} (Enter to accept)"
+
+    def show(self, panel: str) -> None:
+        """Open an information panel, or close it when it is open."""
+        self.panel = None if self.panel == panel else panel
+        self._restore_due_panel()
+
+    def close_panel(self) -> None:
+        self.panel = None
+        self._restore_due_panel()
+
+    def _restore_due_panel(self) -> None:
+        if self.panel is None and self.client.summary() is not None:
+            self.panel = "summary"
+
+    def next_hand(self) -> None:
+        if self.client.summary() is None:
+            self.info = "The hand is not over."
+            return
+        if self.client.summary().get("game_over"):  # type: ignore[union-attr]
+            self.info = "The game is over: Ctrl-Q quits."
+            return
+        self.panel = None
+        self.client.next_hand()
+        self.sync()
+
+    def start_chat(self) -> None:
+        self.chatting = True
+        self.chat_buffer.reset()
+
+    def send_chat(self) -> None:
+        text = self.chat_buffer.text.strip()
+        self.chatting = False
+        self.chat_buffer.reset()
+        if text:
+            self.client.chat(text)
+            self.info = "Said it."
+
+    # --- what the panes show ---------------------------------------------------------------
+
+    def status_fragments(self) -> StyleAndTextTuples:
+        obs = self.obs()
+        text = render.status_text(obs, self.client.names, self.client.decision(),
+                                  self.client.summary())
+        return [("class:status", f" {text} ")]
+
+    def table_fragments(self) -> StyleAndTextTuples:
+        return render.table_fragments(self.obs(), self.client.names)
+
+    def log_text(self) -> str:
+        width, height = _window_size(self.log_window, 31, 14)
+        return render.events_text(self.client.events(), width, height)
+
+    def hand_fragments(self) -> StyleAndTextTuples:
+        return render.hand_fragments(self.obs(), self.cursor, self.selected_positions())
+
+    def hand_height(self) -> Dimension:
+        rows = render.to_text(self.hand_fragments()).count("\n") + 1
+        return Dimension.exact(max(1, min(rows, 8)))
+
+    def message_height(self) -> Dimension:
+        return Dimension.exact(2 if len(render.to_text(self.message_fragments())) > 79 else 1)
+
+    def message_fragments(self) -> StyleAndTextTuples:
+        if self.error:
+            return [("class:error", self.error)]
+        if self.info:
+            return [("class:info", self.info)]
+        obs = self.obs()
+        return [("", render.decision_prompt(self.client.decision(), obs, self.client.names,
+                                            self.client.declaration_options()))]
+
+    def prompt_text(self) -> str:
+        decision = self.client.decision()
+        if self.client.summary() is not None:
+            return "next (Enter)> "
+        if decision == BURY:
+            return f"bury {render.talon_size(self.obs())}> "
+        return {DECLARE: "declare> ", PLAY: "play> "}.get(decision or "", "wait> ")
+
+    def panel_text(self) -> str:
+        obs = self.obs()
+        names = self.client.names
+        if self.panel == "help":
+            return "Keys\n" + render.help_text(KEYS, columns=2) + "\n\nEsc closes this help."
+        if self.panel == "tracker":
+            return render.tracker_text(obs) + "\n\nEsc closes."
+        if self.panel == "last":
+            return render.last_trick_text(obs, names) + "\n\nEsc closes."
+        if self.panel == "log":
+            width, height = _window_size(self.panel_window, 79, 14)
+            return "Event log (latest last)\n" + render.events_text(
+                self.client.events(), width, max(1, height - 2)) + "\nEsc closes."
+        if self.panel == "summary":
+            summary = self.client.summary()
+            if summary is None:
+                return ""
+            last = "Enter: next hand." if not summary.get("game_over") else "Ctrl-Q: quit."
+            return (render.summary_text(summary, obs, names)
+                    + f"\n\n{last}  l: last trick  g: log")
+        if self.panel == "declare":
+            return self._declare_text(obs)
+        return ""
+
+    def _declare_text(self, obs: dict[str, Any]) -> str:
+        options = self.client.declaration_options()
+        lines = [f"Declare trumps (trump rank {obs.get('trump_rank')})"]
+        decls = obs.get("declarations") or []
+        if decls:
+            seat, cards = decls[-1]
+            lines.append(f"Declared so far: {render.cards_label(cards)} by "
+                         f"{self.client.names[seat]}")
+        if options:
+            lines.append("You may declare:")
+            lines += [f"  {i}) {render.cards_label(list(o))}" for i, o in enumerate(options, 1)]
+        else:
+            lines.append("You hold no declaration now.")
+        lines.append("  p) pass" + (" (the deal goes on)" if obs.get("phase") == "deal" else ""))
+        lines.append("")
+        lines.append("Press a number or p; or type the cards and Enter. Esc hides this panel,")
+        lines.append("e shows it again.")
+        return "\n".join(lines)
+
+    def keys_text(self) -> str:
+        if self.chatting:
+            return " Enter send · Esc cancel "
+        if self.panel == "summary":
+            return " Enter next hand · l last trick · g log · ? help · Ctrl-Q quit "
+        if self.panel == "declare":
+            return " 1-9 declare · p pass · Esc hide · ? help "
+        if self.panel is not None:
+            return " Esc close · ? help · Ctrl-Q quit "
+        verb = {PLAY: "play", BURY: "bury", DECLARE: "declare"}.get(
+            self.client.decision() or "", "play")
+        return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
+
+
+
+def _window_size(window: Window | None, width: int, height: int) -> tuple[int, int]:
+    """A window's size at its last drawing (the defaults before the first)."""
+    info = window.render_info if window is not None else None
+    if info is None:
+        return width, height
+    return max(10, info.window_width), max(1, info.window_height)
+
+
+def _safe(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """A pane's content; a failure to draw it shows as a line in the pane, not a crash."""
+
+    def draw() -> Any:
+        try:
+            return fn()
+        except Exception as exc:
+            return [("class:error", f"(cannot show this: {exc})")]
+
+    return draw
+
+
+def _guard(view: PlayView, fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+    """Run a key's action; any failure becomes a message instead of a traceback."""
+
+    def handler(event: KeyPressEvent) -> None:
+        try:
+            fn(event)
+        except Exception as exc:
+            view.error = f"error: {exc}"
+
+    handler.__name__ = getattr(fn, "__name__", "key")
+    return handler
+
+
+def _key_bindings(view: PlayView) -> KeyBindings:
+    kb = KeyBindings()
+    panel_open = Condition(lambda: view.panel is not None)
+    chatting = Condition(lambda: view.chatting)
+    normal = ~panel_open & ~chatting
+    declaring = Condition(lambda: view.panel == "declare") & ~chatting
+    summary = Condition(lambda: view.panel == "summary") & ~chatting
+    info_panel = panel_open & ~declaring & ~summary & ~chatting
+
+    def bind(*keys: str | Keys, filter: Any = True, eager: bool = False) -> Callable[..., Any]:
+        def deco(fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+            kb.add(*keys, filter=filter, eager=eager)(_guard(view, fn))
+            return fn
+        return deco
+
+    @bind("c-q")
+    @bind("c-c")
+    def _quit(event: KeyPressEvent) -> None:
+        view.quit_requested = True
+        event.app.exit()
+
+    # Normal play: the hand cursor and the selection.
+    bind("left", filter=normal)(lambda e: view.move(-1))
+    bind("right", filter=normal)(lambda e: view.move(1))
+    bind("home", filter=normal)(lambda e: setattr(view, "cursor", 0))
+    bind("end", filter=normal)(lambda e: setattr(view, "cursor", len(view.hand()) - 1))
+    bind("up", filter=normal & ~has_completions)(lambda e: view.move_row(-1))
+    bind("down", filter=normal & ~has_completions)(lambda e: view.move_row(1))
+    bind(" ", filter=normal)(lambda e: view.space())
+
+    @bind("enter", filter=normal)
+    def _enter(event: KeyPressEvent) -> None:
+        state = view.input.complete_state
+        if state is not None and state.current_completion is not None:
+            view.input.apply_completion(state.current_completion)  # Enter plays the line
+        view.input.cancel_completion()
+        view.enter()
+
+    @bind("escape", filter=normal, eager=True)
+    def _escape(event: KeyPressEvent) -> None:
+        view.clear()
+
+    # Commands: letters that are never part of card text.
+    def command(letter: str, action: Callable[[], None], filter: Any = normal) -> None:
+        for key in {letter, letter.upper()}:
+            bind(key, filter=filter)(lambda e, _a=action: _a())
+
+    command("i", view.hint)
+    command("l", lambda: view.show("last"), normal | info_panel | summary)
+    command("o", lambda: view.show("tracker"), normal | info_panel)
+    command("g", lambda: view.show("log"), normal | info_panel | summary)
+    command("?", lambda: view.show("help"), normal | info_panel | declaring | summary)
+    command("e", view.open_declare)
+    command("p", view.pass_declaration, normal | declaring)
+    command("m", view.start_chat)
+    command("n", view.next_hand, normal | summary)
+
+    # Panels: information panels close; the declaration panel takes numbers.
+    for key in ("escape", "enter", "q", " "):
+        bind(key, filter=info_panel, eager=key == "escape")(lambda e: view.close_panel())
+    bind("escape", filter=declaring, eager=True)(lambda e: setattr(view, "panel", None))
+    for i in range(1, 10):
+        bind(str(i), filter=declaring)(lambda e, _i=i: view.declare_option(_i - 1))
+    bind("0", filter=declaring)(lambda e: view.pass_declaration())
+    bind("enter", filter=summary)(lambda e: view.next_hand())
+    bind(" ", filter=summary)(lambda e: view.next_hand())
+    bind(Keys.Any, filter=panel_open & ~chatting)(lambda e: None)  # panels swallow typing
+
+    # Chat line.
+    bind("enter", filter=chatting)(lambda e: view.send_chat())
+
+    @bind("escape", filter=chatting, eager=True)
+    def _cancel_chat(event: KeyPressEvent) -> None:
+        view.chatting = False
+        view.chat_buffer.reset()
+
+    return kb
+
+
+def _style(color: bool) -> Style:
+    return Style.from_dict(_COLORS if color else _MONO)
+
+
+def _layout(view: PlayView) -> Layout:
+    panel_open = Condition(lambda: view.panel is not None)
+    chatting = Condition(lambda: view.chatting)
+    banner = Condition(_safe(lambda: bool(view.client.banner())))
+
+    table = Window(FormattedTextControl(_safe(view.table_fragments)), wrap_lines=True)
+    log = Window(FormattedTextControl(_safe(lambda: [("class:dim", view.log_text())])),
+                 width=Dimension(preferred=31, max=40), wrap_lines=True)
+    main = VSplit([table, Window(width=1, char="│", style="class:separator"), log])
+    panel = Window(FormattedTextControl(_safe(lambda: view.panel_text())), wrap_lines=True)
+    view.log_window, view.panel_window = log, panel
+    input_line = Window(
+        BufferControl(view.input, input_processors=[BeforeInput(lambda: view.prompt_text(),
+                                                                style="class:label")]),
+        height=1)
+    chat_line = Window(
+        BufferControl(view.chat_buffer,
+                      input_processors=[BeforeInput("say> ", style="class:label")]),
+        height=1)
+    body = HSplit([
+        Window(FormattedTextControl(_safe(view.status_fragments)), height=1,
+               style="class:status"),
+        ConditionalContainer(
+            Window(FormattedTextControl(
+                _safe(lambda: [("class:banner", f" {view.client.banner()} ")])),
+                height=1, wrap_lines=True), filter=banner),
+        ConditionalContainer(main, filter=~panel_open),
+        ConditionalContainer(panel, filter=panel_open),
+        Window(height=1, char="─", style="class:separator"),
+        Window(FormattedTextControl(_safe(view.hand_fragments)), height=view.hand_height,
+               wrap_lines=True),
+        Window(FormattedTextControl(_safe(view.message_fragments)), height=view.message_height,
+               wrap_lines=True),
+        ConditionalContainer(input_line, filter=~chatting),
+        ConditionalContainer(chat_line, filter=chatting),
+        Window(FormattedTextControl(lambda: [("class:keys", view.keys_text())]), height=1,
+               style="class:keys"),
+    ])
+    root = FloatContainer(body, floats=[
+        Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))
+    ])
+    return Layout(root, focused_element=view.input)
+
+
+def build_app(client: TableClient, input: Input | None = None,
+              output: Output | None = None) -> Application[Any]:
+    """The play screen on ``client``; ``input``/``output`` for tests (pipe input, dummy
+    output). Sets ``client.on_change`` so the screen redraws when the table moves. The view
+    state is ``app.tractor_view`` (`PlayView`)."""
+    view = PlayView(client)
+    color = render.use_color()
+    app: Application[Any] = Application(
+        layout=_layout(view),
+        key_bindings=_key_bindings(view),
+        style=_style(color),
+        full_screen=True,
+        mouse_support=False,
+        input=input,
+        output=output,
+        color_depth=None if color else ColorDepth.DEPTH_1_BIT,
+    )
+    app.ttimeoutlen = 0.1  # a lone Esc closes a panel without a long wait
+    view.app = app
+    app.tractor_view = view  # type: ignore[attr-defined]
+
+    def focus_follows() -> None:
+        target = view.chat_buffer if view.chatting else view.input
+        if app.layout.current_buffer is not target:
+            app.layout.focus(target)
+
+    app.before_render += lambda _app: focus_follows()
+    client.on_change = view.changed
+    return app
+
+
+def view_of(app: Application[Any]) -> PlayView:
+    """The `PlayView` of an app made by `build_app`."""
+    return app.tractor_view  # type: ignore[attr-defined,no-any-return]
+
+
+async def run_app(client: TableClient, input: Input | None = None,
+                  output: Output | None = None) -> None:
+    """Run the play screen until the person quits (await it on the running loop)."""
+    app = build_app(client, input=input, output=output)
+    try:
+        await app.run_async()
+    finally:
+        client.on_change = None
+
+
+def capture(app: Application[Any], width: int = 80, height: int = 24) -> str:
+    """The screen as text at ``width`` x ``height`` without a terminal (README captures and
+    layout checks). Works with or without a running event loop."""
+
+    async def draw() -> str:
+        screen = Screen(default_char=Char(" ", ""), initial_width=width, initial_height=height)
+        app.render_counter += 1  # controls cache their content per render
+        with set_app(app):
+            app.layout.container.write_to_screen(
+                screen, MouseHandlers(), WritePosition(0, 0, width, height), parent_style="",
+                erase_bg=False, z_index=None)
+            screen.draw_all_floats()
+        rows = [screen.data_buffer[y] for y in range(height)]
+        return "\n".join("".join(r[x].char for x in range(width)).rstrip() for r in rows)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(draw())
+    coro = draw()
+    try:  # inside a running loop: the drawing itself never awaits
+        coro.send(None)
+    except StopIteration as done:
+        return str(done.value)
+    raise RuntimeError("capture could not draw synchronously")

@@ -1,0 +1,185 @@
+"""Typed card selections: read what a person types against the cards they hold.
+
+People type cards the way they say them: ``AS AS``, ``10h``, ``♠A``, ``as``, ``BJ``/``RJ``
+(small/big joker), suit before or after the rank, any case, separated by spaces or commas.
+A pair is the same card typed twice. Anything that is not a card, or a card (or a copy of
+it) that is not in the hand, is refused with a message saying which, so the screens can
+show it under the input instead of a traceback.
+
+>>> from tractor.cards import parse_faces, format_cards
+>>> hand = parse_faces("AS AS 10H BJ")
+>>> format_cards(parse_selection("as ♠a", hand))
+'AS AS'
+>>> try:
+...     parse_selection("AS AS AS", hand)
+... except SelectionError as exc:
+...     print(exc)
+you hold only 2 ♠A
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from tractor.cards import (
+    SUIT_SYMBOLS,
+    CardParseError,
+    face_rank,
+    face_suit,
+    format_cards,
+    parse_faces,
+)
+
+_SEPARATORS = re.compile(r"[\s,]+")
+_PARTIAL = re.compile(r"[^\s,]*$")
+#: Characters that can appear in typed card text (the screens use the others as keys).
+CARD_CHARS = frozenset("0123456789AKQJTSHDCBR" + "akqjtshdcbr" + "".join(SUIT_SYMBOLS.values()))
+
+
+class SelectionError(ValueError):
+    """Typed text that is not a selection of cards from the hand; the message says why."""
+
+
+def split_tokens(text: str) -> list[str]:
+    """The tokens of typed text (spaces and commas separate)."""
+    return [t for t in _SEPARATORS.split(text.strip()) if t]
+
+
+def card_label(face: int) -> str:
+    """Display form of one face: ``♠A``, ``♥10``, ``BJ``."""
+    return format_cards([face], symbols=True)
+
+
+def parse_token(token: str) -> int:
+    """The face of one typed token; `SelectionError` with a hint for anything else."""
+    try:
+        faces = parse_faces(token)
+    except CardParseError:
+        raise SelectionError(
+            f"{token!r} is not a card (type e.g. AS, 10h, ♠A, BJ, RJ)") from None
+    if len(faces) != 1:
+        raise SelectionError(f"{token!r} is not one card")
+    return faces[0]
+
+
+def parse_selection(text: str, hand: Sequence[int]) -> list[int]:
+    """Faces typed in ``text``, in typed order, checked against ``hand`` (a multiset).
+
+    Raises `SelectionError` naming the first token that is not a card, or the first card
+    typed more often than it is held.
+    """
+    faces = [parse_token(t) for t in split_tokens(text)]
+    held = Counter(hand)
+    typed = Counter(faces)
+    for face in faces:  # report in typed order
+        if typed[face] > held[face]:
+            if held[face] == 0:
+                raise SelectionError(f"you don't hold {card_label(face)}")
+            raise SelectionError(f"you hold only {held[face]} {card_label(face)}")
+    return faces
+
+
+def parse_partial(text: str) -> tuple[list[int], list[str]]:
+    """The faces of the tokens that read as cards, and the tokens that do not
+    (used to highlight a selection while it is still being typed)."""
+    faces: list[int] = []
+    bad: list[str] = []
+    for tok in split_tokens(text):
+        try:
+            faces.append(parse_token(tok))
+        except SelectionError:
+            bad.append(tok)
+    return faces, bad
+
+
+def selection_text(faces: Iterable[int]) -> str:
+    """Typed form of a selection (``AS AS 10H``): what the screens put in the input line."""
+    return format_cards(list(faces))
+
+
+def toggle_in_text(text: str, face: int, add: bool) -> str:
+    """The input text with one copy of ``face`` added (at the end) or removed (the last
+    token naming it); tokens that are not cards are kept as they are."""
+    tokens = split_tokens(text)
+    if add:
+        tokens.append(selection_text([face]))
+    else:
+        for i in range(len(tokens) - 1, -1, -1):
+            try:
+                if parse_token(tokens[i]) == face:
+                    del tokens[i]
+                    break
+            except SelectionError:
+                continue
+    return " ".join(tokens) + (" " if tokens else "")
+
+
+def _forms(face: int) -> tuple[str, ...]:
+    """Every way of starting to type ``face`` (upper case)."""
+    if face >= 52:
+        return (face_rank(face),)
+    rank, suit = face_rank(face), face_suit(face)
+    assert suit is not None
+    symbol = SUIT_SYMBOLS[suit]
+    ranks = (rank, "T") if rank == "10" else (rank,)
+    out: list[str] = []
+    for r in ranks:
+        out += [r + suit, suit + r, symbol + r, r + symbol]
+    return tuple(out)
+
+
+def matches_partial(partial: str, face: int) -> bool:
+    """Whether a half-typed token can still become ``face`` (``a`` → every ace,
+    ``♠`` or ``s`` → every spade, ``1`` → the tens)."""
+    p = partial.strip().upper().replace("\ufe0f", "")
+    return any(form.startswith(p) for form in _forms(face))
+
+
+class HandCompleter(Completer):
+    """Completes the token being typed with the cards still available in the hand: a card
+    already typed as often as it is held is not offered again.
+
+    ``hand`` is called for every completion so it always sees the current hand; its order
+    (trumps first, as the hand pane shows it) is the order of the completions.
+    """
+
+    def __init__(self, hand: Callable[[], Sequence[int]]) -> None:
+        self.hand = hand
+
+    def get_completions(self, document: Document,
+                        complete_event: CompleteEvent) -> Iterator[Completion]:
+        before = document.text_before_cursor
+        match = _PARTIAL.search(before)
+        partial = match.group(0) if match else ""
+        done = before[: len(before) - len(partial)]
+        used, _ = parse_partial(done)
+        after, _ = parse_partial(document.text_after_cursor)
+        left = Counter(self.hand())
+        left.subtract(used)
+        left.subtract(after)
+        seen: set[int] = set()
+        for face in self.hand():
+            if face in seen or left[face] <= 0:
+                continue
+            seen.add(face)
+            if not matches_partial(partial, face):
+                continue
+            count = left[face]
+            yield Completion(
+                selection_text([face]) + " ",
+                start_position=-len(partial),
+                display=card_label(face),
+                display_meta=f"×{count}" if count > 1 else "",
+            )
+
+
+__all__ = [
+    "CARD_CHARS", "HandCompleter", "SelectionError", "card_label", "matches_partial",
+    "parse_partial", "parse_selection", "parse_token", "selection_text", "split_tokens",
+    "toggle_in_text",
+]

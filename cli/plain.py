@@ -1,0 +1,313 @@
+"""``--plain``: the game as a scrolling conversation, one prompt per decision.
+
+For small terminals, screen readers and scripts: everything is printed as lines of text
+(the table, your hand, what happened), and every answer is one typed line. It works with
+standard input on a pipe, so a whole game can be scripted line by line; the input lines
+are echoed then, so a transcript reads like a session.
+
+Commands at the prompt: cards to play (``AS AS``, ``10h``, ``♠A``, ``BJ``), ``hint``,
+``last``, ``tracker``, ``table``, ``log``, ``say TEXT``, ``help``, ``pass``, ``quit``; a
+number picks a declaration; after a hand, an empty line (or ``next``) goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO
+
+from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.cards import format_cards
+
+from . import render
+from .cards_input import HandCompleter, SelectionError, parse_selection
+from .client import BURY, DECLARE, PLAY, TableClient
+
+HELP = """\
+Commands:
+  AS AS, 10h, ♠A, BJ   the cards to play, bury or declare (any case; suit first or last)
+  1, 2, ...            pick a declaration from the list offered
+  pass                 make no declaration now
+  hint                 what the AI would do here
+  last                 the last trick
+  tracker              the cards still out
+  table                the table again
+  log                  the whole event log
+  say TEXT             chat to the table
+  help                 this list
+  quit                 leave the game
+After a hand: an empty line (or next) starts the next one."""
+
+
+class PlainSession:
+    """The conversation's state, independent of how lines are read: the drivers below call
+    `prompt` for the next question and `handle` with each answer."""
+
+    def __init__(self, client: TableClient, write: Callable[[str], Any]) -> None:
+        self.client = client
+        self.write = write
+        self.events_seen = 0
+        self.shown: tuple[Any, ...] | None = None
+        self.quit = False
+
+    def _obs(self) -> dict[str, Any]:
+        return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
+
+    def say(self, text: str = "") -> None:
+        self.write(text + "\n")
+
+    # --- what is printed -------------------------------------------------------------------
+
+    def pump(self) -> None:
+        """Print the events that happened since the last call."""
+        events = self.client.events()
+        for line in events[self.events_seen:]:
+            self.say(f"· {line}")
+        self.events_seen = len(events)
+
+    def finished(self) -> bool:
+        if self.quit:
+            return True
+        obs = self._obs()
+        return obs.get("winner") is not None and self.client.summary() is None
+
+    def prompt(self) -> str | None:
+        """Print what is needed for the next question and return its prompt, or None when
+        the person has nothing to answer now (another seat is moving)."""
+        if self.client.banner():
+            self.say(f"!! {self.client.banner()}")
+        summary = self.client.summary()
+        obs = self._obs()
+        decision = self.client.decision()
+        key = (summary is not None, decision, obs.get("hand_no"), obs.get("phase"),
+               len(obs.get("tricks") or []), len(obs.get("current") or []),
+               len(obs.get("declarations") or []))
+        fresh = key != self.shown
+        self.shown = key
+        if summary is not None:
+            if fresh:
+                self.say()
+                self.say(render.summary_text(summary, obs, self.client.names))
+            if summary.get("game_over"):
+                return "game over (Enter to leave)> "
+            return "next hand (Enter)> "
+        if decision is None:
+            return None
+        if fresh:
+            self.say()
+            self.say(render.table_text(obs, self.client.names))
+            self.say(self.hand_text(obs))
+            options = self.client.declaration_options() if decision == DECLARE else []
+            self.say(render.decision_prompt(decision, obs, self.client.names, options))
+        return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> "}[decision]
+
+    def hand_text(self, obs: dict[str, Any]) -> str:
+        rows = [f"  {label:<8}{render.cards_label(faces)}"
+                for label, faces in render.hand_groups(obs)]
+        return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
+
+    # --- answers ---------------------------------------------------------------------------
+
+    def handle(self, line: str) -> None:
+        """Act on one typed line; every mistake is answered with a message."""
+        try:
+            self._handle(line.strip())
+        except Exception as exc:  # never a traceback in the conversation
+            self.say(f"error: {exc}")
+
+    def _handle(self, line: str) -> None:
+        client = self.client
+        word, _, rest = line.partition(" ")
+        cmd = word.lower()
+        summary = client.summary()
+        if cmd in ("quit", "exit", "q"):
+            self.quit = True
+            return
+        if cmd in ("help", "?"):
+            self.say(HELP)
+        elif cmd == "hint":
+            self.say(self._hint_text(client.hint()))
+        elif cmd == "last":
+            self.say(render.last_trick_text(self._obs(), client.names))
+        elif cmd == "tracker":
+            self.say(render.tracker_text(self._obs()))
+        elif cmd == "table":
+            obs = self._obs()
+            self.say(render.table_text(obs, client.names))
+            self.say(self.hand_text(obs))
+        elif cmd == "log":
+            for event in client.events():
+                self.say(f"· {event}")
+        elif cmd == "say":
+            if rest.strip():
+                client.chat(rest.strip())
+            else:
+                self.say("say what? (say TEXT)")
+        elif summary is not None:
+            if cmd in ("", "next", "n"):
+                if summary.get("game_over"):
+                    self.quit = True
+                else:
+                    client.next_hand()
+            else:
+                self.say("The hand is over: press Enter for the next hand (or quit).")
+        elif cmd == "pass":
+            self._submit(Pass(client.seat), DECLARE)
+        elif line:
+            self._cards(line)
+
+    def _hint_text(self, action: Action | None) -> str:
+        if action is None:
+            return "Nothing for you to decide now."
+        if isinstance(action, Pass):
+            return "hint: pass"
+        faces = getattr(action, "faces", ())
+        return f"hint: {render.cards_label(list(faces))} (type: {format_cards(faces)})"
+
+    def _cards(self, line: str) -> None:
+        client = self.client
+        decision = client.decision()
+        if decision is None:
+            self.say("It is not your turn.")
+            return
+        if decision == DECLARE and line.isdigit():
+            options = client.declaration_options()
+            i = int(line) - 1
+            if not 0 <= i < len(options):
+                self.say("No such declaration.")
+                return
+            self._submit(Declare(client.seat, tuple(options[i])), DECLARE)
+            return
+        hand = render.hand_order(self._obs())
+        try:
+            faces = tuple(parse_selection(line, hand))
+        except SelectionError as exc:
+            self.say(str(exc))
+            return
+        if decision == BURY:
+            need = render.talon_size(self._obs())
+            if len(faces) != need:
+                self.say(f"Choose exactly {need} cards to bury ({len(faces)} chosen).")
+                return
+            self._submit(Bury(client.seat, faces), BURY)
+        elif decision == PLAY:
+            self._submit(Play(client.seat, faces), PLAY)
+        else:
+            self._submit(Declare(client.seat, faces), DECLARE)
+
+    def _submit(self, action: Action, needs: str) -> None:
+        if self.client.decision() != needs:
+            self.say("That is not what the table waits for now.")
+            return
+        reason = self.client.submit(action)
+        if reason:
+            self.say(f"Refused: {reason}")
+
+
+def play_plain(client: TableClient, lines: Iterable[str], out: TextIO,
+               echo: bool = True) -> int:
+    """Play synchronously, reading answers from ``lines`` (a file, a pipe, a list) and
+    writing to ``out``: for in-process clients, whose table never waits on the network.
+    Returns 0 when the game ended or the person quit, 1 if the input ran out first, 2 if the
+    table failed."""
+    session = PlainSession(client, out.write)
+    source: Iterator[str] = iter(lines)
+    while True:
+        try:
+            session.pump()
+            if session.finished():
+                out.write("Bye.\n")
+                return 0
+            prompt = session.prompt()
+        except Exception as exc:  # the table failed: say so and stop, no traceback
+            out.write(f"error: {exc}\n")
+            return 2
+        if prompt is None:
+            out.write("Nothing to decide and nothing moving: the table has stopped.\n")
+            return 1
+        out.write(prompt)
+        line = next(source, None)
+        if line is None:
+            out.write("\n(end of input)\n")
+            return 1
+        line = line.rstrip("\r\n")
+        if echo:
+            out.write(line + "\n")
+        out.flush()
+        session.handle(line)
+
+
+async def run_plain(client: TableClient, input: TextIO | None = None,
+                    output: TextIO | None = None) -> int:
+    """Play on the running event loop (network clients move while we wait). On a terminal
+    the prompt has card completion; on a pipe, lines are read one by one and echoed.
+    Returns 0 when the game ended or the person quit, 1 when the input ran out, 2 when the
+    table failed."""
+    stdin = input or sys.stdin
+    out = output or sys.stdout
+    session = PlainSession(client, out.write)
+    changed = asyncio.Event()
+    client.on_change = changed.set
+    tty = _isatty(stdin) and _isatty(out)
+    read = _prompt_reader(client, stdin, out) if tty else _pipe_reader(stdin)
+    try:
+        while True:
+            try:
+                session.pump()
+                if session.finished():
+                    out.write("Bye.\n")
+                    return 0
+                prompt = session.prompt()
+            except Exception as exc:  # the table failed: say so and stop, no traceback
+                out.write(f"error: {exc}\n")
+                return 2
+            if prompt is None:
+                out.flush()
+                changed.clear()
+                await changed.wait()
+                continue
+            if not tty:
+                out.write(prompt)
+                out.flush()
+            line = await read(prompt)
+            if line is None:
+                out.write("\n(end of input)\n")
+                return 1
+            if not tty:
+                out.write(line + "\n")
+            session.handle(line)
+    finally:
+        client.on_change = None
+        out.flush()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
+    async def read(_prompt: str) -> str | None:
+        line = await asyncio.get_running_loop().run_in_executor(None, stdin.readline)
+        return line.rstrip("\r\n") if line else None
+    return read
+
+
+def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[[str], Any]:
+    from prompt_toolkit import PromptSession
+
+    session: PromptSession[str] = PromptSession(
+        completer=HandCompleter(lambda: render.hand_order(client.observation())),
+        complete_while_typing=True)
+
+    async def read(prompt: str) -> str | None:
+        try:
+            return await session.prompt_async(prompt)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            return "quit"
+    return read

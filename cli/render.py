@@ -1,0 +1,519 @@
+"""What the screens show, as pure functions of a seat's observation.
+
+Everything here reads the observation dict of `tractor.hand.Hand.observation` (cards as
+text) plus the seat names, and returns text or prompt_toolkit formatted text (lists of
+``(style, text)``), so the full-screen app and the plain mode show the same facts and the
+tests check them without a terminal. Styles are class names (``class:card.red``...) that
+the app's style sheet colours; with ``NO_COLOR`` set no colour class is emitted, and the
+cursor and selection use reverse video and markers, which need no colour.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections import Counter
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from tractor.cards import (
+    FACE_POINTS,
+    RANKS,
+    SUIT_SYMBOLS,
+    SUITS,
+    format_cards,
+    parse_faces,
+)
+from tractor.rules import Rules
+from tractor.trump import TRUMP, Ladder, Trump, ladder_for
+
+PHASE_TEXT = {
+    "deal": "dealing", "declare": "last chance to declare", "bid": "auction",
+    "show": "card-play for the starter", "name": "naming trumps", "talon": "talon exchange",
+    "play": "playing", "done": "hand over", "redeal": "dealing again",
+}
+RED_FACES = frozenset([*range(13, 39), 53])  # hearts, diamonds, the red joker
+
+
+def use_color(environ: dict[str, str] | None = None) -> bool:
+    """Colour unless ``NO_COLOR`` is set to anything non-empty (no-color.org)."""
+    env = os.environ if environ is None else environ
+    return not env.get("NO_COLOR")
+
+
+def _color(color: bool | None) -> bool:
+    return use_color() if color is None else color
+
+
+def to_text(fragments: StyleAndTextTuples) -> str:
+    """The plain text of formatted text (for plain mode, captures and tests)."""
+    return "".join(text for _style, text, *_ in fragments)
+
+
+def faces_of(text: str | None) -> list[int]:
+    """Faces of an observation's card text (empty for None or "")."""
+    return parse_faces(text) if text else []
+
+
+def with_rules(obs: dict[str, Any], rules: Rules | None) -> dict[str, Any]:
+    """The observation with the table's rules in it (a network seat's view lacks them; the
+    talon size, the tracker's deck count and the tractor options come from them)."""
+    if obs.get("rules") is not None or rules is None:
+        return obs
+    return {**obs, "rules": rules.to_data()}
+
+
+def seat_count(obs: dict[str, Any]) -> int:
+    return len(obs["hand_sizes"])
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def ladder_of(obs: dict[str, Any]) -> Ladder:
+    """The card order of the hand: the real trump, or before it is known the trump rank
+    with no suit (jokers and rank cards first), which is how the hand will mostly sort."""
+    rules = obs.get("rules") or {}
+    across = rules.get("tractor_across_rank", True)
+    joined = rules.get("rank_and_jokers_in_tractors", True)
+    if obs.get("trump") is not None:
+        rank, suit = obs["trump"]
+        return ladder_for(Trump(rank, suit), across, joined)
+    return ladder_for(Trump(obs.get("trump_rank"), None), across, joined)
+
+
+def card_label(face: int) -> str:
+    return format_cards([face], symbols=True)
+
+
+def cards_label(text_or_faces: str | Sequence[int] | None) -> str:
+    """Symbol form of cards given as observation text or faces ("" for none)."""
+    if text_or_faces is None:
+        return ""
+    faces = faces_of(text_or_faces) if isinstance(text_or_faces, str) else list(text_or_faces)
+    return format_cards(faces, symbols=True)
+
+
+def card_style(face: int, color: bool | None = None) -> str:
+    """Style class of a card: red suits and the red joker red (no colour with NO_COLOR)."""
+    if _color(color) and face in RED_FACES:
+        return "class:card.red"
+    return "class:card"
+
+
+def cards_fragments(faces: Sequence[int], color: bool | None = None,
+                    sep: str = " ") -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, f in enumerate(faces):
+        if i:
+            out.append(("", sep))
+        out.append((card_style(f, color), card_label(f)))
+    return out
+
+
+def trump_label(obs: dict[str, Any]) -> str:
+    """Trump rank and suit, always shown: ``♣ 2`` style, or what is known before it is set."""
+    trump = obs.get("trump")
+    if trump is None:
+        return f"rank {obs.get('trump_rank')}, suit not declared yet"
+    rank, suit = trump
+    if rank is None:
+        return "jokers only (no rank, no suit)"
+    if suit is None:
+        return f"rank {rank}, no suit"
+    return f"rank {rank}, suit {SUIT_SYMBOLS[suit]}"
+
+
+# --- the hand ---------------------------------------------------------------------------------
+
+
+def hand_order(obs: dict[str, Any]) -> list[int]:
+    """The seat's cards as the hand pane shows them: trumps first (jokers, trump-suit rank
+    card, other rank cards, trump suit), then ♠ ♥ ♦ ♣, high to low."""
+    return ladder_of(obs).sort_faces(faces_of(obs.get("hand")))
+
+
+def hand_groups(obs: dict[str, Any]) -> list[tuple[str, list[int]]]:
+    """The hand in rows by effective suit: ``[("trumps", faces), ("♠", faces), ...]``;
+    the rows joined are `hand_order`."""
+    ladder = ladder_of(obs)
+    rows: dict[int, list[int]] = {}
+    for f in hand_order(obs):
+        rows.setdefault(ladder.esuit[f], []).append(f)
+    label_trump = "trumps" if obs.get("trump") is not None else "trumps?"
+    out = []
+    for e in (TRUMP, 0, 1, 2, 3):
+        if e in rows:
+            out.append((label_trump if e == TRUMP else SUIT_SYMBOLS[SUITS[e]], rows[e]))
+    return out
+
+
+def hand_fragments(obs: dict[str, Any], cursor: int | None = None,
+                   selected: Collection[int] = (), color: bool | None = None,
+                   width: int = 80) -> StyleAndTextTuples:
+    """The hand pane: one row per suit. ``cursor`` and ``selected`` are positions in
+    `hand_order`; the cursor card has a ``>`` before it, selected cards are in reverse
+    video (marked ``*`` after, for terminals without it)."""
+    out: StyleAndTextTuples = []
+    pos = 0
+    groups = hand_groups(obs)
+    if not groups:
+        return [("class:dim", "(no cards)")]
+    for label, faces in groups:
+        out.append(("class:label", f"{label:<8}"))
+        col = 8
+        for f in faces:
+            text = card_label(f)
+            if col + len(text) + 2 > width:
+                out.append(("", "\n" + " " * 8))
+                col = 8
+            mark = ">" if pos == cursor else " "
+            style = card_style(f, color)
+            if pos in selected:
+                style += " class:selected"
+            if pos == cursor:
+                style += " class:cursor"
+            out.append(("class:cursor-mark" if pos == cursor else "", mark))
+            out.append((style, text))
+            out.append(("class:selected-mark", "*") if pos in selected else ("", " "))
+            col += len(text) + 2
+            pos += 1
+        out.append(("", "\n"))
+    if out and out[-1] == ("", "\n"):
+        out.pop()
+    return out
+
+
+# --- the table --------------------------------------------------------------------------------
+
+
+def _side(obs: dict[str, Any], seat: int) -> str:
+    if obs.get("declarers") is None:
+        return f"team {team_of(seat)}"
+    return "decl" if team_of(seat) == obs["declarers"] else "def"
+
+
+def _team_members(obs: dict[str, Any], names: Sequence[str], team: int) -> str:
+    return ", ".join(names[s] for s in range(seat_count(obs)) if team_of(s) == team)
+
+
+def talon_size(obs: dict[str, Any]) -> int:
+    """Cards to bury: from the observation's rules, else the talon shown."""
+    try:
+        return Rules.from_data(obs["rules"]).talon_size
+    except (KeyError, ValueError, TypeError):
+        return len(faces_of(obs.get("talon"))) or 8
+
+
+def trick_number(obs: dict[str, Any]) -> int:
+    """The number of the trick being played (1 before the first lead)."""
+    return len(obs.get("tricks") or []) + 1
+
+
+def table_fragments(obs: dict[str, Any], names: Sequence[str],
+                    color: bool | None = None) -> StyleAndTextTuples:
+    """The table: trump, teams and levels, defender points, then one row per seat with its
+    name, side, level, cards left and its cards in the trick (the last trick when a new one
+    has not started); ``▶`` marks who is to play, ``*`` the starter."""
+    out: StyleAndTextTuples = []
+    n = seat_count(obs)
+    levels = obs.get("levels") or ["2", "2"]
+    out += [("class:label", "Trump  "), ("class:trump", trump_label(obs)), ("", "\n")]
+    decl = obs.get("declarers")
+    if decl is None:
+        for team in (0, 1):
+            out.append(("", f"Team {team} ({_team_members(obs, names, team)}): "
+                            f"level {levels[team]}\n"))
+    else:
+        out.append(("", f"Declarers: team {decl} ({_team_members(obs, names, decl)}), "
+                        f"level {levels[decl]}\n"))
+        out.append(("", f"Defenders: team {1 - decl} ({_team_members(obs, names, 1 - decl)}), "
+                        f"level {levels[1 - decl]}\n"))
+        out.append(("", "Defender points: "))
+        out.append(("class:points", f"{obs.get('defender_points', 0)}"))
+        out.append(("", "\n"))
+    phase = obs.get("phase", "")
+    if phase in ("deal", "declare"):
+        dealt = obs.get("cards_dealt", 0)
+        total = sum(obs["hand_sizes"]) if phase == "declare" else None
+        line = f"Dealing: {dealt} cards drawn" if total is None else "All cards dealt"
+        decls = obs.get("declarations") or []
+        if decls:
+            seat, faces = decls[-1]
+            line += f" · declared {cards_label(faces)} by {names[seat]}"
+        out.append(("", line + "\n"))
+    tricks = obs.get("tricks") or []
+    current = obs.get("current") or []
+    showing_last = not current and bool(tricks) and phase == "play"
+    if phase in ("play", "done"):
+        title = (f"trick {len(tricks)} (done)" if showing_last or phase == "done"
+                 else f"trick {trick_number(obs)}")
+    else:
+        title = ""
+    out.append(("class:header", f"  {'name':<11}{'side':<6}{'lv':>2} {'cards':>5}  {title}\n"))
+    plays: dict[int, tuple[str, str]] = {}
+    if current:
+        leader = obs.get("leader", 0)
+        for k, cards in enumerate(current):
+            plays[(leader + k) % n] = (cards, "led" if k == 0 else "")
+    elif tricks and (showing_last or phase == "done"):
+        last = tricks[-1]
+        for k, cards in enumerate(last["plays"]):
+            seat = (last["leader"] + k) % n
+            tag = "won" if seat == last["winner"] else ("led" if k == 0 else "")
+            plays[seat] = (cards, tag)
+    to_act = obs.get("to_act")
+    starter = obs.get("starter")
+    for s in range(n):
+        mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
+        side = _side(obs, s) + ("*" if s == starter else "")
+        style = "class:me" if s == obs.get("seat") else ""
+        out.append(("class:turn", mark + " "))
+        out.append((style, f"{names[s][:10]:<11}"))
+        out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs['hand_sizes'][s]:>5}  "))
+        if s in plays:
+            cards, tag = plays[s]
+            out += cards_fragments(faces_of(cards), color)
+            if tag:
+                out.append(("class:dim", f"  {tag}"))
+        out.append(("", "\n"))
+    if obs.get("current_attempt"):
+        out.append(("class:warn", f"failed throw: {cards_label(obs['current_attempt'])}\n"))
+    if tricks and not showing_last and phase == "play":
+        last = tricks[-1]
+        out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last['winner']]}, "
+                                 f"{last['points']} points\n"))
+    if obs.get("talon") and phase == "talon":
+        out.append(("class:label", "Talon: "))
+        out += cards_fragments(faces_of(obs["talon"]), color)
+        out.append(("", "\n"))
+    elif obs.get("buried") and phase == "play":
+        out.append(("class:dim", f"Buried: {cards_label(obs['buried'])}\n"))
+    if out and out[-1][1].endswith("\n"):
+        style, text, *_ = out[-1]
+        out[-1] = (style, text[:-1])
+    return out
+
+
+def table_text(obs: dict[str, Any], names: Sequence[str]) -> str:
+    """The table as plain text (plain mode, captures)."""
+    text = to_text(table_fragments(obs, names, color=False))
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def trump_short(obs: dict[str, Any]) -> str:
+    """The trump in a few characters for the status line: ``♥2``, ``2 no suit``,
+    ``jokers only``, ``2?`` while it is not declared."""
+    trump = obs.get("trump")
+    if trump is None:
+        return f"{obs.get('trump_rank')}?"
+    rank, suit = trump
+    if rank is None:
+        return "jokers only"
+    return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
+
+
+def status_text(obs: dict[str, Any], names: Sequence[str], decision: str | None,
+                summary: dict[str, Any] | None = None) -> str:
+    """One line: which hand, the trump (always in view, even under a panel), and whose
+    move it is."""
+    hand_no = obs.get("hand_no", 0) + 1
+    phase = obs.get("phase", "")
+    if summary is not None:
+        what = "hand over: read the summary"
+    elif decision == "declare":
+        what = "you may declare trumps"
+    elif decision == "bury":
+        what = "your turn: bury cards from the talon"
+    elif decision == "play":
+        what = "your turn: lead" if not obs.get("current") else "your turn: follow"
+    elif obs.get("winner") is not None:
+        what = f"game over: team {obs['winner']} wins"
+    else:
+        to_act = obs.get("to_act")
+        what = PHASE_TEXT.get(phase, phase)
+        if to_act is not None and phase not in ("deal",):
+            what += f": waiting for {names[to_act]}"
+    return f"Tractor · hand {hand_no} · trump {trump_short(obs)} · {what}"
+
+
+def decision_prompt(decision: str | None, obs: dict[str, Any], names: Sequence[str],
+                    options: Sequence[Sequence[int]] = ()) -> str:
+    """What the person is asked to do now, in words (shown above the input line)."""
+    if decision == "declare":
+        if not options:
+            return "You may declare trumps now, or pass."
+        opts = "; ".join(f"{i}) {cards_label(o)}" for i, o in enumerate(options, 1))
+        return f"Declare trumps? {opts}; or pass."
+    if decision == "bury":
+        return f"Choose {talon_size(obs)} cards to bury, then Enter."
+    if decision == "play":
+        current = obs.get("current") or []
+        if not current:
+            return "Your lead: choose cards of one suit, then Enter."
+        n = seat_count(obs)
+        leader = obs.get("leader", 0)
+        lead = current[0]
+        return (f"{names[leader % n]} led {cards_label(lead)}: follow with "
+                f"{len(faces_of(lead))} card(s), then Enter.")
+    return ""
+
+
+# --- on demand: last trick, tracker, summary, log -------------------------------------------
+
+
+def last_trick_text(obs: dict[str, Any], names: Sequence[str]) -> str:
+    """The last finished trick, seat by seat, with its winner and points."""
+    tricks = obs.get("tricks") or []
+    if not tricks:
+        return "No trick has been played yet in this hand."
+    t = tricks[-1]
+    n = seat_count(obs)
+    lines = [f"Trick {len(tricks)}, led by {names[t['leader']]}:"]
+    if t.get("attempted"):
+        lines.append(f"  (failed throw {cards_label(t['attempted'])}, "
+                     f"penalty {t.get('penalty', 0)} points)")
+    for k, cards in enumerate(t["plays"]):
+        seat = (t["leader"] + k) % n
+        mark = "  won" if seat == t["winner"] else ""
+        lines.append(f"  {names[seat]:<11}{cards_label(cards)}{mark}")
+    lines.append(f"{names[t['winner']]} took it: {t['points']} points.")
+    return "\n".join(lines)
+
+
+def seen_counts(obs: dict[str, Any]) -> Counter[int]:
+    """Copies of each face this seat has seen where they cannot be out: its own hand, every
+    card played, and the buried cards when it buried them."""
+    seen: Counter[int] = Counter(faces_of(obs.get("hand")))
+    for t in obs.get("tricks") or []:
+        for cards in t["plays"]:
+            seen.update(faces_of(cards))
+    for cards in obs.get("current") or []:
+        seen.update(faces_of(cards))
+    if obs.get("phase") != "talon":
+        seen.update(faces_of(obs.get("buried")))
+    return seen
+
+
+def out_counts(obs: dict[str, Any], decks: int | None = None) -> Counter[int]:
+    """Copies of each face still out: not played and not in this seat's hand (another hand,
+    or the talon)."""
+    if decks is None:
+        decks = (obs.get("rules") or {}).get("decks", 2)
+    seen = seen_counts(obs)
+    return Counter({f: decks - seen[f] for f in range(54) if decks - seen[f] > 0})
+
+
+def _counted(faces: Sequence[int], out: Counter[int]) -> str:
+    return " ".join(card_label(f) + (f"×{out[f]}" if out[f] > 1 else "") for f in faces)
+
+
+def tracker_text(obs: dict[str, Any], decks: int | None = None, top: int = 6) -> str:
+    """Which jokers, trumps and top cards of each suit are still out, from what this seat
+    has seen; and how many points are still out."""
+    out = out_counts(obs, decks)
+    ladder = ladder_of(obs)
+    lines = ["Still out (not played, not in your hand):"]
+    jokers = [f for f in (53, 52) if out[f]]
+    lines.append("Jokers:  " + (_counted(jokers, out) if jokers else "none"))
+    rank = obs.get("trump_rank")
+    trump = obs.get("trump")
+    rank_i = RANKS.index(rank) if rank in RANKS and (trump is None or trump[0]) else None
+    if rank_i is not None:
+        rank_faces = [f for f in ladder.faces_of[TRUMP] if f < 52 and f % 13 == rank_i]
+        rank_faces += [s * 13 + rank_i for s in range(4) if s * 13 + rank_i not in rank_faces]
+        rank_out = [f for f in rank_faces if out[f]]
+        lines.append(f"Rank {rank}:  " + (_counted(rank_out, out) if rank_out else "none"))
+    trumps = [f for f in ladder.faces_of[TRUMP] if out[f]]
+    suit_trumps = [f for f in trumps if f < 52 and f % 13 != rank_i]
+    if trump is not None:
+        total = sum(out[f] for f in trumps)
+        top_t = _counted(suit_trumps[:top], out) + (" …" if len(suit_trumps) > top else "")
+        lines.append(f"Trumps:  {total} out" + (f" · {top_t}" if suit_trumps else ""))
+    for e in range(4):
+        faces = [f for f in ladder.faces_of[e] if out[f]]
+        if not faces:
+            if ladder.faces_of[e]:
+                lines.append(f"{SUIT_SYMBOLS[SUITS[e]]}:  none out")
+            continue
+        total = sum(out[f] for f in faces)
+        more = " …" if len(faces) > top else ""
+        lines.append(f"{SUIT_SYMBOLS[SUITS[e]]}:  {total} out · {_counted(faces[:top], out)}{more}")
+    points = sum(FACE_POINTS[f] * c for f, c in out.items())
+    lines.append(f"Points still out: {points}")
+    return "\n".join(lines)
+
+
+def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[str]) -> str:
+    """The end of a hand: defender points, the talon and its bonus, level changes, the
+    next starter and the audit verdict."""
+    res = summary["result"]
+    decl = obs.get("declarers")
+    decl = 0 if decl is None else decl
+    defenders = 1 - decl
+    lines = [f"Hand {obs.get('hand_no', 0) + 1} is over."]
+    lines.append(f"Defenders (team {defenders}: {_team_members(obs, names, defenders)}) "
+                 f"scored {res['defender_points']} points.")
+    buried = summary.get("buried")
+    if res.get("talon_turned"):
+        pts = res.get("talon_points") or 0
+        mult = res["talon_bonus"] // pts if pts else 0
+        talon = f"Talon {cards_label(buried)}: " if buried else "Talon: "
+        lines.append(f"{talon}{pts} points, turned over by the defenders"
+                     + (f" ×{mult}" if mult else "") + f" = bonus {res['talon_bonus']}.")
+    elif buried:
+        pts = sum(FACE_POINTS[f] for f in faces_of(buried))
+        lines.append(f"Talon {cards_label(buried)} ({pts} points) stays with the declarers.")
+    else:
+        lines.append("The talon stays buried with the declarers (no bonus).")
+    gain, team = res["levels_gained"], res["gaining_team"]
+    side = "declarers" if team == decl else "defenders"
+    if gain:
+        lines.append(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
+    else:
+        lines.append(f"Team {team} ({side}) takes over, no level gained.")
+    before = obs.get("levels") or ["2", "2"]
+    after = summary.get("levels") or before
+    lines.append("Levels: " + ", ".join(
+        f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
+        for t in (0, 1)))
+    nxt = res["next_starter"]
+    lines.append(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
+                 "declares.")
+    if summary.get("audit"):
+        lines.append(f"Audit: {summary['audit']}")
+    if summary.get("game_over"):
+        winner = obs.get("winner")
+        won = f"team {winner}" if winner is not None else f"team {team}"
+        lines.append(f"Game over: {won} wins!")
+    return "\n".join(lines)
+
+
+def events_text(events: Sequence[str], width: int = 30, height: int = 12) -> str:
+    """The latest events that fit in ``height`` lines of ``width`` (wrapped, whole events
+    only, oldest first)."""
+    blocks: list[list[str]] = []
+    used = 0
+    for e in reversed(events):
+        block = textwrap.wrap(e, width, subsequent_indent="  ") or [""]
+        if used + len(block) > height:
+            if not blocks:  # one event longer than the pane: keep its end
+                blocks.append(block[-height:])
+            break
+        blocks.append(block)
+        used += len(block)
+    return "\n".join(line for block in reversed(blocks) for line in block)
+
+
+def help_text(keys: Sequence[tuple[str, str]], columns: int = 1) -> str:
+    """The key list (``keys``: (key, what it does)) in one or two columns."""
+    rows = [f"{k:<10} {what}" for k, what in keys]
+    if columns == 1:
+        return "\n".join(rows)
+    half = (len(rows) + 1) // 2
+    left, right = rows[:half], rows[half:]
+    w = max(len(r) for r in left) + 2
+    return "\n".join(f"{a:<{w}}{b}" for a, b in zip(left, right + [""], strict=False))

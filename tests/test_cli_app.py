@@ -1,0 +1,328 @@
+"""The full-screen play screen, driven through its keys with a pipe input and no terminal.
+
+Each test runs the real `Application` on its own event loop (``asyncio.run``), sends key
+presses through `create_pipe_input`, and waits until the view's state shows the effect;
+the assertions read the state (`PlayView`, the client), not the rendered bytes. Games are
+seeded: seed 5 asks seat 0 to declare, then to bury; seed 1 has seat 0 follow first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from prompt_toolkit.input import DummyInput, create_pipe_input
+from prompt_toolkit.input.base import PipeInput
+from prompt_toolkit.output import DummyOutput
+
+from tractor import Play
+from tractor.cards import format_cards, parse_faces
+from tractor.cli import render
+from tractor.cli.app import KEYS, PlayView, build_app, capture, view_of
+from tractor.cli.client import BURY, DECLARE, PLAY
+from tractor.cli.local import LocalClient
+
+LEFT, RIGHT, DOWN, ESC, TAB, ENTER = "\x1b[D", "\x1b[C", "\x1b[B", "\x1b", "\t", "\r"
+
+
+async def until(cond: Callable[[], Any], timeout: float = 5.0) -> None:
+    """Wait for the app to have processed the keys sent (state-based, no fixed sleeps)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("the screen did not reach the expected state")
+        await asyncio.sleep(0.005)
+
+
+@asynccontextmanager
+async def running(client: Any) -> AsyncIterator[tuple[PlayView, PipeInput]]:
+    with create_pipe_input() as inp:
+        app = build_app(client, input=inp, output=DummyOutput())
+        app.ttimeoutlen = 0.01
+        task = asyncio.ensure_future(app.run_async())
+        await until(lambda: app.is_running)
+        try:
+            yield view_of(app), inp
+        finally:
+            inp.send_text("\x11")  # Ctrl-Q
+            await asyncio.wait_for(task, 5)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def follow_client() -> LocalClient:
+    """Seed 1, moved on to seat 0's first follow where it holds the suit led."""
+    client = LocalClient(seed=1)
+    assert client.decision() == PLAY and client.observation()["current"]
+    return client
+
+
+def test_select_by_typing_with_completion() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            hand = view.hand()
+            inp.send_text("s")
+            await until(lambda: view.input.text == "s")
+            await until(lambda: view.input.complete_state is not None)
+            offered = [c.text for c in view.input.complete_state.completions]
+            spades = sorted({format_cards([f]) + " " for f in hand if 0 <= f < 13},
+                            key=lambda t: hand.index(parse_faces(t)[0]))
+            assert offered == spades
+            inp.send_text(TAB)  # completes to the first card offered
+            await until(lambda: view.input.text == spades[0])
+            face = parse_faces(spades[0])[0]
+            assert view.selected_positions() == {hand.index(face)}
+            inp.send_text(ESC)
+            await until(lambda: view.input.text == "")
+            # Typing with a suit symbol and a space between cards works the same.
+            card = render.card_label(hand[-1])
+            inp.send_text(card + " ")
+            await until(lambda: view.input.text == card + " ")
+            assert view.selected_positions() == {len(hand) - 1}
+    run(go())
+
+
+def test_select_by_cursor_and_space() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            hand = view.hand()
+            assert view.cursor == 0
+            inp.send_text(RIGHT + RIGHT)
+            await until(lambda: view.cursor == 2)
+            inp.send_text(" ")
+            await until(lambda: view.input.text != "")
+            assert view.selected_positions() == {2}
+            assert view.selection() == [hand[2]]
+            inp.send_text(LEFT + " ")
+            await until(lambda: len(view.selected_positions()) == 2)
+            assert view.selected_positions() == {1, 2}
+            inp.send_text(" ")  # again: unselect the card under the cursor
+            await until(lambda: view.selected_positions() == {2})
+            inp.send_text(LEFT + LEFT)  # wraps around to the last card
+            await until(lambda: view.cursor == len(hand) - 1)
+            inp.send_text(DOWN)  # next suit row wraps to the first row
+            await until(lambda: view.cursor == 0)
+    run(go())
+
+
+def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
+    async def go() -> None:
+        client = follow_client()
+        obs = client.observation()
+        ladder = render.ladder_of(obs)
+        led = ladder.esuit[parse_faces(obs["current"][0])[0]]
+        hand = render.hand_order(obs)
+        assert any(ladder.esuit[f] == led for f in hand)
+        off = next(f for f in hand if ladder.esuit[f] != led)
+        typed = format_cards([off]).lower()
+        async with running(client) as (view, inp):
+            inp.send_text(typed)
+            await until(lambda: view.input.text == typed)
+            inp.send_text(ENTER)
+            await until(lambda: view.error)
+            assert view.error == client.submit(Play(0, (off,)))  # the rules core's reason
+            assert view.error.startswith("you must")
+            assert view.input.text == typed  # kept, to be corrected
+            assert len(client.observation()["current"]) == len(obs["current"])
+            # A card not held is refused before reaching the table.
+            inp.send_text(ESC + "zz" + ENTER)
+            await until(lambda: "not a card" in view.error)
+            # The legal card goes through: the input is cleared and the hand shrinks.
+            follow = next(f for f in hand if ladder.esuit[f] == led)
+            inp.send_text(ESC + format_cards([follow]) + ENTER)
+            await until(lambda: view.input.text == "" and not view.error)
+            assert len(render.hand_order(client.observation())) == len(hand) - 1
+            assert f"seat 0 (You) plays {render.card_label(follow)}" in client.events()
+    run(go())
+
+
+def test_declare_panel_then_bury_eight() -> None:
+    async def go() -> None:
+        client = LocalClient(seed=5)
+        assert client.decision() == DECLARE
+        async with running(client) as (view, inp):
+            assert view.panel == "declare"
+            assert "1) ♥2" in view.panel_text()
+            inp.send_text("abc")  # typing is swallowed while a panel is open
+            inp.send_text("1")
+            await until(lambda: client.decision() == BURY)
+            assert view.panel is None and view.input.text == ""
+            assert "seat 0 (You) declares ♥2" in client.events()
+            obs = client.observation()
+            assert obs["starter"] == 0 and obs["talon"]
+            assert render.talon_size(obs) == 8
+            # Three cards are not enough: the reason is shown, nothing changes.
+            inp.send_text(" " + RIGHT + " " + RIGHT + " ")
+            await until(lambda: len(view.selected_positions()) == 3)
+            inp.send_text(ENTER)
+            await until(lambda: "exactly 8" in view.error)
+            assert view.error == "Choose exactly 8 cards to bury (3 chosen)."
+            assert client.decision() == BURY
+            # The hint preselects eight; Enter buries them.
+            inp.send_text(ESC + "i")
+            await until(lambda: len(view.selected_positions()) == 8)
+            chosen = view.selection()
+            inp.send_text(ENTER)
+            await until(lambda: client.decision() != BURY)
+            assert client.game.hand.buried == chosen
+            assert client.game.hand.phase == "play"
+            assert sum(1 for e in client.events() if "You) buries 8 cards" in e) == 1
+    run(go())
+
+
+def test_pass_on_a_declaration() -> None:
+    async def go() -> None:
+        client = LocalClient(seed=5)
+        async with running(client) as (view, inp):
+            inp.send_text(ESC)  # hide the panel: the decision stays
+            await until(lambda: view.panel is None)
+            assert client.decision() == DECLARE
+            inp.send_text("e")
+            await until(lambda: view.panel == "declare")
+            inp.send_text("p")
+            await until(lambda: client.decision() != DECLARE)
+            assert not any("You) declares" in e for e in client.events())
+    run(go())
+
+
+def test_whole_hand_by_hints_ends_in_the_summary_then_next_hand() -> None:
+    async def go() -> None:
+        client = LocalClient(seed=5)
+        async with running(client) as (view, inp):
+            for _ in range(60):
+                if client.summary() is not None:
+                    break
+                decision = client.decision()
+                before = len(client.events())
+                if decision == DECLARE:
+                    inp.send_text("p")
+                else:
+                    inp.send_text("i")
+                    await until(lambda: view.info.startswith("Hint"))
+                    inp.send_text(ENTER)
+                await until(lambda b=before, d=decision: client.summary() is not None
+                            or len(client.events()) > b or client.decision() != d)
+            assert client.summary() is not None
+            await until(lambda: view.panel == "summary")
+            text = view.panel_text()
+            assert "Hand 1 is over." in text and "Audit: played in-process" in text
+            # Information panels open over the summary and come back to it.
+            inp.send_text("l")
+            await until(lambda: view.panel == "last")
+            inp.send_text(ESC)
+            await until(lambda: view.panel == "summary")
+            inp.send_text(ENTER)
+            await until(lambda: client.summary() is None)
+            assert view.panel in (None, "declare")
+            assert client.observation()["hand_no"] == 1
+    run(go())
+
+
+def test_panels_help_tracker_last_log_and_chat() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            inp.send_text("?")
+            await until(lambda: view.panel == "help")
+            for key, what in KEYS:
+                assert key in view.panel_text() and what in view.panel_text()
+            inp.send_text("as")  # swallowed
+            inp.send_text(ESC)
+            await until(lambda: view.panel is None)
+            assert view.input.text == ""
+            inp.send_text("o")
+            await until(lambda: view.panel == "tracker")
+            assert "Still out" in view.panel_text()
+            inp.send_text("o")  # the same key closes it
+            await until(lambda: view.panel is None)
+            inp.send_text("l")
+            await until(lambda: view.panel == "last")
+            inp.send_text(ENTER)
+            await until(lambda: view.panel is None)
+            inp.send_text("g")
+            await until(lambda: view.panel == "log")
+            inp.send_text("q")
+            await until(lambda: view.panel is None)
+            inp.send_text("m")
+            await until(lambda: view.chatting)
+            inp.send_text("good luck, all" + ENTER)
+            await until(lambda: not view.chatting)
+            assert client.events()[-1] == "You: good luck, all"
+            assert view.input.text == ""  # chat text never reached the card input
+    run(go())
+
+
+def test_hint_preselects_and_the_cursor_follows() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            inp.send_text("i")
+            await until(lambda: view.info.startswith("Hint"))
+            hinted = client.hint()
+            assert hinted is not None
+            assert view.selection() == list(hinted.faces)
+            assert view.hand()[view.cursor] == hinted.faces[0]
+    run(go())
+
+
+class BrokenClient(LocalClient):
+    """A client whose table fails: the screen must show a message, not a traceback."""
+
+    def submit(self, action: Any) -> str | None:
+        raise RuntimeError("the table fell over")
+
+    def banner(self) -> str | None:
+        return "seat 2 is gone: waiting for it to come back"
+
+
+def test_failures_become_messages_and_the_banner_shows() -> None:
+    async def go() -> None:
+        client = BrokenClient(seed=1)
+        async with running(client) as (view, inp):
+            inp.send_text("i" + ENTER)
+            await until(lambda: view.error.startswith("error:"))
+            assert "the table fell over" in view.error
+    run(go())
+    app = build_app(BrokenClient(seed=1), input=DummyInput(), output=DummyOutput())
+    assert "seat 2 is gone" in capture(app).splitlines()[1]
+
+
+def test_on_change_redraws_and_capture_fits_80x24() -> None:
+    client = follow_client()
+    app = build_app(client, input=DummyInput(), output=DummyOutput())
+    view = view_of(app)
+    assert client.on_change == view.changed
+    text = capture(app, 80, 24)
+    lines = text.splitlines()
+    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+    assert lines[0].startswith(" Tractor · hand 1 · trump ♣2 · your turn: follow")
+    assert any(line.startswith("Trump  rank") for line in lines)
+    assert any(line.startswith("trumps") for line in lines)
+    assert lines[-2].startswith("play>")
+    # A change pushed by the table (here: a chat line) reaches the log pane.
+    client.chat("hello table")
+    assert "You: hello table" in capture(app, 80, 24)
+    # Declaration decisions open their panel when the table asks.
+    declaring = LocalClient(seed=5)
+    app2 = build_app(declaring, input=DummyInput(), output=DummyOutput())
+    assert view_of(app2).panel == "declare"
+    assert "You may declare:" in capture(app2)
+
+
+def test_no_color_means_a_monochrome_screen(monkeypatch: Any) -> None:
+    from prompt_toolkit.output import ColorDepth
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = build_app(follow_client(), input=DummyInput(), output=DummyOutput())
+    assert app.color_depth == ColorDepth.DEPTH_1_BIT
+    assert not any("ansi" in rule for _cls, rule in app.style.style_rules)
+    monkeypatch.delenv("NO_COLOR")
+    app = build_app(follow_client(), input=DummyInput(), output=DummyOutput())
+    assert any("ansired" in rule for _cls, rule in app.style.style_rules)

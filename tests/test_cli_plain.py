@@ -1,0 +1,191 @@
+"""``--plain`` mode: whole hands played line by line from scripted input.
+
+The script answers each prompt from the table's state when asked (a lazy generator), so
+it is deterministic for a seed; the same lines are then replayed from a file, a real pipe
+(`run_plain` on the event loop) and a child process's standard input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+
+from tractor import Pass, Rules
+from tractor.cards import format_cards
+from tractor.cli import render
+from tractor.cli.client import BURY, DECLARE, PLAY
+from tractor.cli.local import LocalClient
+from tractor.cli.plain import PlainSession, play_plain, run_plain
+
+
+def answers(client: LocalClient, record: list[str], extras: bool = True) -> Iterator[str]:
+    """Answer every prompt of one hand, then quit after the summary. With ``extras`` it
+    also tries every command, a bad card, a short burial and an illegal follow first."""
+
+    def say(line: str) -> str:
+        record.append(line)
+        return line
+
+    if extras:
+        yield say("help")
+        yield say("xx")
+        yield say("hint")
+    tried_illegal = tried_bury = False
+    while True:
+        if client.summary() is not None:
+            yield say("last")
+            yield say("tracker")
+            yield say("")
+            yield say("quit")
+            return
+        decision = client.decision()
+        obs = client.observation()
+        if decision == DECLARE:
+            yield say("1" if client.declaration_options() else "pass")
+            continue
+        action = client.hint()
+        assert action is not None and not isinstance(action, Pass)
+        cards = format_cards(action.faces)
+        if extras and decision == BURY and not tried_bury:
+            tried_bury = True
+            yield say(cards.split()[0])
+            continue
+        if extras and decision == PLAY and obs["current"] and not tried_illegal:
+            ladder = render.ladder_of(obs)
+            led = ladder.esuit[render.faces_of(obs["current"][0])[0]]
+            hand = render.hand_order(obs)
+            off = [f for f in hand if ladder.esuit[f] != led]
+            if off and any(ladder.esuit[f] == led for f in hand) and \
+                    len(render.faces_of(obs["current"][0])) == 1:
+                tried_illegal = True
+                yield say("table")
+                yield say("say my turn")
+                yield say(format_cards(off[:1]).lower())
+                continue
+        yield say(cards)
+
+
+def test_whole_hand_through_plain_mode_ends_with_the_summary() -> None:
+    client = LocalClient(seed=5)
+    out = io.StringIO()
+    record: list[str] = []
+    rc = play_plain(client, answers(client, record), out)
+    text = out.getvalue()
+    assert rc == 0
+    assert text.startswith("·") or "declare> " in text
+    # Declaring, then the talon exchange with the refusal of a short burial.
+    assert "Declare trumps? 1) ♥2; or pass." in text
+    assert "declare> 1\n" in text and "· seat 0 (You) declares ♥2" in text
+    assert "Choose 8 cards to bury, then Enter." in text
+    assert "Choose exactly 8 cards to bury (1 chosen)." in text
+    assert "· seat 0 (You) buries 8 cards" in text
+    # Commands and mistakes are answered in words.
+    assert "Commands:" in text and "'xx' is not a card" in text and "hint: " in text
+    assert "Refused: you must" in text
+    assert "· You: my turn" in text
+    assert "Your hand:" in text and "Trump  rank 2, suit ♥" in text
+    # Every trick was played and the summary closes the hand.
+    tricks = client.game.hands_played[0].tricks
+    assert text.count("· trick ") == len(tricks) and sum(len(t.plays[0]) for t in tricks) == 25
+    assert "Hand 1 is over." in text and "Audit: played in-process" in text
+    assert f"Trick {len(tricks)}, led by" in text and "Still out" in text
+    assert text.rstrip().endswith("Bye.")
+    assert client.summary() is None and client.observation()["hand_no"] == 1
+    assert client.game.hand_no == 1
+
+
+def test_the_same_script_from_a_file_replays_identically() -> None:
+    client = LocalClient(seed=5)
+    first = io.StringIO()
+    record: list[str] = []
+    play_plain(client, answers(client, record), first)
+    again = io.StringIO()
+    rc = play_plain(LocalClient(seed=5), io.StringIO("\n".join(record) + "\n"), again)
+    assert rc == 0
+    assert again.getvalue() == first.getvalue()
+
+
+def script_for(seed: int) -> str:
+    client = LocalClient(seed=seed)
+    record: list[str] = []
+    play_plain(client, answers(client, record, extras=False), io.StringIO())
+    return "\n".join(record) + "\n"
+
+
+def test_run_plain_reads_a_real_pipe_on_the_event_loop() -> None:
+    script = script_for(5)
+    r, w = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(w, "w", encoding="utf-8") as pipe:
+            pipe.write(script)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    out = io.StringIO()
+    with os.fdopen(r, encoding="utf-8") as stdin:
+        rc = asyncio.run(asyncio.wait_for(run_plain(LocalClient(seed=5), stdin, out), 60))
+    writer.join()
+    text = out.getvalue()
+    assert rc == 0
+    assert "Hand 1 is over." in text and text.rstrip().endswith("Bye.")
+    assert "play> " in text
+
+
+def test_standard_input_of_a_child_process() -> None:
+    script = script_for(5)
+    code = ("import asyncio, sys; from tractor.cli.local import LocalClient; "
+            "from tractor.cli.plain import run_plain; "
+            "sys.exit(asyncio.run(run_plain(LocalClient(seed=5))))")
+    proc = subprocess.run([sys.executable, "-c", code], input=script, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "Hand 1 is over." in proc.stdout
+
+
+def test_input_running_out_ends_quietly() -> None:
+    out = io.StringIO()
+    rc = play_plain(LocalClient(seed=1), ["hint", "last"], out)
+    assert rc == 1
+    assert out.getvalue().endswith("(end of input)\n")
+    assert "No trick has been played yet" in out.getvalue()
+
+
+def test_game_over_after_the_last_hand() -> None:
+    # Starting at Ace, a hand that raises a level ends the game.
+    rules = Rules(start_level="A")
+    for seed in range(10):
+        out = io.StringIO()
+        client = LocalClient(rules, seed=seed)
+        rc = play_plain(client, answers(client, [], extras=False), out)
+        text = out.getvalue()
+        if "game over (Enter to leave)> " in text:
+            break
+    else:
+        raise AssertionError("no seed ended the game in one hand")
+    assert rc == 0
+    assert "Game over: team" in text and "· game over: team" in text
+    assert text.rstrip().endswith("Bye.")
+    assert client.game.over
+
+
+def test_session_prompt_is_none_when_nothing_to_decide() -> None:
+    client = LocalClient(seed=5)
+    written: list[str] = []
+    session = PlainSession(client, written.append)
+    session.handle("quit")
+    assert session.finished()
+    session = PlainSession(client, written.append)
+    assert session.prompt() == "declare> "
+    session.handle("2")
+    assert "No such declaration." in "".join(written)
+    session.handle("pass")
+    assert client.decision() != DECLARE
+    session.handle("say")
+    assert "say what?" in "".join(written)
