@@ -82,7 +82,10 @@ class NetClient:
 
     def observation(self) -> dict[str, Any]:
         hand = self._shown or self.session.current
-        return hand.observation()
+        obs = hand.observation()
+        # Hands played before this one (a finished hand on screen counts as played).
+        obs["hand_no"] = len(self.session.results) - (1 if self._shown is not None else 0)
+        return obs
 
     def decision(self) -> str | None:
         if self._summary is not None or self.node.halted is not None:

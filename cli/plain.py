@@ -29,7 +29,7 @@ Commands:
   AS AS, 10h, ♠A, BJ   the cards to play, bury or declare (any case; suit first or last)
   1, 2, ...            pick a declaration from the list offered
   pass                 make no declaration now
-  hint                 what the AI would do here
+  hint                 what the AI would do here (then an empty line accepts it)
   last                 the last trick
   tracker              the cards still out
   table                the table again
@@ -50,6 +50,7 @@ class PlainSession:
         self.events_seen = 0
         self.shown: tuple[Any, ...] | None = None
         self.quit = False
+        self.hinted: Action | None = None  #: the last hint, accepted by an empty line
 
     def _obs(self) -> dict[str, Any]:
         return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
@@ -127,7 +128,16 @@ class PlainSession:
         if cmd in ("help", "?"):
             self.say(HELP)
         elif cmd == "hint":
-            self.say(self._hint_text(client.hint()))
+            self.hinted = client.hint()
+            self.say(self._hint_text(self.hinted)
+                     + (" - Enter alone accepts it" if self.hinted is not None else ""))
+        elif cmd == "" and summary is None and self.hinted is not None:
+            hinted, self.hinted = self.hinted, None
+            needs = {Pass: DECLARE, Declare: DECLARE, Bury: BURY, Play: PLAY}.get(type(hinted))
+            if needs is not None and client.decision() == needs:
+                self._submit(hinted, needs)
+            else:
+                self.say("That hint is out of date: ask again (hint).")
         elif cmd == "last":
             self.say(render.last_trick_text(self._obs(), client.names))
         elif cmd == "tracker":
