@@ -243,9 +243,28 @@ class TableHand:
         if self._answer is not None and self._answer[0] == kind:
             answer, self._answer = self._answer[1], None
         else:
-            answer = getattr(self.player, kind)(self.view(), *args)
+            answer = self._journaled_answer(kind)
+            if answer is WAIT:
+                answer = getattr(self.player, kind)(self.view(), *args)
         self.waiting = kind if answer is WAIT else None
         return answer
+
+    def _journaled_answer(self, kind: str) -> Any:
+        """After a crash, a decision made before it is read back from the journal (the
+        frames already sent must come again unchanged; a person is not asked twice)."""
+        ahead = self.deck.journaled_ahead()
+        if not ahead:
+            return WAIT
+        cards = self.deck.hand()
+        for sent_kind, body in ahead:
+            data = body.get("data") if sent_kind == "app" else None
+            if kind == "bury" and sent_kind == "bury":
+                return [cards[p] % 54 for p in body["positions"]]
+            if kind == "declare" and isinstance(data, dict) and "w" in data:
+                return tuple(cards[p] % 54 for p in data["d"]) or None
+            if kind == "play" and isinstance(data, dict) and ("play" in data or "throw" in data):
+                return [cards[p] % 54 for p in data.get("play", data.get("throw"))]
+        return WAIT
 
     def decide(self, answer: Any) -> list[bytes]:
         """Answer the decision the table waits for (see `waiting`): for "declare" the faces

@@ -8,9 +8,10 @@ import pytest
 from helpers import pump, sender, transcript
 
 from tractor import Rules
+from tractor.follow import random_follow, random_lead
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
+from tractor.net.table import WAIT, RandomPlayer
 
 TABLE = b"resume-table-001"
 
@@ -48,3 +49,72 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert all(p.results == d.peers[0].results for p in d.peers)
     assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
+
+
+class Person(RandomPlayer):
+    """A person at a prompt: every decision waits (WAIT) until the test answers it."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.asked = 0
+
+    def declare(self, view, options):
+        return None
+
+    def bury(self, view, count):
+        self.asked += 1
+        return WAIT
+
+    def play(self, view):
+        self.asked += 1
+        return WAIT
+
+
+def answer(session: GameSession, rng) -> list[bytes]:
+    table = session.current
+    faces = table.my_faces()
+    if table.waiting == "bury":
+        return session.decide(rng.sample(faces, table.rules.talon_size))
+    lead = table.lead if table.trick.plays else None
+    pick = (random_follow(faces, lead, table.ladder, rng) if lead is not None
+            else random_lead(faces, table.ladder, rng))
+    return session.decide(pick)
+
+
+def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made():
+    import random
+
+    seed = 5
+    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    peers = [make(d, s, seed, 1) for s in range(4)]
+    peers[0].player = peers[0].current.player = Person(1)
+    d.peers = peers
+    d.call_all("start")
+    rng = random.Random(9)
+    made = 0
+    while made < 8:  # the person makes 8 moves, then the process dies
+        pump(d)
+        assert peers[0].current.waiting is not None
+        d.broadcast(0, answer(peers[0], rng))
+        made += 1
+    pump(d)
+    before = [r.cards for r in peers[0].current.records if r.seat == 0]
+    journal = peers[0].journal()
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 0)
+    fresh = make(d, 0, seed, 1)
+    person = Person(2)
+    fresh.player = fresh.current.player = person
+    d.peers[0] = fresh
+    d.broadcast(0, fresh.resume(journal))
+    for s in (1, 2, 3):
+        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
+            d.queue.append((s, 0, frame))
+    pump(d)
+    # Back where it was: waiting for the 9th move, asked once (not for the 8 already made).
+    assert fresh.current.waiting is not None and person.asked == 1
+    assert [r.cards for r in fresh.current.records if r.seat == 0] == before and before
+    while not fresh.results:
+        d.broadcast(0, answer(fresh, rng))
+        pump(d)
+    assert all(p.results == fresh.results for p in d.peers)
+    assert all(transcript(p) == transcript(fresh) for p in d.peers)

@@ -920,6 +920,18 @@ class Deck:
             raise Equivocation(env.seat, f"signed two different messages number "
                                          f"{env.header.seq} (proven)")
 
+    def journaled_ahead(self) -> list[tuple[str, dict[str, Any]]]:
+        """Resuming: this peer's own journaled messages not yet made again, in order, as
+        (kind, body); the table reads its decisions from them instead of asking again."""
+        out = []
+        seq = self._sent_seq
+        while seq in self._journal_frames:
+            env = open_frame(self._journal_frames[seq], self.config.table, self.config.hand,
+                             list(self.config.public_keys))
+            out.append((env.header.kind, env.body))
+            seq += 1
+        return out
+
     def load_journal(self, journal: Sequence[bytes]) -> None:
         """Resume after a crash: take back every frame of this hand from the journal before
         `start`. Other seats' frames wait for their turn as usual; this peer's own moves come
