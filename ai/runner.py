@@ -129,7 +129,7 @@ def tokens_from_env() -> list[bytes]:
 
 async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
-                        log_file: str | None = None) -> Any:
+                        log_file: str | None = None, journal_dir: str | None = None) -> Any:
     """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process."""
     children: list[subprocess.Popen[bytes]] = []
 
@@ -137,7 +137,8 @@ async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
         children[:] = [c for c in children if c.poll() is None]
         log.info("starting an AI seat for table {table!r} at {lobby}", table=table,
                  lobby=lobby)
-        children.append(spawn_ai_process(lobby, [token], strategy, level, log_file=log_file))
+        children.append(spawn_ai_process(lobby, [token], strategy, level, log_file=log_file,
+                                         journal_dir=journal_dir))
 
     server = await serve_ai(reactor, spawn, listen=listen, announce=announce, name=name)
     server.children = children

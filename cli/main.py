@@ -202,6 +202,8 @@ def _networked(command: str, args: argparse.Namespace) -> int:
 
     from . import tables
 
+    if command in ("ai", "ai-server"):
+        _log_to_stderr()
     flow = {"play": tables.play, "host": tables.host, "join": tables.join,
             "resume": tables.resume, "ai": tables.ai, "ai-server": tables.ai_server}[command]
     code = [0]
@@ -226,6 +228,24 @@ def _networked(command: str, args: argparse.Namespace) -> int:
         if exc.code not in (0, None):
             return int(exc.code) if isinstance(exc.code, int) else 1
     return code[0]
+
+
+def _log_to_stderr() -> None:
+    """Headless peers: this program's own log lines (info and up) and everything else's
+    warnings on stderr (the ai-server sends its players' to ai.log)."""
+    from twisted.logger import (
+        FilteringLogObserver,
+        LogLevel,
+        LogLevelFilterPredicate,
+        globalLogBeginner,
+        textFileLogObserver,
+    )
+
+    predicate = LogLevelFilterPredicate(defaultLogLevel=LogLevel.warn)
+    predicate.setLogLevelForNamespace("tractor", LogLevel.info)
+    globalLogBeginner.beginLoggingTo(
+        [FilteringLogObserver(textFileLogObserver(sys.stderr), [predicate])],
+        redirectStandardIO=False)
 
 
 def _report_bug(exc: Exception) -> int:

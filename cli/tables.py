@@ -153,8 +153,9 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
     lobby.on_change = show
     if lobby.roster() is not None:
         show(lobby.roster())
-    help_text = ("lobby commands: ready, unready, " + ("fill (AI for the empty seats), "
-                 if is_host else "") + "quit")
+    help_text = ("lobby commands: ready, unready, " + (
+        "fill (AI peers on this machine for the empty seats), fill lan (from an AI server "
+        "on the LAN), " if is_host else "") + "quit")
     say(help_text)
     read = _line_reader()
     started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
@@ -169,8 +170,9 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
             lobby.ready(True)
         elif line == "unready":
             lobby.ready(False)
-        elif line == "fill" and is_host:
-            d = lobby.request_fill()
+        elif line in ("fill", "fill lan") and is_host:
+            d = lobby.request_fill(local=line == "fill")
+            d.addCallback(lambda n: say(f"asked for {n} AI player(s)"))
             d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
         elif line == "quit":
             if is_host:
@@ -390,7 +392,8 @@ async def _resume_ai(reactor: Any, path: str) -> int:
 async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
     server = await run_ai_server(reactor, args.listen, args.strategy, args.level,
                                  announce=not args.no_announce,
-                                 log_file=str(data_dir() / "ai.log"))
+                                 log_file=str(data_dir() / "ai.log"),
+                                 journal_dir=str(data_dir() / "ai"))
     say(f"AI server ready at {server.address}: hosts on the LAN can fill empty seats "
         "with `fill` in their lobby (Ctrl-C to stop)")
     forever: Deferred[None] = Deferred()

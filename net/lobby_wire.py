@@ -336,11 +336,12 @@ class LobbyHost:
         """The host's own ready flag (`LobbyError` if the host does not play)."""
         self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
 
-    def request_fill(self, ai_server: str | None = None,
-                     count: int | None = None) -> Deferred[int]:
+    def request_fill(self, ai_server: str | None = None, count: int | None = None,
+                     local: bool = True) -> Deferred[int]:
         """Ask for an AI on every empty seat (or ``count`` of them): one-time seat tokens
         reserve the seats, then
-        ``fill_local(count, local_address, tokens)`` is called if given, else the AI server
+        ``fill_local(count, local_address, tokens)`` is called if given (and ``local``),
+        else the AI server
         at ``ai_server`` (a client endpoint string), else the first one discovery finds, is
         asked. Fires with the number of AI players asked for; on failure the reservations
         are dropped and it fails with `NoAiServer`."""
@@ -349,7 +350,7 @@ class LobbyHost:
         if not tokens:
             return succeed(0)
         self.dispatch(self.state.broadcast(now))
-        if self.fill_local is not None:
+        if self.fill_local is not None and local and ai_server is None:
             try:
                 self.fill_local(len(tokens), self.local_address, tokens)
             except Exception as exc:

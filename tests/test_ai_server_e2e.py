@@ -1,0 +1,67 @@
+"""`tractor ai-server` end to end: a host with no seat of its own asks a running AI server
+for four players; the server starts one `tractor ai` process per seat, they join the lobby
+with their one-time tokens and play the whole game (from level A) over the peer mesh."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tractor.net.journal import Journal
+
+HOST = r"""
+import json, sys
+from twisted.internet import task
+from twisted.internet.defer import ensureDeferred
+from tractor.rules import Rules
+from tractor.net.lobby_wire import host_table
+
+async def main(reactor):
+    host = await host_table(reactor, "served", Rules(start_level="A"), None,
+                            listen="tcp:0:interface=127.0.0.1", announce=False)
+    asked = await host.request_fill(ai_server=sys.argv[1])
+    seating = await host.started
+    print(json.dumps({"asked": asked, "names": list(seating.names),
+                      "kinds": list(seating.kinds)}), flush=True)
+    await task.deferLater(reactor, 3.0, lambda: None)  # let the start reach every seat
+
+task.react(lambda r: ensureDeferred(main(r)))
+"""
+
+
+def test_an_ai_server_fills_a_table_and_its_players_finish_the_game(tmp_path):
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tractor.cli.main", "ai-server", "--strategy", "heuristic",
+         "--level", "easy", "--no-announce", "--listen", "tcp:0:interface=127.0.0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("AI server ready at tcp:127.0.0.1:"), line
+        address = line.split()[4].rstrip(":")
+        host = subprocess.run([sys.executable, "-c", HOST, address], capture_output=True,
+                              text=True, timeout=120, env=env)
+        assert host.returncode == 0, host.stderr[-3000:]
+        seated = json.loads(host.stdout.strip().splitlines()[-1])
+        assert seated["asked"] == 4 and seated["kinds"] == ["ai"] * 4
+        deadline = time.time() + 400
+        finished: list = []
+        while time.time() < deadline:
+            paths = sorted((tmp_path / "ai").glob("ai-*.sqlite"))
+            finished = []
+            for path in paths:
+                journal = Journal(str(path))
+                games = journal.games()
+                if games and games[0].finished:
+                    finished.append(journal.results(games[0].id))
+                journal.close()
+            if len(finished) == 4:
+                break
+            time.sleep(1)
+        assert len(finished) == 4 and all(r == finished[0] for r in finished)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
