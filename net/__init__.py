@@ -1,1 +1,2 @@
-"""Peer network, committed-shuffle deck and replicated table (to come: issues 3 and 4)."""
+"""Peer network: the committed-shuffle deck (`deck/`), the replicated table, peers over TCP,
+the lobby, LAN discovery and the journal."""
