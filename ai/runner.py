@@ -80,14 +80,14 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,
                         seed: int | None, tokens: Sequence[bytes] = (),
                         passphrase: str | None = None,
-                        journal_dir: str | None = None) -> list[str]:
+                        journal_dir: str | None = None, name: str = "AI") -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended."""
     runs = []
     for k in range(count):
         token = tokens[k] if k < len(tokens) else None
         runs.append(play_ai_seat(reactor, address, strategy, level,
                                  None if seed is None else seed + 100 * k, token,
-                                 passphrase, f"AI {k + 1}" if count > 1 else "AI",
+                                 passphrase, f"{name} {k + 1}" if count > 1 else name,
                                  journal_dir))
     from twisted.internet.defer import ensureDeferred
 
@@ -106,7 +106,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
 def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "search",
                      level: str = "normal", seed: int | None = None,
                      log_file: str | None = None, journal_dir: str | None = None,
-                     exit_with_parent: bool = False) -> subprocess.Popen[bytes]:
+                     exit_with_parent: bool = False,
+                     name: str | None = None) -> subprocess.Popen[bytes]:
     """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``."""
     cmd = [sys.executable, "-m", "tractor.cli.main", "ai", "--join", address,
            "--seats", str(len(tokens)), "--strategy", strategy, "--level", level]
@@ -116,6 +117,8 @@ def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "sea
         cmd += ["--journal-dir", journal_dir]
     if exit_with_parent:
         cmd.append("--exit-with-parent")
+    if name is not None:
+        cmd += ["--name", name]
     env = dict(os.environ, **{TOKENS_ENV: ",".join(t.hex() for t in tokens)})
     err = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,

@@ -87,7 +87,6 @@ def _parser() -> argparse.ArgumentParser:
                         "peer's secrets are bound to the table)")
     p_play.add_argument("--rules", default=None,
                         help="rules options, e.g. players=6,decks=3 (see `tractor rules`)")
-    p_play.set_defaults(name="You")
 
     p_host = sub.add_parser("host", help="open a table on the LAN")
     game_options(p_host)
@@ -116,6 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     ai_options(p_ai)
     p_ai.add_argument("--join", metavar="ADDRESS", help="the table's lobby address")
     p_ai.add_argument("--seats", type=int, default=1, help="how many AI seats (default 1)")
+    p_ai.add_argument("--name", default="AI", help="the name shown at the table "
+                      "(numbered when several seats)")
     p_ai.add_argument("--seed", type=int, default=None, help="seed the AI choices")
     p_ai.add_argument("--passphrase", default=None, help="the table's passphrase")
     p_ai.add_argument("--journal-dir", default=None, help="keep each seat's journal here")

@@ -101,15 +101,18 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
     home = data_dir()
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
-        children.append(spawn_ai_process(
-            address, tokens, args.strategy, args.level, args.seed,
-            log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
-            exit_with_parent=True))
+        # One process per AI seat: the shuffle proofs of all seats run on every core.
+        for k, token in enumerate(tokens):
+            children.append(spawn_ai_process(
+                address, [token], args.strategy, args.level,
+                None if args.seed is None else args.seed + 1000 * k,
+                log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
+                exit_with_parent=True, name=f"AI {k + 1}"))
 
     host = None
     try:
         host = await host_table(reactor, "practice", rules,
-                                Participant(args.name, raw_public(key), port),
+                                Participant(args.player, raw_public(key), port),
                                 listen="tcp:0:interface=127.0.0.1", fill_local=fill_local,
                                 announce=False)
         host.ready(True)
@@ -221,9 +224,10 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     home = data_dir()
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
-        children.append(spawn_ai_process(address, tokens, args.strategy, args.level,
-                                         log_file=str(home / "ai.log"),
-                                         journal_dir=str(home / "ai")))
+        for token in tokens:
+            children.append(spawn_ai_process(address, [token], args.strategy, args.level,
+                                             log_file=str(home / "ai.log"),
+                                             journal_dir=str(home / "ai")))
 
     lobby: LobbyHost | None = None
     try:
@@ -342,7 +346,7 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
         return 2
     lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(), args.passphrase,
-                                args.journal_dir)
+                                args.journal_dir, args.name)
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1

@@ -1,0 +1,766 @@
+"""What one seat knows about a hand, and random worlds consistent with it.
+
+Search plays in *sampled worlds* (determinization): the cards a seat cannot see are dealt at
+random, subject to everything the seat can deduce, and the resulting omniscient `Hand` is
+played out. `Knowledge` is the seat's side of that: built from the real hand
+(`Knowledge.from_hand`, reading only seat-visible fields) or from the plain observation a
+network peer has (`Knowledge.from_observation`); both give equal knowledge.
+
+Deductions used (all sound: the real deal always satisfies them):
+
+- a follower that did not follow the lead's effective suit with every card is void in it;
+- a follower that followed a lead with pairs with fewer pairs than the lead has no pair
+  left in that suit (it either ran out of the suit or played every pair it had);
+- a throw that stood (or the components of a failed throw that were not the one forced)
+  shows that no other seat held a higher single (or a higher pair) in that suit then;
+  hands only shrink during play, so it still holds;
+- declared and shown cards stay in the declarer's hand until played (the starter may also
+  have buried them), and the talon cards turned over went into the starter's hand.
+
+Beyond these hard constraints one soft belief is used: a starter buries low cards of short
+suits and hardly ever trumps, aces or points, so (by default) the buried cards a seat did
+not see are drawn with those odds; uniform buried cards would put a fair share of the
+trumps and points there and mislead the search about the talon bonus and the trumps out.
+
+Sampling never fails: the hard constraints are kept by a sequential assignment that tracks
+Hall's condition; should they ever be contradictory (they cannot be for a real deal), they
+are relaxed one kind at a time (`Knowledge.stats` counts it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from tractor.cards import parse_faces
+from tractor.formats import PAIR, SINGLE, THROW, classify_faces
+from tractor.hand import (
+    BID,
+    DEAL,
+    DECLARE,
+    DONE,
+    NAME,
+    PLAY,
+    REDEAL,
+    SHOW,
+    TALON,
+    Hand,
+    HandResult,
+    Trick,
+)
+from tractor.rules import Rules
+from tractor.scoring import points_of
+from tractor.trump import TRUMP, Ladder, Trump
+
+#: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.
+TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
+#: Phases after the starter took the talon into hand.
+TALON_TAKEN = (TALON, PLAY, DONE)
+
+_KIND_RANK = {SINGLE: 0, PAIR: 1}
+
+
+def _faces(text: str | None) -> tuple[int, ...]:
+    return tuple(parse_faces(text)) if text else ()
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Everything one seat knows about a hand (compare two with ``==``).
+
+    Cards are face numbers; ``hand`` is the seat's own hand in the observation's order.
+    ``talon``/``buried`` are None when the seat has not seen them. ``result`` is the public
+    record of a finished hand (`HandResult.to_data`). ``window_passes`` (passes since the
+    last declaration in the final declaring window) is public, but a plain observation does
+    not carry it: `from_observation` infers it (see `_infer_window_passes`).
+    """
+
+    rules: Rules
+    seat: int
+    phase: str
+    to_act: int | None
+    levels: tuple[str, ...]
+    declarers: int | None
+    starter: int | None
+    first: int
+    trump: Trump | None
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    drawn: int
+    declarations: tuple[tuple[int, tuple[int, ...]], ...]
+    talon_revealed: tuple[int, ...]
+    talon: tuple[int, ...] | None
+    buried: tuple[int, ...] | None
+    bids: tuple[tuple[int, int], ...]
+    passed_auction: frozenset[int]
+    shown: tuple[tuple[int, int], ...]
+    tricks: tuple[Trick, ...]
+    leader: int
+    current: tuple[tuple[int, ...], ...]
+    current_attempt: tuple[int, ...] | None
+    defender_points: int
+    penalties: int
+    result: dict[str, Any] | None
+    window_passes: int
+    #: Sampling statistics (not part of the knowledge): samples drawn and how many needed
+    #: a constraint relaxed.
+    stats: Counter = field(default_factory=Counter, compare=False, repr=False)
+
+    # --- construction ----------------------------------------------------------------------
+
+    @classmethod
+    def from_hand(cls, hand: Hand, seat: int) -> Knowledge:
+        """Read what ``seat`` may know from the real hand (never another seat's cards)."""
+        phase = hand.phase
+        own = hand.hands[seat]
+        own_sorted = hand.ladder.sort_faces(own) if hand.ladder else sorted(own)
+        sees_talon = seat == hand.starter and phase in TALON_TAKEN
+        turned = hand.result is not None and hand.result.talon_turned
+        sees_buried = bool(hand.buried) and (seat == hand.starter or turned)
+        return cls(
+            rules=hand.rules,
+            seat=seat,
+            phase=phase,
+            to_act=hand.to_act(),
+            levels=tuple(hand.levels),
+            declarers=hand.declarers,
+            starter=hand.starter,
+            first=hand.first,
+            trump=hand.trump,
+            hand=tuple(own_sorted),
+            hand_sizes=tuple(len(h) for h in hand.hands),
+            drawn=hand.drawn,
+            declarations=tuple((s, tuple(f)) for s, f in hand.declarations),
+            talon_revealed=tuple(hand.talon_revealed),
+            talon=tuple(hand.talon) if sees_talon else None,
+            buried=tuple(hand.buried) if sees_buried else None,
+            bids=tuple((s, p) for s, p in hand.bids),
+            passed_auction=frozenset(hand.out_of_auction),
+            shown=tuple(hand.shown),
+            tricks=tuple(hand.tricks),
+            leader=hand.leader,
+            current=tuple(tuple(p) for p in hand.current),
+            current_attempt=tuple(hand.current_attempt) if hand.current_attempt else None,
+            defender_points=hand.defender_points,
+            penalties=hand.penalties,
+            result=hand.result.to_data() if hand.result else None,
+            window_passes=hand.window_passes if phase == DECLARE else 0,
+        )
+
+    @classmethod
+    def from_observation(cls, rules: Rules, obs: dict[str, Any]) -> Knowledge:
+        """Knowledge from exactly the dict `Hand.observation(seat)` returns (cards as text):
+        what a network peer has. Extra keys (a `Game` observation) are ignored."""
+        tricks = tuple(
+            Trick(t["leader"], tuple(_faces(p) for p in t["plays"]), t["winner"], t["points"],
+                  _faces(t["attempted"]) if t["attempted"] else None, t["penalty"])
+            for t in obs["tricks"])
+        declarations = tuple((s, _faces(f)) for s, f in obs["declarations"])
+        phase = obs["phase"]
+        passes = obs.get("window_passes")
+        if passes is None:
+            passes = _infer_window_passes(phase, obs["to_act"], obs["first"], declarations,
+                                          rules.players)
+        return cls(
+            rules=rules,
+            seat=obs["seat"],
+            phase=phase,
+            to_act=obs["to_act"],
+            levels=tuple(obs["levels"]),
+            declarers=obs["declarers"],
+            starter=obs["starter"],
+            first=obs["first"],
+            trump=Trump.from_data(obs["trump"]) if obs["trump"] is not None else None,
+            hand=_faces(obs["hand"]),
+            hand_sizes=tuple(obs["hand_sizes"]),
+            drawn=obs["cards_dealt"],
+            declarations=declarations,
+            talon_revealed=_faces(obs["talon_revealed"]),
+            talon=_faces(obs["talon"]) if obs["talon"] is not None else None,
+            buried=_faces(obs["buried"]) if obs["buried"] is not None else None,
+            bids=tuple((s, p) for s, p in obs["bids"]),
+            passed_auction=frozenset(obs["passed_auction"]),
+            shown=tuple((s, _faces(f)[0]) for s, f in obs["shown"]),
+            tricks=tricks,
+            leader=obs["leader"],
+            current=tuple(_faces(p) for p in obs["current"]),
+            current_attempt=(_faces(obs["current_attempt"]) if obs["current_attempt"]
+                             else None),
+            defender_points=obs["defender_points"],
+            penalties=obs["penalties"],
+            result=dict(obs["result"]) if obs["result"] is not None else None,
+            window_passes=passes,
+        )
+
+    # --- derived facts ----------------------------------------------------------------------
+
+    @cached_property
+    def ladder(self) -> Ladder | None:
+        r = self.rules
+        return (self.trump.ladder(r.tractor_across_rank, r.rank_and_jokers_in_tractors)
+                if self.trump is not None else None)
+
+    @cached_property
+    def played(self) -> list[list[int]]:
+        """Cards each seat has played (tricks and the current trick), in order."""
+        n = self.rules.players
+        out: list[list[int]] = [[] for _ in range(n)]
+        for t in self.tricks:
+            for i, p in enumerate(t.plays):
+                out[(t.leader + i) % n].extend(p)
+        for i, p in enumerate(self.current):
+            out[(self.leader + i) % n].extend(p)
+        return out
+
+    @cached_property
+    def unseen(self) -> Counter:
+        """Cards the seat has not seen: not in its hand, not played, not known buried."""
+        left = Counter({f: self.rules.decks for f in range(54)})
+        left.subtract(self.hand)
+        for p in self.played:
+            left.subtract(p)
+        if self.buried is not None and self.phase in (PLAY, DONE):
+            left.subtract(self.buried)
+        return +left
+
+    @cached_property
+    def _model(self) -> _Model:
+        return _Model(self)
+
+    def voids(self, seat: int) -> frozenset[int]:
+        """Effective suits ``seat`` is known to be void in."""
+        return frozenset(self._model.voids[seat])
+
+    def violations(self, world: Hand) -> list[str]:
+        """Constraints a complete world breaks (empty for the real hand and for samples that
+        needed no relaxing); for tests and debugging."""
+        return self._model.violations(world)
+
+    # --- sampling ---------------------------------------------------------------------------
+
+    def sample(self, rng: random.Random, weighted: bool = True) -> Hand:
+        """A full omniscient `Hand` at this very point of the hand whose hidden cards are a
+        random assignment consistent with everything known. ``weighted``: the buried cards
+        (unseen by this seat) are drawn with the odds of a sensible burial rather than
+        uniformly (see `_bury_odds`); either way every constraint holds."""
+        return self._model.sample(rng, weighted)
+
+
+def _infer_window_passes(phase: str, to_act: int | None, first: int,
+                         declarations: Sequence[tuple[int, tuple[int, ...]]], n: int) -> int:
+    """Passes since the last declaration in the final window, which an observation does not
+    carry: the window opens at ``first`` and each declare or pass moves the turn on, so it
+    is ``to_act - first`` if the last declaration came during the deal, or
+    ``to_act - declarer - 1`` if it came in the window. The smaller is taken: it never closes
+    the window earlier than it really closes."""
+    if phase != DECLARE or to_act is None:
+        return 0
+    options = [(to_act - first) % n]
+    if declarations:
+        options.append((to_act - declarations[-1][0] - 1) % n)
+    return min(options)
+
+
+class _Model:
+    """The constraint model of one `Knowledge` and the sampler over it (built once)."""
+
+    def __init__(self, k: Knowledge) -> None:
+        self.k = k
+        rules = k.rules
+        n = rules.players
+        self.n = n
+        phase = k.phase
+        me = k.seat
+        ladder = k.ladder
+        # Regions: the other seats' hands, then X: the unseen stock (deal: the undrawn
+        # deck; before the talon is taken: the talon; after: the buried cards).
+        if phase == DEAL:
+            x_cap = rules.total_cards - k.drawn
+        elif phase in TALON_APART:
+            x_cap = rules.talon_size
+        elif phase in (PLAY, DONE) and k.buried is None:
+            x_cap = rules.talon_size
+        else:
+            x_cap = 0
+        self.region_seat: list[int] = [s for s in range(n) if s != me and k.hand_sizes[s]]
+        self.cap0 = [k.hand_sizes[s] for s in self.region_seat]
+        self.x = -1
+        if x_cap:
+            self.x = len(self.region_seat)
+            self.region_seat.append(-1)
+            self.cap0.append(x_cap)
+        self.R = len(self.region_seat)
+        self.full = (1 << self.R) - 1
+        self.bit = {s: 1 << i for i, s in enumerate(self.region_seat) if s >= 0}
+        self.hidden = k.unseen
+        if sum(self.hidden.values()) != sum(self.cap0):
+            raise ValueError("inconsistent knowledge: hidden cards do not fill the hidden "
+                             "places")
+        # Deductions from play.
+        self.voids: list[set[int]] = [set() for _ in range(n)]
+        self.forbidden: list[set[int]] = [set() for _ in range(n)]
+        self.nopair: list[dict[int, int]] = [{} for _ in range(n)]
+        if ladder is not None:
+            for t in k.tricks:
+                self._learn(t.leader, list(t.plays), t.attempted, ladder)
+            if k.current:
+                self._learn(k.leader, list(k.current), k.current_attempt, ladder)
+        # Cards known to be in a seat's hand (declared, shown, the turned talon).
+        self.required: list[Counter] = [Counter() for _ in range(n)]
+        for s, faces in [*k.declarations, *((s, (f,)) for s, f in k.shown)]:
+            c = Counter(faces)
+            for f, m in c.items():
+                self.required[s][f] = max(self.required[s][f], m)
+        if k.starter is not None and phase in TALON_TAKEN:
+            self.required[k.starter].update(k.talon_revealed)
+        for s in range(n):
+            self.required[s].subtract(k.played[s])
+            if s == k.starter and k.buried is not None:
+                self.required[s].subtract(k.buried)
+            self.required[s] = +self.required[s]
+        self.stats = k.stats
+        self._template: Hand | None = None
+        #: Per face, the relative odds that it was buried (None: X is not the burial).
+        self.bury_odds: list[float] | None = None
+        if self.x >= 0 and phase in (PLAY, DONE) and ladder is not None:
+            self.bury_odds = [_bury_odds(f, ladder) for f in range(54)]
+
+    def _learn(self, leader: int, plays: list[tuple[int, ...]],
+               attempted: tuple[int, ...] | None, ladder: Ladder) -> None:
+        """Deductions from one trick (finished or not)."""
+        n = self.n
+        lead = classify_faces(list(plays[0]), ladder)
+        es = ladder.esuit
+        suit = lead.esuit
+        for i in range(1, len(plays)):
+            seat = (leader + i) % n
+            play = plays[i]
+            if any(es[f] != suit for f in play):
+                self.voids[seat].add(suit)
+            elif lead.pairs and _count_pairs(play) < lead.pairs:
+                self.nopair[seat][suit] = -1
+        # What a throw that stood shows about the other hands.
+        if attempted is not None:
+            tried = classify_faces(list(attempted), ladder)
+            forced = lead.components[0]
+            key = (_KIND_RANK.get(forced.kind, 2), forced.pairs, forced.top)
+            stood = [c for c in tried.components
+                     if (_KIND_RANK.get(c.kind, 2), c.pairs, c.top) < key]
+        elif lead.kind == THROW:
+            stood = list(lead.components)
+        else:
+            return
+        order = ladder.order
+        for c in stood:
+            if c.kind == SINGLE:
+                above = {f for f in ladder.faces_of[suit] if order[f] > c.top}
+                for o in range(n):
+                    if o != leader:
+                        self.forbidden[o] |= above
+            elif c.kind == PAIR:
+                for o in range(n):
+                    if o != leader:
+                        d = self.nopair[o]
+                        d[suit] = min(d.get(suit, c.top), c.top)
+
+    # --- the assignment ---------------------------------------------------------------------
+
+    def _items(self, level: int) -> tuple[list[tuple[int, int]], list[int], list[set[int]]]:
+        """(constrained cards as (mask, face), unconstrained faces, per-region faces that must
+        not be doubled) under relaxation ``level`` (0: every constraint; 1: no pair
+        constraints; 2: no throw constraints either; 3: no voids; 4: only sizes)."""
+        k = self.k
+        ladder = k.ladder
+        es = ladder.esuit if ladder is not None else None
+        order = ladder.order if ladder is not None else None
+        left = Counter(self.hidden)
+        items: list[tuple[int, int]] = []
+        x_bit = (1 << self.x) if self.x >= 0 else 0
+        if level < 4:
+            for s in range(self.n):
+                mask = self.bit.get(s, 0)
+                if s == k.starter and k.phase in (PLAY, DONE):
+                    mask |= x_bit  # the starter may have buried it
+                if not mask:
+                    continue
+                for f, m in self.required[s].items():
+                    m = min(m, left[f])
+                    if m > 0:
+                        left[f] -= m
+                        items += [(mask & self._static(f, level) or mask, f)] * m
+        nodouble: list[set[int]] = [set() for _ in range(self.R)]
+        if level == 0 and es is not None and order is not None:
+            for i, s in enumerate(self.region_seat):
+                if s >= 0 and self.nopair[s]:
+                    for suit, thr in self.nopair[s].items():
+                        nodouble[i].update(f for f in ladder.faces_of[suit] if order[f] > thr)
+        dyn = set().union(*nodouble) if nodouble else set()
+        free: list[int] = []
+        full = self.full
+        for f, m in left.items():
+            if m <= 0:
+                continue
+            mask = self._static(f, level) if level < 3 else full
+            if mask == full and f not in dyn:
+                free += [f] * m
+            else:
+                items += [(mask, f)] * m
+        return items, free, nodouble
+
+    def _static(self, f: int, level: int) -> int:
+        """Regions that may hold face ``f`` under voids (and throws below ``level`` 2)."""
+        mask = self.full
+        if self.k.ladder is None:
+            return mask
+        suit = self.k.ladder.esuit[f]
+        for s, b in self.bit.items():
+            if suit in self.voids[s] or (level < 2 and f in self.forbidden[s]):
+                mask &= ~b
+        return mask
+
+    def _assign(self, rng: random.Random, level: int, exact: bool = False,
+                weighted: bool = False) -> list[list[int]] | None:
+        """One random assignment of the hidden cards to the regions, or None at a dead end.
+
+        Constrained cards go first, the most constrained first, each to an allowed region
+        with probability in proportion to the room left there; the free cards then fill
+        what is left. ``exact`` also keeps Hall's condition (every set of regions has room
+        for the cards that may only go there) after each card, so only the pair
+        constraints can still lead to a dead end; it costs about 2**regions steps a card,
+        so it is the fallback after a few plain tries. ``weighted`` (see `_weighted`) is
+        used after the burial by the seats that did not bury."""
+        items, free, nodouble = self._items(level)
+        if weighted and self.bury_odds is not None:
+            return self._weighted(rng, items, free, nodouble)
+        cap = list(self.cap0)
+        out: list[list[int]] = [[] for _ in range(self.R)]
+        if items:
+            rng.shuffle(items)
+            items.sort(key=lambda it: _POPCOUNT[it[0]] if it[0] < 4096 else it[0].bit_count())
+            regions = _regions_of
+            slack: list[int] = []
+            if exact:
+                slack = self._slack(items, len(free), cap)
+                if min(slack) < 0:
+                    return None
+            subsets = range(1 << self.R)
+            for mask, f in items:
+                total = 0
+                choices = []
+                for r in regions(mask):
+                    c = cap[r]
+                    if c and not (f in nodouble[r] and f in out[r]):
+                        if exact and any(slack[t] == 0 for t in subsets
+                                         if t >> r & 1 and mask & ~t):
+                            continue
+                        total += c
+                        choices.append(r)
+                if not total:
+                    return None
+                x = rng.randrange(total)
+                pick = choices[-1]
+                for r in choices:
+                    x -= cap[r]
+                    if x < 0:
+                        pick = r
+                        break
+                out[pick].append(f)
+                cap[pick] -= 1
+                if exact:
+                    for t in subsets:
+                        if t >> pick & 1 and mask & ~t:
+                            slack[t] -= 1
+        rng.shuffle(free)
+        i = 0
+        for r in range(self.R):
+            c = cap[r]
+            if c:
+                out[r] += free[i:i + c]
+                i += c
+        return out
+
+    def _weighted(self, rng: random.Random, items: list[tuple[int, int]], free: list[int],
+                  nodouble: list[set[int]]) -> list[list[int]] | None:
+        """The burial X first, as a weighted draw without replacement: each card gets a key
+        ``u ** (1 / odds)`` (`_bury_odds`: a starter buries low cards of short suits,
+        hardly ever trumps or aces) and the cards with the largest keys go to X, skipping
+        any whose burial would leave the other cards no room. Then the rest as usual, the
+        most constrained first. Hall's condition is tracked throughout (the sets of regions
+        left with no slack), so only the pair constraints can dead-end."""
+        odds = self.bury_odds
+        assert odds is not None
+        x = self.x
+        xb = 1 << x
+        cards = items + [(self.full, f) for f in free]
+        cap = list(self.cap0)
+        slack = self._slack(cards, 0, cap)
+        if min(slack) < 0:
+            return None
+        subsets = range(1 << self.R)
+        tight = [t for t in subsets if slack[t] == 0]
+        out: list[list[int]] = [[] for _ in range(self.R)]
+
+        def place(mask: int, f: int, r: int) -> None:
+            out[r].append(f)
+            cap[r] -= 1
+            for t in subsets:
+                if t >> r & 1 and mask & ~t:
+                    slack[t] -= 1
+                    if slack[t] == 0:
+                        tight.append(t)
+
+        keyed = sorted(((rng.random() ** (1.0 / odds[f]), mask, f) for mask, f in cards
+                        if mask & xb), reverse=True)
+        rest = [(mask, f) for mask, f in cards if not mask & xb]
+        for i, (_, mask, f) in enumerate(keyed):
+            if not cap[x]:
+                rest += [(m, g) for _, m, g in keyed[i:]]
+                break
+            if any(t & xb and mask & ~t for t in tight):
+                rest.append((mask, f))
+                continue
+            place(mask, f, x)
+        rng.shuffle(rest)
+        rest.sort(key=lambda it: _POPCOUNT[it[0]] if it[0] < 4096 else it[0].bit_count())
+        regions = _regions_of
+        for mask, f in rest:
+            total = 0
+            choices: list[int] = []
+            for r in regions(mask):
+                c = cap[r]
+                if not c or (f in nodouble[r] and f in out[r]):
+                    continue
+                if tight and any(t >> r & 1 and mask & ~t for t in tight):
+                    continue
+                total += c
+                choices.append(r)
+            if not choices:
+                return None
+            u = rng.randrange(total)
+            pick = choices[-1]
+            for r in choices:
+                u -= cap[r]
+                if u < 0:
+                    pick = r
+                    break
+            place(mask, f, pick)
+        return out
+
+    def _slack(self, items: list[tuple[int, int]], free: int, cap: list[int]) -> list[int]:
+        """Per set of regions (a bit mask): room there minus the cards that may only go
+        there. Hall's condition: the cards fit iff no slack is negative."""
+        demand = Counter(m for m, _ in items)
+        demand[self.full] += free
+        out = []
+        for t in range(1 << self.R):
+            room = sum(cap[r] for r in range(self.R) if t >> r & 1)
+            out.append(room - sum(c for m, c in demand.items() if not m & ~t))
+        return out
+
+    def sample(self, rng: random.Random, weighted: bool = True) -> Hand:
+        self.stats["samples"] += 1
+        plan = [(0, False, True)] * (8 if weighted and self.bury_odds is not None else 0)
+        for level in range(4):
+            plan += [(level, False, False)] * 8 + [(level, True, False)] * 8
+        plan.append((4, False, False))
+        for level, exact, weigh in plan:
+            got = self._assign(rng, level, exact, weigh)
+            if got is not None:
+                if level:
+                    self.stats[f"relaxed{level}"] += 1
+                return self._world(got, rng)
+        raise AssertionError("unreachable: level 4 always succeeds")
+
+    # --- building the Hand ------------------------------------------------------------------
+
+    def _world(self, regions: list[list[int]], rng: random.Random) -> Hand:
+        """The one place that sets `Hand` fields directly. Replaying the hand's actions
+        through `Hand.apply` is impossible (the order of draws and declarations, other
+        seats' burials and the deck are not known) and far too slow for search (about 100
+        checked actions per sample), so the public state is copied from a template built
+        once and only the hidden cards (hands, deck, talon, buried, the result's talon
+        points) are filled in per sample."""
+        k = self.k
+        rules = k.rules
+        n = self.n
+        h = self._base().clone()
+        hands: list[list[int]] = [[] for _ in range(n)]
+        hands[k.seat] = list(k.hand)
+        x_cards: list[int] = []
+        for i, s in enumerate(self.region_seat):
+            if s >= 0:
+                hands[s] = regions[i]
+            else:
+                x_cards = regions[i]
+        h.hands = hands
+        phase = k.phase
+        st = k.starter
+        # Talon and buried.
+        if phase in TALON_TAKEN:
+            if k.buried is not None:
+                buried = list(k.buried)
+            elif phase == TALON:
+                buried = []
+            else:
+                buried = x_cards
+            if k.talon is not None:
+                talon = list(k.talon)
+            else:
+                assert st is not None
+                pool = Counter(hands[st])
+                pool.update(k.played[st])
+                pool.update(buried)
+                pool.subtract(k.talon_revealed)
+                # Declared cards were dealt, so they are not in the talon.
+                for s, faces in k.declarations:
+                    if s == st:
+                        pool.subtract(faces)
+                rest = list((+pool).elements())
+                need = rules.talon_size - len(k.talon_revealed)
+                talon = list(k.talon_revealed) + rng.sample(rest, min(need, len(rest)))
+                if len(talon) < rules.talon_size:  # only after a relaxed sample
+                    extra = Counter(hands[st]) + Counter(k.played[st]) + Counter(buried)
+                    extra.subtract(talon)
+                    talon += rng.sample(list((+extra).elements()),
+                                        rules.talon_size - len(talon))
+            h.talon = talon
+            h.buried = buried
+        elif phase in TALON_APART:
+            h.talon = x_cards
+            h.buried = []
+        else:
+            h.talon = []
+            h.buried = []
+        # The deck: what each seat drew, in drawing order, then the undrawn cards or talon.
+        drawn = k.drawn
+        if phase == DEAL:
+            dealt = hands
+            tail = x_cards
+        else:
+            dealt = []
+            for s in range(n):
+                d = hands[s] + k.played[s]
+                if s == st and phase in TALON_TAKEN:
+                    c = Counter(d)
+                    c.update(h.buried)
+                    c.subtract(h.talon)
+                    d = list((+c).elements())
+                dealt.append(d)
+            tail = h.talon
+        first = k.first
+        deck = [dealt[(first + i) % n][i // n] for i in range(drawn)]
+        deck += tail
+        h.deck = deck
+        if k.result is not None:
+            r = k.result
+            h.result = HandResult(r["defender_points"], points_of(h.buried), r["talon_bonus"],
+                                  r["next_declarers"], r["levels_gained"], r["gaining_team"],
+                                  r["next_starter"], r["talon_turned"])
+        return h
+
+    def _base(self) -> Hand:
+        """The public part of the world, built once: every field but the hidden cards."""
+        if self._template is not None:
+            return self._template
+        k = self.k
+        rules = k.rules
+        deck = [f for f in range(54) for _ in range(rules.decks)]
+        h = Hand(rules, deck, list(k.levels), k.first, k.starter, k.declarers)
+        h.phase = k.phase
+        h.drawn = k.drawn
+        h.declarations = list(k.declarations)
+        h.declaration = k.declarations[-1] if k.declarations else None
+        if k.phase == DECLARE and k.to_act is not None:
+            h.window_turn = k.to_act
+            h.window_passes = k.window_passes
+        h.talon_revealed = list(k.talon_revealed)
+        h.bids = list(k.bids)
+        h.out_of_auction = set(k.passed_auction)
+        if k.phase == BID and k.to_act is not None:
+            h.auction_turn = k.to_act
+        h.shown = list(k.shown)
+        if k.trump is not None:
+            h.trump = k.trump
+            h.ladder = k.ladder
+        h.tricks = list(k.tricks)
+        h.leader = k.leader
+        h.current = list(k.current)
+        h.current_attempt = k.current_attempt
+        if k.current:
+            assert k.ladder is not None
+            h.lead_format = classify_faces(list(k.current[0]), k.ladder)
+            if k.current_attempt:
+                h.current_penalty = ((len(k.current_attempt) - len(k.current[0]))
+                                     * rules.throw_penalty)
+        h.defender_points = k.defender_points
+        h.penalties = k.penalties
+        h.log = []  # the action log is not public (draw order, burials): left empty
+        self._template = h
+        return h
+
+    # --- checking ---------------------------------------------------------------------------
+
+    def violations(self, w: Hand) -> list[str]:
+        k = self.k
+        out: list[str] = []
+        own = w.ladder.sort_faces(w.hands[k.seat]) if w.ladder else sorted(w.hands[k.seat])
+        if tuple(own) != k.hand:
+            out.append("own hand differs")
+        if tuple(len(x) for x in w.hands) != k.hand_sizes:
+            out.append("hand sizes differ")
+        ladder = k.ladder
+        for s in range(self.n):
+            if s == k.seat:
+                continue
+            held = Counter(w.hands[s])
+            where = held + Counter(w.buried) if s == k.starter and k.phase in (PLAY, DONE) \
+                else held
+            for f, m in self.required[s].items():
+                if where[f] < m:
+                    out.append(f"seat {s} lacks a declared or shown card {f}")
+            if ladder is None:
+                continue
+            for f, m in held.items():
+                suit = ladder.esuit[f]
+                if suit in self.voids[s]:
+                    out.append(f"seat {s} holds {f} in a void suit")
+                if f in self.forbidden[s]:
+                    out.append(f"seat {s} holds {f}, above a throw that stood")
+                thr = self.nopair[s].get(suit)
+                if thr is not None and m >= 2 and ladder.order[f] > thr:
+                    out.append(f"seat {s} holds a pair of {f} it cannot have")
+        return out
+
+
+#: Relative odds that a plain card of each rank (2..A) is among the buried cards: a
+#: starter keeps its top cards and points and buries low cards of short suits.
+_BURY_ODDS = (1.5, 1.5, 1.5, 0.35, 1.5, 1.5, 1.4, 1.2, 0.1, 0.8, 0.6, 0.08, 0.03)
+
+
+def _bury_odds(f: int, ladder: Ladder) -> float:
+    """How likely (relatively) face ``f`` was buried: trumps hardly ever are."""
+    if ladder.esuit[f] == TRUMP:
+        return 0.02
+    return _BURY_ODDS[f % 13]
+
+
+def _count_pairs(faces: Sequence[int]) -> int:
+    c: dict[int, int] = {}
+    for f in faces:
+        c[f] = c.get(f, 0) + 1
+    return sum(m // 2 for m in c.values())
+
+
+_POPCOUNT = [i.bit_count() for i in range(4096)]
+_REGIONS: dict[int, tuple[int, ...]] = {}
+
+
+def _regions_of(mask: int) -> tuple[int, ...]:
+    got = _REGIONS.get(mask)
+    if got is None:
+        got = _REGIONS[mask] = tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    return got
