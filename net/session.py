@@ -45,6 +45,8 @@ class GameSession:
         self.rounds = rounds
         self.on_hand_end = on_hand_end
         self.max_hands = max_hands  #: stop after this many played hands (tests, soak runs)
+        #: The time for the deck's key deadlines (a `PeerNode` sets its clock here).
+        self.now: Callable[[], float] = lambda: 0.0
         self.levels = [rules.start_level] * 2
         self.first = first
         self.starter: int | None = None
@@ -70,7 +72,7 @@ class GameSession:
             deck.load_journal(self._journal.pop(self.hand_no))
         setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
                           self.starter, self.declarers)
-        return TableHand(setup, deck, self.player)
+        return TableHand(setup, deck, self.player, now=lambda: self.now())
 
     @property
     def over(self) -> bool:

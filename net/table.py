@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -154,7 +154,8 @@ class _Trick:
 class TableHand:
     """One peer's replica of one hand (see the module docstring)."""
 
-    def __init__(self, setup: HandSetup, deck: Deck, player: Player) -> None:
+    def __init__(self, setup: HandSetup, deck: Deck, player: Player,
+                 now: Callable[[], float] | None = None) -> None:
         self.setup = setup
         self.rules = setup.rules
         self.deck = deck
@@ -194,6 +195,12 @@ class TableHand:
         self.waiting: str | None = None
         self._answer: tuple[str, Any] | None = None
         self.chat: list[tuple[int, str]] = []  #: (seat, text), in the order applied
+        #: Chat lines waiting for the deck to be ready: a table message sent during the
+        #: set-up would take a place in this seat's chain before its own set-up messages.
+        self._chat_out: list[str] = []
+        self._used: set[int] = set()  #: positions played in this hand
+        #: The time, for the deck's key deadlines (`Deck.tick`); the session passes its clock.
+        self.now: Callable[[], float] = now or (lambda: 0.0)
 
     # --- frames in and out -------------------------------------------------------------------
 
@@ -207,6 +214,10 @@ class TableHand:
         """Apply what has arrived and make this peer's moves, until nothing changes."""
         out: list[bytes] = []
         while True:
+            if self._chat_out and self.deck.phase == READY:
+                for text in self._chat_out:
+                    out += self.deck.post({"chat": text})
+                self._chat_out.clear()
             for seat, data, seq in self.deck.inbox:
                 if "chat" in data:
                     self._take_chat(seat, data)
@@ -222,7 +233,9 @@ class TableHand:
     def say(self, text: str) -> list[bytes]:
         """A table chat line, signed and chained like a move."""
         text = " ".join(text.split())[:MAX_CHAT]
-        return self.deck.post({"chat": text}) + self.step() if text else []
+        if text:
+            self._chat_out.append(text)
+        return self.step()
 
     def _take_chat(self, seat: int, data: dict[str, Any]) -> None:
         text = data["chat"]
@@ -320,7 +333,7 @@ class TableHand:
         if q and key in q[0][0]:
             return q[0][0]
         if q:
-            raise TableError(seat, f"expected a {key!r} message, got {sorted(q[0][0])[:3]}")
+            raise TableError(seat, f"expected a {key!r} message, got {_keys(q[0][0])}")
         return None
 
     # --- what this peer holds ----------------------------------------------------------------
@@ -351,8 +364,9 @@ class TableHand:
         """Faces at positions the seat revealed before its message number ``seq`` (played,
         for a play; shown and not yet played, for a show). Judged at the message's place in
         the seat's chain: the deck may already hold the seat's later messages."""
-        if not isinstance(positions, list) or not all(type(p) is int for p in positions):
-            raise TableError(seat, "positions must be a list of numbers")
+        if not isinstance(positions, list) or not positions or not all(
+                type(p) is int for p in positions) or len(set(positions)) != len(positions):
+            raise TableError(seat, "positions must be a list of distinct numbers")
         shown: set[int] = set()
         played: set[int] = set()
         for r in self.deck.reveals:
@@ -365,6 +379,8 @@ class TableHand:
                 raise TableError(seat, f"position {p} was not revealed by this seat")
             if (p in played) != (purpose == "play"):
                 raise TableError(seat, f"position {p} was {'not ' * (purpose == 'play')}played")
+            if p in self._used:
+                raise TableError(seat, f"position {p} was played in an earlier trick")
             faces.append(self.deck.cards[p] % 54)
         return tuple(faces)
 
@@ -406,8 +422,7 @@ class TableHand:
         sizes = [sum(1 for i in range(drawn) if (self.setup.first + i) % n == s) - played[s]
                  for s in range(n)]
         talon_pos = range(self.deck.config.dealt, self.deck.config.size)
-        holds_talon = self.starter is not None and self.phase == "talon" and len(
-            self.deck.hand()) > self.rules.hand_size
+        holds_talon = self.starter is not None and self.phase == "talon"
         if holds_talon:
             assert self.starter is not None
             sizes[self.starter] += self.rules.talon_size
@@ -481,7 +496,7 @@ class TableHand:
     def _phase_deal(self) -> list[bytes]:
         r, n = self.round, self.n
         positions = list(range(r * n, (r + 1) * n))
-        out = self.deck.deal(positions) if self._once(f"deal{r}") else []
+        out = self.deck.deal(positions, self.now()) if self._once(f"deal{r}") else []
         if all(len(self.deck.keys[p]) >= n - 1 for p in positions):
             self.phase = "window"
         return out
@@ -517,6 +532,11 @@ class TableHand:
         msgs = [self._peek(s, "w") for s in range(self.n)]
         if any(m is None for m in msgs):
             return out
+        for seat, m in enumerate(msgs):
+            assert m is not None
+            if set(m) != {"w", "d"} or (m["d"] != [] and not isinstance(m["d"], list)):
+                raise TableError(seat, "a declaration window message is {w: round, d: "
+                                       "positions}")
         seqs = [self._queues[s].popleft()[1] for s in range(self.n)]
         rank = self.setup.rank
         for k in range(self.n):
@@ -584,7 +604,7 @@ class TableHand:
 
     def _phase_talon(self) -> list[bytes]:
         assert self.starter is not None
-        out = self.deck.give_talon(self.starter) if self._once("talon") else []
+        out = self.deck.give_talon(self.starter, self.now()) if self._once("talon") else []
         if self.me == self.starter and len(self.deck.hand()) == (
                 self.rules.hand_size + self.rules.talon_size) and "bury" not in self._done:
             faces = self._ask("bury", self.rules.talon_size)
@@ -620,15 +640,20 @@ class TableHand:
         msg, seq = self._queues[seat].popleft()
         if "throw" in msg and not trick.plays and trick.attempted is None:
             faces = self._shown_faces(seat, msg["throw"], "show", seq)
-            if classify_faces(list(faces), self.ladder).kind != THROW:
+            try:
+                is_throw = classify_faces(list(faces), self.ladder).kind == THROW
+            except ValueError as exc:
+                raise TableError(seat, f"announced a throw that is not one: {exc}") from exc
+            if not is_throw:
                 raise TableError(seat, "announced a throw that is not one")
             trick.attempted = faces
             trick.claims = {}
             return out + self._claims(trick)
         if "play" not in msg:
-            raise TableError(seat, f"expected a play, got {sorted(msg)[:3]}")
+            raise TableError(seat, f"expected a play, got {_keys(msg)}")
         faces = self._shown_faces(seat, msg["play"], "play", seq)
         self._check_play(seat, trick, faces)
+        self._used.update(msg["play"])
         trick.plays.append(faces)
         if len(trick.plays) == 1:
             self.lead = classify_faces(list(faces), self.ladder)
@@ -778,7 +803,7 @@ class TableHand:
     # --- the end ---------------------------------------------------------------------------------
 
     def _phase_audit(self) -> list[bytes]:
-        out = self.deck.audit() if self._once("audit") else []
+        out = self.deck.audit(self.now()) if self._once("audit") else []
         if self.deck.phase != DECK_DONE:
             return out
         if self.violations is None:
@@ -808,6 +833,11 @@ class TableHand:
                                   team_of(self.last_winner) != self.declarers,
                                   self.declarers, self.starter)
         self.defender_points = self.result.defender_points
+
+
+def _keys(msg: dict[Any, Any]) -> list[str]:
+    """A message's first keys, for an error message (keys may be of any type)."""
+    return sorted(repr(k)[:20] for k in msg)[:3]
 
 
 def _components_of_shape(suit: list[int], comp: Any, ladder: Ladder) -> list[tuple[int, ...]]:

@@ -118,3 +118,26 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
         pump(d)
     assert all(p.results == fresh.results for p in d.peers)
     assert all(transcript(p) == transcript(fresh) for p in d.peers)
+
+
+def test_a_peer_that_chatted_before_its_crash_resumes():
+    seed, hands = 6, 1
+    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d.peers = [make(d, s, seed, hands) for s in range(4)]
+    d.call_all("start")
+    pump(d, 400)
+    d.broadcast(2, d.peers[2].say("brb"))
+    pump(d, 200)
+    crashed = d.peers[2]
+    journal = crashed.journal()
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 2)
+    fresh = make(d, 2, seed, hands)
+    d.peers[2] = fresh
+    d.broadcast(2, fresh.resume(journal))
+    for s in (0, 1, 3):
+        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
+            d.queue.append((s, 2, frame))
+    pump(d)
+    assert all(len(p.results) == hands for p in d.peers)
+    assert all(transcript(p) == transcript(fresh) for p in d.peers)
+    assert all((2, "brb") in p.played[-1].chat for p in d.peers)

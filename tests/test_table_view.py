@@ -156,3 +156,33 @@ def test_chat_reaches_every_peer_in_order_and_bad_chat_is_refused():
     with pytest.raises(TableError, match="at most 280"):
         tables[0]._take_chat(2, {"chat": 5})
     assert len(tables[0].chat) == 2
+
+
+def test_chat_said_during_the_shuffle_waits_for_the_deck_and_the_hand_goes_on():
+    d, tables = deal(7, [RandomPlayer(s) for s in range(4)])
+    d.call_all("start")
+    d.broadcast(2, tables[2].say("good luck"))  # the deck is still shuffling
+    assert tables[2]._chat_out == ["good luck"]
+    d.run()
+    assert [t.phase for t in tables] == ["done"] * 4
+    assert all(t.chat == [(2, "good luck")] for t in tables)
+
+
+@pytest.mark.parametrize("bad", [
+    {"play": []}, {"play": [3, 3]}, {"throw": []}, {1: 2, "x": 3},
+])
+def test_malformed_table_messages_are_refused_with_the_seat_named(bad):
+    from tractor.net.table import _keys
+
+    players = [Person(0), RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]
+    d, tables = deal(3, players)
+    d.call_all("start")
+    d.run()
+    me = tables[0]
+    seat = (me.trick.leader + len(me.trick.plays)) % 4 if me.trick else 0
+    if seat != 0:
+        pytest.skip("the position needs the person to lead")
+    me._queues[0].append((bad, 10**6))
+    with pytest.raises(TableError, match="seat 0"):
+        me.step()
+    assert _keys({1: 2, "x": 3}) == ["'x'", "1"]

@@ -128,6 +128,12 @@ class _Chain:
     hashes: list[bytes] = field(default_factory=lambda: [ZERO])
 
 
+def _is_chat(frame: bytes, config: DeckConfig) -> bool:
+    env = open_frame(frame, config.table, config.hand, list(config.public_keys))
+    data = env.body.get("data") if env.header.kind == "app" else None
+    return isinstance(data, dict) and "chat" in data
+
+
 class Deck:
     """One peer's deck engine (see the module docstring for the protocol)."""
 
@@ -237,6 +243,18 @@ class Deck:
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         if self._restoring:
             return []  # the journal holds what this peer sent before the crash
+        replayed: list[bytes] = []
+        while not (kind == "app" and "chat" in body.get("data", {})):
+            # A chat line sent before the crash is not said again: take it back from the
+            # journal so the next move finds its own frame.
+            chat = self._journal_frames.get(self._sent_seq)
+            if chat is None or not _is_chat(chat, self.config):
+                break
+            del self._journal_frames[self._sent_seq]
+            self._sent_seq += 1
+            replayed += [chat, *self.receive(chat)]
+        if replayed:
+            return replayed + self._send(kind, body)
         journaled = self._journal_frames.pop(self._sent_seq, None)
         if journaled is not None:
             # Resuming: this move was made before the crash; use its frame from the journal
