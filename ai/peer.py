@@ -15,12 +15,28 @@ from typing import Any
 from twisted.logger import Logger
 
 from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.follow import follow_error, lead_error
 from tractor.hand import Hand
 from tractor.net.table import RandomPlayer, SeatView
 from tractor.rules import Rules
 
 from .base import Strategy
 from .worlds import Knowledge
+
+
+def _legal(view: SeatView, faces: list[int], must_play_tractor: bool) -> bool:
+    """The rules core's check of a play from the seat's own hand (a strategy's bug must not
+    become a broken rule at the table)."""
+    if view.ladder is None:
+        return False
+    held = list(view.hand)
+    for f in faces:
+        if f not in held:
+            return False
+        held.remove(f)
+    if view.lead is None:
+        return lead_error(view.hand, faces, view.ladder) is None
+    return follow_error(view.hand, view.lead, faces, view.ladder, must_play_tractor) is None
 
 
 class StrategyPlayer:
@@ -72,7 +88,8 @@ class StrategyPlayer:
     def play(self, view: SeatView) -> list[int]:
         try:
             a = self.action(view.observation)
-            if isinstance(a, Play):
+            if isinstance(a, Play) and _legal(view, list(a.faces),
+                                                      self.rules.must_play_tractor):
                 return list(a.faces)
         except Exception as exc:
             self._complain(exc)

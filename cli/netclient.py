@@ -15,7 +15,7 @@ from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
 from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.session import GameSession
-from tractor.net.table import WAIT, SeatView, TableError, TableHand
+from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import PeerNode, SeatGone
 
 from .client import BURY, DECLARE, PLAY
@@ -29,9 +29,13 @@ class HumanPlayer:
 
     def __init__(self) -> None:
         self.declined: set[tuple[int, ...]] = set()
-        self.hand_no = -1
+        self._dealt = 0
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Any:
+        dealt = view.observation.get("cards_dealt", 0)
+        if dealt < self._dealt:  # a new hand: what was let pass before may be asked again
+            self.declined.clear()
+        self._dealt = dealt
         fresh = [o for o in options if o not in self.declined]
         return WAIT if fresh else None
 
@@ -74,6 +78,7 @@ class NetClient:
         self._seen: dict[str, int] = {}
         self._hand_seen: TableHand | None = None
         self._halt_told = False
+        self._redeal_told: TableHand | None = None
         self.session.on_hand_end = self._hand_ended
         node.on_change = self._changed
         self._changed()
@@ -123,12 +128,21 @@ class NetClient:
             frames = self.session.decide(answer)
         except IllegalAction as exc:
             return str(exc)
-        except TableError as exc:  # a peer's message that arrived meanwhile was bad
-            self.node._halt(exc)
+        except Exception as exc:  # a peer's message that arrived meanwhile was bad
+            self._failed(exc)
             return None
         self.node.send(frames)
         self._changed()
         return None
+
+    def _failed(self, exc: Exception) -> None:
+        """The table cannot go on: send what was made before the failure (this peer's
+        signed move, so the others see the same evidence) and halt with the verdict."""
+        outgoing = getattr(exc, "outgoing", [])
+        if outgoing:
+            self.node.send(outgoing)
+        self.node._halt(exc)
+        self._changed()
 
     def hint(self) -> Action | None:
         kind = self.decision()
@@ -146,8 +160,9 @@ class NetClient:
     def chat(self, text: str) -> None:
         try:
             self.node.send(self.session.say(text))
-        except TableError as exc:
-            self.node._halt(exc)
+        except Exception as exc:
+            self._failed(exc)
+            return
         self._changed()
 
     def events(self) -> list[str]:
@@ -202,6 +217,10 @@ class NetClient:
             self._events.append(f"game over: team of {team} wins")
 
     def _changed(self) -> None:
+        played = self.session.played
+        if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
+            self._redeal_told = played[-1]
+            self._events.append("nobody declared a trump: the cards are dealt again")
         self._log_hand(self.session.current)
         if self.node.halted is not None and not self._halt_told:
             self._halt_told = True
@@ -214,8 +233,6 @@ class NetClient:
         if hand is not self._hand_seen:
             self._hand_seen = hand
             self._seen = {"decl": 0, "plays": 0, "tricks": 0, "chat": 0}
-            if self.person is not None:
-                self.person.declined.clear()
         seen = self._seen
         for seat, faces in hand.declarations[seen["decl"]:]:
             self._events.append(f"{self._who(seat)} declares {format_cards(faces, True)}")
@@ -236,6 +253,3 @@ class NetClient:
         for i, t in enumerate(hand.tricks[seen["tricks"]:], seen["tricks"] + 1):
             self._events.append(f"trick {i} to {self._who(t.winner)}, {t.points} points")
         seen["tricks"] = len(hand.tricks)
-        if hand.phase == "redeal" and not seen.get("redeal"):
-            seen["redeal"] = 1
-            self._events.append("nobody declared a trump: the cards are dealt again")

@@ -134,3 +134,41 @@ def test_refusals_out_of_turn_chat_and_banners():
                        c.names)
     assert bad == ("The table halted on signed evidence against seat 3 (West): seat 3: "
                    "claimed to beat a throw with cards that do not")
+
+
+def test_a_failure_inside_a_move_halts_with_the_evidence_sent_not_a_traceback():
+    t = Table(seed=5)
+    c = t.client
+    t.deal.call_all("start")
+    t.run()
+    sent = []
+    t.node.send = sent.append
+
+    class Broken(TableError):
+        outgoing = [b"signed-move"]
+
+    def decide(answer):
+        raise Broken(2, "its buffered message does not check out")
+
+    t.sessions[0].decide = decide
+    kind = c.decision()
+    assert kind is not None
+    action = c.hint()
+    assert c.submit(action) is None
+    assert sent == [[b"signed-move"]]
+    assert isinstance(t.node.halted, Broken)
+    assert c.banner().startswith("The table halted on signed evidence against seat 2 (North)")
+
+
+def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
+    from tractor.net.table import WAIT, SeatView
+
+    person = HumanPlayer()
+
+    def view(dealt):
+        return SeatView(0, [], None, None, None, "2", {"cards_dealt": dealt})
+
+    assert person.declare(view(8), [(0,)]) is WAIT
+    person.declined.add((0,))
+    assert person.declare(view(12), [(0,)]) is None  # same hand: not asked again
+    assert person.declare(view(4), [(0,)]) is WAIT  # a new hand
