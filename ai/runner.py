@@ -35,6 +35,7 @@ log = Logger()
 #: Seat tokens travel to a spawned AI process in its environment, not its command line
 #: (which every local user can read).
 TOKENS_ENV = "TRACTOR_AI_TOKENS"
+MAX_AI_PROCESSES = 24  #: AI players one server runs at once (a lobby may never start)
 
 
 def _interface_for(address: str) -> str:
@@ -138,6 +139,8 @@ async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
 
     def spawn(lobby: str, token: bytes, table: str) -> None:
         children[:] = [c for c in children if c.poll() is None]
+        if len(children) >= MAX_AI_PROCESSES:
+            raise RuntimeError(f"this AI server already runs {len(children)} AI players")
         log.info("starting an AI seat for table {table!r} at {lobby}", table=table,
                  lobby=lobby)
         children.append(spawn_ai_process(lobby, [token], strategy, level, log_file=log_file,

@@ -118,7 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     p_ai.add_argument("--name", default="AI", help="the name shown at the table "
                       "(numbered when several seats)")
     p_ai.add_argument("--seed", type=int, default=None, help="seed the AI choices")
-    p_ai.add_argument("--passphrase", default=None, help="the table's passphrase")
+    p_ai.add_argument("--passphrase", default=None,
+                      help="the table's passphrase ('-' to type it hidden)")
     p_ai.add_argument("--journal-dir", default=None, help="keep each seat's journal here")
     p_ai.add_argument("--resume", metavar="JOURNAL", help="resume an AI seat from its journal")
     p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
@@ -193,7 +194,10 @@ def _journal_command(command: str, args: argparse.Namespace) -> int:
             except EOFError:
                 return False
         print("(Enter for the next step, q to stop)")
-    return replay(journal, args.game, sys.stdout, args.hand, pause)
+    try:
+        return replay(journal, args.game, sys.stdout, args.hand, pause)
+    except Exception as exc:  # a journal this version cannot replay: say so plainly
+        return _report_bug(exc)
 
 
 def _networked(command: str, args: argparse.Namespace) -> int:

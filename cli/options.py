@@ -17,7 +17,8 @@ def data_dir() -> Path:
     else:
         base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         path = Path(base) / "tractor"
-    path.mkdir(parents=True, exist_ok=True)
+    # The journal holds identity keys and deck secrets: this user's eyes only.
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
 

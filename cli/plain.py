@@ -300,6 +300,13 @@ def _isatty(stream: Any) -> bool:
 
 
 def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
+    if stdin is sys.stdin:  # share the process's one stdin reader (the lobby used it too)
+        from .stdin_lines import read_line
+
+        async def shared(_prompt: str) -> str | None:
+            return await read_line()
+        return shared
+
     async def read(_prompt: str) -> str | None:
         line = await asyncio.get_running_loop().run_in_executor(None, stdin.readline)
         return line.rstrip("\r\n") if line else None

@@ -16,6 +16,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
+from twisted.internet.error import CannotListenError
 
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import play_ai_seats, run_ai_server, spawn_ai_process, tokens_from_env
@@ -178,6 +179,8 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
             d.addCallback(lambda n: say(f"asked for {n} AI player(s)"))
             d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
         elif line == "quit":
+            started.cancel()
+            lobby.started.addErrback(lambda f: None)
             if is_host:
                 lobby.close()
             else:
@@ -190,7 +193,6 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
 
 def _line_reader() -> Callable[[str], Any]:
     """Read a line: with prompt_toolkit on a terminal, else from the pipe (scripts)."""
-    import asyncio
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit import PromptSession
@@ -204,8 +206,9 @@ def _line_reader() -> Callable[[str], Any]:
         return ask
 
     async def read(prompt: str) -> str | None:
-        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        return line if line else None
+        from .stdin_lines import read_line
+
+        return await read_line()
     return read
 
 
@@ -268,8 +271,11 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
                 f"  {ann.address}")
         choice = await _asyncio(_line_reader()("join which table? ")) or ""
         try:
-            ann = found[int(choice) - 1]
-        except (ValueError, IndexError):
+            number = int(choice)
+            if not 1 <= number <= len(found):
+                raise ValueError(choice)
+            ann = found[number - 1]
+        except ValueError:
             say("tractor: no such table in the list")
             return 1
         address, needs_passphrase = ann.address, ann.passphrase
@@ -316,7 +322,12 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     try:
         session, frames = journal.open_session(game, HumanPlayer())
         node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"))
-        await node.start()
+        try:
+            await node.start()
+        except CannotListenError:
+            say(f"tractor: cannot listen on {node.listen_description} again: is the game "
+                "still running? (try again in a few seconds)")
+            return 1
         node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal,
                     game)
         node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
@@ -345,8 +356,9 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
         say("tractor ai: give --join ADDRESS (or --resume JOURNAL)")
         return 2
     lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
-                                args.seed, tokens_from_env(), args.passphrase,
-                                args.journal_dir, args.name)
+                                args.seed, tokens_from_env(),
+                                _passphrase(args.passphrase, False), args.journal_dir,
+                                args.name)
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1

@@ -8,7 +8,9 @@ sent), and each hand's result. `GameSession` can be rebuilt from it
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -61,7 +63,11 @@ class GameRecord:
 class Journal:
     def __init__(self, path: str) -> None:
         self.path = path
+        if not os.path.exists(path):
+            # It holds the identity key and master seed: readable by this user only.
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         self.db = sqlite3.connect(path)
+        self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
         self.db.executescript(SCHEMA)
 
     def close(self) -> None:
@@ -92,10 +98,23 @@ class Journal:
         return json.loads(row[0]) if row else {}
 
     def append(self, game: str, frames: Sequence[bytes]) -> None:
-        """Keep frames (this peer's before it sends them, others' once accepted)."""
+        """Keep frames (this peer's before it sends them, others' once accepted); a frame
+        kept already (sent again after a resume or a reconnect) is kept once."""
+        seen = self._digests.get(game)
+        if seen is None:
+            seen = self._digests[game] = {hashlib.sha256(f).digest()
+                                          for f in self.frames(game)}
+        fresh = []
+        for f in frames:
+            digest = hashlib.sha256(f).digest()
+            if digest not in seen:
+                seen.add(digest)
+                fresh.append(f)
+        if not fresh:
+            return
         with self.db:
             self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
-                                [(game, peek_hand(f), f) for f in frames])
+                                [(game, peek_hand(f), f) for f in fresh])
 
     def frames(self, game: str) -> list[bytes]:
         rows = self.db.execute("SELECT frame FROM frames WHERE game = ? ORDER BY n", (game,))

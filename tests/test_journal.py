@@ -73,3 +73,22 @@ def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
         (game,) = j.games()
         assert game.id == "g1" and game.table == TABLE
         assert j.results("g1") == [r.to_data() for r in results[0]]
+
+
+def test_the_journal_is_private_and_keeps_each_frame_once(tmp_path):
+    import os
+    import stat
+
+    from tractor.net.deck.envelope import Header, seal
+
+    path = tmp_path / "private.sqlite"
+    journal = Journal(str(path))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    key = LocalDeal(seats=4, rounds=4, seed=1).signing_keys[0]
+    frames = [seal(Header(b"t" * 16, 0, 0, i, "app", ()), {"data": {}}, key) for i in range(3)]
+    journal.append("g", frames[:2])
+    journal.append("g", frames)  # sent again after a resume: kept once
+    assert journal.frames("g") == frames
+    again = Journal(str(path))  # a new process: the frames on disk count too
+    again.append("g", frames[1:])
+    assert again.frames("g") == frames
