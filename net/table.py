@@ -827,10 +827,16 @@ class TableHand:
     def _score(self) -> None:
         assert self.declarers is not None and self.starter is not None
         order = self.deck.deck_order()
-        self.result = hand_result(self.rules, self.defender_points,
+        points, defenders_last = self.defender_points, team_of(self.last_winner) != self.declarers
+        if self.violations:
+            # Choice (the seeds are silent): a broken rule found by the audit loses the hand
+            # for the offender's team as badly as the scoring table allows.
+            offenders_declare = team_of(self.violations[0].seat) == self.declarers
+            points = self.rules.total_points if offenders_declare else 0
+            defenders_last = False
+        self.result = hand_result(self.rules, points,
                                   points_of(order[p] % 54 for p in self.deck.buried),
-                                  len(self.tricks[-1].plays[0]),
-                                  team_of(self.last_winner) != self.declarers,
+                                  len(self.tricks[-1].plays[0]), defenders_last,
                                   self.declarers, self.starter)
         self.defender_points = self.result.defender_points
 

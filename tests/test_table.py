@@ -127,6 +127,14 @@ def test_a_revoke_is_found_by_every_peer_naming_seat_and_trick():
     found = tables[0].violations
     assert found and found[0].seat == 1 and found[0].reason.startswith("you must follow")
     assert all(t.violations == found for t in tables)
+    # The offender's team loses the hand as badly as the table allows.
+    res = tables[0].result
+    offenders = 1 % 2
+    if tables[0].declarers == offenders:
+        assert res.gaining_team != offenders and res.defender_points >= 200
+    else:
+        assert res.gaining_team != offenders and res.defender_points == 0
+    assert all(t.result == res for t in tables)
 
 
 class PostsUnrevealed(TableHand):
