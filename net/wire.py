@@ -1,18 +1,32 @@
 """Moving frames between peers over TCP with Twisted: length-prefixed, size-bounded, with a
-versioned hello, then only signed frames from the seat the connection belongs to.
+versioned hello and a signed proof of the seat's key, then only signed frames from the seat
+the connection belongs to.
 
 `PeerNode` is one peer: it listens, dials the seats the fixed rule tells it to (a seat
 dials every higher seat), reconnects with backoff, keeps an outbox per seat so nothing
 is lost while a link is down, and hands every frame to a `GameSession`. All game logic
 stays in the session; this module only moves bytes and time.
+
+The handshake, on each side of a connection: send a hello ``[version, table, seat, public
+key, nonce]`` with a fresh random nonce; read the other side's hello; send a proof, an
+Ed25519 signature by this seat's session key over both nonces, the table and both seats
+(`proof_message`); read and check the other side's proof. Public keys are known to the
+whole table (and visible on the LAN), so a hello alone proves nothing: only the proof
+shows that the other side holds the seat's private key, and since it signs this
+connection's nonce it cannot be replayed on another connection. Until it is checked, the
+link carries no game frame either way and does not count as connected.
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import clientFromString, serverFromString
@@ -28,10 +42,19 @@ from .journal import Journal
 from .session import GameSession
 from .table import TableError
 
-WIRE_VERSION = "tractor-wire/1"
-HELLO_TIMEOUT = 10.0
+WIRE_VERSION = "tractor-wire/2"
+HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
 IDLE_TIMEOUT = 300.0
 GRACE = 120.0  #: seconds a seat may stay disconnected before the hand ends without it
+#: Seconds a seat that (re)connected has to resend what it owes before its overdue keys
+#: count: its frames follow the handshake, and deadlines may predate the link (a resume).
+SETTLE = 5.0
+NONCE_SIZE = 32
+#: Prefix of every signed link proof. The session key also signs deck frames, whose signed
+#: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
+#: never pass for a deck message, nor a deck message for a proof.
+PROOF_CONTEXT = b"tractor-wire/2 link proof\x00"
+_PROOF_TAG = "proof"
 
 
 class SeatGone(Exception):
@@ -43,37 +66,107 @@ class SeatGone(Exception):
                          "so this hand ends without a result")
 
 
+class ProcessingFailure(RuntimeError):
+    """This peer failed (a bug, not a refused frame) while handling a frame: the table
+    cannot go on safely, so the node halts. ``from_seat`` is the link the frame came on;
+    it is not blamed (the fault may be this peer's own), only named."""
+
+    def __init__(self, from_seat: int | None, cause: BaseException) -> None:
+        self.from_seat = from_seat
+        self.cause = cause
+        super().__init__(f"could not process messages after a frame from seat {from_seat}: "
+                         f"{type(cause).__name__}: {cause}")
+
+
 class HelloError(ValueError):
-    """A hello that does not fit this table."""
+    """A hello or link proof that does not fit this table."""
 
 
-def pack_hello(table: bytes, seat: int, public_key: bytes) -> bytes:
-    return msgpack.packb([WIRE_VERSION, table, seat, public_key], use_bin_type=True)
+class Hello(NamedTuple):
+    """What a checked hello says: the seat it claims (not yet proven) and its nonce."""
+
+    seat: int
+    nonce: bytes
 
 
-def read_hello(data: bytes, table: bytes, keys: Sequence[bytes], me: int) -> int:
-    """The seat a hello speaks for; raises `HelloError` if anything does not fit."""
+def pack_hello(table: bytes, seat: int, public_key: bytes, nonce: bytes | None = None) -> bytes:
+    """This seat's hello; ``nonce`` is fresh for every connection (random if not given)."""
+    if nonce is None:
+        nonce = os.urandom(NONCE_SIZE)
+    return msgpack.packb([WIRE_VERSION, table, seat, public_key, nonce], use_bin_type=True)
+
+
+def open_hello(data: bytes, table: bytes, keys: Sequence[bytes], me: int) -> Hello:
+    """The seat a hello claims and its nonce; raises `HelloError` if anything does not fit.
+    The claim is only checked against the table's public keys: `check_proof` proves it."""
     try:
         hello = msgpack.unpackb(data, raw=False, max_bin_len=64, max_str_len=64,
                                 max_array_len=8, max_map_len=0, max_ext_len=0)
     except (msgpack.UnpackException, ValueError, TypeError) as exc:
         raise HelloError(f"unreadable hello: {exc}") from exc
-    if not isinstance(hello, list) or len(hello) != 4:
-        raise HelloError("a hello is [version, table, seat, key]")
-    version, t, seat, key = hello
-    if version != WIRE_VERSION:
-        raise HelloError(f"unsupported protocol {version!r:.40}")
+    if not isinstance(hello, list) or not hello:
+        raise HelloError("a hello is [version, table, seat, key, nonce]")
+    # The version first: a peer on another release gets a reason it can act on.
+    if hello[0] != WIRE_VERSION:
+        raise HelloError(f"unsupported protocol {hello[0]!r:.40}: this peer speaks "
+                         f"{WIRE_VERSION} (every seat needs a compatible tractor)")
+    if len(hello) != 5:
+        raise HelloError("a hello is [version, table, seat, key, nonce]")
+    _, t, seat, key, nonce = hello
     if t != table:
         raise HelloError("hello for another table")
     if type(seat) is not int or not 0 <= seat < len(keys) or seat == me:
         raise HelloError(f"no such seat {seat!r:.10}")
     if key != keys[seat]:
         raise HelloError(f"seat {seat} presents another key than the table's")
-    return seat
+    if type(nonce) is not bytes or len(nonce) != NONCE_SIZE:
+        raise HelloError(f"seat {seat} sent a hello without a {NONCE_SIZE}-byte nonce")
+    return Hello(seat, nonce)
+
+
+def read_hello(data: bytes, table: bytes, keys: Sequence[bytes], me: int) -> int:
+    """The seat a hello claims (see `open_hello`); raises `HelloError`."""
+    return open_hello(data, table, keys, me).seat
+
+
+def proof_message(table: bytes, signer: int, verifier: int, verifier_nonce: bytes,
+                  signer_nonce: bytes) -> bytes:
+    """The bytes seat ``signer`` signs to prove its key to seat ``verifier`` on one
+    connection: the verifier's nonce makes it useless on any other connection, the seats
+    stop it being reflected back or shown to a third seat."""
+    return PROOF_CONTEXT + msgpack.packb([WIRE_VERSION, table, signer, verifier,
+                                          verifier_nonce, signer_nonce], use_bin_type=True)
+
+
+def pack_proof(key: Ed25519PrivateKey, table: bytes, signer: int, verifier: int,
+               verifier_nonce: bytes, signer_nonce: bytes) -> bytes:
+    """The proof frame ``signer`` sends after reading ``verifier``'s hello."""
+    signature = key.sign(proof_message(table, signer, verifier, verifier_nonce, signer_nonce))
+    return msgpack.packb([_PROOF_TAG, signature], use_bin_type=True)
+
+
+def check_proof(data: bytes, public_key: bytes, table: bytes, signer: int, verifier: int,
+                verifier_nonce: bytes, signer_nonce: bytes) -> None:
+    """Raise `HelloError` unless ``data`` is ``signer``'s proof for this connection."""
+    try:
+        proof = msgpack.unpackb(data, raw=False, max_bin_len=64, max_str_len=16,
+                                max_array_len=2, max_map_len=0, max_ext_len=0)
+    except (msgpack.UnpackException, ValueError, TypeError):
+        proof = None
+    if (not isinstance(proof, list) or len(proof) != 2 or proof[0] != _PROOF_TAG
+            or type(proof[1]) is not bytes):
+        raise HelloError("sent another frame before proving it holds the seat's key")
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            proof[1], proof_message(table, signer, verifier, verifier_nonce, signer_nonce))
+    except (InvalidSignature, ValueError) as exc:
+        raise HelloError("its proof does not verify with the seat's key (an impostor, or a "
+                         "proof replayed from another connection)") from exc
 
 
 class PeerLink(Int32StringReceiver, TimeoutMixin):
-    """One TCP connection to one other seat."""
+    """One TCP connection to one other seat. Three states: waiting for the hello (``seat``
+    is None), waiting for the proof (``seat`` is the claimed seat, ``up`` is False), up."""
 
     MAX_LENGTH = MAX_FRAME
     log = Logger()
@@ -81,6 +174,9 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
     def __init__(self, node: PeerNode) -> None:
         self.node = node
         self.seat: int | None = None
+        self.up = False
+        self.nonce = os.urandom(NONCE_SIZE)
+        self.peer_nonce = b""
 
     def callLater(self, delay: float, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         return self.node.clock.callLater(delay, fn, *a, **kw)
@@ -94,9 +190,12 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self.log.warn("dropping {who}: this peer is not seated yet", who=self._who())
             self.transport.loseConnection()
             return
+        self.node.connections.add(self)
+        # One deadline for the whole handshake: not reset by the hello, so a peer cannot
+        # hold a half-open link longer by trickling its messages.
         self.setTimeout(HELLO_TIMEOUT)
-        self.sendString(pack_hello(self.node.table, self.node.seat, self.node.raw_keys[
-            self.node.seat]))
+        node = self.node
+        self.sendString(pack_hello(node.table, node.seat, node.raw_keys[node.seat], self.nonce))
 
     def timeoutConnection(self) -> None:
         self.log.warn("dropping {who}: no message in time", who=self._who())
@@ -111,24 +210,49 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         peer = self.transport.getPeer() if self.transport else "?"
         return f"seat {self.seat} ({peer})" if self.seat is not None else f"{peer}"
 
+    def _drop(self, why: str) -> None:
+        self.log.warn("dropping {who}: {why}", who=self._who(), why=why)
+        self.transport.loseConnection()
+
     def stringReceived(self, data: bytes) -> None:
-        self.resetTimeout()
-        if self.seat is None:
-            try:
-                seat = read_hello(data, self.node.table, self.node.raw_keys, self.node.seat)
-            except HelloError as exc:
-                self.log.warn("dropping {who}: {why}", who=self._who(), why=str(exc))
-                self.transport.loseConnection()
-                return
-            self.seat = seat
-            self.setTimeout(IDLE_TIMEOUT)
-            self.node.link_up(seat, self)
+        if self.up:
+            self.resetTimeout()
+            self.node.frame_from(self, data)
+        elif self.transport.disconnecting:
+            return  # refused already: read nothing more from it
+        elif self.seat is None:
+            self._hello_received(data)
+        else:
+            self._proof_received(data)
+
+    def _hello_received(self, data: bytes) -> None:
+        node = self.node
+        try:
+            hello = open_hello(data, node.table, node.raw_keys, node.seat)
+        except HelloError as exc:
+            self._drop(str(exc))
             return
-        self.node.frame_from(self, data)
+        self.seat, self.peer_nonce = hello
+        self.sendString(pack_proof(node.signing_key, node.table, node.seat, hello.seat,
+                                   hello.nonce, self.nonce))
+
+    def _proof_received(self, data: bytes) -> None:
+        node = self.node
+        assert self.seat is not None
+        try:
+            check_proof(data, node.raw_keys[self.seat], node.table, self.seat, node.seat,
+                        self.nonce, self.peer_nonce)
+        except HelloError as exc:
+            self._drop(str(exc))
+            return
+        self.up = True
+        self.setTimeout(IDLE_TIMEOUT)
+        node.link_up(self.seat, self)
 
     def connectionLost(self, reason: Any = None) -> None:
         self.setTimeout(None)
-        if self.seat is not None:
+        self.node.connections.discard(self)
+        if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)
 
 
@@ -143,7 +267,9 @@ class PeerNode:
         self.reactor = reactor
         self.clock: IReactorTime = reactor
         self.listen_description = listen
-        self.links: dict[int, PeerLink] = {}
+        self.links: dict[int, PeerLink] = {}  #: seat -> its link, once its proof checked
+        #: Every open connection, handshakes included (`stop` closes them all).
+        self.connections: set[PeerLink] = set()
         self.port: IListeningPort | None = None
         self.services: list[ClientService] = []
         self.errors: list[Exception] = []
@@ -161,6 +287,8 @@ class PeerNode:
                journal: Journal | None = None, game: str = "") -> None:
         """Seat this node in a game (it may already listen: a lobby needs its port first)."""
         self.session = session
+        # The table stamps key-release deadlines with this clock, which `_check_gone` reads.
+        session.now = self.clock.seconds
         self.table = session.table
         self.seat = session.seat
         self.raw_keys = list(raw_keys)
@@ -172,6 +300,14 @@ class PeerNode:
         now = self.clock.seconds()
         #: Seat -> since when it is unreachable (every seat, until its link is up).
         self.down_since: dict[int, float] = {s: now for s in self.outbox}
+        #: Seat -> since when its current link is up.
+        self.up_since: dict[int, float] = {}
+
+    @property
+    def signing_key(self) -> Ed25519PrivateKey:
+        """This seat's session key: it signs the link proofs as it signs the deck frames."""
+        assert self.session is not None
+        return self.session._key
 
     # --- connections ------------------------------------------------------------------------
 
@@ -214,6 +350,9 @@ class PeerNode:
             self._send_all(frames)
 
     def _check_gone(self) -> None:
+        """Once a second: a seat unreachable past the grace period, or one that stays
+        connected but withholds keys it owes past the deck's key timeout, ends the hand
+        (otherwise either would stall the table for ever)."""
         if self.halted is not None or self.done.called:
             return
         now = self.clock.seconds()
@@ -221,6 +360,17 @@ class PeerNode:
             if now - since >= self.grace:
                 self._halt(SeatGone(seat, now - since))
                 return
+        assert self.session is not None
+        try:
+            self.session.current.deck.tick(now)
+        except DeckError as exc:  # KeyTimeout, naming the seat
+            late = exc.seat
+            if late in self.down_since or now - self.up_since.get(late, -math.inf) < SETTLE:
+                # A seat that is gone has the grace period, not the key timeout: a dropped
+                # connection is no evidence of withheld keys. Nor is a seat that just came
+                # back and is still resending what it owes.
+                return
+            self._halt(exc)
 
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
@@ -240,17 +390,20 @@ class PeerNode:
             self._watch.stop()
         for service in self.services:
             service.stopService()
-        for link in list(self.links.values()):
+        for link in list(self.connections):
             link.transport.loseConnection()
         if self.port is not None:
             self.port.stopListening()
 
     def link_up(self, seat: int, link: PeerLink) -> None:
+        """``link`` proved it speaks for ``seat``: it replaces any older link of that seat
+        (a reconnect) and gets everything the seat may have missed."""
         old = self.links.get(seat)
+        self.links[seat] = link
         if old is not None and old is not link:
             old.transport.loseConnection()
-        self.links[seat] = link
         self.down_since.pop(seat, None)
+        self.up_since[seat] = self.clock.seconds()
         self.log.info("seat {seat} connected", seat=seat)
         # Resend everything this seat may have missed; the engine refuses duplicates.
         for frame in self.outbox[seat]:
@@ -259,6 +412,7 @@ class PeerNode:
     def link_down(self, seat: int, link: PeerLink) -> None:
         if self.links.get(seat) is link:
             del self.links[seat]
+            self.up_since.pop(seat, None)
             self.down_since[seat] = self.clock.seconds()
             self.log.info("seat {seat} disconnected", seat=seat)
             self._changed()
@@ -300,8 +454,24 @@ class PeerNode:
         return s.max_hands is not None and len(s.results) >= s.max_hands
 
     def frame_from(self, link: PeerLink, frame: bytes) -> None:
+        """Hand one frame of an up link to the session. Nothing raises into Twisted: a
+        refused frame drops the link or halts the table on evidence, and any other failure
+        (a bug here or in the table) halts the node, since its state can no longer be
+        trusted to match the other peers'."""
         if self.halted is not None:
             return
+        try:
+            self._frame_from(link, frame)
+        except Exception as exc:
+            self.log.failure("could not process a frame from seat {seat}", seat=link.seat)
+            try:
+                self._halt(ProcessingFailure(link.seat, exc))
+            except Exception:
+                self.log.failure("halting after a frame from seat {seat} failed too",
+                                 seat=link.seat)
+
+    def _frame_from(self, link: PeerLink, frame: bytes) -> None:
+        assert self.session is not None
         try:
             claimed = _sender(frame)
             if claimed != link.seat:
@@ -326,8 +496,17 @@ class PeerNode:
 
 
 def _sender(frame: bytes) -> int:
+    """The seat a frame claims to come from, read without trusting its shape (the session
+    checks the rest); raises `FrameError` on any structural surprise."""
     peek_hand(frame)  # bounded read; raises FrameError on a malformed frame
-    seat = msgpack.unpackb(frame, raw=False)[0][3]
+    try:
+        data = msgpack.unpackb(frame, raw=False, max_ext_len=0)
+    except (msgpack.UnpackException, ValueError, TypeError) as exc:
+        raise FrameError(f"not a msgpack frame: {exc}") from exc
+    if (not isinstance(data, list) or len(data) != 3 or not isinstance(data[0], list)
+            or len(data[0]) < 4):
+        raise FrameError("a frame is [header, body, signature]")
+    seat = data[0][3]
     if type(seat) is not int:
         raise FrameError("bad seat")
     return seat

@@ -1,6 +1,7 @@
 """A seat that disappears: the others wait for it through the grace period (a reconnect
-resets the wait), then the hand ends with a verdict naming the seat; a peer that is not
-seated yet refuses game connections."""
+resets the wait), then the hand ends with a verdict naming the seat; a seat that stays
+connected but withholds the keys it owes ends the hand after the deck's key timeout; a
+peer that is not seated yet refuses game connections."""
 
 from __future__ import annotations
 
@@ -8,32 +9,45 @@ from test_wire_hostile import link_for, seated_game
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import capturedLogs
 
+from tractor.net.deck.errors import KeyTimeout
 from tractor.net.loopback import raw_public
-from tractor.net.wire import PeerLink, PeerNode, SeatGone
+from tractor.net.session import GameSession
+from tractor.net.wire import SETTLE, PeerLink, PeerNode, SeatGone
+
+
+def without_key_deadlines(session: GameSession) -> None:
+    """The stalled deal of `seated_game` also runs into the key timeout (30 s); tests of
+    the grace period alone switch it off for the hand under test."""
+    session.current.deck.tick = lambda now: None
+
+
+def advance(clock: MemoryReactorClock, seconds: int) -> None:
+    """Second by second, as the reactor would run the once-a-second watch."""
+    for _ in range(seconds):
+        clock.advance(1)
 
 
 def test_a_seat_gone_past_the_grace_period_ends_the_hand_naming_it():
     d, sessions = seated_game()
+    without_key_deadlines(sessions[0])
     clock = MemoryReactorClock()
     node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=30.0)
     changes = []
     node.on_change = lambda: changes.append(clock.seconds())
     failures = []
     node.done.addErrback(failures.append)
-    links = {s: link_for(node, s) for s in (1, 2, 3)}
+    links = {s: link_for(node, s, d.signing_keys[s]) for s in (1, 2, 3)}
     node.begin([])
     clock.advance(20)
     links[3][0].connectionLost(None)  # seat 3 drops at t=20
     assert changes  # the screen is told at once
-    for _ in range(29):
-        clock.advance(1)
+    advance(clock, 29)
     assert node.halted is None  # t=49: seat 3 gone for 29 s
-    links[3] = link_for(node, 3)  # it comes back: the wait starts again when it drops
+    links[3] = link_for(node, 3, d.signing_keys[3])  # back: the wait starts again on a drop
     clock.advance(100)
     assert node.halted is None
     links[2][0].connectionLost(None)
-    for _ in range(31):
-        clock.advance(1)
+    advance(clock, 31)
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 2
     assert "seat 2 left the table" in str(node.halted)
     assert len(failures) == 1 and failures[0].check(SeatGone)
@@ -41,14 +55,14 @@ def test_a_seat_gone_past_the_grace_period_ends_the_hand_naming_it():
 
 def test_a_seat_that_never_connects_is_gone_after_the_grace_period():
     d, sessions = seated_game()
+    without_key_deadlines(sessions[0])
     clock = MemoryReactorClock()
     node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=10.0)
     node.done.addErrback(lambda f: None)
-    link_for(node, 1)
-    link_for(node, 3)
+    link_for(node, 1, d.signing_keys[1])
+    link_for(node, 3, d.signing_keys[3])
     node.begin([])
-    for _ in range(11):
-        clock.advance(1)
+    advance(clock, 11)
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 2
 
 
@@ -60,3 +74,63 @@ def test_an_unseated_node_refuses_game_connections():
         link.makeConnection(transport)
     assert transport.disconnecting and transport.value() == b""
     assert any("not seated yet" in e["log_format"] for e in events)
+
+
+def test_connected_seats_that_withhold_their_keys_end_the_hand_after_the_key_timeout():
+    clock = MemoryReactorClock()
+    clock.advance(1000)  # the deal's deadlines come from the node's clock, not from zero
+    nodes: list[PeerNode] = []
+
+    def attach(d, sessions) -> None:
+        nodes.append(PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys]))
+
+    d, sessions = seated_game(attach)
+    node = nodes[0]
+    deck = sessions[0].current.deck
+    assert sessions[0].now() == clock.seconds()
+    assert set(deck.owed()) & {1, 2, 3}, "the frames still in flight carry keys seat 0 needs"
+    failures = []
+    node.done.addErrback(failures.append)
+    for s in (1, 2, 3):
+        link_for(node, s, d.signing_keys[s])  # connected all along, but silent
+    node.begin([])
+    timeout = deck.config.key_timeout
+    advance(clock, int(timeout) - 1)
+    assert node.halted is None and not failures  # nothing before the timeout
+    advance(clock, 1)
+    assert isinstance(node.halted, KeyTimeout) and node.halted.seat in (1, 2, 3)
+    assert f"seat {node.halted.seat}: did not release its keys" in str(node.halted)
+    assert len(failures) == 1 and failures[0].check(KeyTimeout)
+
+
+def test_a_disconnected_seat_has_the_grace_period_and_a_reconnected_one_time_to_resend():
+    d, sessions = seated_game()
+    clock = MemoryReactorClock()
+    node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=60.0)
+    node.done.addErrback(lambda f: None)
+    links = {s: link_for(node, s, d.signing_keys[s]) for s in (1, 2, 3)}
+    node.begin([])
+    timeout = sessions[0].current.deck.config.key_timeout  # the deadlines: t=30
+    clock.advance(10)
+    for link, _ in links.values():
+        link.connectionLost(None)  # everyone drops at t=10: a network failure, no evidence
+    advance(clock, int(timeout) + 10)
+    assert node.halted is None  # t=50: keys overdue, but their seats are gone, not silent
+    for s in (1, 2, 3):
+        link_for(node, s, d.signing_keys[s])  # back at t=50, to resend what they owe
+    advance(clock, int(SETTLE) - 1)
+    assert node.halted is None
+    advance(clock, 1)
+    assert isinstance(node.halted, KeyTimeout) and node.halted.seat == 1
+
+
+def test_seats_gone_during_the_deal_end_it_with_the_grace_period():
+    d, sessions = seated_game()
+    clock = MemoryReactorClock()
+    node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=60.0)
+    node.done.addErrback(lambda f: None)
+    node.begin([])  # nobody ever connects
+    advance(clock, 59)
+    assert node.halted is None
+    advance(clock, 1)
+    assert isinstance(node.halted, SeatGone) and node.halted.seat == 1
