@@ -14,9 +14,10 @@ from typing import Any
 from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
 from tractor.cards import format_cards
 from tractor.hand import IllegalAction
+from tractor.net.deck.errors import KeyTimeout
 from tractor.net.session import GameSession
 from tractor.net.table import WAIT, SeatView, TableHand
-from tractor.net.wire import PeerNode, SeatGone
+from tractor.net.wire import PeerNode, ProcessingFailure, SeatGone
 
 from .client import BURY, DECLARE, PLAY
 
@@ -54,6 +55,10 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
         names) else "a peer"
     if isinstance(exc, SeatGone):
         return f"The table stopped: {who} left. {exc}"
+    if isinstance(exc, KeyTimeout):
+        return f"The table stopped: {who} {exc.reason}; the hand ends without a result"
+    if isinstance(exc, ProcessingFailure):
+        return f"The table stopped: this peer {exc} (details in the log)"
     return f"The table halted on signed evidence against {who}: {exc}"
 
 

@@ -172,3 +172,17 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
     person.declined.add((0,))
     assert person.declare(view(12), [(0,)]) is None  # same hand: not asked again
     assert person.declare(view(4), [(0,)]) is WAIT  # a new hand
+
+
+def test_every_kind_of_halt_reads_plainly():
+    from tractor.net.deck.errors import KeyTimeout
+    from tractor.net.wire import ProcessingFailure
+
+    names = ["You", "East", "North", "West"]
+    assert verdict_text(KeyTimeout(1, [4, 5]), names) == (
+        "The table stopped: seat 1 (East) did not release its keys for positions [4, 5] in "
+        "time; the hand ends without a result")
+    text = verdict_text(ProcessingFailure(3, KeyError("x")), names)
+    assert text.startswith("The table stopped: this peer could not process messages after "
+                           "a frame from seat 3")
+
