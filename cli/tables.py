@@ -12,11 +12,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
 from twisted.internet.error import CannotListenError
+from twisted.internet.task import LoopingCall
 
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import play_ai_seats, run_ai_server, spawn_ai_process, tokens_from_env
@@ -123,14 +125,42 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         seating = await _within(reactor, host.started, 60.0,
                                 "the AI peers did not join in time (see "
                                 f"{home / 'ai.log'})")
-        return await _seated_game(reactor, node, seating, key, args,
-                                  {"local_ai": True, "strategy": args.strategy,
-                                   "level": args.level})
+        watch = LoopingCall(_revive_ai, node, seating, children, home)
+        watch.clock = reactor
+        watch.start(2.0, now=False)
+        try:
+            return await _seated_game(reactor, node, seating, key, args,
+                                      {"local_ai": True, "strategy": args.strategy,
+                                       "level": args.level})
+        finally:
+            watch.stop()
     finally:
         if host is not None:
             host.close()
         node.stop()
         _stop_children(children)
+
+
+def _revive_ai(node: PeerNode, seating: Seating, children: list[subprocess.Popen[bytes]],
+               home: Path) -> None:
+    """A practice game's AI peer whose process died comes back from its journal (same
+    identity, same port), as `tractor resume` would bring it back: the hand goes on."""
+    if node.halted is not None or node.session is None or node.session.over:
+        return
+    dead = [c for c in children if c.poll() is not None]
+    if not dead:
+        return
+    now = node.clock.seconds()
+    for seat, since in sorted(getattr(node, "down_since", {}).items()):
+        journal = home / "ai" / f"ai-{seating.table.hex()[:12]}-{seat}.sqlite"
+        if now - since < 3.0 or not journal.exists() or not dead:
+            continue
+        children.remove(dead.pop())
+        children.append(subprocess.Popen(
+            [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", str(journal),
+             "--exit-with-parent"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(home / "ai.log", "ab")))  # noqa: SIM115
+        node.down_since[seat] = now  # give it time to come back before asking again
 
 
 async def _within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:

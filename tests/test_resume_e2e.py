@@ -107,3 +107,23 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
         if resumed.proc.poll() is None:
             resumed.proc.kill()
     assert "Traceback" not in resumed.out + resumed.proc.stderr.read().decode()
+
+
+def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
+    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy"], env)
+    try:
+        play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
+        victims = children_of(tmp_path)
+        assert len(victims) == 3
+        os.kill(victims[1], signal.SIGKILL)
+        play.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
+        assert play.until(lambda out: "verified the hand" in out, 60), play.out[-3000:]
+        assert "4 of 4 peers verified the hand: no rule broken" in play.out
+        assert len(children_of(tmp_path)) == 3  # the dead one was started again
+        play.send("quit")
+        play.proc.wait(timeout=60)
+    finally:
+        if play.proc.poll() is None:
+            play.proc.kill()
+
