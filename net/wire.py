@@ -171,8 +171,11 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
     MAX_LENGTH = MAX_FRAME
     log = Logger()
 
-    def __init__(self, node: PeerNode) -> None:
+    def __init__(self, node: PeerNode, expected: int | None = None) -> None:
         self.node = node
+        #: The seat this link must speak for: the one dialed (an outgoing link), else any
+        #: lower seat (lower seats dial us; a higher one claiming to has no business here).
+        self.expected = expected
         self.seat: int | None = None
         self.up = False
         self.nonce = os.urandom(NONCE_SIZE)
@@ -231,6 +234,11 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             hello = open_hello(data, node.table, node.raw_keys, node.seat)
         except HelloError as exc:
             self._drop(str(exc))
+            return
+        if (self.expected is not None and hello.seat != self.expected) or (
+                self.expected is None and hello.seat > node.seat):
+            self._drop(f"seat {hello.seat} may not speak on this connection (lower seats dial "
+                       "higher ones)")
             return
         self.seat, self.peer_nonce = hello
         self.sendString(pack_proof(node.signing_key, node.table, node.seat, hello.seat,
@@ -311,8 +319,9 @@ class PeerNode:
 
     # --- connections ------------------------------------------------------------------------
 
-    def factory(self) -> Factory:
-        return Factory.forProtocol(lambda: PeerLink(self))
+    def factory(self, seat: int | None = None) -> Factory:
+        """Links for incoming connections (``seat`` None) or for dialing ``seat``."""
+        return Factory.forProtocol(lambda: PeerLink(self, seat))
 
     async def start(self) -> int:
         """Listen; return the port number."""
@@ -327,7 +336,7 @@ class PeerNode:
             if seat <= self.seat:
                 continue
             endpoint = clientFromString(self.reactor, address)
-            service = ClientService(endpoint, self.factory(), retryPolicy=backoffPolicy(
+            service = ClientService(endpoint, self.factory(seat), retryPolicy=backoffPolicy(
                 initialDelay=0.2, maxDelay=10.0), clock=self.clock)
             service.startService()
             self.services.append(service)

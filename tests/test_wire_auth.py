@@ -34,9 +34,10 @@ def node_and_game(grace: float = 120.0):
     return d, sessions, clock, node
 
 
-def connect(node: PeerNode) -> tuple[PeerLink, StringTransport, bytes]:
-    """A new connection to the node: the link, its transport and the node's nonce on it."""
-    link = PeerLink(node)
+def connect(node: PeerNode, seat: int = 1) -> tuple[PeerLink, StringTransport, bytes]:
+    """A new connection between the node and ``seat`` (the node dials higher seats): the
+    link, its transport and the node's nonce on it."""
+    link = PeerLink(node, seat if seat > node.seat else None)
     transport = StringTransport()
     link.makeConnection(transport)
     return link, transport, open_hello(sent_frames(transport)[0], TABLE, node.raw_keys, 1).nonce
@@ -173,3 +174,22 @@ def test_a_stopped_node_closes_handshakes_too():
     half, half_transport, _nonce = connect(node)
     node.stop()
     assert up_transport.disconnecting and half_transport.disconnecting
+
+
+def test_a_link_speaks_only_for_the_seat_the_dialing_rule_allows():
+    d, sessions, clock, node = node_and_game()
+    # Seat 0 dials seat 2: an answer as seat 1 on that connection is refused.
+    link = PeerLink(node, 2)
+    transport = StringTransport()
+    link.makeConnection(transport)
+    with capturedLogs() as events:
+        link.stringReceived(pack_hello(TABLE, 1, node.raw_keys[1], b"n" * 32))
+    assert transport.disconnecting and link.seat is None
+    assert any("may not speak on this connection" in w for w in warnings(events))
+    # Nobody dials seat 0 as a higher seat: an incoming hello from seat 3 is refused.
+    link = PeerLink(node)
+    transport = StringTransport()
+    link.makeConnection(transport)
+    link.stringReceived(pack_hello(TABLE, 3, node.raw_keys[3], b"n" * 32))
+    assert transport.disconnecting and link.seat is None
+

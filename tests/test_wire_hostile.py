@@ -73,7 +73,7 @@ def link_for(node: PeerNode, seat: int,
              key: Ed25519PrivateKey) -> tuple[PeerLink, StringTransport]:
     """A connection that completes the real handshake as ``seat`` (holding its ``key``):
     hello with a fresh nonce, the node's proof checked, then this seat's proof."""
-    link = PeerLink(node)
+    link = PeerLink(node, seat if seat > node.seat else None)
     transport = StringTransport()
     link.makeConnection(transport)
     theirs = open_hello(sent_frames(transport)[0], TABLE, node.raw_keys, seat)
