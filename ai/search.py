@@ -4,19 +4,28 @@ For a play with more than one sensible option, it samples worlds consistent with
 seat knows (`tractor.ai.worlds.Knowledge`), plays every candidate in each world and
 finishes the hand with a fast rollout policy (the heuristic player, for every seat), and
 keeps the candidate with the best average outcome for its team. Every candidate meets the
-same worlds (common random numbers), so the comparison is paired and few worlds tell
-candidates apart; weak candidates are dropped as evidence comes in (successive halving).
+same worlds (common random numbers), so comparisons are paired: a candidate is dropped
+once it trails the leader by a couple of standard errors of the paired differences, at
+most half survive each pruning, and the search stops early when two candidates are left
+and clearly apart (or alike in every world).
 
-Candidates are a pruned set, never every subset of the hand: for a lead, every pair and
-the longest tractors of each suit, the top, low and point singles, the heuristic's choice
-and its safe throw; for a follow, every legal follow when they are few, else the
-structured ones (cheapest, feeding points, each ruff) plus the heuristic's choice.
-Burying, declaring and the auction are left to the heuristic.
+The heuristic's own choice is the baseline: it is always a candidate, never pruned, and
+another candidate replaces it only when better by `CHOOSE_Z` standard errors, so sampling
+noise alone never changes a sound move (without this the search loses to its own rollout
+policy: a few dozen worlds cannot tell close moves apart).
+
+Candidates are a pruned set, never every subset of the hand: for a lead, per suit the top,
+second, low and lowest point singles, every pair, the longest tractors and the components
+nobody can beat thrown together, plus the heuristic's choice; for a follow, every legal
+follow when they are few, else the structured ones (cheapest, feeding points, highest,
+each pair or tractor, each ruff) plus the heuristic's choice. Burying, declaring and the
+auction are left to the heuristic.
 
 The outcome is scored for the seat's team: the levels it gains (negative: the other team
-gains) plus a small share of the card points, so that near a threshold the points still
-count. The search reads only what its seat knows: its randomness comes from ``seed`` and
-the public state, so two worlds with the same knowledge give the same decision.
+gains) plus its card points at one level per level band (40 points with two decks), which
+smooths the level steps so that close comparisons are less noisy. The search reads only
+what its seat knows: its randomness comes from ``seed`` and the public position, so two
+worlds with the same knowledge give the same decision.
 """
 
 from __future__ import annotations
@@ -42,9 +51,9 @@ from .worlds import Knowledge
 LEVELS: dict[str, tuple[int, float]] = {
     "easy": (12, 0.25),
     "normal": (400, 0.8),
-    "hard": (1200, 2.0),
+    "hard": (1200, 1.6),
 }
-#: Worth of one card point, in levels (a level band is 40 points with two decks).
+#: Worth of one card point, in levels, for two decks (scaled by the level band).
 POINT_WEIGHT = 1 / 40
 #: Follows are all tried when there are at most this many.
 FOLLOW_CAP = 14
@@ -82,8 +91,9 @@ class _RandomPolicy:
 
 
 def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> float:
-    """A finished hand's worth to ``team``: levels gained (lost when negative) plus a small
-    share of the defenders' points, signed for the team."""
+    """A finished hand's worth to ``team``: levels gained (lost when negative) plus the
+    defenders' points (for the defenders; minus them for the declarers) at `POINT_WEIGHT`
+    per point, scaled to the level band ``step``."""
     gain = result.levels_gained if result.gaining_team == team else -result.levels_gained
     points = result.defender_points if team != declarers else -result.defender_points
     return gain + points * POINT_WEIGHT * 40 / step
