@@ -75,8 +75,8 @@ class Knowledge:
     Cards are face numbers; ``hand`` is the seat's own hand in the observation's order.
     ``talon``/``buried`` are None when the seat has not seen them. ``result`` is the public
     record of a finished hand (`HandResult.to_data`). ``window_passes`` (passes since the
-    last declaration in the final declaring window) is public, but a plain observation does
-    not carry it: `from_observation` infers it (see `_infer_window_passes`).
+    last declaration in the final declaring window) is public and in the observation; for an
+    observation without it, `from_observation` infers it (see `_infer_window_passes`).
     """
 
     rules: Rules

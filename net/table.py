@@ -460,6 +460,8 @@ class TableHand:
             "hand_sizes": sizes,
             "cards_dealt": drawn,
             "declarations": [[s, format_cards(f)] for s, f in self.declarations],
+            # Between peers every seat answers each window at once: no passes to count.
+            "window_passes": 0,
             "talon_revealed": format_cards(
                 self.deck.cards[p] % 54 for p in list(talon_pos)[:self.talon_opened]),
             "talon": format_cards(talon) if is_starter and len(talon) == len(talon_pos)

@@ -760,7 +760,8 @@ def test_naming_no_suit_gives_a_suitless_trump():
 
 OBS_KEYS = {
     "seat", "phase", "to_act", "levels", "declarers", "starter", "first", "trump", "trump_rank",
-    "hand", "hand_sizes", "cards_dealt", "declarations", "talon_revealed", "talon", "buried",
+    "hand", "hand_sizes", "cards_dealt", "declarations", "window_passes", "talon_revealed",
+    "talon", "buried",
     "bids", "passed_auction", "shown", "tricks", "leader", "current", "current_attempt",
     "defender_points", "penalties", "result",
 }

@@ -673,6 +673,7 @@ class Hand:
             "hand_sizes": [len(h) for h in self.hands],
             "cards_dealt": self.drawn,
             "declarations": [[s, format_cards(f)] for s, f in self.declarations],
+            "window_passes": self.window_passes if self.phase == DECLARE else 0,
             "talon_revealed": format_cards(self.talon_revealed),
             "talon": format_cards(self.talon) if show_talon else None,
             "buried": (format_cards(self.buried)
