@@ -26,6 +26,7 @@ from tractor.net.lobby import Participant, parse_endpoint
 from tractor.net.lobby_wire import join_table, serve_ai
 from tractor.net.seat import game_id, listen_node, raw_public, take_seat
 from tractor.net.session import GameSession
+from tractor.net.wire import GRACE
 
 from .peer import StrategyPlayer
 from .strategies import make_strategy
@@ -51,10 +52,10 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        level: str = "normal", seed: int | None = None,
                        token: bytes | None = None, passphrase: str | None = None,
                        name: str = "AI", journal_dir: str | None = None,
-                       max_hands: int | None = None) -> GameSession:
+                       max_hands: int | None = None, grace: float = GRACE) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end."""
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, _interface_for(address))
+    node, port = await listen_node(reactor, _interface_for(address), grace=grace)
     try:
         guest = await join_table(reactor, address,
                                  Participant(name, raw_public(key), port, kind="ai"),
@@ -81,7 +82,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,
                         seed: int | None, tokens: Sequence[bytes] = (),
                         passphrase: str | None = None,
-                        journal_dir: str | None = None, name: str = "AI") -> list[str]:
+                        journal_dir: str | None = None, name: str = "AI",
+                        grace: float = GRACE) -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended."""
     runs = []
     for k in range(count):
@@ -89,7 +91,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
         runs.append(play_ai_seat(reactor, address, strategy, level,
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
-                                 journal_dir))
+                                 journal_dir, grace=grace))
     from twisted.internet.defer import ensureDeferred
 
     results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)

@@ -60,6 +60,7 @@ COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "rep
 
 def _parser() -> argparse.ArgumentParser:
     from tractor.ai.strategies import LEVELS, STRATEGIES
+    from tractor.net.wire import GRACE
 
     parser = argparse.ArgumentParser(
         prog="tractor", description="Tractor (Sheng Ji) played peer to peer. "
@@ -72,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
                        "terminals, screen readers, scripts)")
         p.add_argument("--player", "--you", dest="player", default="You",
                        help="your name at the table")
+        p.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
+                       help="how long to wait for a seat whose connection is lost before "
+                       "the hand ends without it (default: %(default)s)")
 
     def ai_options(p: argparse.ArgumentParser, default: str = "search") -> None:
         p.add_argument("--strategy", choices=STRATEGIES, default=default,
@@ -122,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="the table's passphrase ('-' to type it hidden)")
     p_ai.add_argument("--journal-dir", default=None, help="keep each seat's journal here")
     p_ai.add_argument("--resume", metavar="JOURNAL", help="resume an AI seat from its journal")
+    p_ai.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
+                      help="how long to wait for a seat whose connection is lost "
+                      "(default: %(default)s)")
     p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
 
     p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")

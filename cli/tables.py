@@ -99,7 +99,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
     """You against three AI peers on this machine, over the real protocol (loopback)."""
     rules = parse_rules(args.rules)
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, "127.0.0.1")
+    node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
     children: list[subprocess.Popen[bytes]] = []
     home = data_dir()
 
@@ -252,7 +252,7 @@ def _passphrase(given: str | None, needed: bool) -> str | None:
 async def host(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, "0.0.0.0")
+    node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     children: list[subprocess.Popen[bytes]] = []
     home = data_dir()
 
@@ -310,7 +310,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
             return 1
         address, needs_passphrase = ann.address, ann.passphrase
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, "0.0.0.0")
+    node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     try:
         guest = await join_table(reactor, address,
                                  Participant(args.player, raw_public(key), port),
@@ -351,7 +351,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     node = None
     try:
         session, frames = journal.open_session(game, HumanPlayer())
-        node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"))
+        node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
+                        grace=args.grace)
         try:
             await node.start()
         except CannotListenError:
@@ -388,7 +389,7 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
     lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(),
                                 _passphrase(args.passphrase, False), args.journal_dir,
-                                args.name)
+                                args.name, args.grace)
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1
