@@ -109,8 +109,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
 def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "search",
                      level: str = "normal", seed: int | None = None,
                      log_file: str | None = None, journal_dir: str | None = None,
-                     exit_with_parent: bool = False,
-                     name: str | None = None) -> subprocess.Popen[bytes]:
+                     exit_with_parent: bool = False, name: str | None = None,
+                     grace: float | None = None) -> subprocess.Popen[bytes]:
     """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``."""
     cmd = [sys.executable, "-m", "tractor.cli.main", "ai", "--join", address,
            "--seats", str(len(tokens)), "--strategy", strategy, "--level", level]
@@ -122,6 +122,8 @@ def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "sea
         cmd.append("--exit-with-parent")
     if name is not None:
         cmd += ["--name", name]
+    if grace is not None:
+        cmd += ["--grace", str(grace)]
     env = dict(os.environ, **{TOKENS_ENV: ",".join(t.hex() for t in tokens)})
     err = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,

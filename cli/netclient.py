@@ -67,17 +67,21 @@ class NetClient:
 
     def __init__(self, node: PeerNode, names: Sequence[str],
                  hinter: Callable[[dict[str, Any]], Action] | None = None) -> None:
+        self.hinter = hinter
+        self.on_change: Callable[[], None] | None = None
+        self._events: list[str] = []
+        self.rebind(node, names)
+
+    def rebind(self, node: PeerNode, names: Sequence[str]) -> None:
+        """Go on with another table (the game continued after a seat was replaced)."""
         assert node.session is not None
         self.node = node
         self.session: GameSession = node.session
         self.seat = self.session.seat
         self.rules = self.session.rules
         self.names = list(names)
-        self.hinter = hinter
-        self.on_change: Callable[[], None] | None = None
         player = self.session.player
         self.person = player if isinstance(player, HumanPlayer) else None
-        self._events: list[str] = []
         self._summary: dict[str, Any] | None = None
         self._shown: TableHand | None = None  #: a finished hand shown until `next_hand`
         self._seen: dict[str, int] = {}
@@ -86,6 +90,11 @@ class NetClient:
         self._redeal_told: TableHand | None = None
         self.session.on_hand_end = self._hand_ended
         node.on_change = self._changed
+        self._changed()
+
+    def note(self, text: str) -> None:
+        """A line in the log from this program (not from the table)."""
+        self._events.append(text)
         self._changed()
 
     # --- TableClient ------------------------------------------------------------------------

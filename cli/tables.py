@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from tractor.net.seat import listen_node, raw_public, take_seat
 from tractor.net.wire import PeerNode
 from tractor.rules import Rules
 
+from .goes_on import GoesOn
 from .netclient import HumanPlayer, NetClient
 from .options import data_dir, journal_path, parse_rules
 
@@ -59,13 +61,18 @@ def _asyncio(coro: Any) -> Deferred[Any]:
     return Deferred.fromFuture(asyncio.ensure_future(coro))
 
 
-async def _seated_game(reactor: Any, node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
-                       args: argparse.Namespace, meta: dict[str, Any]) -> int:
+def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
+                 args: argparse.Namespace, meta: dict[str, Any]) -> NetClient:
     journal = Journal(journal_path())
     take_seat(node, seating, key, HumanPlayer(), journal, meta=meta)
-    node.done.addErrback(lambda f: None)  # a halt shows as the screen's banner
-    client = NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
-    return await _screen(client, args.plain)
+    # A halt shows as the screen's banner; `GoesOn` watches `node.done` for a seat gone.
+    return NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
+
+
+def _retire(children: list[subprocess.Popen[bytes]]) -> None:
+    """The AI players of a table that ended: stop them and forget them."""
+    _stop_children(children)
+    children.clear()
 
 
 def _stop_children(children: list[subprocess.Popen[bytes]]) -> None:
@@ -110,7 +117,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
                 address, [token], args.strategy, args.level,
                 None if args.seed is None else args.seed + 1000 * k,
                 log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
-                exit_with_parent=True, name=f"AI {k + 1}"))
+                exit_with_parent=True, name=f"AI {k + 1}", grace=args.grace))
 
     host = None
     try:
@@ -125,15 +132,19 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         seating = await _within(reactor, host.started, 60.0,
                                 "the AI peers did not join in time (see "
                                 f"{home / 'ai.log'})")
-        watch = LoopingCall(_revive_ai, node, seating, children, home)
+        client = _seat_person(node, seating, key, args, {
+            "local_ai": True, "strategy": args.strategy, "level": args.level})
+        goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
+                      fill_local=fill_local, before_fill=lambda: _retire(children))
+        watch = LoopingCall(lambda: _revive_ai(client.node, goes.seating, children, home))
         watch.clock = reactor
         watch.start(2.0, now=False)
         try:
-            return await _seated_game(reactor, node, seating, key, args,
-                                      {"local_ai": True, "strategy": args.strategy,
-                                       "level": args.level})
+            return await _screen(client, args.plain)
         finally:
             watch.stop()
+            for old in goes.nodes:
+                old.stop()
     finally:
         if host is not None:
             host.close()
@@ -260,21 +271,30 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         for token in tokens:
             children.append(spawn_ai_process(address, [token], args.strategy, args.level,
                                              log_file=str(home / "ai.log"),
-                                             journal_dir=str(home / "ai")))
+                                             journal_dir=str(home / "ai"), grace=args.grace))
 
     lobby: LobbyHost | None = None
+    passphrase = _passphrase(args.passphrase, False)
     try:
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
-                                 passphrase=_passphrase(args.passphrase, False),
-                                 listen=args.listen, fill_local=fill_local,
-                                 announce=not args.no_announce)
+                                 passphrase=passphrase, listen=args.listen,
+                                 fill_local=fill_local, announce=not args.no_announce)
         say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
             "(or `tractor join` to find it on the LAN)")
         if args.ai:
             await lobby.request_fill(count=args.ai)
         seating = await _asyncio(_lobby_prompt(reactor, lobby, True))
-        return await _seated_game(reactor, node, seating, key, args, {})
+        client = _seat_person(node, seating, key, args, {})
+        match = re.search(r"interface=([^:]+)", args.listen)
+        goes = GoesOn(reactor, args, client, seating, lobby.address,
+                      match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
+                      fill_local=fill_local, before_fill=lambda: _retire(children))
+        try:
+            return await _screen(client, args.plain)
+        finally:
+            for old in goes.nodes:
+                old.stop()
     except LobbyError as exc:
         say(f"tractor: {exc}")
         return 1
@@ -312,11 +332,19 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     try:
+        passphrase = _passphrase(args.passphrase, needs_passphrase)
         guest = await join_table(reactor, address,
                                  Participant(args.player, raw_public(key), port),
-                                 passphrase=_passphrase(args.passphrase, needs_passphrase))
+                                 passphrase=passphrase)
         seating = await _asyncio(_lobby_prompt(reactor, guest, False))
-        return await _seated_game(reactor, node, seating, key, args, {})
+        client = _seat_person(node, seating, key, args, {})
+        goes = GoesOn(reactor, args, client, seating, address, "0.0.0.0", False,
+                      passphrase=passphrase)
+        try:
+            return await _screen(client, args.plain)
+        finally:
+            for old in goes.nodes:
+                old.stop()
     except LobbyError as exc:
         say(f"tractor: {exc}")
         return 1

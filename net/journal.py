@@ -152,8 +152,9 @@ class Journal:
         keys = bytes(keys)
         public = [Ed25519PublicKey.from_public_bytes(keys[i:i + 32])
                   for i in range(0, len(keys), 32)]
+        carry = self.meta(game).get("carry")  # a game that went on at this new table
         session = GameSession(Rules.from_data(json.loads(rules)), bytes(table), seat,
                               Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
                               bytes(seed), player, first=first, rounds=rounds,
-                              max_hands=max_hands)
+                              max_hands=max_hands, carry=carry)
         return session, session.resume(self.frames(game))

@@ -21,12 +21,13 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgpack
 
+from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
 SEATING_VERSION = "tractor-seating/1"
@@ -340,16 +341,38 @@ class Seating:
     addresses: dict[int, str]
     names: tuple[str, ...]
     kinds: tuple[str, ...]
+    #: A game going on at a new table (a seat was replaced): [level of team 0, level of team
+    #: 1, declaring team, starter, first drawer] from the hands played so far; None for a
+    #: new game. It is part of the table id, so every seat starts from the same place.
+    carry: tuple[Any, ...] | None = None
+
+
+def read_carry(value: Any, players: int, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:
+    """A carry as sent: five fields, each checked exactly."""
+    if not isinstance(value, list) or len(value) != 5:
+        raise exc("a carry is [level, level, declarers, starter, first]", who)
+    lv0, lv1, declarers, starter, first = value
+    if lv0 not in RANKS or lv1 not in RANKS:
+        raise exc("a carry names two levels", who)
+    if not (declarers is None or (type(declarers) is int and declarers in (0, 1))):
+        raise exc("a carry's declaring team is 0 or 1", who)
+    for seat in (starter, first):
+        if seat is not None and not (type(seat) is int and 0 <= seat < players):
+            raise exc("a carry's seats are seat numbers", who)
+    if type(first) is not int:
+        raise exc("a carry names the first drawer", who)
+    return (lv0, lv1, declarers, starter, first)
 
 
 def seating_id(name: str, rules: Rules, keys: Iterable[bytes], addresses: dict[int, str],
-               names: Iterable[str], kinds: Iterable[str], nonce: bytes) -> bytes:
+               names: Iterable[str], kinds: Iterable[str], nonce: bytes,
+               carry: tuple[Any, ...] | None = None) -> bytes:
     """The table id: SHA-256 of a canonical msgpack array. Rules go in as sorted
     (option, value) pairs and addresses in seat order, so the encoding does not depend on
     map order. The host nonce makes every table id new even for the same roster."""
     data = [SEATING_VERSION, name, sorted([k, v] for k, v in rules.to_data().items()),
             list(keys), [addresses[s] for s in sorted(addresses)], list(names), list(kinds),
-            nonce]
+            nonce, list(carry) if carry is not None else None]
     return hashlib.sha256(pack(data)).digest()
 
 
@@ -511,13 +534,15 @@ class HostLobby:
 
     def __init__(self, name: str, rules: Rules, me: Participant | None,
                  nonce: bytes | None = None, host_ip: str = "127.0.0.1",
-                 entropy: Callable[[int], bytes] = os.urandom) -> None:
+                 entropy: Callable[[int], bytes] = os.urandom,
+                 carry: tuple[Any, ...] | None = None) -> None:
         if type(name) is not str or not 1 <= len(name) <= MAX_TABLE_NAME \
                 or not name.isprintable() or name != name.strip():
             raise ValueError(f"a table name is 1 to {MAX_TABLE_NAME} printable characters")
         self.name = name
         self.rules = rules
         self.nonce = nonce if nonce is not None else entropy(NONCE_SIZE)
+        self.carry = carry
         self.host_ip = host_ip  #: our address when no connection tells a better one
         self.tokens = TokenBook(entropy)
         self.seats: list[_Member | None] = [None] * rules.players
@@ -660,13 +685,16 @@ class HostLobby:
         member.ready = bool(ready)
         return self._changed(now)
 
-    def issue_tokens(self, now: float, count: int | None = None) -> list[bytes]:
+    def issue_tokens(self, now: float, count: int | None = None,
+                     seats: Sequence[int] | None = None) -> list[bytes]:
         """One-time tokens for the empty seats nobody was asked for yet (at most ``count``,
         the highest seats first, so the lowest stay open for people)."""
         if self.started:
             return []
         reserved = self.tokens.reserved(now)
         empty = [s for s, m in enumerate(self.seats) if m is None and s not in reserved]
+        if seats is not None:  # these seats only (a game going on: the seats AI held)
+            empty = [s for s in empty if s in seats]
         if count is not None:
             empty = empty[len(empty) - count:] if 0 < count < len(empty) else (
                 empty if count > 0 else [])
@@ -701,21 +729,23 @@ class HostLobby:
         names = tuple(m.participant.name for m in members)
         kinds = tuple(m.participant.kind for m in members)
         addresses = self.game_addresses()
-        table = seating_id(self.name, self.rules, keys, addresses, names, kinds, self.nonce)
+        table = seating_id(self.name, self.rules, keys, addresses, names, kinds, self.nonce,
+                           self.carry)
         seat = self.host_seat()
         self.seating = Seating(table, self.name, self.rules, -1 if seat is None else seat, keys,
-                               addresses, names, kinds)
+                               addresses, names, kinds, self.carry)
         message = {"t": "start", "name": self.name, "rules": self.rules.to_data(),
                    "keys": list(keys), "addresses": [addresses[s] for s in range(len(keys))],
                    "names": list(names), "kinds": list(kinds), "nonce": self.nonce,
-                   "table": table}
+                   "table": table, "carry": list(self.carry) if self.carry else None}
         return [(c, message) for c in self.joined()]
 
 
 # --- the guest's state machine --------------------------------------------------------------
 
 _ROSTER_FIELDS = ("t", "name", "rules", "seats", "reserved", "you")
-_START_FIELDS = ("t", "name", "rules", "keys", "addresses", "names", "kinds", "nonce", "table")
+_START_FIELDS = ("t", "name", "rules", "keys", "addresses", "names", "kinds", "nonce", "table",
+                 "carry")
 
 
 def _read_rules(value: Any, who: str, exc: type[LobbyError] = BadLobbyMessage) -> Rules:
@@ -730,9 +760,12 @@ class GuestLobby:
     once, the verified `Seating`; anything the host sends that does not check out raises
     (refusals raise the error type the host named)."""
 
-    def __init__(self, me: Participant, who: str = "host") -> None:
+    def __init__(self, me: Participant, who: str = "host",
+                 expect_carry: tuple[Any, ...] | None = None) -> None:
         self.me = me
         self.who = who
+        #: Rejoining a game at a new table: the start must carry exactly this.
+        self.expect_carry = expect_carry
         self.roster: Roster | None = None
         self.seating: Seating | None = None
 
@@ -836,10 +869,14 @@ class GuestLobby:
         if self.roster is not None and self.roster.you != seat:
             raise BadStart(f"we sat at seat {self.roster.you}, the start says {seat}", who)
         addresses = dict(enumerate(addrs))
-        if seating_id(name, rules, keys, addresses, names, kinds, nonce) != table:
+        raw_carry = msg.get("carry")
+        carry = None if raw_carry is None else read_carry(raw_carry, n, who, BadStart)
+        if self.expect_carry is not None and carry != self.expect_carry:
+            raise BadStart("the game would go on from another place than ours", who)
+        if seating_id(name, rules, keys, addresses, names, kinds, nonce, carry) != table:
             raise BadStart("the table id is not the hash of this roster", who)
         return Seating(table, name, rules, seat, tuple(keys), addresses, tuple(names),
-                       tuple(kinds))
+                       tuple(kinds), carry)
 
 
 # --- the AI server's state machine ----------------------------------------------------------

@@ -259,14 +259,14 @@ class LobbyHost:
 
     def __init__(self, reactor: Any, name: str, rules: Rules, me: Participant | None,
                  passphrase: str | None = None, fill_local: FillLocal | None = None,
-                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None
-                 ) -> None:
+                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None,
+                 carry: tuple[Any, ...] | None = None) -> None:
         self.reactor = reactor
         self.clock: IReactorTime = clock or reactor
         self.name = name
         self.passphrase = passphrase or None
         self.fill_local = fill_local
-        self.state = HostLobby(name, rules, me)
+        self.state = HostLobby(name, rules, me, carry=carry)
         self.limiter = limiter or AttemptLimiter()
         self.links: dict[int, HostLink] = {}
         self.started: Deferred[Seating] = Deferred()
@@ -337,7 +337,7 @@ class LobbyHost:
         self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
 
     def request_fill(self, ai_server: str | None = None, count: int | None = None,
-                     local: bool = True) -> Deferred[int]:
+                     local: bool = True, seats: list[int] | None = None) -> Deferred[int]:
         """Ask for an AI on every empty seat (or ``count`` of them): one-time seat tokens
         reserve the seats, then
         ``fill_local(count, local_address, tokens)`` is called if given (and ``local``),
@@ -346,7 +346,7 @@ class LobbyHost:
         asked. Fires with the number of AI players asked for; on failure the reservations
         are dropped and it fails with `NoAiServer`."""
         now = self.clock.seconds()
-        tokens = self.state.issue_tokens(now, count)
+        tokens = self.state.issue_tokens(now, count, seats)
         if not tokens:
             return succeed(0)
         self.dispatch(self.state.broadcast(now))
@@ -429,8 +429,8 @@ class LobbyHost:
 async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | None,
                      passphrase: str | None = None, listen: str = "tcp:0:interface=0.0.0.0",
                      fill_local: FillLocal | None = None, announce: bool = True,
-                     clock: IReactorTime | None = None, discovery_port: int = PORT
-                     ) -> LobbyHost:
+                     clock: IReactorTime | None = None, discovery_port: int = PORT,
+                     carry: tuple[Any, ...] | None = None) -> LobbyHost:
     """Open a table: listen for joiners on ``listen`` and (``announce``) tell the LAN.
 
     ``me`` is the host's own seat (its game mesh already listens on ``me.game_port``), or
@@ -440,7 +440,7 @@ async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | No
     ``clock`` drives timeouts, guess limits and announcements (default: the reactor);
     ``discovery_port``: the UDP port announcements go to and AI servers are looked for on.
     """
-    host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock)
+    host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock, carry=carry)
     host.discovery_port = discovery_port
     await host.listen(listen)
     if announce:
@@ -510,11 +510,12 @@ class LobbyGuest:
     log = Logger()
 
     def __init__(self, reactor: Any, me: Participant, passphrase: str | None = None,
-                 token: bytes | None = None, clock: IReactorTime | None = None) -> None:
+                 token: bytes | None = None, clock: IReactorTime | None = None,
+                 expect_carry: tuple[Any, ...] | None = None) -> None:
         self.reactor = reactor
         self.clock: IReactorTime = clock or reactor
         self.me = me
-        self.state = GuestLobby(me)
+        self.state = GuestLobby(me, expect_carry=expect_carry)
         self.handshake = GuestHandshake(passphrase or None, token)
         self.link: GuestLink | None = None
         self.joined: Deferred[Roster | None] = Deferred()
@@ -566,12 +567,13 @@ class LobbyGuest:
 
 async def join_table(reactor: Any, address: str, me: Participant,
                      passphrase: str | None = None, token: bytes | None = None,
-                     clock: IReactorTime | None = None) -> LobbyGuest:
+                     clock: IReactorTime | None = None,
+                     expect_carry: tuple[Any, ...] | None = None) -> LobbyGuest:
     """Join the lobby at ``address`` (a client endpoint string, e.g. from discovery) with a
     passphrase, a one-time AI seat ``token``, or neither. Returns once seated (the first
     roster is in); raises the typed `LobbyError` otherwise (`WrongPassphrase`,
     `PassphraseRequired`, `TableFull`, `TooManyAttempts`, `BadToken`, `LobbyClosed`, ...)."""
-    guest = LobbyGuest(reactor, me, passphrase, token, clock)
+    guest = LobbyGuest(reactor, me, passphrase, token, clock, expect_carry)
     try:
         await connectProtocol(clientFromString(reactor, address), guest.protocol())
     except Exception as exc:

@@ -45,7 +45,8 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
     master = master_seed or os.urandom(32)
     session = GameSession(seating.rules, seating.table, seating.seat, key,
                           [Ed25519PublicKey.from_public_bytes(k) for k in seating.keys],
-                          master, player, rounds=rounds, max_hands=max_hands)
+                          master, player, rounds=rounds, max_hands=max_hands,
+                          carry=seating.carry)
     game = game_id(seating)
     if journal is not None:
         journal.create_game(game, session, key, master)
@@ -53,7 +54,9 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             "names": list(seating.names), "kinds": list(seating.kinds),
             "addresses": {str(s): a for s, a in seating.addresses.items()},
             "listen": node.listen_description if node.port is None
-            else _listen_again(node), "table_name": seating.name, **(meta or {})})
+            else _listen_again(node), "table_name": seating.name,
+            "carry": list(seating.carry) if seating.carry is not None else None,
+            **(meta or {})})
     node.attach(session, seating.keys, journal, game)
     node.dial({s: a for s, a in seating.addresses.items() if s != seating.seat})
     node.begin()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -32,7 +33,7 @@ class GameSession:
                  public_keys: Sequence[Ed25519PublicKey], master_seed: bytes, player: Player,
                  first: int = 0, rounds: int = SOUNDNESS_BITS,
                  on_hand_end: Callable[[GameSession, TableHand], None] | None = None,
-                 max_hands: int | None = None) -> None:
+                 max_hands: int | None = None, carry: Sequence[Any] | None = None) -> None:
         if len(master_seed) < 32:
             raise ValueError("the master seed has at least 32 bytes")
         self.rules = rules
@@ -51,6 +52,9 @@ class GameSession:
         self.first = first
         self.starter: int | None = None
         self.declarers: int | None = None
+        if carry is not None:  # a game going on at a new table (a seat was replaced)
+            lv0, lv1, self.declarers, self.starter, self.first = carry
+            self.levels = [lv0, lv1]
         self.hand_no = 0
         self.results: list[HandResult] = []
         self.winner: int | None = None
@@ -73,6 +77,10 @@ class GameSession:
         setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
                           self.starter, self.declarers)
         return TableHand(setup, deck, self.player, now=lambda: self.now())
+
+    def carry(self) -> tuple[Any, ...]:
+        """Where the game stands between hands, for a new table that goes on with it."""
+        return (self.levels[0], self.levels[1], self.declarers, self.starter, self.first)
 
     @property
     def over(self) -> bool:

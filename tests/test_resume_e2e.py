@@ -48,16 +48,18 @@ class Session:
     def answer_prompts(self, count: int, seconds: float, stop=lambda out: False) -> int:
         """Accept the hint at ``count`` prompts (or until ``stop``); returns how many."""
         done = 0
+        seen = -1  # output length when the last question was answered
         while done < count:
-            seen = len(self.out)
             if not self.until(lambda out, seen=seen: out.endswith(PROMPTS) and len(out) > seen
                               or stop(out), seconds):
                 break
             if stop(self.out):
                 break
+            asked = len(self.out)
             self.send("hint")
-            self.until(lambda out, seen=seen: "hint" in out[seen:] and out.endswith(PROMPTS),
-                       seconds)
+            self.until(lambda out, asked=asked: "hint" in out[asked:] and
+                       out.endswith(PROMPTS), seconds)
+            seen = len(self.out)  # any prompt after this one is a new question
             self.send("")
             done += 1
         return done
@@ -127,3 +129,78 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
         if play.proc.poll() is None:
             play.proc.kill()
 
+
+
+def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_on(tmp_path):
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
+    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+                    "--grace", "2"], env)
+    try:
+        play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 3)
+        victims = children_of(tmp_path)
+        assert len(victims) == 3
+        os.kill(victims[0], signal.SIGKILL)  # gone for good: the grace (2 s) runs out first
+        play.answer_prompts(20, 60, stop=lambda out: "the table goes on with an AI" in out)
+        assert "the table goes on with an AI in that seat" in play.out, play.out[-3000:]
+        play.answer_prompts(60, 180, stop=lambda out: "Hand 1 is over." in out)
+        assert play.until(lambda out: "verified the hand" in out, 60), play.out[-3000:]
+        assert "4 of 4 peers verified the hand: no rule broken" in play.out
+        play.send("quit")
+        play.proc.wait(timeout=60)
+    finally:
+        if play.proc.poll() is None:
+            play.proc.kill()
+    assert "Traceback" not in play.out
+
+
+def answer_both(sessions: list[Session], done, seconds: float) -> bool:
+    """Accept hints at every prompt of several interactive sessions until ``done``."""
+    answered = [0] * len(sessions)
+    end = time.time() + seconds
+    while time.time() < end:
+        for i, s in enumerate(sessions):
+            s.until(lambda out: False, 0.05)
+            if s.out.endswith(PROMPTS) and len(s.out) != answered[i]:
+                s.send("hint")
+                s.until(lambda out: out.endswith(PROMPTS) and "hint:" in out[-400:], 10)
+                answered[i] = len(s.out)  # a prompt after this one is a new question
+                s.send("")
+        if done():
+            return True
+    return False
+
+
+def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gone(tmp_path):
+    env_host = {**os.environ, "TRACTOR_HOME": str(tmp_path / "host"), "NO_COLOR": "1"}
+    env_guest = {**os.environ, "TRACTOR_HOME": str(tmp_path / "guest"), "NO_COLOR": "1"}
+    host = Session(["host", "--name", "lan", "--ai", "2", "--plain", "--no-announce",
+                    "--listen", "tcp:0:interface=127.0.0.1", "--grace", "2", "--strategy",
+                    "heuristic", "--level", "easy"], env_host)
+    guest = None
+    try:
+        assert host.until(lambda out: "tractor join tcp:" in out, 60), host.out
+        address = host.out.split("tractor join ")[1].split("`")[0]
+        host.send("ready")
+        guest = Session(["join", address, "--plain", "--grace", "2", "--player", "Gus"],
+                        env_guest)
+        guest.send("ready")
+        both = [host, guest]
+        assert answer_both(both, lambda: host.out.count("(You) plays") >= 3, 180), (
+            host.out[-1500:], guest.out[-1500:])
+        victims = children_of(tmp_path / "host")
+        assert len(victims) == 2
+        os.kill(victims[0], signal.SIGKILL)
+        # (A plain screen prints what happened when it is not waiting at a prompt.)
+        assert answer_both(both, lambda: "the table goes on with an AI" in host.out
+                           and "waiting for the host to go on" in guest.out, 90), (
+            host.out[-1500:], guest.out[-1500:])
+        assert answer_both(both, lambda: all("Hand 1 is over." in s.out for s in both), 300), (
+            host.out[-1500:], guest.out[-1500:])
+        for s in both:
+            assert s.until(lambda out: "verified the hand" in out, 60)
+            assert "4 of 4 peers verified the hand: no rule broken" in s.out
+            assert "Traceback" not in s.out
+    finally:
+        for s in [host, guest]:
+            if s is not None and s.proc.poll() is None:
+                s.proc.kill()
