@@ -646,3 +646,37 @@ def test_a_fill_for_some_seats_reserves_the_highest_empty_ones():
     assert len(one) == 1 and state.roster(0.0).reserved == (3,)
     rest = state.issue_tokens(0.0, count=5)
     assert len(rest) == 2 and state.roster(0.0).reserved == (1, 2, 3)
+
+
+def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
+    carry = ("5", "3", 1, 3, 3)
+    state = HostLobby(NAME, Rules(), person(0, seat=0), nonce=b"n" * 16, carry=carry)
+    guests = {}
+    for i in (1, 2, 3):
+        state.connect(i, f"192.0.2.20:{5000 + i}", "192.0.2.20", "192.0.2.1")
+        guests[i] = GuestLobby(person(i, seat=i), expect_carry=carry)
+        deliver(guests, state.receive(i, GuestLobby(person(i, seat=i)).join_message(), 0.0))
+    for c in guests:
+        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+    sends = state.host_ready(True, 0.0)
+    start = next(m for c, m in sends if c == 2 and m["t"] == "start")
+    for conn, msg in sends:
+        if msg["t"] == "roster":
+            guests[conn].receive(msg)
+    assert state.seating.carry == carry and start["carry"] == list(carry)
+    # Another place in the game, a malformed carry, or none: refused.
+    for change in (["5", "3", 0, 3, 3], ["5", "3", 1, 3], ["Z", "3", 1, 3, 3],
+                   ["5", "3", 1, 9, 3], None):
+        msg = copy.deepcopy(start)
+        msg["carry"] = change
+        with pytest.raises(BadStart):
+            guests[2].receive(msg)
+    # A guest that does not expect a carry still checks the table id covers it.
+    plain = GuestLobby(person(2, seat=2))
+    plain.roster = guests[2].roster
+    seating = plain.receive(copy.deepcopy(start))
+    assert seating.carry == carry
+    assert seating.table != seating_id(NAME, Rules(), seating.keys, seating.addresses,
+                                       seating.names, seating.kinds, b"n" * 16)
+    seating = guests[2].receive(copy.deepcopy(start))
+    assert isinstance(seating, Seating) and seating.seat == 2 and seating.carry == carry
