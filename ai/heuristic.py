@@ -237,7 +237,7 @@ def _pair_faces(faces: Sequence[int]) -> list[int]:
     return [f for f, c in counts.items() for _ in range(c // 2)]
 
 
-def _structured(hand_s: list[int], lead: Format, key: Callable[[int], float]) -> list[int]:
+def structured_follow(hand_s: list[int], lead: Format, key: Callable[[int], float]) -> list[int]:
     """``lead.size`` cards of the suit with as many pairs as owed, chosen by ``key``."""
     n = lead.size
     pairs = _pair_faces(hand_s)
@@ -311,7 +311,7 @@ def follow_candidates(mine: list[int], lead: Format, ladder: Ladder, costs: _Cos
         return [[f] for f in sorted(set(hand_s))]
     order = ladder.order
     for key in (costs.keep_value, costs.feed, lambda f: -order[f]):
-        out.append(_structured(hand_s, lead, key))
+        out.append(structured_follow(hand_s, lead, key))
     if lead.kind == PAIR:
         out += [[f, f] for f in sorted(set(_pair_faces(hand_s)))]
     elif lead.kind == TRACTOR:

@@ -45,6 +45,7 @@ from tractor.rules import team_of
 from tractor.trump import TRUMP, Ladder
 
 from .base import Strategy
+from .heuristic import structured_follow
 from .worlds import Knowledge
 
 #: Per level: (sampled worlds at most, seconds at most) for one decision.
@@ -458,7 +459,7 @@ def follow_candidates(mine: list[int], lead: Format, ladder: Ladder, must_tracto
         order = ladder.order
         for key in (lambda f: _discard_cost(f, ladder, counts),
                     lambda f: _feed_cost(f, ladder), lambda f: -order[f]):
-            cands.append(_structured(hand_s, lead, key))
+            cands.append(structured_follow(hand_s, lead, key))
         if lead.kind == "pair":
             cands += [[f, f] for f in _pairs(hand_s)]
         elif lead.kind == "tractor":
@@ -467,24 +468,3 @@ def follow_candidates(mine: list[int], lead: Format, ladder: Ladder, must_tracto
     if not out:
         out = [legal[0]]
     return out
-
-
-def _structured(hand_s: list[int], lead: Format, key: Callable[[int], float]) -> list[int]:
-    """``lead.size`` cards of the suit with as many pairs as owed, chosen by ``key``."""
-    n = lead.size
-    pairs = [f for f, c in _count(hand_s).items() for _ in range(c // 2)]
-    want = min(lead.pairs, len(pairs))
-    chosen: list[int] = []
-    for f in sorted(pairs, key=lambda f: (key(f), f))[:want]:
-        chosen += [f, f]
-    rest = list(hand_s)
-    for f in chosen:
-        rest.remove(f)
-    return chosen + sorted(rest, key=lambda f: (key(f), f))[: n - len(chosen)]
-
-
-def _count(faces: Sequence[int]) -> dict[int, int]:
-    c: dict[int, int] = {}
-    for f in faces:
-        c[f] = c.get(f, 0) + 1
-    return c
