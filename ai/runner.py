@@ -130,6 +130,15 @@ def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "sea
                             stdout=subprocess.DEVNULL, stderr=err)
 
 
+def spawn_ai_resume(journal: str, log_file: str) -> subprocess.Popen[bytes]:
+    """Bring back an AI seat of this machine from its journal (`tractor ai --resume`); it
+    leaves with the process that starts it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", journal,
+         "--exit-with-parent"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=open(log_file, "ab"))  # noqa: SIM115
+
+
 def tokens_from_env() -> list[bytes]:
     raw = os.environ.pop(TOKENS_ENV, "")
     return [bytes.fromhex(t) for t in raw.split(",") if t]

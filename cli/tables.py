@@ -22,12 +22,18 @@ from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 
 from tractor.ai.peer import StrategyPlayer
-from tractor.ai.runner import play_ai_seats, run_ai_server, spawn_ai_process, tokens_from_env
+from tractor.ai.runner import (
+    play_ai_seats,
+    run_ai_server,
+    spawn_ai_process,
+    spawn_ai_resume,
+    tokens_from_env,
+)
 from tractor.ai.strategies import make_strategy
 from tractor.net.journal import Journal
 from tractor.net.lobby import LobbyError, Participant, Roster, Seating
 from tractor.net.lobby_wire import LobbyHost, host_table, join_table
-from tractor.net.seat import listen_node, raw_public, take_seat
+from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.net.wire import PeerNode
 from tractor.rules import Rules
 
@@ -167,10 +173,7 @@ def _revive_ai(node: PeerNode, seating: Seating, children: list[subprocess.Popen
         if now - since < 3.0 or not journal.exists() or not dead:
             continue
         children.remove(dead.pop())
-        children.append(subprocess.Popen(
-            [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", str(journal),
-             "--exit-with-parent"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=open(home / "ai.log", "ab")))  # noqa: SIM115
+        children.append(spawn_ai_resume(str(journal), str(home / "ai.log")))
         node.down_since[seat] = now  # give it time to come back before asking again
 
 
@@ -371,27 +374,16 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         # A practice game: its AI peers ended with this process; bring them back too.
         table = game.split("-")[0]
         for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
-            children.append(subprocess.Popen(
-                [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", str(path),
-                 "--exit-with-parent"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=open(data_dir() / "ai.log", "ab")))  # noqa: SIM115
+            children.append(spawn_ai_resume(str(path), str(data_dir() / "ai.log")))
     node = None
     try:
-        session, frames = journal.open_session(game, HumanPlayer())
-        node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
-                        grace=args.grace)
         try:
-            await node.start()
+            node, session = await resume_seat(reactor, journal, game, HumanPlayer(),
+                                              args.grace)
         except CannotListenError:
-            say(f"tractor: cannot listen on {node.listen_description} again: is the game "
+            say(f"tractor: cannot listen on {meta.get('listen')} again: is the game "
                 "still running? (try again in a few seconds)")
             return 1
-        node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal,
-                    game)
-        node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
-                   if int(s) != session.seat})
-        node.begin(frames)
         node.done.addErrback(lambda f: None)
         say(f"resuming game {game} at hand {session.hand_no + 1}")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
@@ -447,13 +439,7 @@ async def _resume_ai(reactor: Any, path: str) -> int:
     rules = games[-1].rules
     player = StrategyPlayer(make_strategy(meta.get("strategy", "heuristic"),
                                           meta.get("level", "normal")), rules)
-    session, frames = journal.open_session(game, player)
-    node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"))
-    await node.start()
-    node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
-    node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
-               if int(s) != session.seat})
-    node.begin(frames)
+    node, _ = await resume_seat(reactor, journal, game, player)
     try:
         await node.done
         return 0

@@ -69,3 +69,22 @@ def _listen_again(node: PeerNode) -> str:
     assert node.port is not None
     host = node.port.getHost()
     return f"tcp:{host.port}:interface={host.host}"
+
+
+async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
+                      grace: float = GRACE) -> tuple[PeerNode, GameSession]:
+    """Rebuild this peer's seat of ``game`` after a crash: the session replayed from the
+    journal, the node listening again where it did (so the others' reconnection attempts
+    find it), dialing the others and sending what it owes. Raises `CannotListenError` when
+    that endpoint is still taken."""
+    meta = journal.meta(game)
+    session, frames = journal.open_session(game, player)
+    node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
+                    grace=grace)
+    await node.start()
+    node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
+    node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
+               if int(s) != session.seat})
+    node.begin(frames)
+    return node, session
+
