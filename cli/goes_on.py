@@ -105,7 +105,7 @@ class GoesOn:
             if self.before_fill is not None:
                 self.before_fill()
             await lobby.request_fill(seats=ai_seats)
-            return await _within(self.reactor, lobby.started, REJOIN_SECONDS,
+            return await within(self.reactor, lobby.started, REJOIN_SECONDS,
                                  "the others did not come back to the table in time")
         finally:
             lobby.close()
@@ -123,11 +123,12 @@ class GoesOn:
             await deferLater(self.reactor, 2.0, lambda: None)
             waited += 2.0
         guest.ready(True)
-        return await _within(self.reactor, guest.started, REJOIN_SECONDS,
+        return await within(self.reactor, guest.started, REJOIN_SECONDS,
                              "the table did not start again in time")
 
 
-async def _within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
+async def within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
+    """Await ``d``, or fail it with `TimeoutError` (``why``) after ``seconds``."""
     timer = reactor.callLater(seconds, lambda: d.called or d.errback(TimeoutError(why)))
     try:
         return await d

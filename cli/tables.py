@@ -37,7 +37,7 @@ from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.net.wire import PeerNode
 from tractor.rules import Rules
 
-from .goes_on import GoesOn
+from .goes_on import GoesOn, within
 from .netclient import HumanPlayer, NetClient
 from .options import data_dir, journal_path, parse_rules
 
@@ -135,7 +135,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         await host.request_fill()
         say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
             f"({args.level}); shuffling with proofs...")
-        seating = await _within(reactor, host.started, 60.0,
+        seating = await within(reactor, host.started, 60.0,
                                 "the AI peers did not join in time (see "
                                 f"{home / 'ai.log'})")
         client = _seat_person(node, seating, key, args, {
@@ -175,15 +175,6 @@ def _revive_ai(node: PeerNode, seating: Seating, children: list[subprocess.Popen
         children.remove(dead.pop())
         children.append(spawn_ai_resume(str(journal), str(home / "ai.log")))
         node.down_since[seat] = now  # give it time to come back before asking again
-
-
-async def _within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
-    timer = reactor.callLater(seconds, lambda: d.called or d.errback(TimeoutError(why)))
-    try:
-        return await d
-    finally:
-        if timer.active():
-            timer.cancel()
 
 
 # --- tractor host / join --------------------------------------------------------------------
