@@ -103,6 +103,20 @@ class PlainSession:
             self.say(render.decision_prompt(decision, obs, self.client.names, options))
         return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> "}[decision]
 
+    def next_question(self) -> str | int | None:
+        """What the drivers ask next: the prompt, None when there is nothing to decide now,
+        or the exit code when the conversation is over (0: the game ended or the person
+        quit; 2: the table failed, said without a traceback)."""
+        try:
+            self.pump()
+            if self.finished():
+                self.say("Bye.")
+                return 0
+            return self.prompt()
+        except Exception as exc:
+            self.say(f"error: {exc}")
+            return 2
+
     def hand_text(self, obs: dict[str, Any]) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
@@ -224,15 +238,9 @@ def play_plain(client: TableClient, lines: Iterable[str], out: TextIO,
     session = PlainSession(client, out.write)
     source: Iterator[str] = iter(lines)
     while True:
-        try:
-            session.pump()
-            if session.finished():
-                out.write("Bye.\n")
-                return 0
-            prompt = session.prompt()
-        except Exception as exc:  # the table failed: say so and stop, no traceback
-            out.write(f"error: {exc}\n")
-            return 2
+        prompt = session.next_question()
+        if isinstance(prompt, int):
+            return prompt
         if prompt is None:
             out.write("Nothing to decide and nothing moving: the table has stopped.\n")
             return 1
@@ -263,15 +271,9 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
     read = _prompt_reader(client, stdin, out) if tty else _pipe_reader(stdin)
     try:
         while True:
-            try:
-                session.pump()
-                if session.finished():
-                    out.write("Bye.\n")
-                    return 0
-                prompt = session.prompt()
-            except Exception as exc:  # the table failed: say so and stop, no traceback
-                out.write(f"error: {exc}\n")
-                return 2
+            prompt = session.next_question()
+            if isinstance(prompt, int):
+                return prompt
             if prompt is None:
                 out.flush()
                 changed.clear()
