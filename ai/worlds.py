@@ -461,13 +461,7 @@ class _Model:
                         choices.append(r)
                 if not total:
                     return None
-                x = rng.randrange(total)
-                pick = choices[-1]
-                for r in choices:
-                    x -= cap[r]
-                    if x < 0:
-                        pick = r
-                        break
+                pick = _by_capacity(rng, choices, cap, total)
                 out[pick].append(f)
                 cap[pick] -= 1
                 if exact:
@@ -540,14 +534,7 @@ class _Model:
                 choices.append(r)
             if not choices:
                 return None
-            u = rng.randrange(total)
-            pick = choices[-1]
-            for r in choices:
-                u -= cap[r]
-                if u < 0:
-                    pick = r
-                    break
-            place(mask, f, pick)
+            place(mask, f, _by_capacity(rng, choices, cap, total))
         return out
 
     def _slack(self, items: list[tuple[int, int]], free: int, cap: list[int]) -> list[int]:
@@ -746,6 +733,17 @@ def _bury_odds(f: int, ladder: Ladder) -> float:
     if ladder.esuit[f] == TRUMP:
         return 0.02
     return _BURY_ODDS[f % 13]
+
+
+def _by_capacity(rng: random.Random, choices: list[int], cap: list[int], total: int) -> int:
+    """One of ``choices`` (regions), with a chance proportional to its free places
+    (``total`` is their sum)."""
+    x = rng.randrange(total)
+    for r in choices:
+        x -= cap[r]
+        if x < 0:
+            return r
+    return choices[-1]
 
 
 def _count_pairs(faces: Sequence[int]) -> int:
