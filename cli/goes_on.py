@@ -57,6 +57,11 @@ class GoesOn:
         self.nodes: list[PeerNode] = []
         self.watch(client.node)
 
+    def stop(self) -> None:
+        """The person left: close every table this game was played at."""
+        for node in self.nodes:
+            node.stop()
+
     def watch(self, node: PeerNode) -> None:
         self.nodes.append(node)
         node.done.addErrback(self._halted, node)

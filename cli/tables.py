@@ -149,8 +149,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         finally:
             watch.stop()
-            for old in goes.nodes:
-                old.stop()
+            goes.stop()
     finally:
         if host is not None:
             host.close()
@@ -287,8 +286,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         try:
             return await _screen(client, args.plain)
         finally:
-            for old in goes.nodes:
-                old.stop()
+            goes.stop()
     except LobbyError as exc:
         say(f"tractor: {exc}")
         return 1
@@ -337,8 +335,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
         try:
             return await _screen(client, args.plain)
         finally:
-            for old in goes.nodes:
-                old.stop()
+            goes.stop()
     except LobbyError as exc:
         say(f"tractor: {exc}")
         return 1
