@@ -157,4 +157,7 @@ class Journal:
                               Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
                               bytes(seed), player, first=first, rounds=rounds,
                               max_hands=max_hands, carry=carry)
-        return session, session.resume(self.frames(game))
+        frames = self.frames(game)
+        # What `append` must not keep twice: known now, without reading the journal again.
+        self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
+        return session, session.resume(frames)
