@@ -128,8 +128,7 @@ class _Chain:
     hashes: list[bytes] = field(default_factory=lambda: [ZERO])
 
 
-def _is_chat(frame: bytes, config: DeckConfig) -> bool:
-    env = open_frame(frame, config.table, config.hand, list(config.public_keys))
+def _is_chat(env: Envelope) -> bool:
     data = env.body.get("data") if env.header.kind == "app" else None
     return isinstance(data, dict) and "chat" in data
 
@@ -159,7 +158,8 @@ class Deck:
         self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
         self._sent_seq = 0
         self._restoring = False
-        self._journal_frames: dict[int, bytes] = {}
+        #: Resuming: own frames from the journal by number, with their checked envelopes.
+        self._journal_frames: dict[int, tuple[bytes, Envelope]] = {}
         # Shuffle stage.
         self.coin_commitments: list[list[bytes] | None] = [None] * n
         self.coins: list[dict[int, bytes]] = [{} for _ in range(n)]  # step -> seat -> coin
@@ -247,20 +247,19 @@ class Deck:
         while not (kind == "app" and "chat" in body.get("data", {})):
             # A chat line sent before the crash is not said again: take it back from the
             # journal so the next move finds its own frame.
-            chat = self._journal_frames.get(self._sent_seq)
-            if chat is None or not _is_chat(chat, self.config):
+            entry = self._journal_frames.get(self._sent_seq)
+            if entry is None or not _is_chat(entry[1]):
                 break
             del self._journal_frames[self._sent_seq]
             self._sent_seq += 1
-            replayed += [chat, *self.receive(chat)]
+            replayed += [entry[0], *self.receive(entry[0])]
         if replayed:
             return replayed + self._send(kind, body)
-        journaled = self._journal_frames.pop(self._sent_seq, None)
-        if journaled is not None:
+        entry = self._journal_frames.pop(self._sent_seq, None)
+        if entry is not None:
             # Resuming: this move was made before the crash; use its frame from the journal
             # (sent again: a peer that missed it needs it, the others ignore a replay).
-            kind_sent = open_frame(journaled, self.config.table, self.config.hand,
-                                   list(self.config.public_keys)).header.kind
+            journaled, kind_sent = entry[0], entry[1].header.kind
             if kind_sent != kind:
                 raise RuntimeError(f"the journal has a {kind_sent} where a {kind} is due")
             self._sent_seq += 1
@@ -944,8 +943,7 @@ class Deck:
         out = []
         seq = self._sent_seq
         while seq in self._journal_frames:
-            env = open_frame(self._journal_frames[seq], self.config.table, self.config.hand,
-                             list(self.config.public_keys))
+            env = self._journal_frames[seq][1]
             out.append((env.header.kind, env.body))
             seq += 1
         return out
@@ -961,7 +959,7 @@ class Deck:
             env = open_frame(frame, self.config.table, self.config.hand,
                              list(self.config.public_keys))
             if env.seat == self.me:
-                self._journal_frames[env.header.seq] = frame  # used as the moves come again
+                self._journal_frames[env.header.seq] = (frame, env)  # for the moves again
             else:
                 self._pending[env.seat][env.header.seq] = env
 
