@@ -11,8 +11,6 @@ table, and both cores work during the shuffle proofs.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,41 +19,35 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import DeferredList
 from twisted.logger import Logger
 
-from tractor.net.journal import Journal
-from tractor.net.lobby import Participant, parse_endpoint
+from tractor.net.journal import Journal, private_folder
+from tractor.net.lobby import Participant
 from tractor.net.lobby_wire import join_table, serve_ai
 from tractor.net.seat import game_id, listen_node, raw_public, take_seat
 from tractor.net.session import GameSession
 from tractor.net.wire import GRACE
 
+from .children import TOKENS_ENV, AiChild, spawn
 from .peer import StrategyPlayer
 from .strategies import make_strategy
 
 log = Logger()
 
-#: Seat tokens travel to a spawned AI process in its environment, not its command line
-#: (which every local user can read).
-TOKENS_ENV = "TRACTOR_AI_TOKENS"
 MAX_AI_PROCESSES = 24  #: AI players one server runs at once (a lobby may never start)
-
-
-def _interface_for(address: str) -> str:
-    """Listen where the table's other seats can reach us: loopback for a local table."""
-    try:
-        host, _ = parse_endpoint(address)
-    except Exception:
-        return "0.0.0.0"
-    return "127.0.0.1" if host.startswith("127.") or host == "::1" else "0.0.0.0"
 
 
 async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        level: str = "normal", seed: int | None = None,
                        token: bytes | None = None, passphrase: str | None = None,
                        name: str = "AI", journal_dir: str | None = None,
-                       max_hands: int | None = None, grace: float = GRACE) -> GameSession:
-    """Join the lobby at ``address`` as one AI seat and play the game to its end."""
+                       max_hands: int | None = None, grace: float = GRACE,
+                       interface: str = "0.0.0.0") -> GameSession:
+    """Join the lobby at ``address`` as one AI seat and play the game to its end.
+
+    The game node listens on ``interface``: every interface by default, since the lobby
+    gives the other seats this machine's LAN address when it joined from the host's own
+    machine; a practice game on loopback passes 127.0.0.1."""
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, _interface_for(address), grace=grace)
+    node, port = await listen_node(reactor, interface, grace=grace)
     try:
         guest = await join_table(reactor, address,
                                  Participant(name, raw_public(key), port, kind="ai"),
@@ -67,7 +59,7 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                                 seating.rules, seed + seating.seat)
         journal = None
         if journal_dir is not None:
-            Path(journal_dir).mkdir(parents=True, exist_ok=True)
+            private_folder(journal_dir)
             journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}.sqlite"))
         session = take_seat(node, seating, key, player, journal, max_hands=max_hands,
                             meta={"strategy": strategy, "level": level})
@@ -83,7 +75,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                         seed: int | None, tokens: Sequence[bytes] = (),
                         passphrase: str | None = None,
                         journal_dir: str | None = None, name: str = "AI",
-                        grace: float = GRACE) -> list[str]:
+                        grace: float = GRACE, interface: str = "0.0.0.0") -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended."""
     runs = []
     for k in range(count):
@@ -91,7 +83,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
         runs.append(play_ai_seat(reactor, address, strategy, level,
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
-                                 journal_dir, grace=grace))
+                                 journal_dir, grace=grace, interface=interface))
     from twisted.internet.defer import ensureDeferred
 
     results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)
@@ -106,37 +98,60 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
     return lines
 
 
-def spawn_ai_process(address: str, tokens: Sequence[bytes], strategy: str = "search",
-                     level: str = "normal", seed: int | None = None,
-                     log_file: str | None = None, journal_dir: str | None = None,
-                     exit_with_parent: bool = False, name: str | None = None,
-                     grace: float | None = None) -> subprocess.Popen[bytes]:
-    """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``."""
-    cmd = [sys.executable, "-m", "tractor.cli.main", "ai", "--join", address,
-           "--seats", str(len(tokens)), "--strategy", strategy, "--level", level]
+def ai_arguments(address: str, seats: int, strategy: str = "search", level: str = "normal",
+                 seed: int | None = None, journal_dir: str | None = None,
+                 exit_with_parent: bool = False, name: str | None = None,
+                 grace: float | None = None, interface: str | None = None) -> list[str]:
+    """The `tractor ai` arguments for ``seats`` AI seats at the lobby ``address``."""
+    args = ["ai", "--join", address, "--seats", str(seats), "--strategy", strategy,
+            "--level", level]
     if seed is not None:
-        cmd += ["--seed", str(seed)]
+        args += ["--seed", str(seed)]
     if journal_dir is not None:
-        cmd += ["--journal-dir", journal_dir]
+        args += ["--journal-dir", journal_dir]
     if exit_with_parent:
-        cmd.append("--exit-with-parent")
+        args.append("--exit-with-parent")
     if name is not None:
-        cmd += ["--name", name]
+        args += ["--name", name]
     if grace is not None:
-        cmd += ["--grace", str(grace)]
+        args += ["--grace", str(grace)]
+    if interface is not None:
+        args += ["--interface", interface]
+    return args
+
+
+def spawn_ai_process(reactor: Any, address: str, tokens: Sequence[bytes],
+                     strategy: str = "search", level: str = "normal",
+                     seed: int | None = None, log_file: str | None = None,
+                     journal_dir: str | None = None, exit_with_parent: bool = True,
+                     name: str = "AI", grace: float | None = None,
+                     interface: str | None = None, cwd: str | None = None) -> AiChild:
+    """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``.
+
+    ``interface``: where its game node listens; it must be reachable by every other seat
+    (the lobby tells them this machine's address for a seat that joined from here)."""
+    args = ai_arguments(address, len(tokens), strategy, level, seed, journal_dir,
+                        exit_with_parent, name, grace, interface)
     env = dict(os.environ, **{TOKENS_ENV: ",".join(t.hex() for t in tokens)})
-    err = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115
-    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=err)
+    return spawn(reactor, args, name, log_file, cwd or _neutral_dir(log_file, journal_dir),
+                 env)
 
 
-def spawn_ai_resume(journal: str, log_file: str) -> subprocess.Popen[bytes]:
+def spawn_ai_resume(reactor: Any, journal: str, log_file: str,
+                    name: str = "AI") -> AiChild:
     """Bring back an AI seat of this machine from its journal (`tractor ai --resume`); it
     leaves with the process that starts it."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "tractor.cli.main", "ai", "--resume", journal,
-         "--exit-with-parent"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=open(log_file, "ab"))  # noqa: SIM115
+    return spawn(reactor, ["ai", "--resume", journal, "--exit-with-parent"], name, log_file,
+                 _neutral_dir(log_file, journal))
+
+
+def _neutral_dir(*paths: str | None) -> str:
+    """A working directory for a child that has nothing to do with where the person typed
+    the command: the folder of its log or journal (the data folder), else the root."""
+    for path in paths:
+        if path:
+            return str(Path(path).resolve().parent)
+    return os.path.abspath(os.sep)
 
 
 def tokens_from_env() -> list[bytes]:
@@ -148,17 +163,19 @@ async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
                         log_file: str | None = None, journal_dir: str | None = None) -> Any:
     """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process."""
-    children: list[subprocess.Popen[bytes]] = []
+    children: list[AiChild] = []
 
-    def spawn(lobby: str, token: bytes, table: str) -> None:
-        children[:] = [c for c in children if c.poll() is None]
+    def spawn_seat(lobby: str, token: bytes, table: str) -> None:
+        children[:] = [c for c in children if c.alive]
         if len(children) >= MAX_AI_PROCESSES:
             raise RuntimeError(f"this AI server already runs {len(children)} AI players")
         log.info("starting an AI seat for table {table!r} at {lobby}", table=table,
                  lobby=lobby)
-        children.append(spawn_ai_process(lobby, [token], strategy, level, log_file=log_file,
-                                         journal_dir=journal_dir))
+        children.append(spawn_ai_process(reactor, lobby, [token], strategy, level,
+                                         log_file=log_file, journal_dir=journal_dir,
+                                         name=f"AI {len(children) + 1}",
+                                         interface="0.0.0.0"))
 
-    server = await serve_ai(reactor, spawn, listen=listen, announce=announce, name=name)
+    server = await serve_ai(reactor, spawn_seat, listen=listen, announce=announce, name=name)
     server.children = children
     return server

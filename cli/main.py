@@ -71,8 +71,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--plain", action="store_true",
                        help="a scrolling prompt instead of the full screen (small "
                        "terminals, screen readers, scripts)")
-        p.add_argument("--player", "--you", dest="player", default="You",
-                       help="your name at the table")
+        p.add_argument("--player", "--you", dest="player", default=None, metavar="NAME",
+                       help="your name at the table (default: your login name)")
         p.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
                        help="how long to wait for a seat whose connection is lost before "
                        "the hand ends without it (default: %(default)s)")
@@ -129,6 +129,9 @@ def _parser() -> argparse.ArgumentParser:
     p_ai.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
                       help="how long to wait for a seat whose connection is lost "
                       "(default: %(default)s)")
+    p_ai.add_argument("--interface", default="0.0.0.0", metavar="IP",
+                      help="where the AI seats listen for the other seats (default: every "
+                      "interface; 127.0.0.1 when the whole table is on this machine)")
     p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
 
     p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")
@@ -179,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if command in ("history", "replay"):
         return _journal_command(command, args)
+    if getattr(args, "player", "") is None:
+        from .options import login_name
+
+        args.player = login_name()
     return _networked(command, args)
 
 
@@ -263,11 +270,13 @@ def _log_to_stderr() -> None:
 def _report_bug(exc: Exception) -> int:
     import traceback
 
+    from tractor.ai.children import open_private_log
+
     from .options import data_dir
 
     path = data_dir() / "error.log"
-    with open(path, "a") as f:
-        traceback.print_exception(exc, file=f)
+    with open_private_log(path) as f:
+        f.write("".join(traceback.format_exception(exc)).encode())
     print(f"tractor: unexpected error: {exc} (details in {path})", file=sys.stderr)
     return 1
 

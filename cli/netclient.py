@@ -8,6 +8,7 @@ reason and changes nothing; network trouble becomes a banner, never a traceback.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -62,6 +63,18 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
     return f"The table halted on signed evidence against {who}: {exc}"
 
 
+def display_names(names: Sequence[str]) -> list[str]:
+    """The names as the screens show them: a name several seats share (two people who
+    kept the same default) gets each seat's number.
+
+    >>> display_names(["ann", "AI 1", "ann", "AI 2"])
+    ['ann (seat 0)', 'AI 1', 'ann (seat 2)', 'AI 2']
+    """
+    counts = Counter(names)
+    return [f"{name} (seat {seat})" if counts[name] > 1 else name
+            for seat, name in enumerate(names)]
+
+
 class NetClient:
     """`TableClient` for this peer's seat (see `cli.client`)."""
 
@@ -79,7 +92,7 @@ class NetClient:
         self.session: GameSession = node.session
         self.seat = self.session.seat
         self.rules = self.session.rules
-        self.names = list(names)
+        self.names = display_names(names)
         player = self.session.player
         self.person = player if isinstance(player, HumanPlayer) else None
         self._summary: dict[str, Any] | None = None
@@ -186,12 +199,12 @@ class NetClient:
         if self.node.halted is not None:
             return verdict_text(self.node.halted, self.names)
         now = self.node.clock.seconds()
-        gone = [(s, now - t) for s, t in sorted(getattr(self.node, "down_since", {}).items())
-                if now - t >= 3.0]
+        gone = self.node.unreachable()
         if gone:
             return "; ".join(
-                f"waiting for {self._who(s)}: no connection for {t:.0f} s "
-                f"(the hand ends after {self.node.grace:.0f} s)" for s, t in gone)
+                f"no link with {self._who(s)} for {now - self.node.down_since[s]:.0f} s: "
+                f"{why}" for s, why in gone.items()) + (
+                f" (the hand ends after {self.node.grace:.0f} s without it)")
         return None
 
     def summary(self) -> dict[str, Any] | None:

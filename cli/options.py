@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tractor.net.journal import private_folder
+from tractor.net.lobby import MAX_NAME
 from tractor.rules import Rules, RulesError
 
 
@@ -13,13 +15,29 @@ def data_dir() -> Path:
     ~/.local/share/tractor (created on first use)."""
     home = os.environ.get("TRACTOR_HOME")
     if home:
-        path = Path(home)
+        path = Path(home).absolute()  # children run elsewhere (not in our folder)
     else:
         base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         path = Path(base) / "tractor"
     # The journal holds identity keys and deck secrets: this user's eyes only.
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(path)
     return path
+
+
+def login_name() -> str:
+    """A person's default name at the table: their login name (``--player`` overrides it).
+
+    >>> 1 <= len(login_name()) <= 32
+    True
+    """
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name in the environment or the user database
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME].strip()
+    return name or "player"
 
 
 def journal_path() -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
 from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
 
+from tractor.ai.children import AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import (
     play_ai_seats,
@@ -75,21 +76,51 @@ def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
     return NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
 
 
-def _retire(children: list[subprocess.Popen[bytes]]) -> None:
+class AiStopped(ChildProcessError):
+    """An AI peer this command started died before the game could begin."""
+
+
+def _retire(children: list[AiChild]) -> None:
     """The AI players of a table that ended: stop them and forget them."""
-    _stop_children(children)
+    for child in children:
+        child.terminate()
     children.clear()
 
 
-def _stop_children(children: list[subprocess.Popen[bytes]]) -> None:
+def _report_deaths(children: list[AiChild], report: Callable[[str], None]) -> None:
+    """Say at once when a child this command did not stop dies (with its last line)."""
     for child in children:
-        if child.poll() is None:
-            child.terminate()
+        if not getattr(child, "_reported", False):
+            child._reported = True  # type: ignore[attr-defined]
+            child.ended.addCallback(
+                lambda c: None if c.stopping else report(f"{c.how_it_ended()} (see ai.log)"))
+
+
+async def _until_started(reactor: Any, started: Deferred[Seating], children: list[AiChild],
+                         seconds: float, home: Path) -> Seating:
+    """The seating, or `AiStopped` the moment an AI child dies first, or `TimeoutError`."""
+    outcome: Deferred[Seating] = Deferred()
+
+    def won(seating: Seating) -> Seating:
+        if not outcome.called:
+            outcome.callback(seating)
+        return seating
+
+    def lost(failure: Failure) -> None:
+        if not outcome.called:
+            outcome.errback(failure)
+
+    def died(child: AiChild) -> AiChild:
+        if not child.stopping:
+            lost(Failure(AiStopped(f"an AI peer stopped before the game began: "
+                                   f"{child.how_it_ended()} (more in {home / 'ai.log'})")))
+        return child
+
+    started.addCallbacks(won, lost)
     for child in children:
-        try:
-            child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            child.kill()
+        child.ended.addCallback(died)
+    return await within(reactor, outcome, seconds,
+                        f"the AI peers did not join in time (see {home / 'ai.log'})")
 
 
 def _roster_lines(roster: Roster) -> list[str]:
@@ -113,17 +144,18 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(args.rules)
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
-    children: list[subprocess.Popen[bytes]] = []
+    children: list[AiChild] = []
+    terminate_on_shutdown(reactor, children)
     home = data_dir()
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
         # One process per AI seat: the shuffle proofs of all seats run on every core.
         for k, token in enumerate(tokens):
             children.append(spawn_ai_process(
-                address, [token], args.strategy, args.level,
+                reactor, address, [token], args.strategy, args.level,
                 None if args.seed is None else args.seed + 1000 * k,
                 log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
-                exit_with_parent=True, name=f"AI {k + 1}", grace=args.grace))
+                name=f"AI {k + 1}", grace=args.grace, interface="127.0.0.1"))
 
     host = None
     try:
@@ -135,14 +167,13 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         await host.request_fill()
         say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
             f"({args.level}); shuffling with proofs...")
-        seating = await within(reactor, host.started, 60.0,
-                                "the AI peers did not join in time (see "
-                                f"{home / 'ai.log'})")
+        seating = await _until_started(reactor, host.started, children, 60.0, home)
         client = _seat_person(node, seating, key, args, {
             "local_ai": True, "strategy": args.strategy, "level": args.level})
+        _report_deaths(children, client.note)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
                       fill_local=fill_local, before_fill=lambda: _retire(children))
-        watch = LoopingCall(lambda: _revive_ai(client.node, goes.seating, children, home))
+        watch = LoopingCall(lambda: _revive_ai(reactor, client, goes.seating, children, home))
         watch.clock = reactor
         watch.start(2.0, now=False)
         try:
@@ -154,13 +185,14 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         if host is not None:
             host.close()
         node.stop()
-        _stop_children(children)
+        await stop_all(reactor, children)
 
 
-def _revive_ai(node: PeerNode, seating: Seating, children: list[subprocess.Popen[bytes]],
+def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list[AiChild],
                home: Path) -> None:
     """A practice game's AI peer whose process died comes back from its journal (same
     identity, same port), as `tractor resume` would bring it back: the hand goes on."""
+    node = client.node
     if node.halted is not None or node.session is None or node.session.over:
         return
     dead = [c for c in children if c.poll() is not None]
@@ -171,8 +203,11 @@ def _revive_ai(node: PeerNode, seating: Seating, children: list[subprocess.Popen
         journal = home / "ai" / f"ai-{seating.table.hex()[:12]}-{seat}.sqlite"
         if now - since < 3.0 or not journal.exists() or not dead:
             continue
-        children.remove(dead.pop())
-        children.append(spawn_ai_resume(str(journal), str(home / "ai.log")))
+        old = dead.pop()
+        children.remove(old)
+        children.append(spawn_ai_resume(reactor, str(journal), str(home / "ai.log"),
+                                        name=old.name))
+        _report_deaths(children, client.note)
         node.down_since[seat] = now  # give it time to come back before asking again
 
 
@@ -257,14 +292,22 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
-    children: list[subprocess.Popen[bytes]] = []
+    children: list[AiChild] = []
+    terminate_on_shutdown(reactor, children)
     home = data_dir()
+    spawned = [0]
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
         for token in tokens:
-            children.append(spawn_ai_process(address, [token], args.strategy, args.level,
-                                             log_file=str(home / "ai.log"),
-                                             journal_dir=str(home / "ai"), grace=args.grace))
+            spawned[0] += 1
+            # Listening on every interface, as this host's own node does: the lobby tells
+            # the other seats this machine's LAN address for a seat that joined from here.
+            children.append(spawn_ai_process(reactor, address, [token], args.strategy,
+                                             args.level, log_file=str(home / "ai.log"),
+                                             journal_dir=str(home / "ai"),
+                                             name=f"AI {spawned[0]}", grace=args.grace,
+                                             interface="0.0.0.0"))
+        _report_deaths(children, say)
 
     lobby: LobbyHost | None = None
     passphrase = _passphrase(args.passphrase, False)
@@ -279,6 +322,10 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             await lobby.request_fill(count=args.ai)
         seating = await _asyncio(_lobby_prompt(reactor, lobby, True))
         client = _seat_person(node, seating, key, args, {})
+        for child in children:
+            child._reported = True  # type: ignore[attr-defined]
+            child.ended.addCallback(lambda c: None if c.stopping else client.note(
+                f"{c.how_it_ended()} (see ai.log)"))
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
@@ -294,7 +341,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         if lobby is not None:
             lobby.close()
         node.stop()
-        _stop_children(children)
+        await stop_all(reactor, children)
 
 
 async def join(reactor: Any, args: argparse.Namespace) -> int:
@@ -357,12 +404,15 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         return 1
     game = games[-1].id
     meta = journal.meta(game)
-    children: list[subprocess.Popen[bytes]] = []
+    children: list[AiChild] = []
+    terminate_on_shutdown(reactor, children)
     if meta.get("local_ai"):
         # A practice game: its AI peers ended with this process; bring them back too.
         table = game.split("-")[0]
         for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
-            children.append(spawn_ai_resume(str(path), str(data_dir() / "ai.log")))
+            seat = path.stem.rsplit("-", 1)[-1]
+            children.append(spawn_ai_resume(reactor, str(path), str(data_dir() / "ai.log"),
+                                            name=f"AI (seat {seat})"))
     node = None
     try:
         try:
@@ -380,7 +430,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     finally:
         if node is not None:
             node.stop()
-        _stop_children(children)
+        await stop_all(reactor, children)
 
 
 # --- tractor ai / ai-server -------------------------------------------------------------------
@@ -397,23 +447,44 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
     lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(),
                                 _passphrase(args.passphrase, False), args.journal_dir,
-                                args.name, args.grace)
+                                args.name, args.grace, args.interface)
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1
 
 
 def _watch_parent(reactor: Any) -> None:
-    """Leave with the process that started us (a practice game's AI peers)."""
-    from twisted.internet.task import LoopingCall
+    """Leave with the process that started us (the AI peers of a person's table): at once
+    on Linux (the kernel sends SIGTERM when the parent dies, which stops the reactor), and
+    elsewhere within a second of noticing we were orphaned."""
+    from tractor.ai.children import PARENT_ENV
 
-    parent = os.getppid()
+    expected = os.environ.pop(PARENT_ENV, "")
+    parent = int(expected) if expected.isdigit() else os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:  # it died before we could ask
+        reactor.callWhenRunning(reactor.stop)
+        return
 
     def check() -> None:
         if os.getppid() != parent:
             reactor.stop()
 
     LoopingCall(check).start(1.0, now=False)
+
+
+def _die_with_parent() -> None:
+    """Linux's prctl(PR_SET_PDEATHSIG, SIGTERM); nothing elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 async def _resume_ai(reactor: Any, path: str) -> int:
@@ -450,6 +521,6 @@ async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
         await forever
     finally:
         server.close()
-        _stop_children(server.children)
+        await stop_all(reactor, server.children)
     return 0
 

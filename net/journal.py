@@ -60,12 +60,22 @@ class GameRecord:
     finished: bool
 
 
+def private_folder(path: str | os.PathLike[str]) -> None:
+    """Make ``path`` (and its parents) if needed, readable by this user only: journals
+    hold identity keys and deck secrets. A folder that exists already is tightened too."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.stat(path).st_uid == os.getuid():
+        os.chmod(path, 0o700)
+
+
 class Journal:
     def __init__(self, path: str) -> None:
         self.path = path
         if not os.path.exists(path):
             # It holds the identity key and master seed: readable by this user only.
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        elif os.stat(path).st_uid == os.getuid():
+            os.chmod(path, 0o600)  # one made by an older version, or by hand
         self.db = sqlite3.connect(path)
         self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
         self.db.executescript(SCHEMA)

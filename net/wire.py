@@ -30,11 +30,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import clientFromString, serverFromString
-from twisted.internet.interfaces import IListeningPort, IReactorTime
+from twisted.internet.interfaces import IListeningPort, IReactorTime, IStreamClientEndpoint
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
+from zope.interface import implementer
 
 from .deck.envelope import MAX_FRAME, FrameError, peek_hand
 from .deck.errors import DeckError, Replay
@@ -49,6 +50,8 @@ GRACE = 120.0  #: seconds a seat may stay disconnected before the hand ends with
 #: Seconds a seat that (re)connected has to resend what it owes before its overdue keys
 #: count: its frames follow the handshake, and deadlines may predate the link (a resume).
 SETTLE = 5.0
+#: Seconds without a link after which a seat is reported unreachable (screen and log).
+UNREACHABLE = 3.0
 NONCE_SIZE = 32
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
@@ -264,6 +267,24 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self.node.link_down(self.seat, self)
 
 
+@implementer(IStreamClientEndpoint)
+class _Remembering:
+    """A client endpoint that remembers why its last attempt failed, so a seat that
+    cannot be reached is named with its address and the reason within seconds."""
+
+    def __init__(self, inner: IStreamClientEndpoint, node: PeerNode, seat: int,
+                 address: str) -> None:
+        self.inner, self.node, self.seat, self.address = inner, node, seat, address
+
+    def connect(self, factory: Any) -> Deferred[Any]:
+        d = self.inner.connect(factory)
+
+        def failed(failure: Any) -> Any:
+            self.node.dial_failed(self.seat, self.address, failure.getErrorMessage())
+            return failure
+        return d.addErrback(failed)
+
+
 class PeerNode:
     """One peer on the network: its session, its links to the other seats, its outboxes."""
 
@@ -310,6 +331,9 @@ class PeerNode:
         self.down_since: dict[int, float] = {s: now for s in self.outbox}
         #: Seat -> since when its current link is up.
         self.up_since: dict[int, float] = {}
+        #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
+        self.dial_errors: dict[int, tuple[str, str]] = {}
+        self._told_unreachable: set[tuple[int, str]] = set()
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -335,11 +359,34 @@ class PeerNode:
         for seat, address in sorted(addresses.items()):
             if seat <= self.seat:
                 continue
-            endpoint = clientFromString(self.reactor, address)
+            endpoint = _Remembering(clientFromString(self.reactor, address), self, seat,
+                                    address)
             service = ClientService(endpoint, self.factory(seat), retryPolicy=backoffPolicy(
                 initialDelay=0.2, maxDelay=10.0), clock=self.clock)
             service.startService()
             self.services.append(service)
+
+    def dial_failed(self, seat: int, address: str, reason: str) -> None:
+        """An attempt to reach ``seat`` failed (`ClientService` tries again with backoff)."""
+        self.dial_errors[seat] = (address, reason)
+
+    def unreachable(self, after: float = UNREACHABLE) -> dict[int, str]:
+        """Seat -> why, for every seat this peer has had no link with for ``after``
+        seconds: the address and the last error when this peer dials it, else that it has
+        not dialed us (lower seats dial higher ones)."""
+        now = self.clock.seconds()
+        out = {}
+        for seat, since in sorted(self.down_since.items()):
+            if now - since < after:
+                continue
+            if seat in self.dial_errors:
+                address, reason = self.dial_errors[seat]
+                out[seat] = f"cannot reach it at {address}: {reason}"
+            elif seat > self.seat:
+                out[seat] = "no answer yet from its address"
+            else:
+                out[seat] = "it has not connected to this peer"
+        return out
 
     def begin(self, frames: list[bytes] | None = None) -> None:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed
@@ -369,6 +416,10 @@ class PeerNode:
             if now - since >= self.grace:
                 self._halt(SeatGone(seat, now - since))
                 return
+        for seat, why in self.unreachable().items():
+            if (seat, why) not in self._told_unreachable:  # once per reason, in the log
+                self._told_unreachable.add((seat, why))
+                self.log.warn("no link with seat {seat}: {why}", seat=seat, why=why)
         assert self.session is not None
         try:
             self.session.current.deck.tick(now)
@@ -412,6 +463,8 @@ class PeerNode:
         if old is not None and old is not link:
             old.transport.loseConnection()
         self.down_since.pop(seat, None)
+        self.dial_errors.pop(seat, None)
+        self._told_unreachable = {t for t in self._told_unreachable if t[0] != seat}
         self.up_since[seat] = self.clock.seconds()
         self.log.info("seat {seat} connected", seat=seat)
         # Resend everything this seat may have missed; the engine refuses duplicates.

@@ -17,7 +17,7 @@ from tractor.cli.netclient import HumanPlayer, NetClient, verdict_text
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
 from tractor.net.table import TableError
-from tractor.net.wire import SeatGone
+from tractor.net.wire import PeerNode, SeatGone
 
 
 class FakeNode:
@@ -29,7 +29,11 @@ class FakeNode:
         self.halted = None
         self.grace = 120.0
         self.down_since: dict[int, float] = {}
+        self.dial_errors: dict[int, tuple[str, str]] = {}
+        self.seat = session.seat
         self.on_change = None
+
+    unreachable = PeerNode.unreachable
 
     def send(self, frames):
         self.deal.broadcast(self.session.seat, frames)
@@ -125,8 +129,19 @@ def test_refusals_out_of_turn_chat_and_banners():
     assert c.banner() is None
     t.node.down_since = {2: 0.0}
     t.node.clock.advance(10)
-    assert c.banner() == ("waiting for seat 2 (North): no connection for 10 s "
-                          "(the hand ends after 120 s)")
+    assert c.banner() == ("no link with seat 2 (North) for 10 s: no answer yet from its "
+                          "address (the hand ends after 120 s without it)")
+    t.node.dial_errors[2] = ("tcp:198.18.0.12:4000", "Connection refused")
+    t.node.down_since[1] = 9.0  # 1 s is not yet worth a word
+    assert c.banner() == ("no link with seat 2 (North) for 10 s: cannot reach it at "
+                          "tcp:198.18.0.12:4000: Connection refused (the hand ends after 120 s "
+                          "without it)")
+    t.node.clock.advance(3)
+    assert c.banner().startswith("no link with seat 1 (East) for 4 s: no answer yet from its "
+                                 "address; no link with seat 2 (North) for 13 s")
+    t.node.seat = 3  # lower seats dial higher ones: seat 1 would dial us
+    assert c.banner().startswith("no link with seat 1 (East) for 4 s: it has not connected "
+                                 "to this peer; no link with seat 2 (North) for 13 s: cannot")
     t.node.halted = SeatGone(2, 120)
     assert c.banner().startswith("The table stopped: seat 2 (North) left.")
     assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"

@@ -85,7 +85,8 @@ def children_of(home) -> list[int]:
 
 def test_resume_after_the_play_process_is_killed(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy"], env)
+    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+                    "--player", "You"], env)
     try:
         # A few tricks in (the person's 6th play), kill it without warning.
         made = play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 6)
@@ -113,7 +114,8 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
 
 def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy"], env)
+    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+                    "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
         victims = children_of(tmp_path)
@@ -134,7 +136,7 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
 def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
     play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
-                    "--grace", "2"], env)
+                    "--grace", "2", "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 3)
         victims = children_of(tmp_path)
@@ -174,6 +176,7 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
     env_host = {**os.environ, "TRACTOR_HOME": str(tmp_path / "host"), "NO_COLOR": "1"}
     env_guest = {**os.environ, "TRACTOR_HOME": str(tmp_path / "guest"), "NO_COLOR": "1"}
     host = Session(["host", "--name", "lan", "--ai", "2", "--plain", "--no-announce",
+                    "--player", "You",
                     "--listen", "tcp:0:interface=127.0.0.1", "--grace", "2", "--strategy",
                     "heuristic", "--level", "easy"], env_host)
     guest = None

@@ -1,0 +1,163 @@
+"""AI peers in child processes: started so that they never depend on where the person
+typed the command, watched so that one that dies is reported at once with its last words.
+
+A child runs ``python -P -m tractor.cli.main ai ...`` from the data folder: ``-P`` keeps
+the working directory (and the script's folder) off ``sys.path``, so a clone's own
+``tractor/`` folder can never shadow the installed package, and the neutral working
+directory keeps relative paths out of it. Its standard error goes through this process
+into ``ai.log`` (each line tagged with the child's name; the file private to this user),
+and the last line is kept, so "the AI peers did not join" becomes "AI 2 stopped: <why>"
+the moment it happens.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.error import ProcessDone, ProcessExitedAlready
+from twisted.internet.protocol import ProcessProtocol
+from twisted.python.failure import Failure
+
+#: Seat tokens travel to a spawned AI process in its environment, not its command line
+#: (which every local user can read).
+TOKENS_ENV = "TRACTOR_AI_TOKENS"
+#: The pid a child started with ``--exit-with-parent`` must outlive no longer.
+PARENT_ENV = "TRACTOR_PARENT_PID"
+MAX_LINE = 300  #: characters of a child's last line kept for the report
+
+
+def python_command(*args: str) -> list[str]:
+    """This interpreter running the installed `tractor` command, immune to the working
+    directory (``-P``: nothing is prepended to ``sys.path``)."""
+    return [sys.executable, "-P", "-m", "tractor.cli.main", *args]
+
+
+def open_private_log(path: str | os.PathLike[str]) -> Any:
+    """Open a log file for appending, readable by this user only (it names tables, seats
+    and addresses)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)  # an older file from a looser umask is tightened too
+    return os.fdopen(fd, "ab")
+
+
+class AiChild(ProcessProtocol):
+    """One `tractor ai` child process. ``ended`` fires (with this object) when it exits;
+    ``last_line`` is the last line it wrote to standard error."""
+
+    def __init__(self, name: str, log_path: str | None) -> None:
+        self.name = name
+        self.last_line = ""
+        self.exit_code: int | None = None
+        self.signal: int | None = None
+        self.ended: Deferred[AiChild] = Deferred()
+        self._log = open_private_log(log_path) if log_path else None
+        self._partial = {1: b"", 2: b""}
+        self._gone = False
+        self.stopping = False  #: this process asked it to stop (no news when it does)
+
+    # --- what the process does -----------------------------------------------------------
+
+    def childDataReceived(self, fd: int, data: bytes) -> None:
+        lines = (self._partial.get(fd, b"") + data).split(b"\n")
+        self._partial[fd] = lines.pop()[-4096:]  # an unfinished line, bounded
+        for line in lines:
+            self._line(line)
+
+    def _line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").rstrip()
+        if not text:
+            return
+        self.last_line = text[-MAX_LINE:]
+        if self._log is not None:
+            self._log.write(f"[{self.name}] {text}\n".encode())
+            self._log.flush()
+
+    def processEnded(self, reason: Failure) -> None:
+        for fd, rest in self._partial.items():
+            if rest:
+                self._line(rest)
+            self._partial[fd] = b""
+        self._gone = True
+        value = reason.value
+        self.exit_code = 0 if isinstance(value, ProcessDone) else getattr(value, "exitCode", None)
+        self.signal = getattr(value, "signal", None)
+        if self._log is not None:
+            self._log.write(f"[{self.name}] {self.how_it_ended()}\n".encode())
+            self._log.close()
+            self._log = None
+        self.ended.callback(self)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return not self._gone
+
+    def poll(self) -> int | None:
+        """Like `subprocess.Popen.poll`: None while it runs, else its exit status."""
+        if self.alive:
+            return None
+        return self.exit_code if self.exit_code is not None else -(self.signal or 1)
+
+    def how_it_ended(self) -> str:
+        """One line: the exit and the last thing it said."""
+        if self.signal is not None:
+            how = f"was stopped by signal {self.signal}"
+        else:
+            how = f"exited with status {self.exit_code}"
+        return f"{self.name} {how}" + (f": {self.last_line}" if self.last_line else "")
+
+    # --- stopping --------------------------------------------------------------------------
+
+    def terminate(self) -> None:
+        self._signal("TERM")
+
+    def kill(self) -> None:
+        self._signal("KILL")
+
+    def _signal(self, name: str) -> None:
+        self.stopping = True
+        if self.alive and self.transport is not None:
+            try:
+                self.transport.signalProcess(name)
+            except ProcessExitedAlready:
+                pass
+
+
+def spawn(reactor: Any, args: Sequence[str], name: str, log_path: str | None,
+          cwd: str | os.PathLike[str], env: dict[str, str] | None = None) -> AiChild:
+    """Start ``tractor <args>`` as a child (see `python_command`) in ``cwd``."""
+    child = AiChild(name, log_path)
+    environment = dict(os.environ if env is None else env)
+    environment[PARENT_ENV] = str(os.getpid())
+    reactor.spawnProcess(child, sys.executable, python_command(*args), env=environment,
+                         path=str(Path(cwd)), childFDs={0: "w", 1: "r", 2: "r"})
+    child.transport.closeStdin()
+    return child
+
+
+async def stop_all(reactor: Any, children: Iterable[AiChild], patience: float = 5.0) -> None:
+    """Ask every live child to stop, and kill the ones still running after ``patience``."""
+    live = [c for c in children if c.alive]
+    for child in live:
+        child.terminate()
+    if not live:
+        return
+    timer = reactor.callLater(patience, lambda: [c.kill() for c in live])
+    try:
+        await DeferredList([c.ended for c in live])
+    finally:
+        if timer.active():
+            timer.cancel()
+
+
+def terminate_on_shutdown(reactor: Any, children: list[AiChild]) -> None:
+    """When this process is told to stop (SIGTERM, SIGINT: the reactor shuts down without
+    running the command's clean-up), its AI children are told to stop too."""
+    reactor.addSystemEventTrigger("before", "shutdown",
+                                  lambda: [c.terminate() for c in children if c.alive])
