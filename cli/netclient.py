@@ -64,15 +64,23 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
 
 
 def display_names(names: Sequence[str]) -> list[str]:
-    """The names as the screens show them: a name several seats share (two people who
-    kept the same default) gets each seat's number.
+    """The names as the screens show them: when several seats share a name (two people who
+    kept their default), the later ones are numbered, so every seat reads differently.
 
-    >>> display_names(["ann", "AI 1", "ann", "AI 2"])
-    ['ann (seat 0)', 'AI 1', 'ann (seat 2)', 'AI 2']
+    >>> display_names(["ann", "AI 1", "ann", "AI 2", "ann"])
+    ['ann', 'AI 1', 'ann 2', 'AI 2', 'ann 3']
     """
-    counts = Counter(names)
-    return [f"{name} (seat {seat})" if counts[name] > 1 else name
-            for seat, name in enumerate(names)]
+    taken = set(names)
+    seen: Counter[str] = Counter()
+    out = []
+    for name in names:
+        seen[name] += 1
+        shown, k = name, seen[name]
+        while k > 1 and shown in taken | set(out):
+            shown = f"{name} {k}"
+            k += 1
+        out.append(shown)
+    return out
 
 
 class NetClient:

@@ -40,6 +40,10 @@ Commands:
 After a hand: an empty line (or next) starts the next one."""
 
 
+#: The prompt while nothing is asked of the person (commands still work: quit, say, log).
+WAITING = "(waiting)> "
+
+
 class PlainSession:
     """The conversation's state, independent of how lines are read: the drivers below call
     `prompt` for the next question and `handle` with each answer."""
@@ -261,7 +265,13 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
     """Play on the running event loop (network clients move while we wait). On a terminal
     the prompt has card completion; on a pipe, lines are read one by one and echoed.
     Returns 0 when the game ended or the person quit, 1 when the input ran out, 2 when the
-    table failed."""
+    table failed.
+
+    A line is read at every moment, also while another seat moves or the table waits for
+    a lost seat, so ``quit`` (and ``say``, ``log``...) never waits for the table. On a
+    terminal the "(waiting)" prompt becomes the question's when one comes. On a pipe, a
+    line that answers a question waits for the next question (a script's answers are
+    taken in order, one per question, as before); the others act at once."""
     stdin = input or sys.stdin
     out = output or sys.stdout
     session = PlainSession(client, out.write)
@@ -269,29 +279,59 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
     client.on_change = changed.set
     tty = _isatty(stdin) and _isatty(out)
     read = _prompt_reader(client, stdin, out) if tty else _pipe_reader(stdin)
+    reading: asyncio.Future[str | None] | None = None
+    asked: str | None = None  #: the question the line being read answers (None: waiting)
+    held: str | None = None  #: a piped answer read while no question was asked
     try:
         while True:
             prompt = session.next_question()
             if isinstance(prompt, int):
                 return prompt
-            if prompt is None:
-                out.flush()
-                changed.clear()
-                await changed.wait()
+            if held is not None and prompt is not None:
+                line, held = held, None
+                out.write(f"{prompt}{line}\n")
+                session.handle(line)
                 continue
-            if not tty:
+            if reading is not None and tty and prompt != asked:
+                reading.cancel()  # the terminal's prompt becomes the new question's
+                reading = None
+            if prompt != asked and not tty and prompt is not None:
                 out.write(prompt)
-                out.flush()
-            line = await read(prompt)
+            asked = prompt
+            if reading is None and held is None:
+                reading = asyncio.ensure_future(read(prompt or WAITING))
+            out.flush()
+            changed.clear()
+            moved = asyncio.ensure_future(changed.wait())
+            await asyncio.wait({moved, *([reading] if reading else [])},
+                               return_when=asyncio.FIRST_COMPLETED)
+            moved.cancel()
+            if reading is None or not reading.done():
+                continue  # the table moved: look again
+            line, reading = reading.result(), None
             if line is None:
                 out.write("\n(end of input)\n")
                 return 1
+            if not tty and asked is None:
+                if not _needs_no_question(line):
+                    held = line  # a script's next answer: for the next question
+                    continue
+                out.write(WAITING)
             if not tty:
                 out.write(line + "\n")
+            asked = None
             session.handle(line)
     finally:
+        if reading is not None:
+            reading.cancel()
         client.on_change = None
         out.flush()
+
+
+def _needs_no_question(line: str) -> bool:
+    """A command that acts whatever the table waits for (leaving, chat, looking)."""
+    return line.strip().partition(" ")[0].lower() in (
+        "quit", "exit", "q", "say", "log", "help", "?", "table", "last", "tracker")
 
 
 def _isatty(stream: Any) -> bool:

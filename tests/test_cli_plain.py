@@ -189,3 +189,47 @@ def test_session_prompt_is_none_when_nothing_to_decide() -> None:
     assert client.decision() != DECLARE
     session.handle("say")
     assert "say what?" in "".join(written)
+
+
+class _StuckTable(LocalClient):
+    """A table that waits for another seat for ever (a seat left, nobody moves)."""
+
+    def decision(self):  # type: ignore[override]
+        return None
+
+
+def _run_on_pipe(client, script: str, seconds: float) -> tuple[int, str]:
+    r, w = os.pipe()
+    with os.fdopen(w, "w", encoding="utf-8") as pipe:
+        pipe.write(script)
+    out = io.StringIO()
+    with os.fdopen(r, encoding="utf-8") as stdin:
+        rc = asyncio.run(asyncio.wait_for(run_plain(client, stdin, out), seconds))
+    return rc, out.getvalue()
+
+
+def test_quit_while_the_table_waits_for_another_seat_leaves_at_once() -> None:
+    # Before: with nothing to decide, no line was read, so `quit` hung until Ctrl-C.
+    rc, text = _run_on_pipe(_StuckTable(seed=2), "say anyone there?\nquit\n", 10)
+    assert rc == 0
+    assert "(waiting)> say anyone there?" in text and "(waiting)> quit" in text
+    assert text.rstrip().endswith("Bye.")
+
+
+def test_piped_answers_read_while_waiting_wait_for_their_question() -> None:
+    client = LocalClient(seed=5)
+    real = client.decision
+    calls = [0]
+
+    def late_decision():  # the first looks find nothing to decide, as between peers
+        calls[0] += 1
+        if calls[0] > 3:
+            return real()
+        # ... until the table moves (another seat's play arrives)
+        asyncio.get_running_loop().call_later(0.05, lambda: client.on_change())
+        return None
+
+    client.decision = late_decision  # type: ignore[method-assign]
+    rc, text = _run_on_pipe(client, script_for(5), 60)
+    assert rc == 0 and "Hand 1 is over." in text
+    assert "(waiting)> hint" not in text  # the answer went to the question that came

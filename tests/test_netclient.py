@@ -13,7 +13,7 @@ from tractor.ai.peer import StrategyPlayer
 from tractor.ai.strategies import make_strategy
 from tractor.cards import parse_cards
 from tractor.cli.client import BURY, DECLARE, PLAY
-from tractor.cli.netclient import HumanPlayer, NetClient, verdict_text
+from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
 from tractor.net.table import TableError
@@ -201,3 +201,12 @@ def test_every_kind_of_halt_reads_plainly():
     assert text.startswith("The table stopped: this peer could not process messages after "
                            "a frame from seat 3")
 
+
+
+def test_seats_that_share_a_name_read_differently():
+    # Two people who kept their default name were both "You" on every screen.
+    assert display_names(["ann", "AI 1", "ann", "AI 2"]) == ["ann", "AI 1", "ann 2", "AI 2"]
+    assert display_names(["x", "x 2", "x"]) == ["x", "x 2", "x 3"]
+    t = Table(seed=5)
+    t.client.rebind(t.node, ["bo", "bo", "AI", "AI"])
+    assert t.client.names == ["bo", "bo 2", "AI", "AI 2"]
