@@ -1,0 +1,143 @@
+"""AI peers in child processes (`tractor.ai.children`): they run whatever folder the person
+typed the command in, a child that dies is reported at once with its last line, and they
+leave with the process that started them, however it ends."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tractor.ai.children import python_command
+
+
+def _shadowing_clone(tmp_path: Path) -> Path:
+    """A folder like a clone's root: its own `tractor/` package without the subpackages
+    (`net/`, `ai/`, `cli/` live beside it and are mapped only by the installer)."""
+    root = tmp_path / "clone"
+    (root / "tractor").mkdir(parents=True)
+    (root / "tractor" / "__init__.py").write_text('"""The rules core, as in a clone."""\n')
+    return root
+
+
+def test_a_child_command_ignores_the_folder_it_is_started_in(tmp_path):
+    root = _shadowing_clone(tmp_path)
+    naive = subprocess.run([sys.executable, "-m", "tractor.cli.main", "rules"], cwd=root,
+                           capture_output=True, text=True, timeout=60)
+    assert naive.returncode != 0, naive.stdout  # the trap is real: the clone shadows tractor
+    ours = subprocess.run(python_command("rules"), cwd=root, capture_output=True, text=True,
+                          timeout=60)
+    assert ours.returncode == 0, ours.stderr
+    assert "TRACTOR (Sheng Ji" in ours.stdout
+
+
+REPORT = r"""
+import sys
+from pathlib import Path
+from tractor.cli.main import install_reactor
+install_reactor()
+from twisted.internet import defer, task
+from tractor.ai.children import spawn, stop_all
+from tractor.ai.runner import spawn_ai_process
+from tractor.cli.tables import AiStopped, _until_started
+
+home = Path(sys.argv[1])
+
+async def main(reactor):
+    # Nobody listens on the discard port: the AI's lobby connection is refused at once.
+    child = spawn_ai_process(reactor, "tcp:127.0.0.1:9", [b"t" * 32], "random",
+                             log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
+                             name="AI 7", cwd=sys.argv[2])
+    started = defer.Deferred()
+    t0 = reactor.seconds()
+    try:
+        await _until_started(reactor, started, [child], 60.0, home)
+    except AiStopped as exc:
+        print(f"STOPPED after {reactor.seconds() - t0:.1f}s: {exc}")
+    await stop_all(reactor, [child])
+
+task.react(lambda r: defer.ensureDeferred(main(r)))
+"""
+
+
+def test_a_child_that_dies_is_reported_at_once_with_its_last_line(tmp_path):
+    # Before: the person read "the AI peers did not join in time" 60 s later, the reason
+    # only in ai.log.
+    root = _shadowing_clone(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = subprocess.run([sys.executable, "-c", REPORT, str(home), str(root)],
+                          capture_output=True, text=True, timeout=90, cwd=root.parent)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    match = re.search(r"STOPPED after ([\d.]+)s: (.*)", proc.stdout)
+    assert match, proc.stdout + proc.stderr[-2000:]
+    assert float(match.group(1)) < 15
+    assert re.search("AI 7 exited with status 1: .*cannot reach the lobby", match.group(2))
+    log = (home / "ai.log").read_text()
+    assert re.search(r"\[AI 7\] .*cannot reach the lobby", log), log
+    assert (home / "ai.log").stat().st_mode & 0o777 == 0o600
+
+
+def _ai_children(home: Path) -> list[int]:
+    pids = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if str(home) in cmd and "\0ai\0" in cmd:
+                pids.append(int(pid))
+    return pids
+
+
+def _host_with_an_ai(home: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "TRACTOR_HOME": str(home), "NO_COLOR": "1"}
+    host = subprocess.Popen(
+        python_command("host", "--ai", "1", "--plain", "--no-announce", "--strategy",
+                       "random", "--listen", "tcp:0:interface=127.0.0.1"),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env, cwd=home)
+    deadline = time.time() + 60
+    while time.time() < deadline and not _ai_children(home):
+        time.sleep(0.2)
+    assert _ai_children(home), "the host started no AI child"
+    time.sleep(1.0)  # the child is up and waiting in the lobby
+    return host
+
+
+def _gone_within(home: Path, seconds: float) -> bool:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not _ai_children(home):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_hosts_ai_children_leave_when_it_is_terminated(tmp_path):
+    # Before: `kill HOST` (SIGTERM) left the AI children waiting in a lobby for ever.
+    host = _host_with_an_ai(tmp_path)
+    try:
+        host.send_signal(signal.SIGTERM)
+        host.wait(timeout=30)
+        assert _gone_within(tmp_path, 3.0), _ai_children(tmp_path)
+    finally:
+        host.kill()
+        for pid in _ai_children(tmp_path):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_hosts_ai_children_leave_when_it_is_killed(tmp_path):
+    host = _host_with_an_ai(tmp_path)
+    try:
+        host.kill()
+        host.wait(timeout=30)
+        assert _gone_within(tmp_path, 3.0), _ai_children(tmp_path)
+    finally:
+        for pid in _ai_children(tmp_path):
+            os.kill(pid, signal.SIGKILL)
