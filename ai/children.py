@@ -29,6 +29,7 @@ TOKENS_ENV = "TRACTOR_AI_TOKENS"
 #: The pid a child started with ``--exit-with-parent`` must outlive no longer.
 PARENT_ENV = "TRACTOR_PARENT_PID"
 MAX_LINE = 300  #: characters of a child's last line kept for the report
+REAP_SECONDS = 0.25  #: how often exited children are collected (see `_Reaper`)
 
 
 def python_command(*args: str) -> list[str]:
@@ -138,7 +139,36 @@ def spawn(reactor: Any, args: Sequence[str], name: str, log_path: str | None,
     reactor.spawnProcess(child, sys.executable, python_command(*args), env=environment,
                          path=str(Path(cwd)), childFDs={0: "w", 1: "r", 2: "r"})
     child.transport.closeStdin()
+    _Reaper.watch(reactor)
     return child
+
+
+class _Reaper:
+    """Collects exited children while any is alive. Twisted learns of a child's exit from
+    SIGCHLD through the signal wake-up fd, but prompt_toolkit's screen registers asyncio
+    signal handlers, which take that fd over: a child that exits after its pipes closed
+    then stays a zombie and never reports its end (and `stop_all` would wait for ever)."""
+
+    _loops: dict[int, Any] = {}  #: reactor id -> its running LoopingCall
+
+    @classmethod
+    def watch(cls, reactor: Any) -> None:
+        from twisted.internet import process
+        from twisted.internet.task import LoopingCall
+
+        key = id(reactor)
+        if key in cls._loops:
+            return
+
+        def reap() -> None:
+            process.reapAllProcesses()
+            if not process.reapProcessHandlers:  # nothing left to collect
+                cls._loops.pop(key).stop()
+
+        loop = LoopingCall(reap)
+        loop.clock = reactor
+        cls._loops[key] = loop
+        loop.start(REAP_SECONDS, now=False)
 
 
 async def stop_all(reactor: Any, children: Iterable[AiChild], patience: float = 5.0) -> None:
