@@ -1,0 +1,125 @@
+"""How long a person waits: from Enter on `tractor` to the first decision on the full screen
+(three AI peer processes, the verified shuffle, the deal), and from Enter on `tractor
+resume` after the game was killed mid-hand to the first decision again.
+
+Runs the installed `tractor` command in a pseudo-terminal, as a person would, with a fresh
+data folder per run; the screen is read back with pyte (a test dependency). Prints each
+run's figures, then a JSON last line: ``{"first_decision_s": ..., "resume_decision_s":
+..., ...}`` (medians over the runs).
+
+    python bench/startup.py [--runs 3] [--strategy search] [--level normal]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from terminal import Terminal  # noqa: E402
+
+DECIDING = ("your turn", "you may declare")
+
+
+def tractor_command() -> str:
+    """The installed console script beside this interpreter (else on PATH)."""
+    here = Path(sys.executable).with_name("tractor")
+    return str(here) if here.exists() else (shutil.which("tractor") or "tractor")
+
+
+def status(term: Terminal) -> str:
+    lines = term.text().splitlines()
+    return lines[0] if lines else ""
+
+
+def until_decision(term: Terminal, seconds: float) -> float | None:
+    """Seconds until the status line asks the person something (None: not in time)."""
+    start = time.perf_counter()
+    if term.wait_until(lambda text: any(w in text.splitlines()[0] for w in DECIDING)
+                       if text else False, seconds):
+        return time.perf_counter() - start
+    return None
+
+
+def first_progress(term: Terminal, seconds: float) -> float | None:
+    """Seconds until the screen shows anything at all."""
+    start = time.perf_counter()
+    if term.wait_until(lambda text: bool(text.strip()), seconds):
+        return time.perf_counter() - start
+    return None
+
+
+def one_run(strategy: str, level: str) -> dict[str, float | None]:
+    home = Path(tempfile.mkdtemp(prefix="tractor-startup-"))
+    env = {**os.environ, "TRACTOR_HOME": str(home), "NO_COLOR": "1"}
+    exe = tractor_command()
+    try:
+        term = Terminal([exe, "play", "--strategy", strategy, "--level", level], env,
+                        cwd=str(home))
+        first = until_decision(term, 120)
+        # A few decisions in (a play, not only the deal), kill it like a crash.
+        made = 0
+        deadline = time.time() + 120
+        while made < 3 and time.time() < deadline:
+            line = status(term)
+            if "you may declare" in line:
+                term.send("p")
+            elif "your turn" in line:
+                term.send("i")
+                term.pump(0.2)
+                term.send("\r")
+                made += "follow" in line or "lead" in line
+            term.pump(0.3)
+        os.kill(term.pid, signal.SIGKILL)
+        term.close()
+        time.sleep(1.0)  # its AI peers leave with it (they die with their parent)
+        term = Terminal([exe, "resume"], env, cwd=str(home))
+        shown = first_progress(term, 60)
+        resumed = until_decision(term, 120)
+        term.send("\x11")
+        term.exited(5)
+        term.close()
+        return {"first_decision_s": first, "resume_progress_s": shown,
+                "resume_decision_s": None if resumed is None else resumed}
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--strategy", default="search")
+    parser.add_argument("--level", default="normal")
+    args = parser.parse_args()
+    runs = []
+    for i in range(args.runs):
+        run = one_run(args.strategy, args.level)
+        runs.append(run)
+        print(f"run {i + 1}: " + ", ".join(
+            f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in run.items()), flush=True)
+
+    def median(key: str) -> float | None:
+        values = [r[key] for r in runs if r[key] is not None]
+        return round(statistics.median(values), 2) if values else None
+
+    result = {"first_decision_s": median("first_decision_s"),
+              "resume_decision_s": median("resume_decision_s"),
+              "resume_progress_s": median("resume_progress_s"),
+              "first_decision_max_s": max((r["first_decision_s"] or 0.0) for r in runs),
+              "resume_decision_max_s": max((r["resume_decision_s"] or 0.0) for r in runs),
+              "runs": len(runs), "strategy": args.strategy, "level": args.level,
+              "cores": os.cpu_count()}
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
