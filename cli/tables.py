@@ -404,6 +404,9 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         return 1
     game = games[-1].id
     meta = journal.meta(game)
+    # Said at once: replaying the journal checks every signed frame again and takes a
+    # moment, and a blank terminal meanwhile looks like a hang.
+    say(f"resuming game {game} from its journal: checking every move again...")
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     if meta.get("local_ai"):
@@ -423,7 +426,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
                 "still running? (try again in a few seconds)")
             return 1
         node.done.addErrback(lambda f: None)
-        say(f"resuming game {game} at hand {session.hand_no + 1}")
+        say(f"resumed game {game} at hand {session.hand_no + 1}: reconnecting to the "
+            "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0))
         return await _screen(client, args.plain)

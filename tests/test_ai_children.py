@@ -70,7 +70,7 @@ def test_a_child_that_dies_is_reported_at_once_with_its_last_line(tmp_path):
     root = _shadowing_clone(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
-    proc = subprocess.run([sys.executable, "-c", REPORT, str(home), str(root)],
+    proc = subprocess.run([sys.executable, "-P", "-c", REPORT, str(home), str(root)],
                           capture_output=True, text=True, timeout=90, cwd=root.parent)
     assert proc.returncode == 0, proc.stderr[-2000:]
     match = re.search(r"STOPPED after ([\d.]+)s: (.*)", proc.stdout)

@@ -28,7 +28,7 @@ task.react(lambda r: ensureDeferred(main(r)))
 
 
 def test_four_ai_peers_finish_a_game_over_loopback_tcp(tmp_path):
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-P", "-c", SCRIPT, str(tmp_path)], capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = json.loads(proc.stdout.strip().splitlines()[-1])

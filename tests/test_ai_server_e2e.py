@@ -35,14 +35,14 @@ task.react(lambda r: ensureDeferred(main(r)))
 def test_an_ai_server_fills_a_table_and_its_players_finish_the_game(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path)}
     server = subprocess.Popen(
-        [sys.executable, "-m", "tractor.cli.main", "ai-server", "--strategy", "heuristic",
+        [sys.executable, "-P", "-m", "tractor.cli.main", "ai-server", "--strategy", "heuristic",
          "--level", "easy", "--no-announce", "--listen", "tcp:0:interface=127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = server.stdout.readline()
         assert line.startswith("AI server ready at tcp:127.0.0.1:"), line
         address = line.split()[4].rstrip(":")
-        host = subprocess.run([sys.executable, "-c", HOST, address], capture_output=True,
+        host = subprocess.run([sys.executable, "-P", "-c", HOST, address], capture_output=True,
                               text=True, timeout=120, env=env)
         assert host.returncode == 0, host.stderr[-3000:]
         seated = json.loads(host.stdout.strip().splitlines()[-1])

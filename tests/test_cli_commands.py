@@ -14,7 +14,7 @@ from tractor.rules import RulesError
 
 
 def tractor(*args: str, home, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tractor.cli.main", *args],
+    return subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", *args],
                           capture_output=True, text=True, timeout=timeout,
                           env={"TRACTOR_HOME": str(home), "PATH": "/usr/bin:/bin"},
                           stdin=subprocess.DEVNULL)

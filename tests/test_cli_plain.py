@@ -142,7 +142,7 @@ def test_standard_input_of_a_child_process() -> None:
     code = ("import asyncio, sys; from tractor.cli.local import LocalClient; "
             "from tractor.cli.plain import run_plain; "
             "sys.exit(asyncio.run(run_plain(LocalClient(seed=5))))")
-    proc = subprocess.run([sys.executable, "-c", code], input=script, capture_output=True,
+    proc = subprocess.run([sys.executable, "-P", "-c", code], input=script, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr

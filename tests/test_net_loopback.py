@@ -9,7 +9,7 @@ import sys
 
 
 def run(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tractor.net.loopback", *args],
+    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.loopback", *args],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -24,7 +24,7 @@ def tractor_env(tmp_path) -> dict[str, str]:
 def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     script = "hint\n\n" * 70 + "quit\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "tractor.cli.main", "play", "--plain", "--strategy",
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", "--strategy",
          "heuristic", "--level", "easy", "--seed", "3"],
         input=script, capture_output=True, text=True, timeout=600, env=tractor_env(tmp_path))
     out = proc.stdout
@@ -34,7 +34,7 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     assert "4 of 4 peers verified the hand: no rule broken" in out
     assert out.count("Refused") == 0
     # The game is in the journal: `tractor history` lists it.
-    hist = subprocess.run([sys.executable, "-m", "tractor.cli.main", "history"],
+    hist = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "history"],
                           capture_output=True, text=True, timeout=60,
                           env=tractor_env(tmp_path))
     assert re.search(r"seat 0 with AI 1, AI 2, AI 3  [1-9] hand\(s\)", hist.stdout), hist.stdout
@@ -109,7 +109,7 @@ class Terminal:
 
 def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
     pytest.importorskip("pyte")
-    term = Terminal([sys.executable, "-m", "tractor.cli.main", "play", "--strategy",
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--strategy",
                      "heuristic", "--level", "easy", "--seed", "4"], tractor_env(tmp_path))
     try:
         assert term.wait_for("Tractor · hand 1", 120), term.text()

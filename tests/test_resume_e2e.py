@@ -20,7 +20,7 @@ class Session:
     """A `tractor ... --plain` process answered one prompt at a time."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "tractor.cli.main", *args],
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "tractor.cli.main", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.out = ""
