@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import select
-import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from pty_terminal import Terminal
 
 
 def tractor_env(tmp_path) -> dict[str, str]:
@@ -38,73 +37,6 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
                           capture_output=True, text=True, timeout=60,
                           env=tractor_env(tmp_path))
     assert re.search(r"seat 0 with AI 1, AI 2, AI 3  [1-9] hand\(s\)", hist.stdout), hist.stdout
-
-
-class Terminal:
-    """A child process on a pseudo-terminal, its screen kept by a terminal emulator."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cols: int = 100,
-                 rows: int = 30) -> None:
-        import pty
-
-        import pyte
-
-        self.screen = pyte.Screen(cols, rows)
-        self.stream = pyte.ByteStream(self.screen)
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become the program
-            os.environ.update(env)
-            os.environ["COLUMNS"], os.environ["LINES"] = str(cols), str(rows)
-            os.execv(argv[0], argv)
-        import fcntl
-        import struct
-        import termios
-
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-
-    def pump(self, seconds: float) -> None:
-        end = time.time() + seconds
-        while True:
-            left = end - time.time()
-            if left <= 0:
-                return
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.stream.feed(data)
-
-    def text(self) -> str:
-        return "\n".join(self.screen.display)
-
-    def send(self, keys: str) -> None:
-        os.write(self.fd, keys.encode())
-
-    def wait_for(self, needle: str, seconds: float) -> bool:
-        end = time.time() + seconds
-        while time.time() < end:
-            self.pump(0.2)
-            if needle in self.text():
-                return True
-        return False
-
-    def close(self) -> int | None:
-        try:
-            os.kill(self.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        for _ in range(50):
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return status
-            time.sleep(0.1)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        return None
 
 
 def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
