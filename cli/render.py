@@ -217,7 +217,8 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
                     color: bool | None = None) -> StyleAndTextTuples:
     """The table: trump, teams and levels, defender points, then one row per seat with its
     name, side, level, cards left and its cards in the trick (the last trick when a new one
-    has not started); ``▶`` marks who is to play, ``*`` the starter."""
+    has not started); ``▶`` marks who is to play, ``*`` the starter, ``(you)`` this
+    seat's own row."""
     out: StyleAndTextTuples = []
     n = seat_count(obs)
     levels = obs.get("levels") or ["2", "2"]
@@ -270,9 +271,10 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
     for s in range(n):
         mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
         side = _side(obs, s) + ("*" if s == starter else "")
-        style = "class:me" if s == obs.get("seat") else ""
+        me = s == obs.get("seat")
+        label = f"{names[s][:4]} (you)" if me else names[s][:10]
         out.append(("class:turn", mark + " "))
-        out.append((style, f"{names[s][:10]:<11}"))
+        out.append(("class:me" if me else "", f"{label:<11}"))
         out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs['hand_sizes'][s]:>5}  "))
         if s in plays:
             cards, tag = plays[s]

@@ -42,7 +42,7 @@ def hand_pane_cards(screen: str) -> int:
 
 def own_row_cards(screen: str, name: str) -> int | None:
     """The 'cards' column of the person's own row in the seats list."""
-    match = re.search(rf"^[▶ ] {name}\s+(?:decl|def|team \d)\*?\s+(?:10|[2-9JQKA])\s+(\d+)",
+    match = re.search(rf"^[▶ ] {name} \(you\)\s+(?:decl|def|team \d)\*?\s+(?:10|[2-9JQKA])\s+(\d+)",
                       screen, re.M)
     return int(match.group(1)) if match else None
 
