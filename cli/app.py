@@ -57,6 +57,7 @@ from .cards_input import (
     toggle_in_text,
 )
 from .client import BURY, DECLARE, PLAY, TableClient
+from .panes import FittedText
 
 #: Every key of the play screen, for the help panel and the README.
 KEYS: list[tuple[str, str]] = [
@@ -74,6 +75,7 @@ KEYS: list[tuple[str, str]] = [
     ("l", "last trick"),
     ("o", "cards still out (tracker)"),
     ("g", "whole event log"),
+    ("PgUp PgDn", "scroll the log (g)"),
     ("m", "chat: say something"),
     ("n", "next hand (after summary)"),
     ("?", "this help"),
@@ -128,8 +130,11 @@ class PlayView:
         self._last_turn: tuple[Any, ...] | None = None
         self._summary_shown = False
         self.app: Application[Any] | None = None
-        self.log_window: Window | None = None  #: set by the layout (sizes the log text)
-        self.panel_window: Window | None = None
+        #: The log panel's scroll: lines back from the newest; and its page and line count
+        #: at its last drawing (what PgUp/PgDn move by, how far back there is).
+        self.log_back = 0
+        self._log_page = 10
+        self._log_lines = 0
         self.input = Buffer(completer=HandCompleter(self.hand), complete_while_typing=True,
                             multiline=False)
         self.chat_buffer = Buffer(multiline=False)
@@ -235,6 +240,14 @@ class PlayView:
         else:
             self.toggle()
 
+    def scroll_log(self, lines: int | None) -> None:
+        """Scroll the log panel ``lines`` back (negative: forward; None: to the oldest)."""
+        top = max(0, self._log_lines - self._log_page)
+        # To the oldest: as far back as there are lines (the drawing stops at the top,
+        # whatever the size it is drawn at).
+        self.log_back = self._log_lines if lines is None else max(
+            0, min(top, self.log_back + lines))
+
     def clear(self) -> None:
         self._set_input("")
         self.error = ""
@@ -333,6 +346,8 @@ class PlayView:
     def show(self, panel: str) -> None:
         """Open an information panel, or close it when it is open."""
         self.panel = None if self.panel == panel else panel
+        if self.panel == "log":
+            self.log_back = 0  # the newest first
         self._restore_due_panel()
 
     def close_panel(self) -> None:
@@ -377,21 +392,50 @@ class PlayView:
     def table_fragments(self) -> StyleAndTextTuples:
         return render.table_fragments(self.obs(), self.client.names)
 
-    def log_text(self) -> str:
-        width, height = _window_size(self.log_window, 31, 14)
-        return render.events_text(self.client.events(), width, height)
+    def log_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """The log pane: the newest events that fit, wrapped between words."""
+        return [("class:dim", render.events_text(self.client.events(), width, height))]
 
-    def hand_fragments(self) -> StyleAndTextTuples:
-        return render.hand_fragments(self.obs(), self.cursor, self.selected_positions())
+    def log_panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """The whole log (g): a page of it, the newest at the bottom unless scrolled."""
+        lines = render.log_lines(self.client.events(), width)
+        page = max(1, height - 2)
+        end = len(lines) - max(0, min(self.log_back, len(lines) - page))
+        start = max(0, end - page)
+        where = f" · lines {start + 1}-{end} of {len(lines)}" if len(lines) > page else ""
+        more = "PgUp/PgDn ↑↓ scroll · Home/End oldest/newest · " if len(lines) > page else ""
+        return ([("class:panel.title", f"Event log (latest last){where}"), ("", "\n")]
+                + [("", line + "\n") for line in lines[start:end]]
+                + [("class:dim", f"{more}Esc closes")])
 
-    def hand_height(self) -> Dimension:
-        rows = render.to_text(self.hand_fragments()).count("\n") + 1
-        return Dimension.exact(max(1, min(rows, 8)))
+    def log_panel_drawn(self, width: int, height: int) -> None:
+        """The log panel was drawn at this size: what PgUp/PgDn move by, and how far back
+        it goes (a scroll past the oldest line stops there)."""
+        self._log_page = max(1, height - 2)
+        self._log_lines = len(render.log_lines(self.client.events(), width))
+        self.log_back = max(0, min(self.log_back, self._log_lines - self._log_page))
 
-    def message_height(self) -> Dimension:
-        return Dimension.exact(2 if len(render.to_text(self.message_fragments())) > 79 else 1)
+    def banner_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """Network trouble, wrapped to the screen's width (never cut)."""
+        lines = render.wrap_words(self.client.banner() or "", width - 2)
+        return [("class:banner", f" {line:<{width - 2}} " + ("\n" if i < len(lines) - 1
+                                                             else ""))
+                for i, line in enumerate(lines)]
 
-    def message_fragments(self) -> StyleAndTextTuples:
+    def hand_fragments(self, width: int = 80, height: int = 8) -> StyleAndTextTuples:
+        return render.hand_fragments(self.obs(), self.cursor, self.selected_positions(),
+                                     width=width)
+
+    def message_pane(self, width: int, height: int) -> StyleAndTextTuples:
+        """The message line under the hand, wrapped between words (two lines at most)."""
+        fragments = self.message_fragments(width)
+        style = fragments[0][0] if len(fragments) == 1 else None
+        if style is None:
+            return fragments
+        lines = render.wrap_words(fragments[0][1], width)[:2]
+        return [(style, "\n".join(lines))]
+
+    def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
         if self.error:
             return [("class:error", self.error)]
         if self.info:
@@ -418,9 +462,7 @@ class PlayView:
         if self.panel == "last":
             return render.last_trick_text(obs, names) + "\n\nEsc closes."
         if self.panel == "log":
-            width, height = _window_size(self.panel_window, 79, 14)
-            return "Event log (latest last)\n" + render.events_text(
-                self.client.events(), width, max(1, height - 2)) + "\nEsc closes."
+            return render.to_text(self.log_panel_fragments(80, 16))
         if self.panel == "summary":
             summary = self.client.summary()
             if summary is None:
@@ -466,14 +508,6 @@ class PlayView:
 
 
 
-def _window_size(window: Window | None, width: int, height: int) -> tuple[int, int]:
-    """A window's size at its last drawing (the defaults before the first)."""
-    info = window.render_info if window is not None else None
-    if info is None:
-        return width, height
-    return max(10, info.window_width), max(1, info.window_height)
-
-
 def _safe(fn: Callable[[], Any]) -> Callable[[], Any]:
     """A pane's content; a failure to draw it shows as a line in the pane, not a crash."""
 
@@ -507,6 +541,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     declaring = Condition(lambda: view.panel == "declare") & ~chatting
     summary = Condition(lambda: view.panel == "summary") & ~chatting
     info_panel = panel_open & ~declaring & ~summary & ~chatting
+    log_panel = Condition(lambda: view.panel == "log") & ~chatting
 
     def bind(*keys: str | Keys, filter: Any = True, eager: bool = False) -> Callable[..., Any]:
         def deco(fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
@@ -556,6 +591,14 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     command("m", view.start_chat)
     command("n", view.next_hand, normal | summary)
 
+    # The log panel scrolls (its page is what was drawn last).
+    bind("pageup", filter=log_panel)(lambda e: view.scroll_log(max(1, view._log_page - 1)))
+    bind("pagedown", filter=log_panel)(lambda e: view.scroll_log(-max(1, view._log_page - 1)))
+    bind("up", filter=log_panel)(lambda e: view.scroll_log(1))
+    bind("down", filter=log_panel)(lambda e: view.scroll_log(-1))
+    bind("home", filter=log_panel)(lambda e: view.scroll_log(None))
+    bind("end", filter=log_panel)(lambda e: setattr(view, "log_back", 0))
+
     # Panels: information panels close; the declaration panel takes numbers.
     for key in ("escape", "enter", "q", " "):
         bind(key, filter=info_panel, eager=key == "escape")(lambda e: view.close_panel())
@@ -587,12 +630,14 @@ def _layout(view: PlayView) -> Layout:
     chatting = Condition(lambda: view.chatting)
     banner = Condition(_safe(lambda: bool(view.client.banner())))
 
+    log_panel = Condition(lambda: view.panel == "log")
     table = Window(FormattedTextControl(_safe(view.table_fragments)), wrap_lines=True)
-    log = Window(FormattedTextControl(_safe(lambda: [("class:dim", view.log_text())])),
-                 width=Dimension(preferred=31, max=40), wrap_lines=True)
+    # The log, the banner, the hand and the message are made for the size they are drawn
+    # at (cli/panes.py): wrapped between words, the newest log lines kept in view.
+    log = Window(FittedText(view.log_fragments), width=Dimension(preferred=31, max=40))
     main = VSplit([table, Window(width=1, char="│", style="class:separator"), log])
     panel = Window(FormattedTextControl(_safe(lambda: view.panel_text())), wrap_lines=True)
-    view.log_window, view.panel_window = log, panel
+    log_page = Window(FittedText(view.log_panel_fragments, view.log_panel_drawn))
     input_line = Window(
         BufferControl(view.input, input_processors=[BeforeInput(lambda: view.prompt_text(),
                                                                 style="class:label")]),
@@ -605,16 +650,16 @@ def _layout(view: PlayView) -> Layout:
         Window(FormattedTextControl(_safe(view.status_fragments)), height=1,
                style="class:status"),
         ConditionalContainer(
-            Window(FormattedTextControl(
-                _safe(lambda: [("class:banner", f" {view.client.banner()} ")])),
-                height=1, wrap_lines=True), filter=banner),
+            Window(FittedText(view.banner_fragments), height=Dimension(min=1, max=4),
+                   dont_extend_height=True, style="class:banner"), filter=banner),
         ConditionalContainer(main, filter=~panel_open),
-        ConditionalContainer(panel, filter=panel_open),
+        ConditionalContainer(panel, filter=panel_open & ~log_panel),
+        ConditionalContainer(log_page, filter=log_panel),
         Window(height=1, char="─", style="class:separator"),
-        Window(FormattedTextControl(_safe(view.hand_fragments)), height=view.hand_height,
-               wrap_lines=True),
-        Window(FormattedTextControl(_safe(view.message_fragments)), height=view.message_height,
-               wrap_lines=True),
+        Window(FittedText(view.hand_fragments), height=Dimension(min=1, max=8),
+               dont_extend_height=True),
+        Window(FittedText(view.message_pane), height=Dimension(min=1, max=2),
+               dont_extend_height=True),
         ConditionalContainer(input_line, filter=~chatting),
         ConditionalContainer(chat_line, filter=chatting),
         Window(FormattedTextControl(lambda: [("class:keys", view.keys_text())]), height=1,

@@ -494,13 +494,25 @@ def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[s
     return "\n".join(lines)
 
 
+def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width``, broken between words (a card is one word,
+    so never inside a card); at least one line."""
+    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
+                         break_on_hyphens=False) or [""]
+
+
+def log_lines(events: Sequence[str], width: int) -> list[str]:
+    """Every event wrapped to ``width``, oldest first (continuation lines indented)."""
+    return [line for e in events for line in wrap_words(e, width, "  ")]
+
+
 def events_text(events: Sequence[str], width: int = 30, height: int = 12) -> str:
-    """The latest events that fit in ``height`` lines of ``width`` (wrapped, whole events
-    only, oldest first)."""
+    """The latest events that fit in ``height`` lines of ``width`` (wrapped between words,
+    whole events only, oldest first)."""
     blocks: list[list[str]] = []
     used = 0
     for e in reversed(events):
-        block = textwrap.wrap(e, width, subsequent_indent="  ") or [""]
+        block = wrap_words(e, width, "  ")
         if used + len(block) > height:
             if not blocks:  # one event longer than the pane: keep its end
                 blocks.append(block[-height:])

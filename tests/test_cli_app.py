@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import DummyInput, create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
@@ -37,10 +38,17 @@ async def until(cond: Callable[[], Any], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.005)
 
 
+class Output80x24(DummyOutput):
+    """No terminal, but the size of one: the screen is drawn at 80x24."""
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
 @asynccontextmanager
 async def running(client: Any) -> AsyncIterator[tuple[PlayView, PipeInput]]:
     with create_pipe_input() as inp:
-        app = build_app(client, input=inp, output=DummyOutput())
+        app = build_app(client, input=inp, output=Output80x24())
         app.ttimeoutlen = 0.01
         task = asyncio.ensure_future(app.run_async())
         await until(lambda: app.is_running)
@@ -86,6 +94,77 @@ def test_select_by_typing_with_completion() -> None:
             await until(lambda: view.input.text == card + " ")
             assert view.selected_positions() == {len(hand) - 1}
     run(go())
+
+
+class LongLogClient(LocalClient):
+    """A table with a long log of long plays, and optionally a long banner."""
+
+    def __init__(self, seed: int, banner: str | None = None) -> None:
+        super().__init__(seed=seed)
+        self._banner = banner
+        self.log = [f"seat {k % 4} (AI {k % 4}) plays ♦10 ♦10 ♦9 ♦9 ♣10 ♣10 ♥10 ♥10 #{k}"
+                    for k in range(60)]
+
+    def events(self) -> list[str]:
+        return list(self.log)
+
+    def banner(self) -> str | None:
+        return self._banner
+
+
+def log_pane(screen: str) -> list[str]:
+    """The lines right of the table's separator (the log pane)."""
+    return [line.split("│", 1)[1] for line in screen.splitlines() if "│" in line]
+
+
+def test_the_log_pane_keeps_the_newest_lines_and_wraps_between_cards() -> None:
+    client = LongLogClient(seed=1)
+    app = build_app(client, input=DummyInput(), output=DummyOutput())
+    words = " ".join(client.log).split()
+    for width, height in ((100, 30), (80, 24), (120, 40), (80, 24)):  # resized
+        pane = log_pane(capture(app, width, height))
+        shown = " ".join(pane).split()
+        assert shown and shown == words[len(words) - len(shown):], (width, pane)
+        assert [line for line in pane if line.strip()][-1].endswith("#59")  # the newest
+        assert all(line.startswith(("seat", "  ")) for line in pane if line.strip())
+
+
+def test_the_log_panel_shows_the_newest_and_scrolls() -> None:
+    async def go() -> None:
+        client = LongLogClient(seed=1)
+        async with running(client) as (view, inp):
+            inp.send_text("g")
+            await until(lambda: view.panel == "log")
+            screen = capture(view.app, 80, 24)
+            assert "#59" in screen and "#0 " not in screen + " "
+            assert "Esc closes" in screen
+            inp.send_text("\x1b[5~")  # PgUp
+            await until(lambda: view.log_back > 0)
+            older = capture(view.app, 80, 24)
+            assert "#59" not in older and "lines " in older
+            inp.send_text("\x1b[H")  # Home: the oldest
+            await until(lambda: "#0 " in capture(view.app, 80, 24).replace("\n", " "))
+            inp.send_text("\x1b[6~" + "\x1b[B" * 200)  # PgDn, then down to the end
+            await until(lambda: view.log_back == 0)
+            assert "#59" in capture(view.app, 80, 24)
+    run(go())
+
+
+def test_a_long_banner_wraps_instead_of_being_cut() -> None:
+    text = ("waiting for seat 2 (Somebody With A Long Name): no connection for 17 s (the "
+            "hand ends after 120 s); waiting for seat 3 (Another Long Name): no connection "
+            "for 9 s (the hand ends after 120 s)")
+    app = build_app(LongLogClient(seed=1, banner=text), input=DummyInput(),
+                    output=DummyOutput())
+    screen = capture(app, 80, 24).splitlines()
+    assert screen[0].startswith(" Tractor")
+    banner = []
+    for line in screen[1:]:
+        if "│" in line or line.startswith("Trump"):
+            break
+        banner.append(line.strip())
+    assert " ".join(banner).split() == text.split()
+    assert len(screen) <= 24 and all(len(line) <= 80 for line in screen)
 
 
 def test_select_by_cursor_and_space() -> None:
