@@ -4,9 +4,11 @@ The screen is the table (left) and the event log (right) above the hand, a messa
 the selection input and a key bar. The input line *is* the selection: typing cards and
 pressing Space on the hand cursor edit the same text, so both ways of choosing agree and
 an illegal play stays where it was typed, with the rules core's reason under it. Keys that
-can never appear in card text (``e i l o g m n p ?``) are commands even while typing.
-Panels (help, tracker, last trick, log, declarations, hand summary) take the table's place
-and keep the hand in view.
+can never appear in card text (``e i l o g m n p ?``) are commands even while typing. Tab
+completes the card being typed from the cards held (when following, those that can
+follow), its choices listed in the message line, never over the hand. Panels (help,
+tracker, last trick, log, declarations, hand summary) take the table's place and keep
+the hand in view.
 
 Run it with ``await run_app(client)`` on the asyncio loop (the Twisted asyncio reactor
 included, see ENGINEERING-NOTES.md); never ``app.run()`` inside a running loop.
@@ -20,7 +22,8 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
-from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.buffer import Buffer, CompletionState
+from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -30,15 +33,12 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Dimension,
-    Float,
-    FloatContainer,
     HSplit,
     Layout,
     VSplit,
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
-from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
@@ -46,11 +46,13 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.cards import parse_faces
 
 from . import render
 from .cards_input import (
     HandCompleter,
     SelectionError,
+    follow_candidates,
     parse_partial,
     parse_selection,
     selection_text,
@@ -135,7 +137,9 @@ class PlayView:
         self.log_back = 0
         self._log_page = 10
         self._log_lines = 0
-        self.input = Buffer(completer=HandCompleter(self.hand), complete_while_typing=True,
+        self.completer = HandCompleter(self.hand, self.follow_allowed)
+        # Completion only when asked (Tab): a menu popping up while typing covered the hand.
+        self.input = Buffer(completer=self.completer, complete_while_typing=False,
                             multiline=False)
         self.chat_buffer = Buffer(multiline=False)
         self.sync()
@@ -165,6 +169,17 @@ class PlayView:
     def selection(self) -> list[int]:
         """The selected faces; raises `SelectionError` for text that is not a selection."""
         return parse_selection(self.input.text, self.hand())
+
+    def follow_allowed(self, typed: list[int]) -> set[int] | None:
+        """When following: the cards that can still go with ``typed`` into a legal follow
+        (the rules core decides); None (every card held) when leading, burying, declaring."""
+        obs = self.obs()
+        current = obs.get("current") or []
+        if self.client.decision() != PLAY or not current:
+            return None
+        rules = obs.get("rules") or {}
+        return follow_candidates(self.hand(), parse_faces(current[0]), typed,
+                                 render.ladder_of(obs), bool(rules.get("must_play_tractor")))
 
     # --- reacting to the table -------------------------------------------------------------
 
@@ -239,6 +254,30 @@ class PlayView:
             self.input.insert_text(" ")
         else:
             self.toggle()
+
+    def complete(self, step: int = 1) -> None:
+        """Tab: complete the card being typed. One card fits: it is typed; several: the
+        first is typed and the others are listed under the hand, Tab (Shift-Tab) goes to
+        the next (previous)."""
+        buf = self.input
+        state = buf.complete_state
+        if state is not None and state.completions:
+            if step > 0:
+                buf.complete_next()
+            else:
+                buf.complete_previous()
+            return
+        found = list(self.completer.get_completions(
+            buf.document, CompleteEvent(completion_requested=True)))
+        if not found:
+            self.info = "No card you hold fits there."
+            return
+        self.info = ""
+        if len(found) == 1:
+            buf.apply_completion(found[0])
+            return
+        buf.complete_state = CompletionState(original_document=buf.document, completions=found)
+        buf.go_to_completion(0)
 
     def scroll_log(self, lines: int | None) -> None:
         """Scroll the log panel ``lines`` back (negative: forward; None: to the oldest)."""
@@ -436,6 +475,9 @@ class PlayView:
         return [(style, "\n".join(lines))]
 
     def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
+        state = self.input.complete_state
+        if state is not None and state.completions:
+            return _choices(state, width)
         if self.error:
             return [("class:error", self.error)]
         if self.info:
@@ -508,6 +550,28 @@ class PlayView:
 
 
 
+def _choices(state: CompletionState, width: int) -> StyleAndTextTuples:
+    """The cards Tab goes through, the current one in reverse video, as many as fit in
+    one line around it."""
+    labels = [c.display_text + (c.display_meta_text or "") for c in state.completions]
+    current = state.complete_index
+    at = current or 0
+    start = 0
+    room = width - len("Tab: ") - 2
+    while start < at and sum(len(t) + 2 for t in labels[start:at + 1]) > room:
+        start += 1
+    out: StyleAndTextTuples = [("class:label", "Tab: ")]
+    used = 0
+    for i in range(start, len(labels)):
+        if used + len(labels[i]) + 2 > room:
+            out.append(("class:dim", "…"))
+            break
+        out.append(("class:selected" if i == current else "", labels[i]))
+        out.append(("", "  "))
+        used += len(labels[i]) + 2
+    return out
+
+
 def _safe(fn: Callable[[], Any]) -> Callable[[], Any]:
     """A pane's content; a failure to draw it shows as a line in the pane, not a crash."""
 
@@ -563,6 +627,8 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     bind("up", filter=normal & ~has_completions)(lambda e: view.move_row(-1))
     bind("down", filter=normal & ~has_completions)(lambda e: view.move_row(1))
     bind(" ", filter=normal)(lambda e: view.space())
+    bind("tab", filter=normal)(lambda e: view.complete(1))
+    bind("s-tab", filter=normal)(lambda e: view.complete(-1))
 
     @bind("enter", filter=normal)
     def _enter(event: KeyPressEvent) -> None:
@@ -665,10 +731,7 @@ def _layout(view: PlayView) -> Layout:
         Window(FormattedTextControl(lambda: [("class:keys", view.keys_text())]), height=1,
                style="class:keys"),
     ])
-    root = FloatContainer(body, floats=[
-        Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))
-    ])
-    return Layout(root, focused_element=view.input)
+    return Layout(body, focused_element=view.input)
 
 
 def build_app(client: TableClient, input: Input | None = None,

@@ -70,29 +70,60 @@ def follow_client() -> LocalClient:
     return client
 
 
-def test_select_by_typing_with_completion() -> None:
+def test_tab_completes_from_the_cards_that_can_follow_and_covers_nothing() -> None:
     async def go() -> None:
         client = follow_client()
+        obs = client.observation()
+        ladder = render.ladder_of(obs)
+        led = ladder.esuit[parse_faces(obs["current"][0])[0]]
         async with running(client) as (view, inp):
             hand = view.hand()
+            follow = list(dict.fromkeys(f for f in hand if ladder.esuit[f] == led))
+            spades = {f for f in hand if 0 <= f < 13}
+            assert spades - set(follow)  # ♠2 is a trump here: it cannot follow ♠
             inp.send_text("s")
             await until(lambda: view.input.text == "s")
+            await asyncio.sleep(0.05)
+            assert view.input.complete_state is None  # nothing pops up while typing
+            inp.send_text(TAB)
             await until(lambda: view.input.complete_state is not None)
             offered = [c.text for c in view.input.complete_state.completions]
-            spades = sorted({format_cards([f]) + " " for f in hand if 0 <= f < 13},
-                            key=lambda t: hand.index(parse_faces(t)[0]))
-            assert offered == spades
-            inp.send_text(TAB)  # completes to the first card offered
-            await until(lambda: view.input.text == spades[0])
-            face = parse_faces(spades[0])[0]
-            assert view.selected_positions() == {hand.index(face)}
+            assert offered == [format_cards([f]) + " " for f in follow]
+            assert view.input.text == offered[0]  # the first one is typed
+            # The choices are listed under the hand; every hand row is still in full view.
+            screen = capture(view.app, 80, 24).splitlines()
+            choices = next(line for line in screen if line.startswith("Tab: "))
+            assert all(render.card_label(f) in choices for f in follow)
+            for label, faces in render.hand_groups(client.observation()):
+                row = next(line for line in screen if line.startswith(label + " "))
+                assert render.cards_label(faces).split() == [
+                    t.strip(">*") for t in row[len(label):].split()], row
+            inp.send_text(TAB)  # the next one
+            await until(lambda: view.input.text == offered[1])
+            inp.send_text(ESC)
+            await until(lambda: view.input.text == "" and view.input.complete_state is None)
+            # A card that cannot follow is not offered.
+            inp.send_text("d" + TAB)
+            await until(lambda: view.info == "No card you hold fits there.")
+            assert view.input.text == "d" and view.input.complete_state is None
+            # Typing with a suit symbol and a space between cards works the same.
             inp.send_text(ESC)
             await until(lambda: view.input.text == "")
-            # Typing with a suit symbol and a space between cards works the same.
             card = render.card_label(hand[-1])
             inp.send_text(card + " ")
             await until(lambda: view.input.text == card + " ")
             assert view.selected_positions() == {len(hand) - 1}
+            # After a typed play, nothing opens; Tab offers only what is still held.
+            inp.send_text(ESC + offered[1] + ENTER)
+            await until(lambda: view.input.text == "" and len(view.hand()) == len(hand) - 1)
+            await asyncio.sleep(0.05)
+            assert view.input.complete_state is None
+            if client.decision() == PLAY:
+                inp.send_text(TAB)
+                await asyncio.sleep(0.05)
+                state = view.input.complete_state
+                for c in state.completions if state else []:
+                    assert parse_faces(c.text)[0] in view.hand()
     run(go())
 
 
