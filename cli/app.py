@@ -3,12 +3,12 @@
 The screen is the table (left) and the event log (right) above the hand, a message line,
 the selection input and a key bar. The input line *is* the selection: typing cards and
 pressing Space on the hand cursor edit the same text, so both ways of choosing agree and
-an illegal play stays where it was typed, with the rules core's reason under it. Keys that
-can never appear in card text (``e i l o g m n p ?``) are commands even while typing. Tab
-completes the card being typed from the cards held (when following, those that can
-follow), its choices listed in the message line, never over the hand. Panels (help,
-tracker, last trick, log, declarations, hand summary) take the table's place and keep
-the hand in view.
+an illegal play stays where it was typed, with the rules core's reason under it. The
+command letters (``e i l o g m n p ?``) act only while the input is empty: once something
+is typed, every key is text. Tab completes the card being typed from the cards held (when
+following, those that can follow), its choices listed in the message line, never over
+the hand. Panels (help, tracker, last trick, log, declarations, hand summary) take the
+table's place and keep the hand in view.
 
 Run it with ``await run_app(client)`` on the asyncio loop (the Twisted asyncio reactor
 included, see ENGINEERING-NOTES.md); never ``app.run()`` inside a running loop.
@@ -411,14 +411,25 @@ class PlayView:
     def start_chat(self) -> None:
         self.chatting = True
         self.chat_buffer.reset()
+        self._focus()  # now: the keys typed right after m are chat, even before a redraw
 
     def send_chat(self) -> None:
         text = self.chat_buffer.text.strip()
-        self.chatting = False
-        self.chat_buffer.reset()
+        self.cancel_chat()
         if text:
             self.client.chat(text)
             self.info = "Said it."
+
+    def cancel_chat(self) -> None:
+        self.chatting = False
+        self.chat_buffer.reset()
+        self._focus()
+
+    def _focus(self) -> None:
+        """Keys go to the chat line while chatting, else to the card input."""
+        target = self.chat_buffer if self.chatting else self.input
+        if self.app is not None and self.app.layout.current_buffer is not target:
+            self.app.layout.focus(target)
 
     # --- what the panes show ---------------------------------------------------------------
 
@@ -606,6 +617,8 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     summary = Condition(lambda: view.panel == "summary") & ~chatting
     info_panel = panel_open & ~declaring & ~summary & ~chatting
     log_panel = Condition(lambda: view.panel == "log") & ~chatting
+    # Command letters act only on an empty input: once anything is typed, letters are text.
+    idle = normal & Condition(lambda: not view.input.text)
 
     def bind(*keys: str | Keys, filter: Any = True, eager: bool = False) -> Callable[..., Any]:
         def deco(fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
@@ -642,20 +655,20 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     def _escape(event: KeyPressEvent) -> None:
         view.clear()
 
-    # Commands: letters that are never part of card text.
-    def command(letter: str, action: Callable[[], None], filter: Any = normal) -> None:
+    # Commands: letters that are never part of card text, and only on an empty input.
+    def command(letter: str, action: Callable[[], None], filter: Any = idle) -> None:
         for key in {letter, letter.upper()}:
             bind(key, filter=filter)(lambda e, _a=action: _a())
 
     command("i", view.hint)
-    command("l", lambda: view.show("last"), normal | info_panel | summary)
-    command("o", lambda: view.show("tracker"), normal | info_panel)
-    command("g", lambda: view.show("log"), normal | info_panel | summary)
-    command("?", lambda: view.show("help"), normal | info_panel | declaring | summary)
+    command("l", lambda: view.show("last"), idle | info_panel | summary)
+    command("o", lambda: view.show("tracker"), idle | info_panel)
+    command("g", lambda: view.show("log"), idle | info_panel | summary)
+    command("?", lambda: view.show("help"), idle | info_panel | declaring | summary)
     command("e", view.open_declare)
-    command("p", view.pass_declaration, normal | declaring)
+    command("p", view.pass_declaration, idle | declaring)
     command("m", view.start_chat)
-    command("n", view.next_hand, normal | summary)
+    command("n", view.next_hand, idle | summary)
 
     # The log panel scrolls (its page is what was drawn last).
     bind("pageup", filter=log_panel)(lambda e: view.scroll_log(max(1, view._log_page - 1)))
@@ -679,10 +692,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     # Chat line.
     bind("enter", filter=chatting)(lambda e: view.send_chat())
 
-    @bind("escape", filter=chatting, eager=True)
-    def _cancel_chat(event: KeyPressEvent) -> None:
-        view.chatting = False
-        view.chat_buffer.reset()
+    bind("escape", filter=chatting, eager=True)(lambda e: view.cancel_chat())
 
     return kb
 

@@ -127,6 +127,30 @@ def test_tab_completes_from_the_cards_that_can_follow_and_covers_nothing() -> No
     run(go())
 
 
+def test_letters_after_typed_text_are_text_and_chat_takes_everything() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            inp.send_text("hello world")  # e, l, o are commands on an empty input only
+            await until(lambda: view.input.text == "hello world")
+            assert view.panel is None and not view.chatting
+            inp.send_text(ENTER)
+            await until(lambda: "not a card" in view.error)
+            inp.send_text(ESC)
+            await until(lambda: view.input.text == "")
+            inp.send_text("g")  # on an empty input, a letter is its command
+            await until(lambda: view.panel == "log")
+            inp.send_text(ESC)
+            await until(lambda: view.panel is None)
+            # m, and the text typed at once after it, all of it chat (letters, ?, digits).
+            inp.send_text("mhello world? 2 pigs, i lost" + ENTER)
+            await until(lambda: not view.chatting and client.events()
+                        and client.events()[-1].startswith("You:"))
+            assert client.events()[-1] == "You: hello world? 2 pigs, i lost"
+            assert view.input.text == ""
+    run(go())
+
+
 class LongLogClient(LocalClient):
     """A table with a long log of long plays, and optionally a long banner."""
 
