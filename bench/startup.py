@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from terminal import Terminal  # noqa: E402
+from pty_terminal import Terminal  # noqa: E402
 
 DECIDING = ("your turn", "you may declare")
 
@@ -36,16 +36,20 @@ def tractor_command() -> str:
     return str(here) if here.exists() else (shutil.which("tractor") or "tractor")
 
 
-def status(term: Terminal) -> str:
-    lines = term.text().splitlines()
+def status_of(text: str) -> str:
+    """The full screen's first line: the game's status (whose turn, what is asked)."""
+    lines = text.splitlines()
     return lines[0] if lines else ""
+
+
+def status(term: Terminal) -> str:
+    return status_of(term.text())
 
 
 def until_decision(term: Terminal, seconds: float) -> float | None:
     """Seconds until the status line asks the person something (None: not in time)."""
     start = time.perf_counter()
-    if term.wait_until(lambda text: any(w in text.splitlines()[0] for w in DECIDING)
-                       if text else False, seconds):
+    if term.wait_until(lambda text: any(w in status_of(text) for w in DECIDING), seconds):
         return time.perf_counter() - start
     return None
 
@@ -82,14 +86,15 @@ def one_run(strategy: str, level: str) -> dict[str, float | None]:
         os.kill(term.pid, signal.SIGKILL)
         term.close()
         time.sleep(1.0)  # its AI peers leave with it (they die with their parent)
+        start = time.perf_counter()
         term = Terminal([exe, "resume"], env, cwd=str(home))
         shown = first_progress(term, 60)
-        resumed = until_decision(term, 120)
+        resumed = None if until_decision(term, 120) is None else time.perf_counter() - start
         term.send("\x11")
         term.exited(5)
         term.close()
         return {"first_decision_s": first, "resume_progress_s": shown,
-                "resume_decision_s": None if resumed is None else resumed}
+                "resume_decision_s": resumed}
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -3,10 +3,12 @@
 The screen is the table (left) and the event log (right) above the hand, a message line,
 the selection input and a key bar. The input line *is* the selection: typing cards and
 pressing Space on the hand cursor edit the same text, so both ways of choosing agree and
-an illegal play stays where it was typed, with the rules core's reason under it. Keys that
-can never appear in card text (``e i l o g m n p ?``) are commands even while typing.
-Panels (help, tracker, last trick, log, declarations, hand summary) take the table's place
-and keep the hand in view.
+an illegal play stays where it was typed, with the rules core's reason under it. The
+command letters (``e i l o g m n p ?``) act only while the input is empty: once something
+is typed, every key is text. Tab completes the card being typed from the cards held (when
+following, those that can follow), its choices listed in the message line, never over
+the hand. Panels (help, tracker, last trick, log, declarations, hand summary) take the
+table's place and keep the hand in view.
 
 Run it with ``await run_app(client)`` on the asyncio loop (the Twisted asyncio reactor
 included, see ENGINEERING-NOTES.md); never ``app.run()`` inside a running loop.
@@ -20,7 +22,8 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
-from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.buffer import Buffer, CompletionState
+from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -30,15 +33,12 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Dimension,
-    Float,
-    FloatContainer,
     HSplit,
     Layout,
     VSplit,
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
-from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
@@ -46,17 +46,20 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.cards import parse_faces
 
 from . import render
 from .cards_input import (
     HandCompleter,
     SelectionError,
+    follow_candidates,
     parse_partial,
     parse_selection,
     selection_text,
     toggle_in_text,
 )
 from .client import BURY, DECLARE, PLAY, TableClient
+from .panes import FittedText
 
 #: Every key of the play screen, for the help panel and the README.
 KEYS: list[tuple[str, str]] = [
@@ -74,6 +77,7 @@ KEYS: list[tuple[str, str]] = [
     ("l", "last trick"),
     ("o", "cards still out (tracker)"),
     ("g", "whole event log"),
+    ("PgUp PgDn", "scroll the log (g)"),
     ("m", "chat: say something"),
     ("n", "next hand (after summary)"),
     ("?", "this help"),
@@ -128,9 +132,14 @@ class PlayView:
         self._last_turn: tuple[Any, ...] | None = None
         self._summary_shown = False
         self.app: Application[Any] | None = None
-        self.log_window: Window | None = None  #: set by the layout (sizes the log text)
-        self.panel_window: Window | None = None
-        self.input = Buffer(completer=HandCompleter(self.hand), complete_while_typing=True,
+        #: The log panel's scroll: lines back from the newest; and its page and line count
+        #: at its last drawing (what PgUp/PgDn move by, how far back there is).
+        self.log_back = 0
+        self._log_page = 10
+        self._log_lines = 0
+        self.completer = HandCompleter(self.hand, self.follow_allowed)
+        # Completion only when asked (Tab): a menu popping up while typing covered the hand.
+        self.input = Buffer(completer=self.completer, complete_while_typing=False,
                             multiline=False)
         self.chat_buffer = Buffer(multiline=False)
         self.sync()
@@ -160,6 +169,17 @@ class PlayView:
     def selection(self) -> list[int]:
         """The selected faces; raises `SelectionError` for text that is not a selection."""
         return parse_selection(self.input.text, self.hand())
+
+    def follow_allowed(self, typed: list[int]) -> set[int] | None:
+        """When following: the cards that can still go with ``typed`` into a legal follow
+        (the rules core decides); None (every card held) when leading, burying, declaring."""
+        obs = self.obs()
+        current = obs.get("current") or []
+        if self.client.decision() != PLAY or not current:
+            return None
+        rules = obs.get("rules") or {}
+        return follow_candidates(self.hand(), parse_faces(current[0]), typed,
+                                 render.ladder_of(obs), bool(rules.get("must_play_tractor")))
 
     # --- reacting to the table -------------------------------------------------------------
 
@@ -234,6 +254,38 @@ class PlayView:
             self.input.insert_text(" ")
         else:
             self.toggle()
+
+    def complete(self, step: int = 1) -> None:
+        """Tab: complete the card being typed. One card fits: it is typed; several: the
+        first is typed and the others are listed under the hand, Tab (Shift-Tab) goes to
+        the next (previous)."""
+        buf = self.input
+        state = buf.complete_state
+        if state is not None and state.completions:
+            if step > 0:
+                buf.complete_next()
+            else:
+                buf.complete_previous()
+            return
+        found = list(self.completer.get_completions(
+            buf.document, CompleteEvent(completion_requested=True)))
+        if not found:
+            self.info = "No card you hold fits there."
+            return
+        self.info = ""
+        if len(found) == 1:
+            buf.apply_completion(found[0])
+            return
+        buf.complete_state = CompletionState(original_document=buf.document, completions=found)
+        buf.go_to_completion(0)
+
+    def scroll_log(self, lines: int | None) -> None:
+        """Scroll the log panel ``lines`` back (negative: forward; None: to the oldest)."""
+        top = max(0, self._log_lines - self._log_page)
+        # To the oldest: as far back as there are lines (the drawing stops at the top,
+        # whatever the size it is drawn at).
+        self.log_back = self._log_lines if lines is None else max(
+            0, min(top, self.log_back + lines))
 
     def clear(self) -> None:
         self._set_input("")
@@ -333,6 +385,8 @@ class PlayView:
     def show(self, panel: str) -> None:
         """Open an information panel, or close it when it is open."""
         self.panel = None if self.panel == panel else panel
+        if self.panel == "log":
+            self.log_back = 0  # the newest first
         self._restore_due_panel()
 
     def close_panel(self) -> None:
@@ -357,14 +411,25 @@ class PlayView:
     def start_chat(self) -> None:
         self.chatting = True
         self.chat_buffer.reset()
+        self._focus()  # now: the keys typed right after m are chat, even before a redraw
 
     def send_chat(self) -> None:
         text = self.chat_buffer.text.strip()
-        self.chatting = False
-        self.chat_buffer.reset()
+        self.cancel_chat()
         if text:
             self.client.chat(text)
             self.info = "Said it."
+
+    def cancel_chat(self) -> None:
+        self.chatting = False
+        self.chat_buffer.reset()
+        self._focus()
+
+    def _focus(self) -> None:
+        """Keys go to the chat line while chatting, else to the card input."""
+        target = self.chat_buffer if self.chatting else self.input
+        if self.app is not None and self.app.layout.current_buffer is not target:
+            self.app.layout.focus(target)
 
     # --- what the panes show ---------------------------------------------------------------
 
@@ -377,21 +442,53 @@ class PlayView:
     def table_fragments(self) -> StyleAndTextTuples:
         return render.table_fragments(self.obs(), self.client.names)
 
-    def log_text(self) -> str:
-        width, height = _window_size(self.log_window, 31, 14)
-        return render.events_text(self.client.events(), width, height)
+    def log_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """The log pane: the newest events that fit, wrapped between words."""
+        return [("class:dim", render.events_text(self.client.events(), width, height))]
 
-    def hand_fragments(self) -> StyleAndTextTuples:
-        return render.hand_fragments(self.obs(), self.cursor, self.selected_positions())
+    def log_panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """The whole log (g): a page of it, the newest at the bottom unless scrolled."""
+        lines = render.log_lines(self.client.events(), width)
+        page = max(1, height - 2)
+        end = len(lines) - max(0, min(self.log_back, len(lines) - page))
+        start = max(0, end - page)
+        where = f" · lines {start + 1}-{end} of {len(lines)}" if len(lines) > page else ""
+        more = "PgUp/PgDn ↑↓ scroll · Home/End oldest/newest · " if len(lines) > page else ""
+        return ([("class:panel.title", f"Event log (latest last){where}"), ("", "\n")]
+                + [("", line + "\n") for line in lines[start:end]]
+                + [("class:dim", f"{more}Esc closes")])
 
-    def hand_height(self) -> Dimension:
-        rows = render.to_text(self.hand_fragments()).count("\n") + 1
-        return Dimension.exact(max(1, min(rows, 8)))
+    def log_panel_drawn(self, width: int, height: int) -> None:
+        """The log panel was drawn at this size: what PgUp/PgDn move by, and how far back
+        it goes (a scroll past the oldest line stops there)."""
+        self._log_page = max(1, height - 2)
+        self._log_lines = len(render.log_lines(self.client.events(), width))
+        self.log_back = max(0, min(self.log_back, self._log_lines - self._log_page))
 
-    def message_height(self) -> Dimension:
-        return Dimension.exact(2 if len(render.to_text(self.message_fragments())) > 79 else 1)
+    def banner_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """Network trouble, wrapped to the screen's width (never cut)."""
+        lines = render.wrap_words(self.client.banner() or "", width - 2)
+        return [("class:banner", f" {line:<{width - 2}} " + ("\n" if i < len(lines) - 1
+                                                             else ""))
+                for i, line in enumerate(lines)]
 
-    def message_fragments(self) -> StyleAndTextTuples:
+    def hand_fragments(self, width: int = 80, height: int = 8) -> StyleAndTextTuples:
+        return render.hand_fragments(self.obs(), self.cursor, self.selected_positions(),
+                                     width=width)
+
+    def message_pane(self, width: int, height: int) -> StyleAndTextTuples:
+        """The message line under the hand, wrapped between words (two lines at most)."""
+        fragments = self.message_fragments(width)
+        style = fragments[0][0] if len(fragments) == 1 else None
+        if style is None:
+            return fragments
+        lines = render.wrap_words(fragments[0][1], width)[:2]
+        return [(style, "\n".join(lines))]
+
+    def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
+        state = self.input.complete_state
+        if state is not None and state.completions:
+            return _choices(state, width)
         if self.error:
             return [("class:error", self.error)]
         if self.info:
@@ -418,9 +515,7 @@ class PlayView:
         if self.panel == "last":
             return render.last_trick_text(obs, names) + "\n\nEsc closes."
         if self.panel == "log":
-            width, height = _window_size(self.panel_window, 79, 14)
-            return "Event log (latest last)\n" + render.events_text(
-                self.client.events(), width, max(1, height - 2)) + "\nEsc closes."
+            return render.to_text(self.log_panel_fragments(80, 16))
         if self.panel == "summary":
             summary = self.client.summary()
             if summary is None:
@@ -466,12 +561,26 @@ class PlayView:
 
 
 
-def _window_size(window: Window | None, width: int, height: int) -> tuple[int, int]:
-    """A window's size at its last drawing (the defaults before the first)."""
-    info = window.render_info if window is not None else None
-    if info is None:
-        return width, height
-    return max(10, info.window_width), max(1, info.window_height)
+def _choices(state: CompletionState, width: int) -> StyleAndTextTuples:
+    """The cards Tab goes through, the current one in reverse video, as many as fit in
+    one line around it."""
+    labels = [c.display_text + (c.display_meta_text or "") for c in state.completions]
+    current = state.complete_index
+    at = current or 0
+    start = 0
+    room = width - len("Tab: ") - 2
+    while start < at and sum(len(t) + 2 for t in labels[start:at + 1]) > room:
+        start += 1
+    out: StyleAndTextTuples = [("class:label", "Tab: ")]
+    used = 0
+    for i in range(start, len(labels)):
+        if used + len(labels[i]) + 2 > room:
+            out.append(("class:dim", "…"))
+            break
+        out.append(("class:selected" if i == current else "", labels[i]))
+        out.append(("", "  "))
+        used += len(labels[i]) + 2
+    return out
 
 
 def _safe(fn: Callable[[], Any]) -> Callable[[], Any]:
@@ -507,6 +616,9 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     declaring = Condition(lambda: view.panel == "declare") & ~chatting
     summary = Condition(lambda: view.panel == "summary") & ~chatting
     info_panel = panel_open & ~declaring & ~summary & ~chatting
+    log_panel = Condition(lambda: view.panel == "log") & ~chatting
+    # Command letters act only on an empty input: once anything is typed, letters are text.
+    idle = normal & Condition(lambda: not view.input.text)
 
     def bind(*keys: str | Keys, filter: Any = True, eager: bool = False) -> Callable[..., Any]:
         def deco(fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
@@ -528,6 +640,8 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     bind("up", filter=normal & ~has_completions)(lambda e: view.move_row(-1))
     bind("down", filter=normal & ~has_completions)(lambda e: view.move_row(1))
     bind(" ", filter=normal)(lambda e: view.space())
+    bind("tab", filter=normal)(lambda e: view.complete(1))
+    bind("s-tab", filter=normal)(lambda e: view.complete(-1))
 
     @bind("enter", filter=normal)
     def _enter(event: KeyPressEvent) -> None:
@@ -541,20 +655,28 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     def _escape(event: KeyPressEvent) -> None:
         view.clear()
 
-    # Commands: letters that are never part of card text.
-    def command(letter: str, action: Callable[[], None], filter: Any = normal) -> None:
+    # Commands: letters that are never part of card text, and only on an empty input.
+    def command(letter: str, action: Callable[[], None], filter: Any = idle) -> None:
         for key in {letter, letter.upper()}:
             bind(key, filter=filter)(lambda e, _a=action: _a())
 
     command("i", view.hint)
-    command("l", lambda: view.show("last"), normal | info_panel | summary)
-    command("o", lambda: view.show("tracker"), normal | info_panel)
-    command("g", lambda: view.show("log"), normal | info_panel | summary)
-    command("?", lambda: view.show("help"), normal | info_panel | declaring | summary)
+    command("l", lambda: view.show("last"), idle | info_panel | summary)
+    command("o", lambda: view.show("tracker"), idle | info_panel)
+    command("g", lambda: view.show("log"), idle | info_panel | summary)
+    command("?", lambda: view.show("help"), idle | info_panel | declaring | summary)
     command("e", view.open_declare)
-    command("p", view.pass_declaration, normal | declaring)
+    command("p", view.pass_declaration, idle | declaring)
     command("m", view.start_chat)
-    command("n", view.next_hand, normal | summary)
+    command("n", view.next_hand, idle | summary)
+
+    # The log panel scrolls (its page is what was drawn last).
+    bind("pageup", filter=log_panel)(lambda e: view.scroll_log(max(1, view._log_page - 1)))
+    bind("pagedown", filter=log_panel)(lambda e: view.scroll_log(-max(1, view._log_page - 1)))
+    bind("up", filter=log_panel)(lambda e: view.scroll_log(1))
+    bind("down", filter=log_panel)(lambda e: view.scroll_log(-1))
+    bind("home", filter=log_panel)(lambda e: view.scroll_log(None))
+    bind("end", filter=log_panel)(lambda e: setattr(view, "log_back", 0))
 
     # Panels: information panels close; the declaration panel takes numbers.
     for key in ("escape", "enter", "q", " "):
@@ -570,10 +692,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     # Chat line.
     bind("enter", filter=chatting)(lambda e: view.send_chat())
 
-    @bind("escape", filter=chatting, eager=True)
-    def _cancel_chat(event: KeyPressEvent) -> None:
-        view.chatting = False
-        view.chat_buffer.reset()
+    bind("escape", filter=chatting, eager=True)(lambda e: view.cancel_chat())
 
     return kb
 
@@ -587,12 +706,14 @@ def _layout(view: PlayView) -> Layout:
     chatting = Condition(lambda: view.chatting)
     banner = Condition(_safe(lambda: bool(view.client.banner())))
 
+    log_panel = Condition(lambda: view.panel == "log")
     table = Window(FormattedTextControl(_safe(view.table_fragments)), wrap_lines=True)
-    log = Window(FormattedTextControl(_safe(lambda: [("class:dim", view.log_text())])),
-                 width=Dimension(preferred=31, max=40), wrap_lines=True)
+    # The log, the banner, the hand and the message are made for the size they are drawn
+    # at (cli/panes.py): wrapped between words, the newest log lines kept in view.
+    log = Window(FittedText(view.log_fragments), width=Dimension(preferred=31, max=40))
     main = VSplit([table, Window(width=1, char="│", style="class:separator"), log])
     panel = Window(FormattedTextControl(_safe(lambda: view.panel_text())), wrap_lines=True)
-    view.log_window, view.panel_window = log, panel
+    log_page = Window(FittedText(view.log_panel_fragments, view.log_panel_drawn))
     input_line = Window(
         BufferControl(view.input, input_processors=[BeforeInput(lambda: view.prompt_text(),
                                                                 style="class:label")]),
@@ -605,25 +726,22 @@ def _layout(view: PlayView) -> Layout:
         Window(FormattedTextControl(_safe(view.status_fragments)), height=1,
                style="class:status"),
         ConditionalContainer(
-            Window(FormattedTextControl(
-                _safe(lambda: [("class:banner", f" {view.client.banner()} ")])),
-                height=1, wrap_lines=True), filter=banner),
+            Window(FittedText(view.banner_fragments), height=Dimension(min=1, max=4),
+                   dont_extend_height=True, style="class:banner"), filter=banner),
         ConditionalContainer(main, filter=~panel_open),
-        ConditionalContainer(panel, filter=panel_open),
+        ConditionalContainer(panel, filter=panel_open & ~log_panel),
+        ConditionalContainer(log_page, filter=log_panel),
         Window(height=1, char="─", style="class:separator"),
-        Window(FormattedTextControl(_safe(view.hand_fragments)), height=view.hand_height,
-               wrap_lines=True),
-        Window(FormattedTextControl(_safe(view.message_fragments)), height=view.message_height,
-               wrap_lines=True),
+        Window(FittedText(view.hand_fragments), height=Dimension(min=1, max=8),
+               dont_extend_height=True),
+        Window(FittedText(view.message_pane), height=Dimension(min=1, max=2),
+               dont_extend_height=True),
         ConditionalContainer(input_line, filter=~chatting),
         ConditionalContainer(chat_line, filter=chatting),
         Window(FormattedTextControl(lambda: [("class:keys", view.keys_text())]), height=1,
                style="class:keys"),
     ])
-    root = FloatContainer(body, floats=[
-        Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1))
-    ])
-    return Layout(root, focused_element=view.input)
+    return Layout(body, focused_element=view.input)
 
 
 def build_app(client: TableClient, input: Input | None = None,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -34,6 +34,9 @@ from tractor.cards import (
     format_cards,
     parse_faces,
 )
+from tractor.follow import legal_follows
+from tractor.formats import classify_faces
+from tractor.trump import Ladder
 
 _SEPARATORS = re.compile(r"[\s,]+")
 _PARTIAL = re.compile(r"[^\s,]*$")
@@ -140,16 +143,52 @@ def matches_partial(partial: str, face: int) -> bool:
     return any(form.startswith(p) for form in _forms(face))
 
 
+def follow_candidates(hand: Sequence[int], lead: Sequence[int], typed: Sequence[int],
+                      ladder: Ladder, must_play_tractor: bool = False,
+                      limit: int = 3000) -> set[int]:
+    """The cards that can still join ``typed`` in a legal follow of ``lead``: every card of
+    some legal follow (the rules core's `legal_follows`) that holds the typed cards. When
+    there are more follows than ``limit`` to look through, the cards of the suit led.
+
+    >>> from tractor.cards import parse_faces, format_cards
+    >>> from tractor.trump import ladder_for, Trump
+    >>> ladder = ladder_for(Trump("2", "H"))
+    >>> hand = parse_faces("9S 9S 4S KD")
+    >>> format_cards(sorted(follow_candidates(hand, parse_faces("AS AS"), [], ladder)))
+    '9S'
+    """
+    fmt = classify_faces(list(lead), ladder)
+    if len(typed) >= fmt.size:
+        return set()
+    suit = [f for f in hand if ladder.esuit[f] == fmt.esuit]
+    if len(suit) <= fmt.size:  # all of the suit led, then anything
+        return set(hand)
+    need = Counter(typed)
+    out: set[int] = set()
+    for k, play in enumerate(legal_follows(list(hand), fmt, ladder, must_play_tractor)):
+        if k >= limit:
+            return set(suit)
+        left = Counter(play)
+        left.subtract(need)
+        if all(v >= 0 for v in left.values()):
+            out.update(f for f, v in left.items() if v > 0)
+    return out
+
+
 class HandCompleter(Completer):
     """Completes the token being typed with the cards still available in the hand: a card
     already typed as often as it is held is not offered again.
 
     ``hand`` is called for every completion so it always sees the current hand; its order
-    (trumps first, as the hand pane shows it) is the order of the completions.
+    (trumps first, as the hand pane shows it) is the order of the completions. ``allowed``
+    (given the cards typed so far) narrows them to the cards that can go with those, e.g.
+    the ones that can follow the lead (None: every card held).
     """
 
-    def __init__(self, hand: Callable[[], Sequence[int]]) -> None:
+    def __init__(self, hand: Callable[[], Sequence[int]],
+                 allowed: Callable[[list[int]], Collection[int] | None] | None = None) -> None:
         self.hand = hand
+        self.allowed = allowed
 
     def get_completions(self, document: Document,
                         complete_event: CompleteEvent) -> Iterator[Completion]:
@@ -159,12 +198,14 @@ class HandCompleter(Completer):
         done = before[: len(before) - len(partial)]
         used, _ = parse_partial(done)
         after, _ = parse_partial(document.text_after_cursor)
-        left = Counter(self.hand())
+        hand = list(self.hand())
+        left = Counter(hand)
         left.subtract(used)
         left.subtract(after)
+        fits = self.allowed(used + after) if self.allowed is not None else None
         seen: set[int] = set()
-        for face in self.hand():
-            if face in seen or left[face] <= 0:
+        for face in hand:
+            if face in seen or left[face] <= 0 or (fits is not None and face not in fits):
                 continue
             seen.add(face)
             if not matches_partial(partial, face):
@@ -179,7 +220,8 @@ class HandCompleter(Completer):
 
 
 __all__ = [
-    "CARD_CHARS", "HandCompleter", "SelectionError", "card_label", "matches_partial",
+    "CARD_CHARS", "HandCompleter", "SelectionError", "card_label", "follow_candidates",
+    "matches_partial",
     "parse_partial", "parse_selection", "parse_token", "selection_text", "split_tokens",
     "toggle_in_text",
 ]

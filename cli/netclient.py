@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
-from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import KeyTimeout
 from tractor.net.session import GameSession
@@ -21,8 +20,10 @@ from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import PeerNode, ProcessingFailure, SeatGone
 
 from .client import BURY, DECLARE, PLAY
+from .hand_log import table_events, with_chat
 
 _DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY}
+_REDEAL = "nobody declared a trump: the cards are dealt again"
 
 
 class HumanPlayer:
@@ -111,6 +112,7 @@ class NetClient:
         self._redeal_told: TableHand | None = None
         self.session.on_hand_end = self._hand_ended
         node.on_change = self._changed
+        self._log_played()
         self._changed()
 
     def note(self, text: str) -> None:
@@ -233,29 +235,48 @@ class NetClient:
         res = hand.result
         assert res is not None
         obs = hand.observation()
-        n = self.rules.players
-        violations = hand.violations or []
-        audit = (f"{len(hand.deck.verdicts)} of {n} peers verified the hand: no rule broken"
-                 if not violations else
-                 f"{len(hand.deck.verdicts)} of {n} peers found: " + "; ".join(
-                     f"{self._who(v.seat)} in trick {v.trick}: {v.reason}"
-                     for v in violations))
         self._summary = {"result": res.to_data(), "buried": obs["buried"],
-                         "levels": list(session.levels), "audit": audit,
+                         "levels": list(session.levels), "audit": self._audit(hand),
                          "game_over": session.over, "winner": session.winner}
         self._shown = hand
-        team = " and ".join(self.names[s] for s in range(n) if s % 2 == res.gaining_team)
-        self._events.append(
-            f"hand {session.hand_no + 1} over: defenders took {res.defender_points} points; "
-            f"{team} gain {res.levels_gained} level(s); {audit}")
+        self._events.append(self._over_line(session.hand_no + 1, hand))
         if session.over:
+            team = " and ".join(self.names[s] for s in range(self.rules.players)
+                                if s % 2 == res.gaining_team)
             self._events.append(f"game over: team of {team} wins")
+
+    def _audit(self, hand: TableHand) -> str:
+        n = self.rules.players
+        violations = hand.violations or []
+        if not violations:
+            return f"{len(hand.deck.verdicts)} of {n} peers verified the hand: no rule broken"
+        return f"{len(hand.deck.verdicts)} of {n} peers found: " + "; ".join(
+            f"{self._who(v.seat)} in trick {v.trick}: {v.reason}" for v in violations)
+
+    def _over_line(self, number: int, hand: TableHand) -> str:
+        res = hand.result
+        assert res is not None
+        team = " and ".join(self.names[s] for s in range(self.rules.players)
+                            if s % 2 == res.gaining_team)
+        return (f"hand {number} over: defenders took {res.defender_points} points; "
+                f"{team} gain {res.levels_gained} level(s); {self._audit(hand)}")
+
+    def _log_played(self) -> None:
+        """The hands this session played before the screen saw it (a resumed seat): their
+        logs, in order, as if they had been watched."""
+        for number, hand in enumerate(self.session.played, 1):
+            if hand.phase == "redeal":
+                self._events.append(_REDEAL)
+                self._redeal_told = hand
+            elif hand.result is not None:
+                self._log_hand(hand)
+                self._events.append(self._over_line(number, hand))
 
     def _changed(self) -> None:
         played = self.session.played
         if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
             self._redeal_told = played[-1]
-            self._events.append("nobody declared a trump: the cards are dealt again")
+            self._events.append(_REDEAL)
         self._log_hand(self.session.current)
         if self.node.halted is not None and not self._halt_told:
             self._halt_told = True
@@ -265,26 +286,20 @@ class NetClient:
 
     def _log_hand(self, hand: TableHand) -> None:
         """Turn what happened since the last look into log lines."""
+        events = table_events(hand, self._who)
         if hand is not self._hand_seen:
             self._hand_seen = hand
-            self._seen = {"decl": 0, "plays": 0, "tricks": 0, "chat": 0}
+            self._seen = {"events": 0, "chat": 0}
+            if events or hand.chat:
+                # First seen part way through (a resumed seat): the hand so far, with its
+                # chat where it was said.
+                self._events += with_chat(hand, events, self._chat_lines(hand.chat))
+                self._seen = {"events": len(events), "chat": len(hand.chat)}
+                return
         seen = self._seen
-        for seat, faces in hand.declarations[seen["decl"]:]:
-            self._events.append(f"{self._who(seat)} declares {format_cards(faces, True)}")
-        seen["decl"] = len(hand.declarations)
-        for seat, text in hand.chat[seen["chat"]:]:
-            self._events.append(f"{self.names[seat]}: {text}")
-        seen["chat"] = len(hand.chat)
-        tricks = hand.tricks + ([hand.trick] if hand.trick else [])
-        plays = [(t, k, p) for t in tricks for k, p in enumerate(t.plays)]
-        for t, k, p in plays[seen["plays"]:]:
-            seat = (t.leader + k) % self.rules.players
-            extra = ""
-            if k == 0 and t.attempted and t.forced and t.forced != t.attempted:
-                extra = (f" (throw {format_cards(t.attempted, True)} failed: "
-                         f"{t.penalty} points penalty)")
-            self._events.append(f"{self._who(seat)} plays {format_cards(p, True)}{extra}")
-        seen["plays"] = len(plays)
-        for i, t in enumerate(hand.tricks[seen["tricks"]:], seen["tricks"] + 1):
-            self._events.append(f"trick {i} to {self._who(t.winner)}, {t.points} points")
-        seen["tricks"] = len(hand.tricks)
+        self._events += [e.line for e in events[seen["events"]:]]
+        self._events += self._chat_lines(hand.chat[seen["chat"]:])
+        self._seen = {"events": len(events), "chat": len(hand.chat)}
+
+    def _chat_lines(self, chat: list[tuple[int, str]]) -> list[str]:
+        return [f"{self.names[seat]}: {text}" for seat, text in chat]

@@ -217,7 +217,8 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
                     color: bool | None = None) -> StyleAndTextTuples:
     """The table: trump, teams and levels, defender points, then one row per seat with its
     name, side, level, cards left and its cards in the trick (the last trick when a new one
-    has not started); ``▶`` marks who is to play, ``*`` the starter."""
+    has not started); ``▶`` marks who is to play, ``*`` the starter, ``(you)`` this
+    seat's own row."""
     out: StyleAndTextTuples = []
     n = seat_count(obs)
     levels = obs.get("levels") or ["2", "2"]
@@ -270,9 +271,10 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
     for s in range(n):
         mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
         side = _side(obs, s) + ("*" if s == starter else "")
-        style = "class:me" if s == obs.get("seat") else ""
+        me = s == obs.get("seat")
+        label = f"{names[s][:4]} (you)" if me else names[s][:10]
         out.append(("class:turn", mark + " "))
-        out.append((style, f"{names[s][:10]:<11}"))
+        out.append(("class:me" if me else "", f"{label:<11}"))
         out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs['hand_sizes'][s]:>5}  "))
         if s in plays:
             cards, tag = plays[s]
@@ -492,13 +494,25 @@ def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[s
     return "\n".join(lines)
 
 
+def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width``, broken between words (a card is one word,
+    so never inside a card); at least one line."""
+    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
+                         break_on_hyphens=False) or [""]
+
+
+def log_lines(events: Sequence[str], width: int) -> list[str]:
+    """Every event wrapped to ``width``, oldest first (continuation lines indented)."""
+    return [line for e in events for line in wrap_words(e, width, "  ")]
+
+
 def events_text(events: Sequence[str], width: int = 30, height: int = 12) -> str:
-    """The latest events that fit in ``height`` lines of ``width`` (wrapped, whole events
-    only, oldest first)."""
+    """The latest events that fit in ``height`` lines of ``width`` (wrapped between words,
+    whole events only, oldest first)."""
     blocks: list[list[str]] = []
     used = 0
     for e in reversed(events):
-        block = textwrap.wrap(e, width, subsequent_indent="  ") or [""]
+        block = wrap_words(e, width, "  ")
         if used + len(block) > height:
             if not blocks:  # one event longer than the pane: keep its end
                 blocks.append(block[-height:])

@@ -218,10 +218,19 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
     """Show the roster as it changes; read commands until the game starts."""
     import asyncio
 
+    read = _line_reader()
+    shown: list[str] = []
+
     def show(roster: Any) -> None:
-        if isinstance(roster, Roster):
-            for line in _roster_lines(roster):
-                say(line)
+        """The roster the first time, then each change once: only the lines that differ
+        from what was shown (a guest hears the same roster again after other messages)."""
+        if not isinstance(roster, Roster):
+            return
+        lines = _roster_lines(roster)
+        fresh = lines if not shown else [line for line in lines if line not in shown]
+        shown[:] = lines
+        for line in fresh:
+            read.say(line)
 
     lobby.on_change = show
     if lobby.roster() is not None:
@@ -229,56 +238,83 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
     help_text = ("lobby commands: ready, unready, " + (
         "fill (AI peers on this machine for the empty seats), fill lan (from an AI server "
         "on the LAN), " if is_host else "") + "quit")
-    say(help_text)
-    read = _line_reader()
+    read.say(help_text)
     started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
-    while not started.done():
-        asked = asyncio.ensure_future(read("lobby> "))
-        await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
-        if not asked.done():
-            asked.cancel()
-            break
-        line = (asked.result() or "quit").strip().lower()
-        if line == "ready":
-            lobby.ready(True)
-        elif line == "unready":
-            lobby.ready(False)
-        elif line in ("fill", "fill lan") and is_host:
-            d = lobby.request_fill(local=line == "fill")
-            d.addCallback(lambda n: say(f"asked for {n} AI player(s)"))
-            d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
-        elif line == "quit":
-            started.cancel()
-            lobby.started.addErrback(lambda f: None)
-            if is_host:
-                lobby.close()
-            else:
-                lobby.leave()
-            raise LobbyError("you left the lobby", "you")
-        elif line:
-            say(help_text)
-    return await started
+    try:
+        while not started.done():
+            asked = asyncio.ensure_future(read("lobby> "))
+            await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
+            if not asked.done():
+                # The game starts: end the prompt, and wait until it has really ended. A
+                # cancelled prompt_toolkit prompt goes on tearing down for a while (it
+                # awaits its background tasks and cursor reports), and at its end it
+                # restores what it found when it started: the terminal's cooked mode, no
+                # reader on stdin, no current application. Done after the play screen has
+                # started, that would take the terminal from the play screen (input
+                # line-buffered or gone, Ctrl-Q and Esc lost, and every pane drawn from a
+                # stale cache: a frozen table).
+                asked.cancel()
+                await asyncio.wait({asked})
+                break
+            line = (asked.result() or "quit").strip().lower()
+            if line == "ready":
+                lobby.ready(True)
+            elif line == "unready":
+                lobby.ready(False)
+            elif line in ("fill", "fill lan") and is_host:
+                d = lobby.request_fill(local=line == "fill")
+                d.addCallback(lambda n: read.say(f"asked for {n} AI player(s)"))
+                d.addErrback(lambda f: read.say(f"no AI: {f.getErrorMessage()}"))
+            elif line == "quit":
+                started.cancel()
+                lobby.started.addErrback(lambda f: None)
+                if is_host:
+                    lobby.close()
+                else:
+                    lobby.leave()
+                raise LobbyError("you left the lobby", "you")
+            elif line:
+                read.say(help_text)
+        return await started
+    finally:
+        lobby.on_change = None
 
 
-def _line_reader() -> Callable[[str], Any]:
-    """Read a line: with prompt_toolkit on a terminal, else from the pipe (scripts)."""
+class _LineReader:
+    """Lines typed by the person: with prompt_toolkit on a terminal, else from the pipe
+    (scripts). Call it with a prompt for the next line (None at the end of input);
+    `say` prints a line above an open prompt, leaving what is being typed in place."""
 
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        from prompt_toolkit import PromptSession
-        session: Any = PromptSession()
+    def __init__(self) -> None:
+        self.session: Any = None
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from prompt_toolkit import PromptSession
+            self.session = PromptSession()
 
-        async def ask(prompt: str) -> str | None:
-            try:
-                return await session.prompt_async(prompt)
-            except (EOFError, KeyboardInterrupt):
-                return None
-        return ask
+    async def __call__(self, prompt: str) -> str | None:
+        if self.session is None:
+            from .stdin_lines import read_line
 
-    async def read(prompt: str) -> str | None:
-        from .stdin_lines import read_line
+            return await read_line()
+        try:
+            return str(await self.session.prompt_async(prompt))
+        except (EOFError, KeyboardInterrupt):
+            return None
 
-        return await read_line()
-    return read
+    def say(self, text: str) -> None:
+        app = self.session.app if self.session is not None else None
+        if app is None or not app.is_running:
+            say(text)
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        # The prompt steps aside (erased, the line printed, then drawn again with its
+        # text); lines said one after another keep their order.
+        run_in_terminal(lambda: say(text))
+
+
+def _line_reader() -> _LineReader:
+    return _LineReader()
 
 
 def _passphrase(given: str | None, needed: bool) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import DummyInput, create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
@@ -37,10 +38,17 @@ async def until(cond: Callable[[], Any], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.005)
 
 
+class Output80x24(DummyOutput):
+    """No terminal, but the size of one: the screen is drawn at 80x24."""
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
 @asynccontextmanager
 async def running(client: Any) -> AsyncIterator[tuple[PlayView, PipeInput]]:
     with create_pipe_input() as inp:
-        app = build_app(client, input=inp, output=DummyOutput())
+        app = build_app(client, input=inp, output=Output80x24())
         app.ttimeoutlen = 0.01
         task = asyncio.ensure_future(app.run_async())
         await until(lambda: app.is_running)
@@ -62,30 +70,156 @@ def follow_client() -> LocalClient:
     return client
 
 
-def test_select_by_typing_with_completion() -> None:
+def test_tab_completes_from_the_cards_that_can_follow_and_covers_nothing() -> None:
     async def go() -> None:
         client = follow_client()
+        obs = client.observation()
+        ladder = render.ladder_of(obs)
+        led = ladder.esuit[parse_faces(obs["current"][0])[0]]
         async with running(client) as (view, inp):
             hand = view.hand()
+            follow = list(dict.fromkeys(f for f in hand if ladder.esuit[f] == led))
+            spades = {f for f in hand if 0 <= f < 13}
+            assert spades - set(follow)  # ♠2 is a trump here: it cannot follow ♠
             inp.send_text("s")
             await until(lambda: view.input.text == "s")
+            await asyncio.sleep(0.05)
+            assert view.input.complete_state is None  # nothing pops up while typing
+            inp.send_text(TAB)
             await until(lambda: view.input.complete_state is not None)
             offered = [c.text for c in view.input.complete_state.completions]
-            spades = sorted({format_cards([f]) + " " for f in hand if 0 <= f < 13},
-                            key=lambda t: hand.index(parse_faces(t)[0]))
-            assert offered == spades
-            inp.send_text(TAB)  # completes to the first card offered
-            await until(lambda: view.input.text == spades[0])
-            face = parse_faces(spades[0])[0]
-            assert view.selected_positions() == {hand.index(face)}
+            assert offered == [format_cards([f]) + " " for f in follow]
+            assert view.input.text == offered[0]  # the first one is typed
+            # The choices are listed under the hand; every hand row is still in full view.
+            screen = capture(view.app, 80, 24).splitlines()
+            choices = next(line for line in screen if line.startswith("Tab: "))
+            assert all(render.card_label(f) in choices for f in follow)
+            for label, faces in render.hand_groups(client.observation()):
+                row = next(line for line in screen if line.startswith(label + " "))
+                assert render.cards_label(faces).split() == [
+                    t.strip(">*") for t in row[len(label):].split()], row
+            inp.send_text(TAB)  # the next one
+            await until(lambda: view.input.text == offered[1])
+            inp.send_text(ESC)
+            await until(lambda: view.input.text == "" and view.input.complete_state is None)
+            # A card that cannot follow is not offered.
+            inp.send_text("d" + TAB)
+            await until(lambda: view.info == "No card you hold fits there.")
+            assert view.input.text == "d" and view.input.complete_state is None
+            # Typing with a suit symbol and a space between cards works the same.
             inp.send_text(ESC)
             await until(lambda: view.input.text == "")
-            # Typing with a suit symbol and a space between cards works the same.
             card = render.card_label(hand[-1])
             inp.send_text(card + " ")
             await until(lambda: view.input.text == card + " ")
             assert view.selected_positions() == {len(hand) - 1}
+            # After a typed play, nothing opens; Tab offers only what is still held.
+            inp.send_text(ESC + offered[1] + ENTER)
+            await until(lambda: view.input.text == "" and len(view.hand()) == len(hand) - 1)
+            await asyncio.sleep(0.05)
+            assert view.input.complete_state is None
+            if client.decision() == PLAY:
+                inp.send_text(TAB)
+                await asyncio.sleep(0.05)
+                state = view.input.complete_state
+                for c in state.completions if state else []:
+                    assert parse_faces(c.text)[0] in view.hand()
     run(go())
+
+
+def test_letters_after_typed_text_are_text_and_chat_takes_everything() -> None:
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            inp.send_text("hello world")  # e, l, o are commands on an empty input only
+            await until(lambda: view.input.text == "hello world")
+            assert view.panel is None and not view.chatting
+            inp.send_text(ENTER)
+            await until(lambda: "not a card" in view.error)
+            inp.send_text(ESC)
+            await until(lambda: view.input.text == "")
+            inp.send_text("g")  # on an empty input, a letter is its command
+            await until(lambda: view.panel == "log")
+            inp.send_text(ESC)
+            await until(lambda: view.panel is None)
+            # m, and the text typed at once after it, all of it chat (letters, ?, digits).
+            inp.send_text("mhello world? 2 pigs, i lost" + ENTER)
+            await until(lambda: not view.chatting and client.events()
+                        and client.events()[-1].startswith("You:"))
+            assert client.events()[-1] == "You: hello world? 2 pigs, i lost"
+            assert view.input.text == ""
+    run(go())
+
+
+class LongLogClient(LocalClient):
+    """A table with a long log of long plays, and optionally a long banner."""
+
+    def __init__(self, seed: int, banner: str | None = None) -> None:
+        super().__init__(seed=seed)
+        self._banner = banner
+        self.log = [f"seat {k % 4} (AI {k % 4}) plays ♦10 ♦10 ♦9 ♦9 ♣10 ♣10 ♥10 ♥10 #{k}"
+                    for k in range(60)]
+
+    def events(self) -> list[str]:
+        return list(self.log)
+
+    def banner(self) -> str | None:
+        return self._banner
+
+
+def log_pane(screen: str) -> list[str]:
+    """The lines right of the table's separator (the log pane)."""
+    return [line.split("│", 1)[1] for line in screen.splitlines() if "│" in line]
+
+
+def test_the_log_pane_keeps_the_newest_lines_and_wraps_between_cards() -> None:
+    client = LongLogClient(seed=1)
+    app = build_app(client, input=DummyInput(), output=DummyOutput())
+    words = " ".join(client.log).split()
+    for width, height in ((100, 30), (80, 24), (120, 40), (80, 24)):  # resized
+        pane = log_pane(capture(app, width, height))
+        shown = " ".join(pane).split()
+        assert shown and shown == words[len(words) - len(shown):], (width, pane)
+        assert [line for line in pane if line.strip()][-1].endswith("#59")  # the newest
+        assert all(line.startswith(("seat", "  ")) for line in pane if line.strip())
+
+
+def test_the_log_panel_shows_the_newest_and_scrolls() -> None:
+    async def go() -> None:
+        client = LongLogClient(seed=1)
+        async with running(client) as (view, inp):
+            inp.send_text("g")
+            await until(lambda: view.panel == "log")
+            screen = capture(view.app, 80, 24)
+            assert "#59" in screen and "#0 " not in screen + " "
+            assert "Esc closes" in screen
+            inp.send_text("\x1b[5~")  # PgUp
+            await until(lambda: view.log_back > 0)
+            older = capture(view.app, 80, 24)
+            assert "#59" not in older and "lines " in older
+            inp.send_text("\x1b[H")  # Home: the oldest
+            await until(lambda: "#0 " in capture(view.app, 80, 24).replace("\n", " "))
+            inp.send_text("\x1b[6~" + "\x1b[B" * 200)  # PgDn, then down to the end
+            await until(lambda: view.log_back == 0)
+            assert "#59" in capture(view.app, 80, 24)
+    run(go())
+
+
+def test_a_long_banner_wraps_instead_of_being_cut() -> None:
+    text = ("waiting for seat 2 (Somebody With A Long Name): no connection for 17 s (the "
+            "hand ends after 120 s); waiting for seat 3 (Another Long Name): no connection "
+            "for 9 s (the hand ends after 120 s)")
+    app = build_app(LongLogClient(seed=1, banner=text), input=DummyInput(),
+                    output=DummyOutput())
+    screen = capture(app, 80, 24).splitlines()
+    assert screen[0].startswith(" Tractor")
+    banner = []
+    for line in screen[1:]:
+        if "│" in line or line.startswith("Trump"):
+            break
+        banner.append(line.strip())
+    assert " ".join(banner).split() == text.split()
+    assert len(screen) <= 24 and all(len(line) <= 80 for line in screen)
 
 
 def test_select_by_cursor_and_space() -> None:

@@ -113,6 +113,10 @@ def test_table_shows_every_seat_trump_and_the_talon_to_its_owner() -> None:
     assert "Talon: ♠5 ♠5 ♦K" in text
     other = render.table_text(obs_of(h, seat=1), NAMES)
     assert "Talon" not in other
+    # Your own row says so (in the seat's own view only).
+    assert rows[0].startswith("▶ You (you) ") and not any("(you)" in r for r in rows[1:])
+    theirs = [line for line in other.splitlines() if line[2:].startswith(tuple(NAMES))]
+    assert theirs[1].startswith("  AI 1 (you) ") and "(you)" not in theirs[0]
     assert all(len(line) <= 48 for line in text.splitlines())
 
 

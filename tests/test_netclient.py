@@ -210,3 +210,52 @@ def test_seats_that_share_a_name_read_differently():
     t = Table(seed=5)
     t.client.rebind(t.node, ["bo", "bo", "AI", "AI"])
     assert t.client.names == ["bo", "bo 2", "AI", "AI 2"]
+
+
+def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
+    """Each trick's winner right after its last play, chat where it was said; a seat
+    resumed from its journal (everything replayed at once) shows the same log, earlier
+    hands and chat included."""
+    t = Table(seed=5, hands=2)
+    c = t.client
+    t.deal.call_all("start")
+    t.run()
+    plays, said = [0, 0], {}  # plays in hand 1 and in hand 2; chat line -> its place
+    while not (len(t.sessions[0].results) == 1 and plays[1] >= 4):
+        kind = c.decision()
+        if c.summary() is not None:
+            c.next_hand()
+        elif kind is None:
+            t.run()
+        else:
+            if kind == PLAY:
+                this = len(t.sessions[0].results)
+                plays[this] += 1
+                if plays[this] in (2, 3):
+                    seat = plays[this] % 2 * 2  # the seat across, then me
+                    text = f"note {len(said)} from seat {seat}"
+                    said[text] = len(c.events())  # said now: the next line of the log
+                    if seat == 0:
+                        c.chat(text)
+                    else:
+                        t.deal.broadcast(seat, t.sessions[seat].say(text))
+                    t.run()
+            assert c.submit(c.hint() if kind != DECLARE else Pass(0)) is None
+            t.run()
+    log = c.events()
+    for text, at in said.items():
+        assert log[at].endswith(f": {text}"), log[at - 3:at + 3]
+    hand = []
+    for line in log:
+        if line.startswith("hand 1 over"):
+            hand = []
+        elif " plays " in line:
+            hand.append(line)
+        elif line.startswith("trick "):
+            assert len(hand) % 4 == 0 and hand, (line, hand[-5:])  # after all 4 plays
+    fresh = GameSession(Rules(), t.deal.config.table, 0, t.deal.signing_keys[0],
+                        t.deal.config.public_keys, bytes([5, 0]) * 16, HumanPlayer(),
+                        rounds=4, max_hands=2)
+    fresh.resume(t.sessions[0].journal())
+    resumed = NetClient(FakeNode(t.deal, fresh), ["You", "East", "North", "West"])
+    assert resumed.events() == log

@@ -1,5 +1,9 @@
-"""A program on a pseudo-terminal, its screen kept by a terminal emulator (pyte), keys typed:
-how the full-screen client is tested as a person sees it."""
+"""A child process on a pseudo-terminal, its screen kept by a terminal emulator (pyte).
+
+The end-to-end tests of the full-screen client drive it through this: keys go in as bytes,
+the screen comes back as text. Like a real terminal, it answers cursor position requests
+(prompt_toolkit asks for them), so the program sees what it would see in a terminal.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from collections.abc import Callable
 
 
 class Terminal:
-    """``argv`` on a new pseudo-terminal of ``cols`` x ``rows`` (``cwd``, ``env``)."""
+    """``argv`` (looked up on PATH) on a new pseudo-terminal of ``cols`` x ``rows``, in
+    ``cwd``, with exactly the environment ``env``."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cols: int = 100,
                  rows: int = 30, cwd: str | None = None) -> None:
@@ -22,23 +27,29 @@ class Terminal:
 
         import pyte
 
-        self.screen = pyte.Screen(cols, rows)
+        terminal = self
+
+        class AnsweringScreen(pyte.Screen):  # type: ignore[misc]
+            def write_process_input(self, data: str) -> None:
+                terminal.send(data)
+
+        self.screen = AnsweringScreen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
-        self.raw = bytearray()  #: everything the program wrote (for failure messages)
+        self.output = bytearray()  #: everything the program wrote (the screen scrolls)
+        self.status: int | None = None
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the program
             try:
                 if cwd is not None:
                     os.chdir(cwd)
-                env = {**env, "COLUMNS": str(cols), "LINES": str(rows), "TERM": "xterm"}
-                os.execvpe(argv[0], argv, env)
+                os.execvpe(argv[0], argv, {**env, "COLUMNS": str(cols), "LINES": str(rows),
+                                           "TERM": env.get("TERM", "xterm")})
             finally:
                 os._exit(127)
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        self.status: int | None = None
 
     def pump(self, seconds: float) -> None:
-        """Read what the program writes for ``seconds``."""
+        """Read what the program writes for ``seconds`` (less if it ends)."""
         end = time.time() + seconds
         while True:
             left = end - time.time()
@@ -52,11 +63,15 @@ class Terminal:
                     return
                 if not data:
                     return
-                self.raw += data
+                self.output += data
                 self.stream.feed(data)
 
     def text(self) -> str:
-        return "\n".join(line.rstrip() for line in self.screen.display)
+        return "\n".join(self.screen.display)
+
+    def written(self) -> str:
+        """Everything the program wrote so far, as text (escape sequences included)."""
+        return self.output.decode("utf-8", "replace")
 
     def send(self, keys: str) -> None:
         os.write(self.fd, keys.encode())
@@ -72,21 +87,21 @@ class Terminal:
     def wait_for(self, needle: str, seconds: float) -> bool:
         return self.wait_until(lambda text: needle in text, seconds)
 
-    def exited(self, seconds: float) -> bool:
-        """Whether the program ends within ``seconds`` (reading its screen meanwhile)."""
-        end = time.time() + seconds
-        while time.time() < end:
-            if self.poll() is not None:
-                return True
-            self.pump(0.05)
-        return self.poll() is not None
-
     def poll(self) -> int | None:
-        if self.status is None:
+        """The exit status once the program has ended, else None."""
+        if self.status is None and self.pid:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.status = status
         return self.status
+
+    def exited(self, seconds: float) -> int | None:
+        """The program's exit status if it ends within ``seconds`` (reading its output
+        meanwhile), else None."""
+        end = time.time() + seconds
+        while self.poll() is None and time.time() < end:
+            self.pump(0.05)
+        return self.poll()
 
     def close(self) -> int | None:
         if self.poll() is None:
@@ -94,9 +109,9 @@ class Terminal:
                 os.kill(self.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            if not self.exited(5.0):
+            if self.exited(5.0) is None:
                 os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
+                _, self.status = os.waitpid(self.pid, 0)
         try:
             os.close(self.fd)
         except OSError:

@@ -1,0 +1,50 @@
+"""A prompt_toolkit control whose text is made for the size it is drawn at.
+
+The log pane, the log panel, the banner, the hand and the message line wrap their text
+themselves (between words, so never inside a card) and keep what matters in view (the
+newest log lines at the bottom). For that they need the window's real size at drawing
+time: the size of the previous drawing is wrong whenever the layout moved (a resize, a
+banner, a longer message, the table pane growing), and prompt_toolkit's own wrapping
+breaks lines at any character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text.utils import split_lines
+from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIControl
+
+
+class FittedText(UIControl):
+    """Text from ``get(width, height)`` (lines separated by ``\\n``), drawn as it is: the
+    function fits it to the size it is given; nothing is wrapped again. ``get`` is also
+    asked for the preferred height (with the most height there could be), so it must not
+    change anything; ``drawn(width, height)`` is told the size it was really drawn at."""
+
+    def __init__(self, get: Callable[[int, int], StyleAndTextTuples],
+                 drawn: Callable[[int, int], None] | None = None) -> None:
+        self.get = get
+        self.drawn = drawn
+
+    def _lines(self, width: int, height: int) -> list[StyleAndTextTuples]:
+        try:
+            fragments = self.get(max(1, width), max(1, height))
+        except Exception as exc:  # a pane that cannot draw says so; never a crash
+            fragments = [("class:error", f"(cannot show this: {exc})")]
+        return list(split_lines(fragments))
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        if self.drawn is not None:
+            self.drawn(max(1, width), max(1, height))
+        lines = self._lines(width, height)
+        return UIContent(get_line=lambda i: lines[i], line_count=len(lines),
+                         show_cursor=False)
+
+    def preferred_height(self, width: int, max_available_height: int, wrap_lines: bool,
+                         get_line_prefix: GetLinePrefixCallable | None) -> int | None:
+        return len(self._lines(width, max_available_height))
+
+    def is_focusable(self) -> bool:
+        return False
