@@ -46,13 +46,11 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from tractor.actions import Action, Bury, Declare, Pass, Play
-from tractor.cards import parse_faces
 
 from . import render
 from .cards_input import (
     HandCompleter,
     SelectionError,
-    follow_candidates,
     parse_partial,
     parse_selection,
     selection_text,
@@ -173,13 +171,8 @@ class PlayView:
     def follow_allowed(self, typed: list[int]) -> set[int] | None:
         """When following: the cards that can still go with ``typed`` into a legal follow
         (the rules core decides); None (every card held) when leading, burying, declaring."""
-        obs = self.obs()
-        current = obs.get("current") or []
-        if self.client.decision() != PLAY or not current:
-            return None
-        rules = obs.get("rules") or {}
-        return follow_candidates(self.hand(), parse_faces(current[0]), typed,
-                                 render.ladder_of(obs), bool(rules.get("must_play_tractor")))
+        return render.follow_allowed(self.obs(), self.client.decision() == PLAY, self.hand(),
+                                     typed)
 
     # --- reacting to the table -------------------------------------------------------------
 

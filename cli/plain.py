@@ -358,9 +358,16 @@ def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
 def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[[str], Any]:
     from prompt_toolkit import PromptSession
 
+    def obs() -> dict[str, Any]:
+        return render.with_rules(client.observation(), getattr(client, "rules", None))
+
+    def hand() -> list[int]:
+        return render.hand_order(obs())
+
     session: PromptSession[str] = PromptSession(
-        completer=HandCompleter(lambda: render.hand_order(client.observation())),
-        complete_while_typing=True)
+        completer=HandCompleter(hand, lambda typed: render.follow_allowed(
+            obs(), client.decision() == PLAY, hand(), typed)),
+        complete_while_typing=False)  # Tab completes: a menu popping up hides the table
 
     async def read(prompt: str) -> str | None:
         try:

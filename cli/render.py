@@ -73,6 +73,21 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
+def follow_allowed(obs: dict[str, Any], following: bool, hand: Sequence[int],
+                   typed: list[int]) -> set[int] | None:
+    """When following (``following``: the person is asked to play to a trick already led):
+    the cards of ``hand`` that can still go with ``typed`` into a legal follow (the rules
+    core decides); None (every card held) when leading, burying or declaring."""
+    from .cards_input import follow_candidates
+
+    current = obs.get("current") or []
+    if not following or not current:
+        return None
+    rules = obs.get("rules") or {}
+    return follow_candidates(hand, parse_faces(current[0]), typed, ladder_of(obs),
+                             bool(rules.get("must_play_tractor")))
+
+
 def ladder_of(obs: dict[str, Any]) -> Ladder:
     """The card order of the hand: the real trump, or before it is known the trump rank
     with no suit (jokers and rank cards first), which is how the hand will mostly sort."""
