@@ -196,7 +196,8 @@ class Lab:
         self.hosts: list[Host] = []
         self.people: list[Person] = []
         self._closed = False
-        atexit.register(self.close)
+        _LIVE.add(self)
+        _clean_up_on_sigterm()
         try:
             self._build(count)
         except Exception:
@@ -244,12 +245,37 @@ class Lab:
         for host in self.hosts:
             _remove_namespace(host.ns)
         _remove_namespace(self.switch)
-        with contextlib.suppress(Exception):
-            atexit.unregister(self.close)
+        _LIVE.discard(self)
 
     def report(self) -> str:
         """What every program of the lab showed last: for a failing test's message."""
         return "\n\n".join(p.report() for p in self.people)
+
+
+_LIVE: set[Lab] = set()  #: labs not closed yet
+
+
+@atexit.register
+def _close_live() -> None:
+    """An interrupted run (Ctrl-C past the fixtures) still removes its labs."""
+    for lab in list(_LIVE):
+        lab.close()
+
+
+def _clean_up_on_sigterm() -> None:
+    """SIGTERM (a CI timeout) would end the run without `atexit`: close the labs first,
+    then end as SIGTERM does. Only where nobody else handles SIGTERM."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        _close_live()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_term)
 
 
 # --- people and their programs ----------------------------------------------------------------

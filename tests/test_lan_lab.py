@@ -55,13 +55,29 @@ def lab_of(tmp_path: Path) -> Iterator[object]:
 
 
 class Timer:
+    """A scenario's wall-clock time, from the test's start (the lab's making included) to
+    every screen verified."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.start = time.monotonic()
+        self.finished = False
 
     def done(self) -> float:
+        self.finished = True
         DURATIONS[self.name] = time.monotonic() - self.start
         return DURATIONS[self.name]
+
+
+@pytest.fixture
+def timer(request: pytest.FixtureRequest) -> Iterator[Timer]:
+    """The test's `Timer`, named by its docstring; a scenario that fails is listed with the
+    time until it failed."""
+    doc = (request.function.__doc__ or request.node.name).strip().splitlines()[0]
+    clock = Timer(doc)
+    yield clock
+    if not clock.finished:
+        DURATIONS[f"{clock.name} [FAILED]"] = time.monotonic() - clock.start
 
 
 # --- the lab itself -----------------------------------------------------------------------
@@ -211,9 +227,9 @@ def tricks_seen(program: Plain) -> list[str]:
 # --- (a) discovery and a passphrase: a host with one AI, two people join ------------------
 
 
-def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of):
+def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of, timer):
+    """(a) discovery + passphrase, host --ai 1, 2 joiners"""
     lab = lab_of(3)
-    timer = Timer("(a) discovery + passphrase, host --ai 1, 2 joiners")
     a, b, c = lab.hosts
     alice = lab.person(a, "alice").plain(
         "host", "--name", "lab-a", "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
@@ -239,9 +255,9 @@ def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of):
 # --- (b) join by address, `fill lan` from an AI server on a third host --------------------
 
 
-def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of):
+def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of, timer):
+    """(b) join by address, fill lan from ai-server"""
     lab = lab_of(3)
-    timer = Timer("(b) join by address, fill lan from ai-server")
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
     server.wait_for(r"AI server ready at", LOBBY_SECONDS)
@@ -297,10 +313,10 @@ def header_trick(screen: Screen) -> int | None:
     return int(match.group(1)) + (1 if match.group(2) else 0)
 
 
-def test_c_full_screen_joiner_plays_with_hints(lab_of):
+def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
+    """(c) as (a), Bob full screen in a pty"""
     pytest.importorskip("pyte")
     lab = lab_of(3)
-    timer = Timer("(c) as (a), Bob full screen in a pty")
     a, b, c = lab.hosts
     alice = lab.person(a, "alice").plain(
         "host", "--name", "lab-c", "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
@@ -383,9 +399,9 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of):
 # --- (d) a person's host loses its link for 10 s mid-hand ---------------------------------
 
 
-def test_d_a_link_down_for_ten_seconds_mid_hand(lab_of):
+def test_d_a_link_down_for_ten_seconds_mid_hand(lab_of, timer):
+    """(d) Bob's link down 10 s mid-hand"""
     lab = lab_of(3)
-    timer = Timer("(d) Bob's link down 10 s mid-hand")
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
     server.wait_for(r"AI server ready at", LOBBY_SECONDS)
