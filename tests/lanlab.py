@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PREFIX = "tractorlab"
 SUBNET = "198.18.0"  #: RFC 2544 benchmarking range: never anybody's real network
@@ -395,7 +396,8 @@ class Program:
 
 
 def wait_all(programs: Sequence[Program], pattern: str, seconds: float, stall: float,
-             trouble: Sequence[str] = (), report: Callable[[], str] | None = None) -> float:
+             trouble: Sequence[str] = (), report: Callable[[], str] | None = None,
+             what: str | None = None) -> float:
     """Wait until regex ``pattern`` is in every program's output. Fails at once when one
     shows a ``trouble`` word or ends, when ``seconds`` pass, or when no program's output
     has changed for ``stall`` seconds (a table that stands still says so early, with what
@@ -405,7 +407,7 @@ def wait_all(programs: Sequence[Program], pattern: str, seconds: float, stall: f
     sizes = [len(p.output()) for p in programs]
 
     def fail(why: str) -> WaitFailed:
-        return WaitFailed(f"waiting for {pattern!r} on every screen: {why}\n"
+        return WaitFailed(f"waiting for {what or repr(pattern)} on every screen: {why}\n"
                           + (report() if report is not None else
                              "\n\n".join(p.report() for p in programs)))
 
@@ -535,22 +537,21 @@ class Autopilot:
             program.send("hint")
 
 
-class _AnsweringScreen:
-    """pyte's screen that answers the program's terminal queries (cursor position, status)
-    as a real terminal does; prompt_toolkit asks for the cursor position at every prompt."""
+def _answering_screen(cols: int, rows: int) -> Any:
+    """A pyte screen that answers the program's terminal queries (cursor position, status)
+    on the pty as a real terminal does; prompt_toolkit asks for the cursor position at
+    every prompt and warns when nobody answers. Set ``fd`` to the pty once it is open."""
+    import pyte
 
-    def __new__(cls, cols: int, rows: int) -> object:
-        import pyte
+    class Answering(pyte.Screen):
+        fd: int | None = None
 
-        class Answering(pyte.Screen):
-            fd: int | None = None
+        def write_process_input(self, data: str) -> None:
+            if self.fd is not None:
+                with contextlib.suppress(OSError):
+                    os.write(self.fd, data.encode())
 
-            def write_process_input(self, data: str) -> None:
-                if self.fd is not None:
-                    with contextlib.suppress(OSError):
-                        os.write(self.fd, data.encode())
-
-        return Answering(cols, rows)
+    return Answering(cols, rows)
 
 
 class Screen(Program):
@@ -567,7 +568,7 @@ class Screen(Program):
 
         self.person = person
         self.name = f"{person.name}@h{person.host.index}: tractor {' '.join(argv[1:])} (pty)"
-        self.screen = _AnsweringScreen(cols, rows)
+        self.screen = _answering_screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self._raw = bytearray()
         self._lock = threading.Lock()

@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import lanlab
@@ -37,7 +37,7 @@ DURATIONS: dict[str, float] = lanlab.DURATIONS
 
 
 @pytest.fixture
-def lab_of(tmp_path: Path) -> Iterator[object]:
+def lab_of(tmp_path: Path) -> Iterator[Callable[[int], Lab]]:
     """``lab_of(n)``: a LAN of n hosts, removed (with all it ran) when the test ends."""
     labs: list[Lab] = []
 
@@ -182,7 +182,8 @@ def play_to_verified(lab: Lab, programs: list[Plain]) -> None:
         if program.autopilot is None:
             program.autopilot = Autopilot()
             program.autopilot.step(program, program.output())  # a prompt already waiting
-    lanlab.wait_all(programs, VERIFIED_4, HAND_SECONDS, STALL_SECONDS, TROUBLE, lab.report)
+    lanlab.wait_all(programs, VERIFIED_4, HAND_SECONDS, STALL_SECONDS, TROUBLE, lab.report,
+                    what=f'"{VERIFIED.format(n=4)}"')
     for program in programs:
         assert program.autopilot is not None and program.autopilot.accepted > 0, \
             program.report()
@@ -198,8 +199,8 @@ def assert_no_trouble(program: lanlab.Program, lab: Lab) -> None:
 def quit_all(lab: Lab, programs: list[Plain]) -> None:
     """At the summary, each person types ``quit``: the program says goodbye and ends."""
     for program in programs:
-        program.wait_for(r"next hand \(Enter\)> $|game over \(Enter to leave\)> $",
-                         30, also=lab.report)
+        program.wait_for("|".join(f"{re.escape(p)}$" for p in lanlab.SUMMARY_PROMPTS), 30,
+                         also=lab.report)
         program.send("quit")
     for program in programs:
         code = program.wait_exit(15)
