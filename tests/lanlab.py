@@ -175,6 +175,12 @@ class Host:
         _ip("-n", self.ns, "link", "set", LINK, "up")
         _ip("-n", self.ns, "route", "replace", MULTICAST, "dev", LINK)
 
+    def reset_connections(self) -> None:
+        """Drop every TCP connection of this host (as a router restart would): its side
+        is closed at once, the other side learns it when it next sends."""
+        subprocess.run([IP, "netns", "exec", self.ns, "ss", "-K", "-t", "state",
+                        "established"], check=True, capture_output=True, timeout=10)
+
     def pids(self) -> list[int]:
         """Every process running in this host."""
         return namespace_pids(self.ns)

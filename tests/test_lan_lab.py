@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import lanlab
 import pytest
@@ -402,6 +403,17 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
 
 def test_d_a_link_down_for_ten_seconds_mid_hand(lab_of, timer):
     """(d) Bob's link down 10 s mid-hand"""
+    _link_down_mid_hand(lab_of, timer, reset=False)
+
+
+def test_e_a_link_down_with_its_connections_reset_mid_hand(lab_of, timer):
+    """(e) Bob's link down 10 s mid-hand, his connections reset meanwhile"""
+    # A 10 s outage alone leaves TCP to retransmit; a router or Wi-Fi reset also drops
+    # the connections, so the peers must dial again and resend what was missed.
+    _link_down_mid_hand(lab_of, timer, reset=True)
+
+
+def _link_down_mid_hand(lab_of: Any, timer: Any, reset: bool) -> None:
     lab = lab_of(3)
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
@@ -422,6 +434,8 @@ def test_d_a_link_down_for_ten_seconds_mid_hand(lab_of, timer):
     bob.wait_for(r"· trick 3 to ", HAND_SECONDS, also=lab.report)
     b.link_down()
     down_at = len(tricks_seen(alice))
+    if reset:
+        b.reset_connections()
     time.sleep(10.0)
     up_at = len(tricks_seen(alice))
     b.link_up()
@@ -430,7 +444,8 @@ def test_d_a_link_down_for_ten_seconds_mid_hand(lab_of, timer):
     assert up_at - down_at <= 1, f"tricks {down_at} -> {up_at} while Bob's link was down"
     back = time.monotonic()
     alice.wait_for(rf"· trick {up_at + 1} to ", HAND_SECONDS, also=lab.report)
-    DURATIONS["(d) from the link up to the next trick"] = time.monotonic() - back
+    DURATIONS[f"({'e' if reset else 'd'}) from the link up to the next trick"] = (
+        time.monotonic() - back)
     play_to_verified(lab, [alice, bob])
     # Nothing lost: both peers logged the same plays, all 25 tricks of them.
     assert plays_seen(alice) == plays_seen(bob), f"{alice.report()}\n{bob.report()}"
