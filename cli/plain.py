@@ -13,6 +13,7 @@ number picks a declaration; after a hand, an empty line (or ``next``) goes on.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
@@ -55,6 +56,7 @@ class PlainSession:
         self.shown: tuple[Any, ...] | None = None
         self.quit = False
         self.hinted: Action | None = None  #: the last hint, accepted by an empty line
+        self.banner_shown: str | None = None  #: the trouble last reported (seconds aside)
 
     def _obs(self) -> dict[str, Any]:
         return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
@@ -80,8 +82,12 @@ class PlainSession:
     def prompt(self) -> str | None:
         """Print what is needed for the next question and return its prompt, or None when
         the person has nothing to answer now (another seat is moving)."""
-        if self.client.banner():
-            self.say(f"!! {self.client.banner()}")
+        banner = self.client.banner()
+        # Once per trouble, not at every look: the seconds it counts do not make it news.
+        gist = re.sub(r"\d+ s\b", "", banner) if banner else None
+        if banner and gist != self.banner_shown:
+            self.say(f"!! {banner}")
+        self.banner_shown = gist
         summary = self.client.summary()
         obs = self._obs()
         decision = self.client.decision()

@@ -317,11 +317,19 @@ def _line_reader() -> _LineReader:
     return _LineReader()
 
 
-def _passphrase(given: str | None, needed: bool) -> str | None:
-    if given == "-" or (given is None and needed):
+async def _passphrase(given: str | None, needed: bool) -> str | None:
+    """The passphrase given, else (``-``, or a table that needs one) asked for: hidden on
+    a terminal; from a pipe, the next line of the one shared standard-input reader (a
+    getpass there would race that reader for the line and wait for ever)."""
+    if not (given == "-" or (given is None and needed)):
+        return given
+    if sys.stdin.isatty():
         import getpass
         return getpass.getpass("table passphrase: ") or None
-    return given
+    from .stdin_lines import read_line
+
+    say("table passphrase: ")
+    return (await _asyncio(read_line()) or "").strip() or None
 
 
 async def host(reactor: Any, args: argparse.Namespace) -> int:
@@ -346,7 +354,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         _report_deaths(children, say)
 
     lobby: LobbyHost | None = None
-    passphrase = _passphrase(args.passphrase, False)
+    passphrase = await _passphrase(args.passphrase, False)
     try:
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
@@ -407,7 +415,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     try:
-        passphrase = _passphrase(args.passphrase, needs_passphrase)
+        passphrase = await _passphrase(args.passphrase, needs_passphrase)
         guest = await join_table(reactor, address,
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase)
@@ -486,7 +494,7 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
         return 2
     lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(),
-                                _passphrase(args.passphrase, False), args.journal_dir,
+                                await _passphrase(args.passphrase, False), args.journal_dir,
                                 args.name, args.grace, args.interface)
     for line in lines:
         say(line)

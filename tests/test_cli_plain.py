@@ -233,3 +233,21 @@ def test_piped_answers_read_while_waiting_wait_for_their_question() -> None:
     rc, text = _run_on_pipe(client, script_for(5), 60)
     assert rc == 0 and "Hand 1 is over." in text
     assert "(waiting)> hint" not in text  # the answer went to the question that came
+
+
+def test_a_banner_is_printed_once_per_trouble_not_at_every_look() -> None:
+    client = LocalClient(seed=2)
+    said: list[str] = []
+    session = PlainSession(client, said.append)
+    seconds = [3]
+    client.banner = lambda: (  # type: ignore[method-assign]
+        f"no link with seat 2 (AI 2) for {seconds[0]} s: it has not connected" if seconds[0]
+        else None)
+    for seconds[0] in (3, 4, 5, 6):
+        session.prompt()
+    assert sum("!! no link" in line for line in said) == 1
+    seconds[0] = 0
+    session.prompt()
+    seconds[0] = 9  # gone, then back: news again
+    session.prompt()
+    assert sum("!! no link" in line for line in said) == 2
