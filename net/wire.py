@@ -43,9 +43,15 @@ from .journal import Journal
 from .session import GameSession
 from .table import TableError
 
-WIRE_VERSION = "tractor-wire/2"
+WIRE_VERSION = "tractor-wire/3"  #: 3: heartbeats (an empty frame) on every up link
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
-IDLE_TIMEOUT = 300.0
+#: Seconds between heartbeats on an up link that has sent nothing else meanwhile, and
+#: seconds of silence after which a link is taken for dead and dropped (its seat is then
+#: dialed again). A connection whose other end vanished (a router restart, a Wi-Fi
+#: change) gives no sign of it until something is sent; without heartbeats the seat that
+#: should dial found out only after minutes, while the table waited on it.
+HEARTBEAT = 3.0
+LINK_SILENCE = 12.0
 GRACE = 120.0  #: seconds a seat may stay disconnected before the hand ends without it
 #: Seconds a seat that (re)connected has to resend what it owes before its overdue keys
 #: count: its frames follow the handshake, and deadlines may predate the link (a resume).
@@ -183,9 +189,14 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.up = False
         self.nonce = os.urandom(NONCE_SIZE)
         self.peer_nonce = b""
+        self.last_sent = 0.0  #: when this link last sent a frame (heartbeats fill gaps)
 
     def callLater(self, delay: float, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         return self.node.clock.callLater(delay, fn, *a, **kw)
+
+    def sendString(self, string: bytes) -> None:
+        self.last_sent = self.node.clock.seconds()
+        super().sendString(string)
 
     def connectionMade(self) -> None:
         # Small frames, one after another: do not let Nagle hold them back.
@@ -223,7 +234,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
     def stringReceived(self, data: bytes) -> None:
         if self.up:
             self.resetTimeout()
-            self.node.frame_from(self, data)
+            if data:  # an empty frame is a heartbeat: the link is alive, nothing more
+                self.node.frame_from(self, data)
         elif self.transport.disconnecting:
             return  # refused already: read nothing more from it
         elif self.seat is None:
@@ -257,7 +269,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self._drop(str(exc))
             return
         self.up = True
-        self.setTimeout(IDLE_TIMEOUT)
+        self.setTimeout(LINK_SILENCE)
         node.link_up(self.seat, self)
 
     def connectionLost(self, reason: Any = None) -> None:
@@ -309,6 +321,7 @@ class PeerNode:
         self.on_change: Callable[[], None] | None = None
         self.session: GameSession | None = None
         self._watch: Any = None
+        self._beat: Any = None
         if session is not None:
             self.attach(session, raw_keys, journal, game)
 
@@ -393,12 +406,24 @@ class PeerNode:
         session owes), and watch for seats gone longer than the grace period."""
         assert self.session is not None
         self._send_all(self.session.start() if frames is None else frames)
-        if self._watch is None:
-            from twisted.internet.task import LoopingCall
+        from twisted.internet.task import LoopingCall
 
+        if self._watch is None:
             self._watch = LoopingCall(self._check_gone)
             self._watch.clock = self.clock
             self._watch.start(1.0, now=False)
+        if self._beat is None:  # until `stop`: the links stay alive after the game too
+            self._beat = LoopingCall(self._heartbeat)
+            self._beat.clock = self.clock
+            self._beat.start(HEARTBEAT / 3, now=False)
+
+    def _heartbeat(self) -> None:
+        """An empty frame on every up link that has been quiet for `HEARTBEAT` seconds, so
+        the other end hears from us at least that often (see `LINK_SILENCE`)."""
+        now = self.clock.seconds()
+        for link in list(self.links.values()):
+            if link.up and now - link.last_sent >= HEARTBEAT:
+                link.sendString(b"")
 
     def send(self, frames: list[bytes]) -> None:
         """Broadcast frames this peer made outside `frame_from` (a person's move, chat)."""
@@ -446,8 +471,9 @@ class PeerNode:
             self.on_change()
 
     def stop(self) -> None:
-        if self._watch is not None and self._watch.running:
-            self._watch.stop()
+        for loop in (self._watch, self._beat):
+            if loop is not None and loop.running:
+                loop.stop()
         for service in self.services:
             service.stopService()
         for link in list(self.connections):

@@ -449,8 +449,10 @@ def _link_down_mid_hand(lab_of: Any, timer: Any, reset: bool) -> None:
     assert up_at - down_at <= 1, f"tricks {down_at} -> {up_at} while Bob's link was down"
     back = time.monotonic()
     alice.wait_for(rf"· trick {up_at + 1} to ", HAND_SECONDS, also=lab.report)
-    DURATIONS[f"({'e' if reset else 'd'}) from the link up to the next trick"] = (
-        time.monotonic() - back)
+    recovered = time.monotonic() - back
+    DURATIONS[f"({'e' if reset else 'd'}) from the link up to the next trick"] = recovered
+    # Within seconds, not the minutes a dead connection used to stay "up" (heartbeats).
+    assert recovered < 30, f"{recovered:.0f} s from the link up to the next trick"
     play_to_verified(lab, [alice, bob])
     # Nothing lost: both peers logged the same plays, all 25 tricks of them.
     assert plays_seen(alice) == plays_seen(bob), f"{alice.report()}\n{bob.report()}"

@@ -13,7 +13,9 @@ from twisted.logger import LogLevel, capturedLogs
 
 from tractor.net.loopback import raw_public
 from tractor.net.wire import (
+    HEARTBEAT,
     HELLO_TIMEOUT,
+    LINK_SILENCE,
     WIRE_VERSION,
     PeerLink,
     PeerNode,
@@ -164,8 +166,29 @@ def test_the_handshake_has_one_deadline_and_a_link_that_proved_itself_keeps_goin
     link, transport, nonce = connect(node)
     link.stringReceived(pack_hello(TABLE, 1, node.raw_keys[1], IMPOSTOR_NONCE))
     link.stringReceived(pack_proof(d.signing_keys[1], TABLE, 1, 0, nonce, IMPOSTOR_NONCE))
-    clock.advance(HELLO_TIMEOUT * 2)
+    for _ in range(4):  # the other side's heartbeats keep it up past the handshake's deadline
+        clock.advance(HELLO_TIMEOUT / 2)
+        link.stringReceived(b"")
     assert link.up and not transport.disconnecting
+
+
+def test_heartbeats_keep_a_quiet_link_up_and_a_silent_one_is_dropped():
+    # A connection whose other end vanished (its host's connections reset while its link
+    # was down) looked up for five minutes, so the seat that must dial again never did
+    # (dropped, its `ClientService` dials again: LAN lab scenario (e)).
+    d, sessions, clock, node = node_and_game()
+    link, transport = link_for(node, 1, d.signing_keys[1])
+    node.begin([])
+    transport.clear()
+    clock.advance(HEARTBEAT)
+    clock.advance(1)
+    assert transport.value() == b"\x00\x00\x00\x00"  # an empty frame: we are alive
+    for _ in range(3):  # heard from: stays up however long the table is quiet
+        clock.advance(LINK_SILENCE / 2)
+        link.stringReceived(b"")
+    assert link.up and not transport.disconnecting
+    clock.advance(LINK_SILENCE)  # silence: the other end is gone
+    assert transport.disconnecting
 
 
 def test_a_stopped_node_closes_handshakes_too():
