@@ -39,14 +39,14 @@ class Journaled:
 
 def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     seed, hands = 4, 2
-    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d = LocalDeal(seats=4, seed=seed)
     keys = [k.public_key() for k in d.signing_keys]
     journals = [Journal(str(tmp_path / f"seat{s}.sqlite")) for s in range(4)]
     peers = []
     for s in range(4):
         master = bytes([seed, s]) * 16
         session = GameSession(Rules(), TABLE, s, d.signing_keys[s], keys, master,
-                              RandomPlayer(seed * 10 + s), rounds=4, max_hands=hands)
+                              RandomPlayer(seed * 10 + s), max_hands=hands)
         journals[s].create_game("g1", session, d.signing_keys[s], master)
         peers.append(Journaled(session, journals[s], "g1"))
     d.peers = peers
@@ -84,7 +84,7 @@ def test_the_journal_is_private_and_keeps_each_frame_once(tmp_path):
     path = tmp_path / "private.sqlite"
     journal = Journal(str(path))
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    key = LocalDeal(seats=4, rounds=4, seed=1).signing_keys[0]
+    key = LocalDeal(seats=4, seed=1).signing_keys[0]
     frames = [seal(Header(b"t" * 16, 0, 0, i, "app", ()), {"data": {}}, key) for i in range(3)]
     journal.append("g", frames[:2])
     journal.append("g", frames)  # sent again after a resume: kept once

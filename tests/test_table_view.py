@@ -42,7 +42,7 @@ class Person(RandomPlayer):
 
 def deal(seed: int, players, setup: HandSetup | None = None):
     setup = setup or HandSetup(Rules(), ("2", "2"), first=seed % 4)
-    d = LocalDeal(seats=4, rounds=4, seed=seed, first=setup.first)
+    d = LocalDeal(seats=4, seed=seed, first=setup.first)
     tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
     d.peers = tables
     return d, tables
