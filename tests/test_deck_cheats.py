@@ -23,7 +23,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from tractor.net.deck import shuffle_proof
+from tractor.net.deck import lock_proof, shuffle_proof
 from tractor.net.deck.engine import MAX_APP_PER_SEAT, Deck
 from tractor.net.deck.envelope import FrameError, Header, open_frame, seal
 from tractor.net.deck.errors import (
@@ -1469,6 +1469,27 @@ def test_restore_mid_setup_sends_what_it_owes() -> None:
     assert pump(d) == []
     assert all(p.phase == "ready" for p in d.peers)
     finish(d)
+
+
+def test_resume_sends_its_journaled_moves_without_making_them_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer resumed with `load_journal` sends its shuffle and lock from the journal, as
+    they were, without proving them again (a shuffle proof is 6N scalar multiplications,
+    a lock 3N and 3N fixed-base ones), and ends where it was."""
+    d, _ = stage("ready")
+    old = d.peers[1]
+    fresh = Deck(d.config, 1, d.signing_keys[1], d.seeds[1])
+    fresh.load_journal(old.frames())
+
+    def made_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a journaled move was computed again")
+
+    monkeypatch.setattr(shuffle_proof, "prove", made_again)
+    monkeypatch.setattr(lock_proof, "prove", made_again)
+    sent = fresh.start()
+    assert sent == [f for f in old.frames() if sender(f) == 1]
+    assert [kind_of(f) for f in sent] == ["shuffle", "lock"]
+    assert (fresh.phase, fresh.final, fresh._sent_seq) == ("ready", old.final, old._sent_seq)
 
 
 def test_restore_keeps_buffered_frames() -> None:

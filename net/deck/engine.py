@@ -48,6 +48,7 @@ from .errors import (
     ViewMismatch,
 )
 from .group import (
+    POINT_BYTES,
     GroupError,
     SecretStream,
     base,
@@ -435,6 +436,11 @@ class Deck:
     def _points(self, seat: int, values: object, count: int, what: str) -> list[bytes]:
         if not isinstance(values, list) or len(values) != count:
             raise BadMessage(seat, f"{what}: expected {count} points")
+        if seat == self.me and all(type(v) is bytes and len(v) == POINT_BYTES for v in values):
+            # This peer's own points were made here (its frames carry its signature, also
+            # from the journal): the subgroup check, a scalar multiplication each, is for
+            # the other seats' points, as proof verification is.
+            return list(values)
         try:
             return [check_point(v) for v in values]
         except GroupError as exc:
@@ -523,7 +529,18 @@ class Deck:
             return self._send_lock()
         return []
 
+    def _journaled(self, kind: str) -> bool:
+        """Resuming: whether this peer's next move (after any chat lines) is in the journal
+        as a ``kind`` message, so its body need not be computed again (`_send` sends the
+        journaled frame in its place)."""
+        seq = self._sent_seq
+        while (entry := self._journal_frames.get(seq)) is not None and _is_chat(entry[1]):
+            seq += 1
+        return entry is not None and entry[1].header.kind == kind
+
     def _send_shuffle(self) -> list[bytes]:
+        if self._journaled("shuffle"):
+            return self._send("shuffle", {})
         src = self.decks[-1]
         k, perm = self._my_k, self._my_perm
         deck, key = shuffle_proof.shuffle(src, k, perm)
@@ -538,6 +555,8 @@ class Deck:
         return "shuffle-proof/" + self._binding("shuffle")
 
     def _send_lock(self) -> list[bytes]:
+        if self._journaled("lock"):
+            return self._send("lock", {})
         size = self.config.size
         before = self.locks_input()
         k_inv = inv(self._my_k)
