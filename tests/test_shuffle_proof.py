@@ -135,7 +135,7 @@ def test_known_answer_vector() -> None:
 
 KAT_PERM = [3, 1, 2, 4, 0, 5]
 KAT_DECK = "3cea051a5040f212734e4d96676f7582056fe874438dc24eb1c55f642f80c549"
-KAT_PROOF = "4f47be1e6c672e2504d26d2673c091af96aac271e96df21a48daca7b662a2e6c"
+KAT_PROOF = "75a6fe001802571e46602fad0576a3360856f73eeb6a24645b1365c7807eb819"
 
 
 # --- wrong shuffles -------------------------------------------------------------------------------

@@ -196,6 +196,12 @@ class _Transcript:
         self.state = hash32(DOMAIN, b"statement", context, len(inputs).to_bytes(4, "little"),
                             *inputs, *outputs, key)
 
+    @classmethod
+    def after(cls, state: bytes) -> _Transcript:
+        t = object.__new__(cls)
+        t.state = state
+        return t
+
     def absorb(self, label: bytes, *messages: bytes) -> None:
         self.state = hash32(DOMAIN, label, self.state, *messages)
 
@@ -217,7 +223,9 @@ def _challenges(t: _Transcript, proof: ShuffleProof) -> _Challenges:
     t.absorb(b"permutation", proof.c_a)
     x = t.challenge(b"x")
     t.absorb(b"powers", proof.c_b)
-    y, z = t.challenge(b"y"), t.challenge(b"z")
+    y = t.challenge(b"y")
+    t.absorb(b"after y")  # z is a round of its own (the prover says nothing in between)
+    z = t.challenge(b"z")
     t.absorb(b"products", proof.c_p)
     w = t.challenge(b"w")
     t.absorb(b"masks", proof.d_d, proof.d_p, proof.t_1, proof.t_0, proof.a_y, proof.b_k)
@@ -254,7 +262,9 @@ def prove(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key
     r_b = nonce("r_b")
     c_b = _commit(b, r_b, gens)
     t.absorb(b"powers", c_b)
-    y, z = t.challenge(b"y"), t.challenge(b"z")
+    y = t.challenge(b"y")
+    t.absorb(b"after y")
+    z = t.challenge(b"z")
     d = [(y * a_j + b_j - z) % L for a_j, b_j in zip(a, b, strict=True)]
     p_run, acc = [], 1
     for d_j in d:
@@ -317,11 +327,12 @@ def verify(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], ke
     except GroupError as exc:
         raise ShuffleProofError(f"a proof value is not acceptable: {exc}") from exc
     ch = _challenges(_Transcript(context, inputs, outputs, key), proof)
-    # The folding weights hash the whole proof: the answers too, so none can be chosen
-    # after the weights are known.
-    weights = hash64(DOMAIN, b"fold", ch.state, proof.s_d, proof.s_p, proof.s_t, proof.z_k,
-                     *proof.z_d, *proof.z_p)
-    lam = [_i(scalar_from(hash64(DOMAIN, b"weight", bytes([i]), weights))) for i in range(4)]
+    # The equations are folded with the powers of one more challenge, hashed from the whole
+    # proof (the answers too): a last round of the argument, so five different values of
+    # it would force every equation on its own.
+    t = _Transcript.after(ch.state)
+    t.absorb(b"answers", proof.s_d, proof.s_p, proof.s_t, proof.z_k, *proof.z_d, *proof.z_p)
+    lam = _powers(t.challenge(b"fold"), 4)
     try:
         left, right = _sides(inputs, outputs, key, proof, ch, lam, z_d, z_p, s_d, s_p, s_t,
                              z_k)
@@ -350,7 +361,7 @@ def _sides(inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes, proof:
            ch: _Challenges, lam: Sequence[int], z_d: Sequence[int], z_p: Sequence[int],
            s_d: int, s_p: int, s_t: int, z_k: int) -> tuple[bytes, bytes]:
     """Both sides of the five verification equations folded into one with weights
-    1, lam[0..3] (see SHUFFLE.md):
+    1, lam[0..3] (the powers l^1..l^4 of the folding challenge; see SHUFFLE.md):
 
     (d)  s_d*G + sum z_d[i]*H_i            = c*(y*C_a + C_b - z*sum H_i) + D_d
     (p)  s_p*G + sum z_p[i]*H_i            = c*C_p + D_p
