@@ -308,3 +308,22 @@ def test_property_any_other_output_is_refused(n: int, seed: int, data: st.DataOb
     assert out != c.outputs
     c.refused(outputs=out)
     c.refused(outputs=out, proof=c.reproved(out))
+
+
+def test_the_largest_deck_fits_in_a_frame() -> None:
+    """12 seats, 6 decks: 324 cards, the shuffle message with its proof far below MAX_FRAME
+    (the lock of 324 cards is the largest set-up message)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tractor.net.deck.envelope import MAX_FRAME, Header, open_frame, seal
+    from tractor.rules import MAX_DECKS, MAX_PLAYERS
+
+    c = Case(54 * MAX_DECKS)
+    key = Ed25519PrivateKey.from_private_bytes(bytes(32))
+    header = Header(TABLE, 3, 1, 0, "shuffle", tuple((0, bytes(32)) for _ in range(MAX_PLAYERS)))
+    body = {"deck": c.outputs, "key": c.key, "proof": c.proof.pack(),
+            "input": sp.deck_hash(c.inputs)}
+    frame = seal(header, body, key)
+    assert len(frame) < MAX_FRAME / 6
+    env = open_frame(frame, TABLE, 3, [key.public_key()] * MAX_PLAYERS)
+    c.verify(sp.ShuffleProof.unpack(env.body["proof"], c.n))

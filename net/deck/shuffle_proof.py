@@ -12,14 +12,14 @@ multi-exponentiation argument tying it to the decks. Its sub-arguments here are 
 (masked openings of whole vectors, Pedersen commitments over generators made by
 hash-to-group), which suits libsodium: no multi-exponentiation, every term one scalar
 multiplication, and the verifier folds its equations into one. Fiat-Shamir over the
-whole transcript, challenges of 252 bits. Cost for N cards: the prover about 6N scalar
-multiplications (plus N for the shuffle itself), the verifier 3N + 11; the proof is
-9 points and 2N + 4 scalars. The exact protocol, the transcript and the security
-argument are in SHUFFLE.md next to this file.
+whole transcript, challenges of 252 bits. Cost for N cards, in scalar multiplications:
+the shuffle N + 1, its proof 5N + 10, verifying it 3N + 11; the proof is 9 points and
+2N + 4 scalars. The exact protocol, the transcript and the security argument are in
+SHUFFLE.md next to this file.
 
 Proving and verifying are deterministic: the prover's nonces come from its secret stream
-under a label the caller binds to the statement, and the verifier folds its equations
-with weights hashed from the whole proof, so the same inputs give the same bytes.
+under a label the caller binds to the statement, and the verifier's folding challenge is
+hashed from the whole proof, so the same inputs give the same bytes and the same answer.
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ from .group import (
 
 #: The construction, as the benchmarks and the README name it.
 NAME = "bayer-groth-linear"
-#: Security level claimed for one shuffle proof (see SHUFFLE.md: the statistical error is
-#: below 2^-240 per attempt; binding rests on discrete logarithms in Ed25519).
+#: Security level claimed for one shuffle proof (SHUFFLE.md): the knowledge error is below
+#: 2^-235 per hash query for any deck of up to 324 cards, so below 2^-128 for up to 2^107
+#: queries, and binding rests on discrete logarithms in Ed25519 (the curve's 128 bits).
 SOUNDNESS_BITS = 128
 DOMAIN = b"tractor-shuffle-proof/1"
 MAX_CARDS = 4096  #: more generators than any deck needs (a frame holds at most 4096 items)
@@ -120,8 +121,9 @@ def generators(n: int) -> list[bytes]:
     if not 0 < n <= MAX_CARDS:
         raise ValueError(f"a deck has 1 to {MAX_CARDS} cards")
     while len(_GENERATORS) < n:
-        _GENERATORS.append(point_from_hash(DOMAIN, b"vector generator",
-                                           len(_GENERATORS).to_bytes(4, "little")))
+        h = point_from_hash(DOMAIN, b"vector generator", len(_GENERATORS).to_bytes(4, "little"))
+        check_point(h)  # never fails but with probability 2^-250 (identity after the map)
+        _GENERATORS.append(h)
     return _GENERATORS[:n]
 
 
