@@ -1,6 +1,6 @@
 """Soak: four peers, each its own process, on real loopback TCP, play N complete hands.
 
-    python bench/soak.py --hands N [--seed S] [--rounds 40]
+    python bench/soak.py --hands N [--seed S]
 
 Prints hands per minute, messages and bytes per hand per peer, per-move latency p50/p95
 (from the first peer that applied a play, its player, to the last peer that applied it),
@@ -23,13 +23,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
     procs = [subprocess.Popen(
         [sys.executable, "-P", "-m", "tractor.net.peer_process", "--seat", str(s), "--seats",
-         str(args.seats), "--seed", str(args.seed), "--hands", str(args.hands), "--rounds",
-         str(args.rounds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+         str(args.seats), "--seed", str(args.seed), "--hands", str(args.hands)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for s in range(args.seats)]
     ports = [json.loads(p.stdout.readline())["port"] for p in procs]  # type: ignore[union-attr]
     addresses = json.dumps({"addresses": {s: f"tcp:127.0.0.1:{port}"
@@ -62,7 +61,7 @@ def main() -> None:
     nbytes = sum(r["stats"]["bytes_out"] for r in reports) / len(reports) / max(hands, 1)
     per_minute = hands / (max(r["elapsed"] for r in reports) / 60)
     print(f"{args.seats} peer processes on loopback TCP, {hands} hands in {wall:.1f} s wall "
-          f"= {per_minute:.1f} hands per minute (shuffle proofs at {args.rounds} rounds)")
+          f"= {per_minute:.1f} hands per minute")
     print(f"messages per hand per peer: {frames:.0f}; bytes per hand per peer: {nbytes:.0f}")
     print(f"move latency (play to all peers applied): p50 {pct(0.5):.1f} ms, "
           f"p95 {pct(0.95):.1f} ms over {len(latencies)} moves")

@@ -32,6 +32,10 @@ from .deck.envelope import peek_hand
 from .session import GameSession
 from .table import Player
 
+#: ``games.rounds`` held the shadow decks of the cut-and-choose shuffle proof of protocol
+#: tractor-deck/1; games of this version (one linear proof per shuffle) store 0 there.
+LINEAR_PROOF = 0
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, seat INTEGER NOT NULL, identity BLOB NOT NULL,
@@ -94,7 +98,7 @@ class Journal:
                 " public_keys, first, rounds, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (game, session.seat, raw_identity, master_seed,
                  json.dumps(session.rules.to_data()), session.table, keys, session.first,
-                 session.rounds, time.time()))
+                 LINEAR_PROOF, time.time()))
 
     def set_meta(self, game: str, data: dict[str, Any]) -> None:
         """What a restart needs beyond the protocol: the seats' names and addresses, the
@@ -159,13 +163,17 @@ class Journal:
         if row is None:
             raise KeyError(f"no game {game!r} in this journal")
         seat, identity, seed, rules, table, keys, first, rounds = row
+        if rounds != LINEAR_PROOF:
+            raise ValueError(f"game {game!r} was recorded by an older version of tractor (its "
+                             "shuffle proofs are of protocol tractor-deck/1): this version "
+                             "can neither resume nor replay it")
         keys = bytes(keys)
         public = [Ed25519PublicKey.from_public_bytes(keys[i:i + 32])
                   for i in range(0, len(keys), 32)]
         carry = self.meta(game).get("carry")  # a game that went on at this new table
         session = GameSession(Rules.from_data(json.loads(rules)), bytes(table), seat,
                               Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
-                              bytes(seed), player, first=first, rounds=rounds,
+                              bytes(seed), player, first=first,
                               max_hands=max_hands, carry=carry)
         frames = self.frames(game)
         # What `append` must not keep twice: known now, without reading the journal again.

@@ -29,7 +29,7 @@ def raw_public(key: Ed25519PrivateKey) -> bytes:
 
 
 async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
-                        rounds: int = 40, journal_dir: str | None = None) -> list[PeerNode]:
+                        journal_dir: str | None = None) -> list[PeerNode]:
     rules = Rules(players=seats)
     keys = [Ed25519PrivateKey.from_private_bytes(bytes([seed % 256, s]) * 16)
             for s in range(seats)]
@@ -38,8 +38,7 @@ async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
     for s in range(seats):
         master = bytes([seed % 256, s, 7]) * 11
         session = GameSession(rules, table, s, keys[s], [k.public_key() for k in keys],
-                              master, RandomPlayer(seed * 10 + s), rounds=rounds,
-                              max_hands=hands)
+                              master, RandomPlayer(seed * 10 + s), max_hands=hands)
         journal = None
         if journal_dir is not None:
             journal = Journal(f"{journal_dir}/seat{s}.sqlite")
@@ -62,14 +61,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hands", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--journal-dir", help="keep each peer's SQLite journal there")
     args = parser.parse_args(argv)
     from twisted.internet import task
 
     async def run(reactor: Any) -> None:
-        nodes = await play_loopback(reactor, args.seed, args.hands, rounds=args.rounds,
-                                    journal_dir=args.journal_dir)
+        nodes = await play_loopback(reactor, args.seed, args.hands, journal_dir=args.journal_dir)
         print(json.dumps({"results": [[r.to_data() for r in n.session.results] for n in nodes],
                           "levels": [n.session.levels for n in nodes],
                           "errors": [[str(e) for e in n.errors] for n in nodes]}))

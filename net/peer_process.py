@@ -113,7 +113,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
         session = GameSession(Rules(players=seats), game.encode(), args.seat,
                               keys[args.seat], [k.public_key() for k in keys],
                               bytes([args.seed % 256, args.seat, 9]) * 11, player,
-                              rounds=args.rounds, max_hands=args.hands)
+                              max_hands=args.hands)
         if journal is not None:
             journal.create_game(game, session, keys[args.seat], session._master)
     node = PeerNode(reactor, session, [raw_public(k) for k in keys],
@@ -171,7 +171,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hands", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--port", type=int, default=0, help="listen on this port")
     parser.add_argument("--journal", help="keep the SQLite journal in this file")
     parser.add_argument("--resume", action="store_true",

@@ -13,7 +13,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .deck.shuffle_proof import SOUNDNESS_BITS
 from .journal import Journal
 from .lobby import Seating
 from .loopback import raw_public
@@ -37,7 +36,7 @@ async def listen_node(reactor: Any, interface: str = "127.0.0.1", port: int = 0,
 
 def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: Player,
               journal: Journal | None = None, master_seed: bytes | None = None,
-              rounds: int = SOUNDNESS_BITS, max_hands: int | None = None,
+              max_hands: int | None = None,
               meta: dict[str, Any] | None = None) -> GameSession:
     """Seat ``node`` at the table the lobby formed and start playing."""
     if seating.keys[seating.seat] != raw_public(key):
@@ -45,7 +44,7 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
     master = master_seed or os.urandom(32)
     session = GameSession(seating.rules, seating.table, seating.seat, key,
                           [Ed25519PublicKey.from_public_bytes(k) for k in seating.keys],
-                          master, player, rounds=rounds, max_hands=max_hands,
+                          master, player, max_hands=max_hands,
                           carry=seating.carry)
     game = game_id(seating)
     if journal is not None:

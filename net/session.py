@@ -22,7 +22,6 @@ from tractor.scoring import advance_levels
 
 from .deck.engine import Deck, DeckConfig
 from .deck.envelope import FrameError, open_frame, peek_hand
-from .deck.shuffle_proof import SOUNDNESS_BITS
 from .table import HandSetup, Player, TableHand
 
 MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
@@ -31,7 +30,7 @@ MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
 class GameSession:
     def __init__(self, rules: Rules, table: bytes, seat: int, signing_key: Ed25519PrivateKey,
                  public_keys: Sequence[Ed25519PublicKey], master_seed: bytes, player: Player,
-                 first: int = 0, rounds: int = SOUNDNESS_BITS,
+                 first: int = 0,
                  on_hand_end: Callable[[GameSession, TableHand], None] | None = None,
                  max_hands: int | None = None, carry: Sequence[Any] | None = None) -> None:
         if len(master_seed) < 32:
@@ -43,7 +42,6 @@ class GameSession:
         self.public_keys = tuple(public_keys)
         self._master = master_seed
         self.player = player
-        self.rounds = rounds
         self.on_hand_end = on_hand_end
         self.max_hands = max_hands  #: stop after this many played hands (tests, soak runs)
         #: The time for the deck's key deadlines (a `PeerNode` sets its clock here).
@@ -70,7 +68,7 @@ class GameSession:
     def _new_hand(self) -> TableHand:
         config = DeckConfig(table=self.table, hand=self.hand_no, public_keys=self.public_keys,
                             decks=self.rules.decks, hand_size=self.rules.hand_size,
-                            first=self.first, rounds=self.rounds)
+                            first=self.first)
         deck = Deck(config, self.seat, self._key, self.hand_seed(self.hand_no))
         if self.hand_no in self._journal:
             deck.load_journal(self._journal.pop(self.hand_no))

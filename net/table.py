@@ -372,6 +372,9 @@ class TableHand:
         for r in self.deck.reveals:
             if r.seat == seat and r.seq < seq:
                 (played if r.purpose == "play" else shown).add(r.position)
+        # A talon card turned over for everyone is shown already: a claim may show it
+        # without revealing it again (an honest starter's claim was refused).
+        shown |= self.deck.public - played
         faces = []
         for p in positions:
             if not 0 <= p < self.deck.config.size or self.deck.owner[p] != seat or (

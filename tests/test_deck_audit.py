@@ -36,7 +36,7 @@ def play_hand(seed: int, cheat: str | None = None):
     """Deal over the deck protocol, play random legal moves through reveals (with one cheat if
     asked), audit. Returns (table, records, violations per peer, the cheat's (seat, trick))."""
     rng = random.Random(seed)
-    table = LocalDeal(seats=4, decks=2, hand_size=25, rounds=4, seed=seed)
+    table = LocalDeal(seats=4, decks=2, hand_size=25, seed=seed)
     table.setup()
     table.deal_all(starter=0)
     # The test driver sees everything: each position's card as its owner knows it.

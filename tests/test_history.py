@@ -13,7 +13,7 @@ from tractor.net.journal import Journal
 
 def test_history_and_replay_of_a_loopback_game(tmp_path):
     proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.loopback", "--hands", "2",
-                           "--seed", "8", "--rounds", "4", "--journal-dir", str(tmp_path)],
+                           "--seed", "8", "--journal-dir", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     journal = Journal(str(tmp_path / "seat1.sqlite"))

@@ -39,14 +39,14 @@ class Journaled:
 
 def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     seed, hands = 4, 2
-    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d = LocalDeal(seats=4, seed=seed)
     keys = [k.public_key() for k in d.signing_keys]
     journals = [Journal(str(tmp_path / f"seat{s}.sqlite")) for s in range(4)]
     peers = []
     for s in range(4):
         master = bytes([seed, s]) * 16
         session = GameSession(Rules(), TABLE, s, d.signing_keys[s], keys, master,
-                              RandomPlayer(seed * 10 + s), rounds=4, max_hands=hands)
+                              RandomPlayer(seed * 10 + s), max_hands=hands)
         journals[s].create_game("g1", session, d.signing_keys[s], master)
         peers.append(Journaled(session, journals[s], "g1"))
     d.peers = peers
@@ -84,7 +84,7 @@ def test_the_journal_is_private_and_keeps_each_frame_once(tmp_path):
     path = tmp_path / "private.sqlite"
     journal = Journal(str(path))
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    key = LocalDeal(seats=4, rounds=4, seed=1).signing_keys[0]
+    key = LocalDeal(seats=4, seed=1).signing_keys[0]
     frames = [seal(Header(b"t" * 16, 0, 0, i, "app", ()), {"data": {}}, key) for i in range(3)]
     journal.append("g", frames[:2])
     journal.append("g", frames)  # sent again after a resume: kept once
@@ -92,3 +92,23 @@ def test_the_journal_is_private_and_keeps_each_frame_once(tmp_path):
     again = Journal(str(path))  # a new process: the frames on disk count too
     again.append("g", frames[1:])
     assert again.frames("g") == frames
+
+
+def test_a_game_of_the_old_shuffle_proof_is_refused_plainly(tmp_path):
+    """A journal of protocol tractor-deck/1 (its games row holds the cut-and-choose rounds,
+    40): this version says it cannot resume or replay it, instead of failing on a frame."""
+    import pytest
+
+    d = LocalDeal(seats=4, seed=2)
+    keys = [k.public_key() for k in d.signing_keys]
+    journal = Journal(str(tmp_path / "old.sqlite"))
+    master = bytes([2, 0]) * 16
+    session = GameSession(Rules(), TABLE, 0, d.signing_keys[0], keys, master, RandomPlayer(1))
+    journal.create_game("new", session, d.signing_keys[0], master)
+    journal.create_game("old", session, d.signing_keys[0], master)
+    with journal.db:
+        journal.db.execute("UPDATE games SET rounds = 40 WHERE id = 'old'")
+    with pytest.raises(ValueError, match="older version of tractor"):
+        journal.open_session("old", RandomPlayer(1))
+    fresh, _ = journal.open_session("new", RandomPlayer(1))
+    assert fresh.seat == 0

@@ -16,7 +16,7 @@ def run(*args: str) -> dict:
 
 
 def test_two_hands_over_loopback_tcp_agree():
-    out = run("--hands", "2", "--seed", "5", "--rounds", "8")
+    out = run("--hands", "2", "--seed", "5")
     results = out["results"]
     assert len(results) == 4 and len(results[0]) == 2
     assert all(r == results[0] for r in results)
@@ -28,7 +28,7 @@ def test_each_peer_keeps_its_journal_on_disk(tmp_path):
     from tractor.net.journal import Journal
     from tractor.net.table import RandomPlayer
 
-    out = run("--hands", "1", "--seed", "6", "--rounds", "4", "--journal-dir", str(tmp_path))
+    out = run("--hands", "1", "--seed", "6", "--journal-dir", str(tmp_path))
     assert out["errors"] == [[], [], [], []]
     for seat in range(4):
         journal = Journal(str(tmp_path / f"seat{seat}.sqlite"))

@@ -45,13 +45,13 @@ class FakeNode:
 class Table:
     def __init__(self, seed: int, hands: int = 1) -> None:
         rules = Rules()
-        self.deal = LocalDeal(seats=4, rounds=4, seed=seed)
+        self.deal = LocalDeal(seats=4, seed=seed)
         players = [HumanPlayer()] + [
             StrategyPlayer(make_strategy("heuristic", seed=s), rules, s) for s in (1, 2, 3)]
         self.sessions = [
             GameSession(rules, self.deal.config.table, s, self.deal.signing_keys[s],
                         self.deal.config.public_keys, bytes([seed, s]) * 16, players[s],
-                        rounds=4, max_hands=hands) for s in range(4)]
+                        max_hands=hands) for s in range(4)]
         self.node = FakeNode(self.deal, self.sessions[0])
         hinter = StrategyPlayer(make_strategy("heuristic", seed=9), rules, 9)
         self.client = NetClient(self.node, ["You", "East", "North", "West"], hinter.action)

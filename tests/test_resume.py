@@ -19,14 +19,14 @@ TABLE = b"resume-table-001"
 def make(d: LocalDeal, seat: int, seed: int, hands: int) -> GameSession:
     keys = [k.public_key() for k in d.signing_keys]
     return GameSession(Rules(), TABLE, seat, d.signing_keys[seat], keys,
-                       bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat), rounds=4,
+                       bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat),
                        max_hands=hands)
 
 
 @pytest.mark.parametrize("crash_after", [150, 900, 2600])
 def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     seed, hands = 3, 2
-    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d = LocalDeal(seats=4, seed=seed)
     d.peers = [make(d, s, seed, hands) for s in range(4)]
     d.call_all("start")
     pump(d, crash_after)
@@ -85,7 +85,7 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
     import random
 
     seed = 5
-    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d = LocalDeal(seats=4, seed=seed)
     peers = [make(d, s, seed, 1) for s in range(4)]
     peers[0].player = peers[0].current.player = Person(1)
     d.peers = peers
@@ -122,7 +122,7 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
 
 def test_a_peer_that_chatted_before_its_crash_resumes():
     seed, hands = 6, 1
-    d = LocalDeal(seats=4, rounds=4, seed=seed)
+    d = LocalDeal(seats=4, seed=seed)
     d.peers = [make(d, s, seed, hands) for s in range(4)]
     d.call_all("start")
     pump(d, 400)

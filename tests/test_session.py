@@ -10,10 +10,10 @@ from tractor.scoring import LEVELS
 
 
 def sessions(max_hands: int, seed: int = 1) -> list[GameSession]:
-    d = LocalDeal(seats=4, rounds=4, seed=seed)  # keys and in-memory delivery
+    d = LocalDeal(seats=4, seed=seed)  # keys and in-memory delivery
     keys = [k.public_key() for k in d.signing_keys]
     peers = [GameSession(Rules(), b"session-table-01", s, d.signing_keys[s], keys,
-                         bytes([seed, s]) * 16, RandomPlayer(seed * 10 + s), rounds=4,
+                         bytes([seed, s]) * 16, RandomPlayer(seed * 10 + s),
                          max_hands=max_hands) for s in range(4)]
     d.peers = peers
     d.call_all("start")

@@ -38,7 +38,7 @@ class Revoker(RandomPlayer):
 
 def play(seed: int, setup: HandSetup, players=None) -> list[TableHand]:
     rules = setup.rules
-    d = LocalDeal(seats=rules.players, decks=rules.decks, hand_size=rules.hand_size, rounds=4,
+    d = LocalDeal(seats=rules.players, decks=rules.decks, hand_size=rules.hand_size,
                   seed=seed, first=setup.first)
     players = players or [RandomPlayer(seed * 10 + s) for s in range(rules.players)]
     tables = [TableHand(setup, d.peers[s], players[s]) for s in range(rules.players)]
@@ -147,7 +147,7 @@ class PostsUnrevealed(TableHand):
 
 def test_a_play_of_cards_never_revealed_is_refused_naming_the_seat():
     setup = HandSetup(Rules(), ("2", "2"), first=0)
-    d = LocalDeal(seats=4, decks=2, hand_size=25, rounds=4, seed=9, first=0)
+    d = LocalDeal(seats=4, decks=2, hand_size=25, seed=9, first=0)
     tables = [(PostsUnrevealed if s == 2 else TableHand)(setup, d.peers[s], RandomPlayer(s))
               for s in range(4)]
     d.peers = tables
@@ -159,7 +159,7 @@ def test_a_play_of_cards_never_revealed_is_refused_naming_the_seat():
 
 
 def test_the_auction_variant_is_refused_clearly_between_peers():
-    d = LocalDeal(seats=4, decks=2, hand_size=25, rounds=4, seed=1)
+    d = LocalDeal(seats=4, decks=2, hand_size=25, seed=1)
     with pytest.raises(ValueError, match="auction"):
         TableHand(HandSetup(Rules(declaration="auction"), ("2", "2"), first=0), d.peers[0],
                   RandomPlayer(0))

@@ -42,7 +42,7 @@ class Person(RandomPlayer):
 
 def deal(seed: int, players, setup: HandSetup | None = None):
     setup = setup or HandSetup(Rules(), ("2", "2"), first=seed % 4)
-    d = LocalDeal(seats=4, rounds=4, seed=seed, first=setup.first)
+    d = LocalDeal(seats=4, seed=seed, first=setup.first)
     tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
     d.peers = tables
     return d, tables
@@ -179,6 +179,10 @@ def test_malformed_table_messages_are_refused_with_the_seat_named(bad):
     d.call_all("start")
     d.run()
     me = tables[0]
+    if me.waiting == "bury":  # the person is the starter: it buries, then leads
+        d.broadcast(0, me.decide(me.my_faces()[:me.rules.talon_size]))
+        d.run()
+    assert me.waiting == "play"
     seat = (me.trick.leader + len(me.trick.plays)) % 4 if me.trick else 0
     if seat != 0:
         pytest.skip("the position needs the person to lead")

@@ -37,10 +37,10 @@ def seated_game(prepare: Callable[[LocalDeal, list[GameSession]], None] | None =
     """Four in-memory sessions, stopped in the middle of the deal; returns the router,
     the sessions and the frames still in flight. ``prepare`` runs before the game starts
     (to attach a node whose clock stamps the deal, say)."""
-    d = LocalDeal(seats=4, rounds=4, seed=7)
+    d = LocalDeal(seats=4, seed=7)
     keys = [k.public_key() for k in d.signing_keys]
     sessions = [GameSession(Rules(), TABLE, s, d.signing_keys[s], keys, bytes([7, s]) * 16,
-                            RandomPlayer(70 + s), rounds=4, max_hands=1) for s in range(4)]
+                            RandomPlayer(70 + s), max_hands=1) for s in range(4)]
     d.peers = sessions
     if prepare is not None:
         prepare(d, sessions)

@@ -7,13 +7,14 @@ and returns the frames this peer must broadcast in answer; the table calls
 `KeyTimeout` naming the seat. Every frame this peer sends is also fed back to
 itself, so all peers process the same messages the same way.
 
-Protocol (n seats, N = 54 * decks positions, t = 40 shadow decks):
+Protocol (n seats, N = 54 * decks positions):
 
-1. ``commit``: each seat commits (by hash) to one coin per shuffle step.
-2. For each seat s in order: ``shuffle`` (s re-keys with k_s and permutes the deck,
-   publishes K_s = k_s*G and hash commitments to t shadow decks), ``coin`` (every other
-   seat opens its coin for step s; the challenge is the hash of statement and coins),
-   ``proof`` (s opens each shadow against the input or the output).
+1. Nothing to agree on first: the card points derive from table and hand.
+2. For each seat s in order: ``shuffle`` (s re-keys the deck with k_s and permutes it,
+   publishes K_s = k_s*G and a non-interactive proof of exactly that, linear in N, sound
+   to 2^-128: `shuffle_proof`, SHUFFLE.md). Its Fiat-Shamir challenges hash the whole
+   statement (protocol, table, hand, seat, step, both decks, K) and every prover message,
+   so the other seats need send nothing for it.
 3. For each seat s in order: ``lock`` (s swaps k_s for a fresh key l_{s,p} on every
    position p, publishes L_{s,p} = l_{s,p}*G and a proof per position).
 4. ``deal``: to give position p to its owner, every other seat releases l_{.,p}; each
@@ -35,7 +36,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from . import lock_proof, shuffle_proof
-from .envelope import Envelope, Header, open_frame, seal
+from .envelope import PROTOCOL, Envelope, Header, open_frame, seal
 from .errors import (
     BadMessage,
     CheatDetected,
@@ -47,6 +48,7 @@ from .errors import (
     ViewMismatch,
 )
 from .group import (
+    POINT_BYTES,
     GroupError,
     SecretStream,
     base,
@@ -61,16 +63,14 @@ from .group import (
 
 MAX_PENDING = 64  #: frames buffered per seat ahead of the phase that needs them
 
-COMMIT, SHUFFLE, COIN, PROOF, LOCK, READY, DONE = (
-    "commit", "shuffle", "coin", "proof", "lock", "ready", "done")
-KINDS = frozenset({"commit", "shuffle", "coin", "proof", "lock", "deal", "reveal", "bury",
-                   "audit", "verdict", "open", "app"})
+SHUFFLE, LOCK, READY, DONE = ("shuffle", "lock", "ready", "done")
+KINDS = frozenset({"shuffle", "lock", "deal", "reveal", "bury", "audit", "verdict", "open",
+                   "app"})
 MAX_INBOX = 4096  #: table messages kept for the table to read
 MAX_APP_PER_SEAT = 1024  #: table messages one seat may send in a hand
 MAX_VIEW_COUNT = 1 << 20
 _BODY_KEYS = {
-    "commit": {"coins"}, "shuffle": {"deck", "key", "shadows", "input", "coins"},
-    "coin": {"coin", "commits"}, "proof": {"openings", "coins"},
+    "shuffle": {"deck", "key", "proof", "input"},
     "lock": {"deck", "locks", "proofs", "input"}, "deal": {"positions", "keys"},
     "reveal": {"positions", "purpose", "keys", "cards"}, "bury": {"positions"},
     "audit": {"keys"}, "verdict": {"violations"}, "open": {"positions", "keys"},
@@ -89,7 +89,6 @@ class DeckConfig:
     decks: int = 2
     hand_size: int = 25
     first: int = 0  #: the seat that draws position 0
-    rounds: int = shuffle_proof.SOUNDNESS_BITS
     key_timeout: float = 30.0
 
     @property
@@ -109,6 +108,14 @@ class DeckConfig:
         if position < self.dealt:
             return (self.first + position) % self.seats
         return None
+
+
+def shuffle_context(table: bytes, hand: int, seat: int, step: int) -> bytes:
+    """What a shuffle proof's challenges are bound to besides its decks and key: the
+    protocol version, table, hand, the prover's seat and the shuffle step (the same number
+    in this protocol, seat s makes step s, but both are named so neither can be swapped)."""
+    return hash32(b"shuffle-statement", PROTOCOL.encode(), table, hand.to_bytes(8, "little"),
+                  seat.to_bytes(2, "little"), step.to_bytes(2, "little"))
 
 
 @dataclass
@@ -151,8 +158,9 @@ class Deck:
         self._card_of_point = {pt: p for p, pt in enumerate(self.card_points)}
         if len(self._card_of_point) != size:
             raise RuntimeError("card points collide")  # never: 2^-200
-        self.phase = COMMIT
+        self.phase = SHUFFLE
         self.step = 0  #: the seat whose shuffle or lock is under way
+        self._started = False  #: `start` was called: this peer makes its moves
         self._chains = [_Chain() for _ in range(n)]
         self._pending: list[dict[int, Envelope]] = [{} for _ in range(n)]
         self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
@@ -161,13 +169,8 @@ class Deck:
         #: Resuming: own frames from the journal by number, with their checked envelopes.
         self._journal_frames: dict[int, tuple[bytes, Envelope]] = {}
         # Shuffle stage.
-        self.coin_commitments: list[list[bytes] | None] = [None] * n
-        self.coins: list[dict[int, bytes]] = [{} for _ in range(n)]  # step -> seat -> coin
         self.decks: list[list[bytes]] = [list(self.card_points)]
         self.shuffle_keys: list[bytes] = []
-        self._shadow_commitments: list[bytes] = []
-        self._candidate: list[bytes] = []
-        self._candidate_key = b""
         # Lock stage and after.
         self.locks: list[list[bytes]] = []  # per seat: L_{s,p}
         self.lock_decks: list[list[bytes]] = []  # the deck after each seat's lock
@@ -193,27 +196,24 @@ class Deck:
 
     # --- my secrets --------------------------------------------------------------------------
 
-    def _coin(self, step: int) -> bytes:
-        return self._secrets.bytes64("coin", step)[:32]
-
     # Every secret is bound to the transcript it is used on: run a hand again on other inputs
     # (a crashed peer that starts over, a seed used twice) and every secret is new, so no
-    # shadow or nonce is ever opened twice on different statements.
+    # nonce is ever used twice on different statements (two proofs with one nonce and two
+    # challenges would give away the shuffle key and permutation, or a lock key). On the
+    # same statement the proofs are the same bytes: nothing new is learned.
 
     def _binding(self, what: str) -> str:
         if what not in self._bindings:
-            ready = (len(self.decks) > self.me and all(self.coin_commitments)
+            ready = (len(self.decks) > self.me
                      if what == "shuffle" else len(self.shuffle_keys) == self.config.seats
                      and len(self.lock_decks) >= self.me)
             if not ready:
                 raise RuntimeError(f"the {what} secrets are not due yet")
-            commits = [c for cs in self.coin_commitments for c in (cs or [])]
             if what == "shuffle":
-                data = hash32(b"bind-shuffle", shuffle_proof.deck_hash(self.decks[self.me]),
-                              *commits)
+                data = hash32(b"bind-shuffle", shuffle_proof.deck_hash(self.decks[self.me]))
             else:
                 data = hash32(b"bind-lock", shuffle_proof.deck_hash(self._lock_input(self.me)),
-                              *commits, *self.shuffle_keys)
+                              *self.shuffle_keys)
             self._bindings[what] = data.hex()
         return self._bindings[what]
 
@@ -236,9 +236,12 @@ class Deck:
     # --- sending -----------------------------------------------------------------------------
 
     def start(self) -> list[bytes]:
-        """The first frames of this peer (its coin commitments)."""
-        commits = [hash32(b"coin", self._coin(s)) for s in range(self.config.seats)]
-        return self._send("commit", {"coins": commits})
+        """Begin: from now on this peer makes its moves (the first seat's shuffle at once;
+        the others' when their turn comes, as frames arrive). Frames that arrived before,
+        or came back from the journal (`load_journal`), are applied now."""
+        self._started = True
+        out = self._act()
+        return out + self._drain()
 
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         if self._restoring:
@@ -369,21 +372,13 @@ class Deck:
     def _now(self) -> tuple[int, ...]:
         """Where the protocol stands, comparable with `_slot`."""
         p, s = self.phase, self.step
-        return {COMMIT: (0,), SHUFFLE: (1, s, 0), COIN: (1, s, 1), PROOF: (1, s, 2),
-                LOCK: (2, s), READY: (3,), DONE: (4,)}[p]
+        return {SHUFFLE: (1, s), LOCK: (2, s), READY: (3,), DONE: (4,)}[p]
 
     def _slot(self, env: Envelope) -> tuple[int, ...]:
         """Where a message belongs in the protocol (its sender's next message of that kind)."""
         kind, seat = env.header.kind, env.seat
-        if kind == "commit":
-            return (0,) if self.coin_commitments[seat] is None else (-1,)
         if kind == "shuffle":
-            return (1, seat, 0)
-        if kind == "coin":
-            owed = [s for s in range(self.config.seats) if s != seat and seat not in self.coins[s]]
-            return (1, owed[0], 1) if owed else (-1,)
-        if kind == "proof":
-            return (1, seat, 2)
+            return (1, seat)
         if kind == "lock":
             return (2, seat)
         if kind == "verdict":
@@ -438,19 +433,14 @@ class Deck:
         finally:
             self._applying = -1
 
-    def _on_commit(self, seat: int, body: dict[str, Any]) -> None:
-        coins = body["coins"]
-        n = self.config.seats
-        if (not isinstance(coins, list) or len(coins) != n
-                or not all(type(c) is bytes and len(c) == 32 for c in coins)):
-            raise BadMessage(seat, "a commit holds one 32-byte hash per shuffle step")
-        self.coin_commitments[seat] = list(coins)
-        if all(c is not None for c in self.coin_commitments):
-            self.phase, self.step = SHUFFLE, 0
-
     def _points(self, seat: int, values: object, count: int, what: str) -> list[bytes]:
         if not isinstance(values, list) or len(values) != count:
             raise BadMessage(seat, f"{what}: expected {count} points")
+        if seat == self.me and all(type(v) is bytes and len(v) == POINT_BYTES for v in values):
+            # This peer's own points were made here (its frames carry its signature, also
+            # from the journal): the subgroup check, a scalar multiplication each, is for
+            # the other seats' points, as proof verification is.
+            return list(values)
         try:
             return [check_point(v) for v in values]
         except GroupError as exc:
@@ -462,65 +452,31 @@ class Deck:
                                         "different messages to different peers (compare "
                                         "evidence to find which)")
 
+    def shuffle_context(self, seat: int, step: int) -> bytes:
+        return shuffle_context(self.config.table, self.config.hand, seat, step)
+
     def _on_shuffle(self, seat: int, body: dict[str, Any]) -> None:
         self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(self.decks[-1]),
                               "input deck")
-        self._same_transcript(seat, body["coins"], self._commits_hash(), "coin commitments")
-        size, rounds = self.config.size, self.config.rounds
+        size = self.config.size
         deck = self._points(seat, body["deck"], size, "shuffled deck")
         key = self._points(seat, [body["key"]], 1, "shuffle key")[0]
-        shadows = body["shadows"]
-        if (not isinstance(shadows, list) or len(shadows) != rounds
-                or not all(type(h) is bytes and len(h) == 32 for h in shadows)):
-            raise BadMessage(seat, f"a shuffle commits to {rounds} shadow decks")
+        try:
+            proof = shuffle_proof.ShuffleProof.unpack(body["proof"], size)
+        except shuffle_proof.ProofShapeError as exc:
+            raise BadMessage(seat, f"malformed shuffle proof: {exc}") from exc
         if len(set(deck)) != size:
             raise CheatDetected(seat, "the shuffled deck holds a card twice")
-        self._candidate, self._candidate_key, self._shadow_commitments = deck, key, shadows
-        self.phase = COIN
-
-    def _on_coin(self, seat: int, body: dict[str, Any]) -> None:
-        self._same_transcript(seat, body["commits"], self._commits_hash(), "coin commitments")
-        step = self.step
-        coin = body["coin"]
-        commitments = self.coin_commitments[seat]
-        assert commitments is not None
-        if type(coin) is not bytes or hash32(b"coin", coin) != commitments[step]:
-            raise CheatDetected(seat, "the coin does not match its commitment")
-        self.coins[step][seat] = coin
-        if len(self.coins[step]) == self.config.seats - 1:
-            self.phase = PROOF
-
-    def _challenge(self, step: int) -> list[int]:
-        coins = [self.coins[step][s] for s in sorted(self.coins[step])]
-        context = self.context + b"shuffle" + step.to_bytes(2, "little")
-        return shuffle_proof.challenge_bits(context, self.decks[step], self._candidate,
-                                            self._candidate_key, self._shadow_commitments,
-                                            coins, self.config.rounds)
-
-    def _on_proof(self, seat: int, body: dict[str, Any]) -> None:
-        self._same_transcript(seat, body["coins"], self._coins_hash(seat), "challenge coins")
-        size = self.config.size
-        raw = body["openings"]
-        if not isinstance(raw, list) or len(raw) != self.config.rounds:
-            raise BadMessage(seat, "wrong number of shadow openings")
-        openings = []
-        for item in raw:
-            if (not isinstance(item, list) or len(item) != 2 or type(item[0]) is not bytes
-                    or type(item[1]) is not bytes or len(item[1]) != 2 * size):
-                raise BadMessage(seat, "a shadow opening is [scalar, permutation]")
-            perm = tuple(int.from_bytes(item[1][2 * i:2 * i + 2], "little") for i in range(size))
-            openings.append(shuffle_proof.Opening(item[0], perm))
         try:
             if seat != self.me:  # this peer's own proof is right by construction
-                shuffle_proof.verify(self.decks[seat], self._candidate, self._candidate_key,
-                                     self._shadow_commitments, self._challenge(seat), openings)
+                shuffle_proof.verify(self.shuffle_context(seat, self.step), self.decks[-1],
+                                     deck, key, proof)
         except shuffle_proof.ShuffleProofError as exc:
             raise CheatDetected(seat, f"shuffle proof fails: {exc}") from exc
-        self.decks.append(self._candidate)
-        self.shuffle_keys.append(self._candidate_key)
-        self._candidate, self._candidate_key, self._shadow_commitments = [], b"", []
+        self.decks.append(deck)
+        self.shuffle_keys.append(key)
         if seat + 1 < self.config.seats:
-            self.phase, self.step = SHUFFLE, seat + 1
+            self.step = seat + 1
         else:
             self.phase, self.step = LOCK, 0
 
@@ -563,44 +519,44 @@ class Deck:
     def _act(self) -> list[bytes]:
         """Send what the protocol asks of this peer now (each message once)."""
         me, step = self.me, self.step
+        if not self._started or self._restoring:
+            return []  # not begun; or rebuilding from the journal, which holds what was sent
         if self._pending[me]:
             return []  # a message of ours is still to be applied: it may answer this step
-        if self.phase == SHUFFLE and step == me and not self._candidate:
+        if self.phase == SHUFFLE and step == me and len(self.shuffle_keys) == me:
             return self._send_shuffle()
-        if self.phase == COIN and step != me and me not in self.coins[step]:
-            return self._send("coin", {"coin": self._coin(step), "commits": self._commits_hash()})
-        if self.phase == PROOF and step == me and len(self.shuffle_keys) == me:
-            return self._send_proof()
         if self.phase == LOCK and step == me and len(self.locks) == me:
             return self._send_lock()
         return []
 
+    def _journaled(self, kind: str) -> bool:
+        """Resuming: whether this peer's next move (after any chat lines) is in the journal
+        as a ``kind`` message, so its body need not be computed again (`_send` sends the
+        journaled frame in its place)."""
+        seq = self._sent_seq
+        while (entry := self._journal_frames.get(seq)) is not None and _is_chat(entry[1]):
+            seq += 1
+        return entry is not None and entry[1].header.kind == kind
+
     def _send_shuffle(self) -> list[bytes]:
+        if self._journaled("shuffle"):
+            return self._send("shuffle", {})
         src = self.decks[-1]
-        deck, key = shuffle_proof.shuffle(src, self._my_k, self._my_perm)
-        shadows = shuffle_proof.commit_shadows(src, self._secrets, self._shadow_label(),
-                                               self.config.rounds)
-        return self._send("shuffle", {"deck": deck, "key": key, "shadows": shadows,
-                                      "input": shuffle_proof.deck_hash(src),
-                                      "coins": self._commits_hash()})
+        k, perm = self._my_k, self._my_perm
+        deck, key = shuffle_proof.shuffle(src, k, perm)
+        proof = shuffle_proof.prove(self.shuffle_context(self.me, len(self.shuffle_keys)), src,
+                                    deck, key, k, perm, self._secrets, self._proof_label())
+        return self._send("shuffle", {"deck": deck, "key": key, "proof": proof.pack(),
+                                      "input": shuffle_proof.deck_hash(src)})
 
-    def _shadow_label(self) -> str:
-        return "shadow/" + self._binding("shuffle")
-
-    def _commits_hash(self) -> bytes:
-        return hash32(b"commits", *[c for cs in self.coin_commitments for c in (cs or [])])
-
-    def _coins_hash(self, step: int) -> bytes:
-        return hash32(b"coins", *[self.coins[step][s] for s in sorted(self.coins[step])])
-
-    def _send_proof(self) -> list[bytes]:
-        bits = self._challenge(self.me)
-        openings = shuffle_proof.respond(bits, self.config.size, self._my_k, self._my_perm,
-                                         self._secrets, self._shadow_label())
-        raw = [[o.scalar, b"".join(i.to_bytes(2, "little") for i in o.perm)] for o in openings]
-        return self._send("proof", {"openings": raw, "coins": self._coins_hash(self.me)})
+    def _proof_label(self) -> str:
+        """The label of this peer's shuffle-proof nonces: bound to its input deck, like its
+        key and permutation, so a nonce never serves two statements."""
+        return "shuffle-proof/" + self._binding("shuffle")
 
     def _send_lock(self) -> list[bytes]:
+        if self._journaled("lock"):
+            return self._send("lock", {})
         size = self.config.size
         before = self.locks_input()
         k_inv = inv(self._my_k)
@@ -886,12 +842,8 @@ class Deck:
         playing; the seats missing from the audit once it began): what a table's stall timer
         watches."""
         n = self.config.seats
-        if self.phase == COMMIT:
-            return [s for s in range(n) if self.coin_commitments[s] is None]
-        if self.phase in (SHUFFLE, PROOF, LOCK):
+        if self.phase in (SHUFFLE, LOCK):
             return [self.step]
-        if self.phase == COIN:
-            return [s for s in range(n) if s != self.step and s not in self.coins[self.step]]
         if self.phase == READY and self._audit_deadline is not None:
             return [s for s in range(n) if s not in self.audited]
         return []
@@ -986,5 +938,5 @@ class Deck:
         deck._sent_seq = own
         if deck._pending[seat]:
             raise RuntimeError("the journal does not fit this seat's hand seed")
-        return deck, (deck.start() if own == 0 else deck._act())
+        return deck, deck.start()
 

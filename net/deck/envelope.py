@@ -16,7 +16,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-PROTOCOL = "tractor-deck/1"
+PROTOCOL = "tractor-deck/2"  #: 2: one linear shuffle proof per shuffle, no coin rounds
 MAX_FRAME = 256 * 1024  #: largest frame: a lock of 324 cards with proofs fits well below
 MAX_SEATS = 12
 

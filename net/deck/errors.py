@@ -57,7 +57,7 @@ class KeyTimeout(DeckError):
 
 
 class TranscriptSplit(DeckError):
-    """A seat's message was made on other inputs than this peer has (another input deck,
-    other coins): some seat sent different messages to different peers. ``seat`` is the
+    """A seat's message was made on other inputs than this peer has (another input deck):
+    some seat sent different messages to different peers. ``seat`` is the
     seat whose message shows the split, not necessarily the one to blame: compare the
     signed frames (`Deck.evidence`, `Deck.check_evidence`) to find the equivocator."""

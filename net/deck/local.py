@@ -23,16 +23,14 @@ Tamper = Callable[[int, int, bytes], bytes | list[bytes] | None]
 class LocalDeal:
     def __init__(self, seats: int = 4, decks: int = 2, hand_size: int = 25, first: int = 0,
                  hand: int = 1, table: bytes = b"local-table-0001", seed: int = 0,
-                 rounds: int | None = None, tamper: Tamper | None = None,
+                 tamper: Tamper | None = None,
                  signing_keys: Sequence[Ed25519PrivateKey] | None = None) -> None:
         self.signing_keys = list(signing_keys or [
             Ed25519PrivateKey.from_private_bytes(bytes([seed % 256, s]) * 16)
             for s in range(seats)])
-        extra = {} if rounds is None else {"rounds": rounds}
         self.config = DeckConfig(table=table, hand=hand, decks=decks, hand_size=hand_size,
                                  first=first,
-                                 public_keys=tuple(k.public_key() for k in self.signing_keys),
-                                 **extra)
+                                 public_keys=tuple(k.public_key() for k in self.signing_keys))
         self.seeds = [bytes([seed % 256, s]) * 16 for s in range(seats)]
         self.peers = [Deck(self.config, s, self.signing_keys[s], self.seeds[s])
                       for s in range(seats)]
@@ -88,7 +86,7 @@ class LocalDeal:
     # --- the usual course of a hand ------------------------------------------------------------
 
     def setup(self) -> None:
-        """Commit, shuffle with proofs, lock with proofs."""
+        """Shuffle with proofs, lock with proofs."""
         self.call_all("start")
         self.run()
 
