@@ -112,3 +112,25 @@ def test_a_game_of_the_old_shuffle_proof_is_refused_plainly(tmp_path):
         journal.open_session("old", RandomPlayer(1))
     fresh, _ = journal.open_session("new", RandomPlayer(1))
     assert fresh.seat == 0
+
+
+def test_a_data_folder_and_journal_made_loose_before_are_tightened(tmp_path, monkeypatch):
+    # The README promises 0700 folders and 0600 files; a folder made earlier (an older
+    # version, another umask, by hand) kept 0755 and the AI journals' folder was 0755.
+    import os
+
+    from tractor.cli.options import data_dir
+    from tractor.net.journal import Journal, private_folder
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+    monkeypatch.setenv("TRACTOR_HOME", str(home))
+    assert data_dir().stat().st_mode & 0o777 == 0o700
+    loose = home / "journal.sqlite"
+    loose.touch()
+    os.chmod(loose, 0o644)
+    Journal(str(loose)).close()
+    assert loose.stat().st_mode & 0o777 == 0o600
+    private_folder(home / "ai")
+    assert (home / "ai").stat().st_mode & 0o777 == 0o700
