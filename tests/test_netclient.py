@@ -255,7 +255,7 @@ def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
             assert len(hand) % 4 == 0 and hand, (line, hand[-5:])  # after all 4 plays
     fresh = GameSession(Rules(), t.deal.config.table, 0, t.deal.signing_keys[0],
                         t.deal.config.public_keys, bytes([5, 0]) * 16, HumanPlayer(),
-                        rounds=4, max_hands=2)
+                        max_hands=2)
     fresh.resume(t.sessions[0].journal())
     resumed = NetClient(FakeNode(t.deal, fresh), ["You", "East", "North", "West"])
     assert resumed.events() == log
