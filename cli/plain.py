@@ -24,6 +24,7 @@ from tractor.cards import format_cards
 from . import render
 from .cards_input import HandCompleter, SelectionError, parse_selection
 from .client import BURY, DECLARE, PLAY, TableClient
+from .prompts import end_prompt
 
 HELP = """\
 Commands:
@@ -299,7 +300,7 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
                 session.handle(line)
                 continue
             if reading is not None and tty and prompt != asked:
-                reading.cancel()  # the terminal's prompt becomes the new question's
+                await end_prompt(reading)  # the terminal's prompt becomes the new question's
                 reading = None
             if prompt != asked and not tty and prompt is not None:
                 out.write(prompt)
@@ -329,7 +330,7 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
             session.handle(line)
     finally:
         if reading is not None:
-            reading.cancel()
+            await end_prompt(reading)  # the terminal back as it was, before we return
         client.on_change = None
         out.flush()
 

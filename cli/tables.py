@@ -41,6 +41,7 @@ from tractor.rules import Rules
 from .goes_on import GoesOn, within
 from .netclient import HumanPlayer, NetClient
 from .options import data_dir, journal_path, parse_rules
+from .prompts import end_prompt
 
 
 def say(text: str) -> None:
@@ -245,16 +246,7 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
             asked = asyncio.ensure_future(read("lobby> "))
             await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
             if not asked.done():
-                # The game starts: end the prompt, and wait until it has really ended. A
-                # cancelled prompt_toolkit prompt goes on tearing down for a while (it
-                # awaits its background tasks and cursor reports), and at its end it
-                # restores what it found when it started: the terminal's cooked mode, no
-                # reader on stdin, no current application. Done after the play screen has
-                # started, that would take the terminal from the play screen (input
-                # line-buffered or gone, Ctrl-Q and Esc lost, and every pane drawn from a
-                # stale cache: a frozen table).
-                asked.cancel()
-                await asyncio.wait({asked})
+                await end_prompt(asked)  # the game starts: before the play screen does
                 break
             line = (asked.result() or "quit").strip().lower()
             if line == "ready":

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from pty_terminal import Terminal, play_full_screen_hand
@@ -52,5 +53,33 @@ def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
         assert keys >= 20  # the plays came from the keyboard (fewer tricks when pairs lead)
         term.send("\x11")  # Ctrl-Q quits
         assert term.exited(5.0) is not None, term.text()
+    finally:
+        term.close()
+
+
+def test_play_plain_on_a_terminal_answers_question_after_question(tmp_path):
+    # On a terminal, --plain asks with prompt_toolkit; a question that came while the
+    # "(waiting)" prompt was open replaced it, and the replaced prompt, still tearing down,
+    # took the terminal back: the first answer was never read and the game stood still.
+    pytest.importorskip("pyte")
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain",
+                     "--strategy", "heuristic", "--level", "easy", "--player", "Tess"],
+                    tractor_env(tmp_path))
+    try:
+        answered, deadline = 0, time.time() + 300
+        while time.time() < deadline and "Hand 1 is over." not in term.written():
+            lines = [line.rstrip() for line in term.text().splitlines() if line.strip()]
+            if lines and lines[-1].endswith(("declare>", "bury>", "play>")):
+                term.send("hint\r")
+                assert term.wait_until(lambda text: "Enter alone accepts it" in text, 10), (
+                    term.text())  # the answer was read: the terminal is the prompt's
+                term.send("\r")
+                answered += 1
+                term.pump(0.5)
+            term.pump(0.2)
+        assert "Hand 1 is over." in term.written(), term.written()[-3000:]
+        assert answered >= 10, answered
+        term.send("quit\r")
+        assert term.exited(10) is not None, term.written()[-2000:]
     finally:
         term.close()
