@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,8 @@ class AiChild(ProcessProtocol):
         self._partial = {1: b"", 2: b""}
         self._gone = False
         self.stopping = False  #: this process asked it to stop (no news when it does)
+        #: Told (one line) when it dies without being asked to; may be changed any time.
+        self.on_death: Callable[[str], None] | None = None
 
     # --- what the process does -----------------------------------------------------------
 
@@ -91,6 +93,8 @@ class AiChild(ProcessProtocol):
             self._log.write(f"[{self.name}] {self.how_it_ended()}\n".encode())
             self._log.close()
             self._log = None
+        if self.on_death is not None and not self.stopping:
+            self.on_death(f"{self.how_it_ended()} (see ai.log)")
         self.ended.callback(self)
 
     # --- reading ---------------------------------------------------------------------------

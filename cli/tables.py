@@ -91,10 +91,7 @@ def _retire(children: list[AiChild]) -> None:
 def _report_deaths(children: list[AiChild], report: Callable[[str], None]) -> None:
     """Say at once when a child this command did not stop dies (with its last line)."""
     for child in children:
-        if not getattr(child, "_reported", False):
-            child._reported = True  # type: ignore[attr-defined]
-            child.ended.addCallback(
-                lambda c: None if c.stopping else report(f"{c.how_it_ended()} (see ai.log)"))
+        child.on_death = report
 
 
 async def _until_started(reactor: Any, started: Deferred[Seating], children: list[AiChild],
@@ -215,11 +212,15 @@ def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list
 # --- tractor host / join --------------------------------------------------------------------
 
 
-async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool) -> Seating:
-    """Show the roster as it changes; read commands until the game starts."""
+async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
+                        reporter: list[Callable[[str], None]] | None = None) -> Seating:
+    """Show the roster as it changes; read commands until the game starts. While it runs,
+    ``reporter[0]`` prints above the prompt (news of the AI children)."""
     import asyncio
 
     read = _line_reader()
+    if reporter is not None:
+        reporter[0] = read.say
     shown: list[str] = []
 
     def show(roster: Any) -> None:
@@ -332,6 +333,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     terminate_on_shutdown(reactor, children)
     home = data_dir()
     spawned = [0]
+    #: Where news of an AI child goes: the terminal, above the lobby prompt, the log.
+    reporter: list[Callable[[str], None]] = [say]
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
         for token in tokens:
@@ -343,7 +346,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                              journal_dir=str(home / "ai"),
                                              name=f"AI {spawned[0]}", grace=args.grace,
                                              interface="0.0.0.0"))
-        _report_deaths(children, say)
+        _report_deaths(children, lambda text: reporter[0](text))
 
     lobby: LobbyHost | None = None
     passphrase = await _passphrase(args.passphrase, False)
@@ -356,12 +359,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             "(or `tractor join` to find it on the LAN)")
         if args.ai:
             await lobby.request_fill(count=args.ai)
-        seating = await _asyncio(_lobby_prompt(reactor, lobby, True))
+        seating = await _asyncio(_lobby_prompt(reactor, lobby, True, reporter))
         client = _seat_person(node, seating, key, args, {})
-        for child in children:
-            child._reported = True  # type: ignore[attr-defined]
-            child.ended.addCallback(lambda c: None if c.stopping else client.note(
-                f"{c.how_it_ended()} (see ai.log)"))
+        reporter[0] = client.note
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,

@@ -372,9 +372,12 @@ class TableHand:
         for r in self.deck.reveals:
             if r.seat == seat and r.seq < seq:
                 (played if r.purpose == "play" else shown).add(r.position)
-        # A talon card turned over for everyone is shown already: a claim may show it
-        # without revealing it again (an honest starter's claim was refused).
-        shown |= self.deck.public - played
+        # A talon card the table turned over for everyone is shown already: a claim may
+        # show it without revealing it again (an honest starter's claim was refused). Only
+        # those the table turned over, and opened by every seat: a seat may send an `open`
+        # of its own for any talon card, and that shows nothing.
+        talon = range(self.deck.config.dealt, self.deck.config.size)
+        shown |= {p for p in talon[:self.talon_opened] if p in self.deck.cards} - played
         faces = []
         for p in positions:
             if not 0 <= p < self.deck.config.size or self.deck.owner[p] != seat or (

@@ -347,6 +347,7 @@ class PeerNode:
         #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
         self.dial_errors: dict[int, tuple[str, str]] = {}
         self._told_unreachable: set[tuple[int, str]] = set()
+        self._was_unreachable = False
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -441,10 +442,16 @@ class PeerNode:
             if now - since >= self.grace:
                 self._halt(SeatGone(seat, now - since))
                 return
-        for seat, why in self.unreachable().items():
+        unreachable = self.unreachable()
+        for seat, why in unreachable.items():
             if (seat, why) not in self._told_unreachable:  # once per reason, in the log
                 self._told_unreachable.add((seat, why))
                 self.log.warn("no link with seat {seat}: {why}", seat=seat, why=why)
+        if unreachable or self._was_unreachable:
+            # A table waiting on a lost seat sends no frames: without this the screen
+            # would say nothing about it until a key was pressed (and its seconds count).
+            self._changed()
+        self._was_unreachable = bool(unreachable)
         assert self.session is not None
         try:
             self.session.current.deck.tick(now)

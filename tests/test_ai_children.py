@@ -52,6 +52,7 @@ async def main(reactor):
     child = spawn_ai_process(reactor, "tcp:127.0.0.1:9", [b"t" * 32], "random",
                              log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
                              name="AI 7", cwd=sys.argv[2])
+    child.on_death = lambda text: print(f"NEWS {text}")
     started = defer.Deferred()
     t0 = reactor.seconds()
     try:
@@ -77,6 +78,8 @@ def test_a_child_that_dies_is_reported_at_once_with_its_last_line(tmp_path):
     assert match, proc.stdout + proc.stderr[-2000:]
     assert float(match.group(1)) < 15
     assert re.search("AI 7 exited with status 1: .*cannot reach the lobby", match.group(2))
+    # The screen's news line (the log, or above the lobby prompt), once.
+    assert proc.stdout.count("NEWS AI 7 exited with status 1:") == 1, proc.stdout
     log = (home / "ai.log").read_text()
     assert re.search(r"\[AI 7\] .*cannot reach the lobby", log), log
     assert (home / "ai.log").stat().st_mode & 0o777 == 0o600

@@ -134,3 +134,27 @@ def test_seats_gone_during_the_deal_end_it_with_the_grace_period():
     assert node.halted is None
     advance(clock, 1)
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 1
+
+
+def test_the_screen_hears_every_second_of_a_seat_it_has_no_link_with():
+    # A table waiting on a lost seat sends no frames, so nothing redrew the screen: the
+    # banner naming the seat showed only once the person pressed a key.
+    d, sessions = seated_game()
+    without_key_deadlines(sessions[0])
+    clock = MemoryReactorClock()
+    node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=60.0)
+    node.done.addErrback(lambda f: None)
+    changes = []
+    node.on_change = lambda: changes.append(clock.seconds())
+    link_for(node, 1, d.signing_keys[1])
+    link_for(node, 2, d.signing_keys[2])
+    node.begin([])
+    changes.clear()
+    advance(clock, 2)
+    assert changes == []  # not yet worth a word
+    advance(clock, 3)
+    assert node.unreachable() and changes == [3.0, 4.0, 5.0]
+    link_for(node, 3, d.signing_keys[3])  # it came: the banner goes away at the next look
+    changes.clear()
+    advance(clock, 3)
+    assert not node.unreachable() and changes == [6.0]
