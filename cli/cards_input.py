@@ -156,13 +156,27 @@ def follow_candidates(hand: Sequence[int], lead: Sequence[int], typed: Sequence[
     >>> hand = parse_faces("9S 9S 4S KD")
     >>> format_cards(sorted(follow_candidates(hand, parse_faces("AS AS"), [], ladder)))
     '9S'
+
+    Short of the suit led: all of it, and any other card in the room left.
+
+    >>> short = parse_faces("9S KD QC")
+    >>> format_cards(sorted(follow_candidates(short, parse_faces("AS AS"), [], ladder)))
+    '9S KD QC'
+    >>> format_cards(sorted(follow_candidates(short, parse_faces("AS AS"), parse_faces("KD"),
+    ...                                       ladder)))
+    '9S'
     """
     fmt = classify_faces(list(lead), ladder)
     if len(typed) >= fmt.size:
         return set()
     suit = [f for f in hand if ladder.esuit[f] == fmt.esuit]
-    if len(suit) <= fmt.size:  # all of the suit led, then anything
-        return set(hand)
+    if len(suit) <= fmt.size:  # all of the suit led, then anything in the room left
+        off_typed = sum(1 for f in typed if ladder.esuit[f] != fmt.esuit)
+        if off_typed < fmt.size - len(suit):
+            return set(hand)
+        left = Counter(suit)
+        left.subtract(f for f in typed if ladder.esuit[f] == fmt.esuit)
+        return {f for f, n in left.items() if n > 0}
     need = Counter(typed)
     out: set[int] = set()
     for k, play in enumerate(legal_follows(list(hand), fmt, ladder, must_play_tractor)):

@@ -73,6 +73,10 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
+#: Columns of the seats list's name column: a 6-letter name still reads whole with "(you)".
+NAME_WIDTH = 13
+
+
 def follow_allowed(obs: dict[str, Any], following: bool, hand: Sequence[int],
                    typed: list[int]) -> set[int] | None:
     """When following (``following``: the person is asked to play to a trick already led):
@@ -269,7 +273,8 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
                  else f"trick {trick_number(obs)}")
     else:
         title = ""
-    out.append(("class:header", f"  {'name':<11}{'side':<6}{'lv':>2} {'cards':>5}  {title}\n"))
+    out.append(("class:header", f"  {'name':<{NAME_WIDTH}}{'side':<6}{'lv':>2} {'cards':>5}  "
+                                 f"{title}\n"))
     plays: dict[int, tuple[str, str]] = {}
     if current:
         leader = obs.get("leader", 0)
@@ -287,9 +292,9 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
         mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
         side = _side(obs, s) + ("*" if s == starter else "")
         me = s == obs.get("seat")
-        label = f"{names[s][:4]} (you)" if me else names[s][:10]
+        label = (f"{names[s][:NAME_WIDTH - 7]} (you)" if me else names[s][:NAME_WIDTH - 1])
         out.append(("class:turn", mark + " "))
-        out.append(("class:me" if me else "", f"{label:<11}"))
+        out.append(("class:me" if me else "", f"{label:<{NAME_WIDTH}}"))
         out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs['hand_sizes'][s]:>5}  "))
         if s in plays:
             cards, tag = plays[s]
