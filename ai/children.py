@@ -23,6 +23,8 @@ from twisted.internet.error import ProcessDone, ProcessExitedAlready
 from twisted.internet.protocol import ProcessProtocol
 from twisted.python.failure import Failure
 
+from tractor.net.journal import open_private_log
+
 #: Seat tokens travel to a spawned AI process in its environment, not its command line
 #: (which every local user can read).
 TOKENS_ENV = "TRACTOR_AI_TOKENS"
@@ -36,14 +38,6 @@ def python_command(*args: str) -> list[str]:
     """This interpreter running the installed `tractor` command, immune to the working
     directory (``-P``: nothing is prepended to ``sys.path``)."""
     return [sys.executable, "-P", "-m", "tractor.cli.main", *args]
-
-
-def open_private_log(path: str | os.PathLike[str]) -> Any:
-    """Open a log file for appending, readable by this user only (it names tables, seats
-    and addresses)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    os.fchmod(fd, 0o600)  # an older file from a looser umask is tightened too
-    return os.fdopen(fd, "ab")
 
 
 class AiChild(ProcessProtocol):

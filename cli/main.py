@@ -270,7 +270,7 @@ def _log_to_stderr() -> None:
 def _report_bug(exc: Exception) -> int:
     import traceback
 
-    from tractor.ai.children import open_private_log
+    from tractor.net.journal import open_private_log
 
     from .options import data_dir
 

@@ -14,13 +14,15 @@ def data_dir() -> Path:
     """Where journals and logs live: $TRACTOR_HOME, else $XDG_DATA_HOME/tractor, else
     ~/.local/share/tractor (created on first use)."""
     home = os.environ.get("TRACTOR_HOME")
+    ours = not home  # a folder the person named is theirs to set
     if home:
         path = Path(home).absolute()  # children run elsewhere (not in our folder)
     else:
         base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         path = Path(base) / "tractor"
     # The journal holds identity keys and deck secrets: this user's eyes only.
-    private_folder(path)
+    private_folder(path, tighten=ours)
+    private_folder(path / "ai", tighten=True)  # the AI peers' journals: ours wherever
     return path
 
 

@@ -64,12 +64,23 @@ class GameRecord:
     finished: bool
 
 
-def private_folder(path: str | os.PathLike[str]) -> None:
+def private_folder(path: str | os.PathLike[str], tighten: bool = False) -> None:
     """Make ``path`` (and its parents) if needed, readable by this user only: journals
-    hold identity keys and deck secrets. A folder that exists already is tightened too."""
+    hold identity keys and deck secrets. A folder that exists already is tightened only
+    with ``tighten`` (a folder of tractor's own: one the person named, say their home,
+    stays as they set it; the files in it are private anyway)."""
+    existed = os.path.isdir(path)
     os.makedirs(path, mode=0o700, exist_ok=True)
-    if os.stat(path).st_uid == os.getuid():
-        os.chmod(path, 0o700)
+    if (tighten or not existed) and os.stat(path).st_uid == os.getuid():
+        os.chmod(path, 0o700)  # also past a umask that took bits off the mode
+
+
+def open_private_log(path: str | os.PathLike[str]) -> Any:
+    """Open a log file for appending, readable by this user only (it names tables, seats
+    and addresses); an older file from a looser umask is tightened too."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "ab")
 
 
 class Journal:

@@ -115,22 +115,33 @@ def test_a_game_of_the_old_shuffle_proof_is_refused_plainly(tmp_path):
 
 
 def test_a_data_folder_and_journal_made_loose_before_are_tightened(tmp_path, monkeypatch):
-    # The README promises 0700 folders and 0600 files; a folder made earlier (an older
-    # version, another umask, by hand) kept 0755 and the AI journals' folder was 0755.
+    # The README promises 0700 folders and 0600 files; the default data folder made earlier
+    # (an older version, another umask) kept 0755, and the AI journals' folder was 0755.
     import os
 
     from tractor.cli.options import data_dir
     from tractor.net.journal import Journal, private_folder
 
-    home = tmp_path / "home"
-    home.mkdir(mode=0o755)
-    os.chmod(home, 0o755)
-    monkeypatch.setenv("TRACTOR_HOME", str(home))
-    assert data_dir().stat().st_mode & 0o777 == 0o700
+    monkeypatch.delenv("TRACTOR_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    (tmp_path / "tractor" / "ai").mkdir(parents=True)
+    for folder in (tmp_path / "tractor", tmp_path / "tractor" / "ai"):
+        os.chmod(folder, 0o755)
+    home = data_dir()
+    assert home == tmp_path / "tractor"
+    assert home.stat().st_mode & 0o777 == 0o700
+    assert (home / "ai").stat().st_mode & 0o777 == 0o700
     loose = home / "journal.sqlite"
     loose.touch()
     os.chmod(loose, 0o644)
     Journal(str(loose)).close()
     assert loose.stat().st_mode & 0o777 == 0o600
-    private_folder(home / "ai")
-    assert (home / "ai").stat().st_mode & 0o777 == 0o700
+    # A folder the person named stays as they set it (their home, say); new ones are 0700.
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o755)
+    os.chmod(mine, 0o755)
+    monkeypatch.setenv("TRACTOR_HOME", str(mine))
+    assert data_dir().stat().st_mode & 0o777 == 0o755
+    assert (mine / "ai").stat().st_mode & 0o777 == 0o700
+    private_folder(tmp_path / "new" / "deep")
+    assert (tmp_path / "new" / "deep").stat().st_mode & 0o777 == 0o700
