@@ -57,7 +57,7 @@ from .cards_input import (
     toggle_in_text,
 )
 from .client import BURY, DECLARE, PLAY, TableClient
-from .panes import FittedText
+from .panes import FittedText, cannot_show
 
 #: Every key of the play screen, for the help panel and the README.
 KEYS: list[tuple[str, str]] = [
@@ -583,7 +583,7 @@ def _safe(fn: Callable[[], Any]) -> Callable[[], Any]:
         try:
             return fn()
         except Exception as exc:
-            return [("class:error", f"(cannot show this: {exc})")]
+            return cannot_show(exc)
 
     return draw
 

@@ -17,6 +17,11 @@ from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIControl
 
 
+def cannot_show(exc: Exception) -> StyleAndTextTuples:
+    """What a pane shows when drawing it failed: a line saying so, never a crash."""
+    return [("class:error", f"(cannot show this: {exc})")]
+
+
 class FittedText(UIControl):
     """Text from ``get(width, height)`` (lines separated by ``\\n``), drawn as it is: the
     function fits it to the size it is given; nothing is wrapped again. ``get`` is also
@@ -31,14 +36,18 @@ class FittedText(UIControl):
     def _lines(self, width: int, height: int) -> list[StyleAndTextTuples]:
         try:
             fragments = self.get(max(1, width), max(1, height))
-        except Exception as exc:  # a pane that cannot draw says so; never a crash
-            fragments = [("class:error", f"(cannot show this: {exc})")]
+        except Exception as exc:
+            fragments = cannot_show(exc)
         return list(split_lines(fragments))
 
     def create_content(self, width: int, height: int) -> UIContent:
+        failed: Exception | None = None
         if self.drawn is not None:
-            self.drawn(max(1, width), max(1, height))
-        lines = self._lines(width, height)
+            try:
+                self.drawn(max(1, width), max(1, height))
+            except Exception as exc:
+                failed = exc
+        lines = [cannot_show(failed)] if failed is not None else self._lines(width, height)
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines),
                          show_cursor=False)
 
