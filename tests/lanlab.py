@@ -38,7 +38,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 PREFIX = "tractorlab"
 SUBNET = "198.18.0"  #: RFC 2544 benchmarking range: never anybody's real network
@@ -543,55 +542,23 @@ class Autopilot:
             program.send("hint")
 
 
-def _answering_screen(cols: int, rows: int) -> Any:
-    """A pyte screen that answers the program's terminal queries (cursor position, status)
-    on the pty as a real terminal does; prompt_toolkit asks for the cursor position at
-    every prompt and warns when nobody answers. Set ``fd`` to the pty once it is open."""
-    import pyte
-
-    class Answering(pyte.Screen):
-        fd: int | None = None
-
-        def write_process_input(self, data: str) -> None:
-            if self.fd is not None:
-                with contextlib.suppress(OSError):
-                    os.write(self.fd, data.encode())
-
-    return Answering(cols, rows)
-
-
 class Screen(Program):
-    """A program in a pseudo-terminal, its screen kept by the pyte terminal emulator; keys
-    are typed as bytes. ``output()`` is the screen's text; ``raw()`` everything written."""
+    """A program in a pseudo-terminal (`pty_terminal.Terminal`, run in the person's host),
+    its screen kept by pyte; a thread reads it. ``output()`` is the screen's text; ``raw()``
+    everything written."""
 
     def __init__(self, person: Person, argv: list[str], cols: int, rows: int) -> None:
-        import fcntl
-        import pty
-        import struct
-        import termios
-
-        import pyte
+        from pty_terminal import Terminal
 
         self.person = person
         self.name = f"{person.name}@h{person.host.index}: tractor {' '.join(argv[1:])} (pty)"
-        self.screen = _answering_screen(cols, rows)
-        self.stream = pyte.ByteStream(self.screen)
-        self._raw = bytearray()
         self._lock = threading.Lock()
         self._code: int | None = None
-        command = person.host.command(argv)
-        env = {**person.env("xterm-256color"), "COLUMNS": str(cols), "LINES": str(rows)}
         self.started = time.time()
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: a session leader on the terminal, then the program
-            try:
-                os.chdir(person.cwd)
-                os.execve(command[0], command, env)
-            finally:
-                os._exit(127)
-        self.pid, self.fd = pid, fd
-        self.screen.fd = fd
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        # A session leader on its own terminal, in the person's host and folder.
+        self.term = Terminal(person.host.command(argv), person.env("xterm-256color"), cols,
+                             rows, cwd=str(person.cwd))
+        self.pid, self.fd = self.term.pid, self.term.fd
         self._reader = threading.Thread(target=self._read, daemon=True, name=self.name)
         self._reader.start()
 
@@ -604,19 +571,18 @@ class Screen(Program):
             if not data:
                 return
             with self._lock:
-                self._raw += data
-                self.stream.feed(data)
+                self.term.feed(data)
 
     def output(self) -> str:
         with self._lock:
-            return "\n".join(line.rstrip() for line in self.screen.display)
+            return "\n".join(line.rstrip() for line in self.term.screen.display)
 
     def lines(self) -> list[str]:
         return self.output().splitlines()
 
     def raw(self) -> str:
         with self._lock:
-            return self._raw.decode(errors="replace")
+            return self.term.written()
 
     def returncode(self) -> int | None:
         if self._code is None:

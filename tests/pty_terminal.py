@@ -63,8 +63,12 @@ class Terminal:
                     return
                 if not data:
                     return
-                self.output += data
-                self.stream.feed(data)
+                self.feed(data)
+
+    def feed(self, data: bytes) -> None:
+        """Take what the program wrote (`pump`, or a reader of one's own)."""
+        self.output += data
+        self.stream.feed(data)
 
     def text(self) -> str:
         return "\n".join(self.screen.display)

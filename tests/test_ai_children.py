@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from processes import ai_processes
+
 from tractor.ai.children import python_command
 
 
@@ -85,19 +87,6 @@ def test_a_child_that_dies_is_reported_at_once_with_its_last_line(tmp_path):
     assert (home / "ai.log").stat().st_mode & 0o777 == 0o600
 
 
-def _ai_children(home: Path) -> list[int]:
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if str(home) in cmd and "\0ai\0" in cmd:
-                pids.append(int(pid))
-    return pids
-
-
 def _host_with_an_ai(home: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "TRACTOR_HOME": str(home), "NO_COLOR": "1"}
     host = subprocess.Popen(
@@ -106,9 +95,9 @@ def _host_with_an_ai(home: Path) -> subprocess.Popen[str]:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=env, cwd=home)
     deadline = time.time() + 60
-    while time.time() < deadline and not _ai_children(home):
+    while time.time() < deadline and not ai_processes(home):
         time.sleep(0.2)
-    assert _ai_children(home), "the host started no AI child"
+    assert ai_processes(home), "the host started no AI child"
     time.sleep(1.0)  # the child is up and waiting in the lobby
     return host
 
@@ -116,7 +105,7 @@ def _host_with_an_ai(home: Path) -> subprocess.Popen[str]:
 def _gone_within(home: Path, seconds: float) -> bool:
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if not _ai_children(home):
+        if not ai_processes(home):
             return True
         time.sleep(0.1)
     return False
@@ -128,10 +117,10 @@ def test_a_hosts_ai_children_leave_when_it_is_terminated(tmp_path):
     try:
         host.send_signal(signal.SIGTERM)
         host.wait(timeout=30)
-        assert _gone_within(tmp_path, 3.0), _ai_children(tmp_path)
+        assert _gone_within(tmp_path, 3.0), ai_processes(tmp_path)
     finally:
         host.kill()
-        for pid in _ai_children(tmp_path):
+        for pid in ai_processes(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -140,7 +129,7 @@ def test_a_hosts_ai_children_leave_when_it_is_killed(tmp_path):
     try:
         host.kill()
         host.wait(timeout=30)
-        assert _gone_within(tmp_path, 3.0), _ai_children(tmp_path)
+        assert _gone_within(tmp_path, 3.0), ai_processes(tmp_path)
     finally:
-        for pid in _ai_children(tmp_path):
+        for pid in ai_processes(tmp_path):
             os.kill(pid, signal.SIGKILL)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import ai_processes
 from pty_terminal import Terminal, play_full_screen_hand
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,19 +43,6 @@ def fresh_copy(dest: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
     return dest
-
-
-def ai_processes(home: Path) -> list[int]:
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if str(home) in cmd and "\0ai\0" in cmd:
-                pids.append(int(pid))
-    return pids
 
 
 def test_the_readme_first_command_plays_a_hand_from_a_fresh_clone(tmp_path):

@@ -265,10 +265,19 @@ def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of, timer):
 def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of, timer):
     """(b) join by address, fill lan from ai-server"""
     lab = lab_of(3)
+    alice, bob = _alice_bob_and_lan_ai(lab, "lab-b")
+    play_to_verified(lab, [alice, bob])
+    print(f"{timer.name}: {timer.done():.1f} s")
+    quit_all(lab, [alice, bob])
+
+
+def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
+    """Alice hosts on host A, Bob joins by the address she printed from B, and her `fill
+    lan` seats two AI players from `tractor ai-server` on C; both are ready."""
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
     server.wait_for(r"AI server ready at", LOBBY_SECONDS)
-    alice = lab.person(a, "alice").plain("host", "--name", "lab-b", "--plain",
+    alice = lab.person(a, "alice").plain("host", "--name", table, "--plain",
                                          "--player", "Alice", *AI)
     address = open_table(alice)
     in_lobby(alice)
@@ -279,9 +288,7 @@ def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of, timer):
     alice.wait_for(r"asked for 2 AI player\(s\)", LOBBY_SECONDS, also=server.report)
     for program in (alice, bob):
         program.send("ready")
-    play_to_verified(lab, [alice, bob])
-    print(f"{timer.name}: {timer.done():.1f} s")
-    quit_all(lab, [alice, bob])
+    return alice, bob
 
 
 # --- (c) as (a), the person on B in the full-screen client --------------------------------
@@ -420,20 +427,9 @@ def test_e_a_link_down_with_its_connections_reset_mid_hand(lab_of, timer):
 
 def _link_down_mid_hand(lab_of: Any, timer: Any, reset: bool) -> None:
     lab = lab_of(3)
-    a, b, c = lab.hosts
-    server = lab.person(c, "aiserver").plain("ai-server", *AI)
-    server.wait_for(r"AI server ready at", LOBBY_SECONDS)
-    alice = lab.person(a, "alice").plain("host", "--name", "lab-d", "--plain",
-                                         "--player", "Alice", *AI)
-    address = open_table(alice)
-    in_lobby(alice)
-    bob = lab.person(b, "bob").plain("join", address, "--plain", "--player", "Bob")
-    in_lobby(bob)
-    alice.wait_for(r"seat 1: Bob", LOBBY_SECONDS)
-    alice.send("fill lan")
-    alice.wait_for(r"asked for 2 AI player\(s\)", LOBBY_SECONDS, also=server.report)
+    b = lab.hosts[1]
+    alice, bob = _alice_bob_and_lan_ai(lab, "lab-d")
     for program in (alice, bob):
-        program.send("ready")
         program.autopilot = Autopilot()
     # Mid-hand: after the third trick, Bob's host is unplugged for 10 s.
     bob.wait_for(r"· trick 3 to ", HAND_SECONDS, also=lab.report)

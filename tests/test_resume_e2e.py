@@ -13,6 +13,8 @@ import sys
 import threading
 import time
 
+from processes import ai_processes
+
 PROMPTS = ("play> ", "bury> ", "declare> ")
 
 
@@ -69,20 +71,6 @@ class Session:
         self.proc.stdin.flush()
 
 
-def children_of(home) -> list[int]:
-    """AI peer processes of this test (their command line names the test's data folder)."""
-    pids = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                cmd = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
-            except OSError:
-                continue
-            if str(home) in cmd and "\0ai\0" in cmd:
-                pids.append(int(pid))
-    return pids
-
-
 def test_resume_after_the_play_process_is_killed(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
     play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
@@ -95,9 +83,9 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
         play.proc.send_signal(signal.SIGKILL)
         play.proc.wait()
     deadline = time.time() + 20
-    while children_of(tmp_path) and time.time() < deadline:
+    while ai_processes(tmp_path) and time.time() < deadline:
         time.sleep(0.3)
-    assert children_of(tmp_path) == []  # the AI peers left with their parent
+    assert ai_processes(tmp_path) == []  # the AI peers left with their parent
     resumed = Session(["resume", "--plain"], env)
     try:
         assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
@@ -118,13 +106,13 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
                     "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
-        victims = children_of(tmp_path)
+        victims = ai_processes(tmp_path)
         assert len(victims) == 3
         os.kill(victims[1], signal.SIGKILL)
         play.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
         assert play.until(lambda out: "verified the hand" in out, 60), play.out[-3000:]
         assert "4 of 4 peers verified the hand: no rule broken" in play.out
-        assert len(children_of(tmp_path)) == 3  # the dead one was started again
+        assert len(ai_processes(tmp_path)) == 3  # the dead one was started again
         play.send("quit")
         play.proc.wait(timeout=60)
     finally:
@@ -139,7 +127,7 @@ def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_o
                     "--grace", "2", "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 3)
-        victims = children_of(tmp_path)
+        victims = ai_processes(tmp_path)
         assert len(victims) == 3
         os.kill(victims[0], signal.SIGKILL)  # gone for good: the grace (2 s) runs out first
         play.answer_prompts(20, 60, stop=lambda out: "the table goes on with an AI" in out)
@@ -190,7 +178,7 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
         both = [host, guest]
         assert answer_both(both, lambda: host.out.count("(You) plays") >= 3, 180), (
             host.out[-1500:], guest.out[-1500:])
-        victims = children_of(tmp_path / "host")
+        victims = ai_processes(tmp_path / "host")
         assert len(victims) == 2
         os.kill(victims[0], signal.SIGKILL)
         # (A plain screen prints what happened when it is not waiting at a prompt.)
