@@ -229,15 +229,21 @@ def tricks_seen(program: Plain) -> list[str]:
 # --- (a) discovery and a passphrase: a host with one AI, two people join ------------------
 
 
+def _alice_hosts_with_an_ai_and_a_passphrase(lab: Lab, table: str) -> Plain:
+    """Alice on host A: `tractor host --ai 1 --passphrase ...`, at her lobby prompt."""
+    alice = lab.person(lab.hosts[0], "alice").plain(
+        "host", "--name", table, "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
+        "--player", "Alice", *AI)
+    open_table(alice)
+    in_lobby(alice)
+    return alice
+
+
 def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of, timer):
     """(a) discovery + passphrase, host --ai 1, 2 joiners"""
     lab = lab_of(3)
     a, b, c = lab.hosts
-    alice = lab.person(a, "alice").plain(
-        "host", "--name", "lab-a", "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
-        "--player", "Alice", *AI)
-    open_table(alice)
-    in_lobby(alice)
+    alice = _alice_hosts_with_an_ai_and_a_passphrase(lab, "lab-a")
     joiners = []
     for host, name in ((b, "Bob"), (c, "Carol")):
         person = lab.person(host, name.lower())
@@ -332,11 +338,7 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
     pytest.importorskip("pyte")
     lab = lab_of(3)
     a, b, c = lab.hosts
-    alice = lab.person(a, "alice").plain(
-        "host", "--name", "lab-c", "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
-        "--player", "Alice", *AI)
-    open_table(alice)
-    in_lobby(alice)
+    alice = _alice_hosts_with_an_ai_and_a_passphrase(lab, "lab-c")
     carol = lab.person(c, "carol").plain("join", "--plain", "--player", "Carol",
                                          "--passphrase", PASSPHRASE)
     pick_table(carol, "lab-c")
