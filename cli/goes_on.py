@@ -91,7 +91,7 @@ class GoesOn:
                              "AI in that seat")
             seating = await self._rejoin(me, carry)
         take_seat(node, seating, key, HumanPlayer(), Journal(journal_path()),
-                  meta={"carried": True})
+                  meta={"carried": True, "local_ai": self.fill_local is not None})
         old.stop()
         self.seating = seating
         self.client.rebind(node, list(seating.names))

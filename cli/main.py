@@ -58,6 +58,60 @@ COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "rep
             "demo")
 
 
+def _count(text: str) -> int:
+    """A whole number, 0 or more (argparse type)."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"a whole number, 0 or more, not {text!r:.20}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds above 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r:.20}")
+    return value
+
+
+def _table_name(text: str) -> str:
+    """A table's name on the LAN, as the lobby takes it (argparse type)."""
+    from tractor.net.lobby import MAX_TABLE_NAME
+
+    if not 1 <= len(text) <= MAX_TABLE_NAME or not text.isprintable() or text != text.strip():
+        raise argparse.ArgumentTypeError(
+            f"a table name is 1 to {MAX_TABLE_NAME} printable characters, not {text!r:.40}")
+    return text
+
+
+def _player_name(text: str) -> str:
+    """A person's name at the table (argparse type)."""
+    from tractor.net.lobby import MAX_NAME
+
+    if not 1 <= len(text) <= MAX_NAME or not text.isprintable() or text != text.strip():
+        raise argparse.ArgumentTypeError(
+            f"a name is 1 to {MAX_NAME} printable characters, not {text!r:.40}")
+    return text
+
+
+def _listen(text: str) -> str:
+    """A Twisted server endpoint for the lobby (argparse type): ``tcp:PORT`` with options."""
+    from twisted.internet import endpoints
+
+    port = text.split(":")[1] if text.startswith("tcp:") and ":" in text else ""
+    try:
+        endpoints.serverFromString(None, text)
+        ok = not port or (port.isdigit() and int(port) <= 65535)
+    except (ValueError, TypeError, KeyError):
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError(
+            f"a lobby endpoint like tcp:40123 or tcp:0:interface=192.168.1.20, not {text!r:.40}")
+    return text
+
+
 def _parser() -> argparse.ArgumentParser:
     from tractor.ai.strategies import LEVELS, STRATEGIES
     from tractor.net.wire import GRACE
@@ -72,8 +126,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="a scrolling prompt instead of the full screen (small "
                        "terminals, screen readers, scripts)")
         p.add_argument("--player", "--you", dest="player", default=None, metavar="NAME",
+                       type=_player_name,
                        help="your name at the table (default: your login name)")
-        p.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
+        p.add_argument("--grace", type=_seconds, default=GRACE, metavar="SECONDS",
                        help="how long to wait for a seat whose connection is lost before "
                        "the hand ends without it (default: %(default)s)")
 
@@ -95,13 +150,14 @@ def _parser() -> argparse.ArgumentParser:
     p_host = sub.add_parser("host", help="open a table on the LAN")
     game_options(p_host)
     ai_options(p_host)
-    p_host.add_argument("--name", default="tractor", help="the table's name on the LAN")
-    p_host.add_argument("--seats", type=int, default=4, help="players (default 4)")
-    p_host.add_argument("--ai", type=int, default=0, metavar="K",
+    p_host.add_argument("--name", default="tractor", type=_table_name,
+                        help="the table's name on the LAN")
+    p_host.add_argument("--seats", type=_count, default=4, help="players (default 4)")
+    p_host.add_argument("--ai", type=_count, default=0, metavar="K",
                         help="seat K AI peers at once (more with `fill` in the lobby)")
     p_host.add_argument("--passphrase", default=None,
                         help="only peers who know it can sit ('-' to type it hidden)")
-    p_host.add_argument("--listen", default="tcp:0:interface=0.0.0.0",
+    p_host.add_argument("--listen", default="tcp:0:interface=0.0.0.0", type=_listen,
                         help="lobby endpoint (default: a free port on every interface)")
     p_host.add_argument("--rules", default=None, help="rules options, e.g. decks=3")
     p_host.add_argument("--no-announce", action="store_true",
@@ -118,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     p_ai = sub.add_parser("ai", help="join a table as AI peers")
     ai_options(p_ai)
     p_ai.add_argument("--join", metavar="ADDRESS", help="the table's lobby address")
-    p_ai.add_argument("--seats", type=int, default=1, help="how many AI seats (default 1)")
+    p_ai.add_argument("--seats", type=_count, default=1, help="how many AI seats (default 1)")
     p_ai.add_argument("--name", default="AI", help="the name shown at the table "
                       "(numbered when several seats)")
     p_ai.add_argument("--seed", type=int, default=None, help="seed the AI choices")
@@ -126,7 +182,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="the table's passphrase ('-' to type it hidden)")
     p_ai.add_argument("--journal-dir", default=None, help="keep each seat's journal here")
     p_ai.add_argument("--resume", metavar="JOURNAL", help="resume an AI seat from its journal")
-    p_ai.add_argument("--grace", type=float, default=GRACE, metavar="SECONDS",
+    p_ai.add_argument("--grace", type=_seconds, default=GRACE, metavar="SECONDS",
                       help="how long to wait for a seat whose connection is lost "
                       "(default: %(default)s)")
     p_ai.add_argument("--interface", default="0.0.0.0", metavar="IP",
@@ -136,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")
     ai_options(p_srv)
-    p_srv.add_argument("--listen", default="tcp:0:interface=0.0.0.0",
+    p_srv.add_argument("--listen", default="tcp:0:interface=0.0.0.0", type=_listen,
                        help="fill endpoint (default: a free port on every interface)")
     p_srv.add_argument("--no-announce", action="store_true",
                        help="do not announce the server on the LAN")
@@ -164,6 +220,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        print(f"tractor: unknown command {argv[0]!r:.40} (commands: {', '.join(COMMANDS)}; "
+              "`tractor --help` says more)", file=sys.stderr)
+        return 2
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
     args = _parser().parse_args(argv)
@@ -180,6 +240,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         demo(args.seed, rules)
         return 0
+    from .options import data_dir
+
+    try:
+        data_dir()
+    except OSError as exc:  # TRACTOR_HOME names a file, a folder we may not write, ...
+        print(f"tractor: cannot use the data folder {exc.filename or ''}: "
+              f"{exc.strerror or exc} (set TRACTOR_HOME to a folder of yours)",
+              file=sys.stderr)
+        return 1
     if command in ("history", "replay"):
         return _journal_command(command, args)
     if getattr(args, "player", "") is None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from tractor.net.journal import private_folder
-from tractor.net.lobby import MAX_NAME
+from tractor.net.lobby import MAX_NAME, endpoint_string
 from tractor.rules import Rules, RulesError
 
 
@@ -24,6 +25,42 @@ def data_dir() -> Path:
     private_folder(path, tighten=ours)
     private_folder(path / "ai", tighten=True)  # the AI peers' journals: ours wherever
     return path
+
+
+class AddressError(ValueError):
+    """An address a person typed that is no table's address."""
+
+
+_ADDRESS = re.compile(r"(?:tcp:)?(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^\s:\[\]]+))"
+                      r":(?P<port>\d{1,5})")
+
+
+def lobby_endpoint(text: str) -> str:
+    r"""The client endpoint for an address a person gives `tractor join` (or `tractor ai
+    --join`): as the host printed it, ``tcp:192.168.1.20:40123``, or just
+    ``192.168.1.20:40123``, a host name, ``[fe80::1]:40123``. Raises `AddressError`.
+
+    >>> lobby_endpoint("192.168.1.20:40123")
+    'tcp:192.168.1.20:40123'
+    >>> lobby_endpoint("tcp:nuc.local:40123")
+    'tcp:nuc.local:40123'
+    >>> print(lobby_endpoint("[::1]:5"))
+    tcp:\:\:1:5
+    >>> lobby_endpoint("tcp:localhost")
+    Traceback (most recent call last):
+    ...
+    tractor.cli.options.AddressError: give the table's address as HOST:PORT (as its host ...
+    """
+    match = _ADDRESS.fullmatch(text.strip())
+    port = int(match.group("port")) if match else 0
+    if match is None or not 1 <= port <= 65535:
+        raise AddressError("give the table's address as HOST:PORT (as its host printed it, "
+                           f"e.g. tcp:192.168.1.20:40123), not {text.strip()!r:.60}")
+    host = match.group("v6") or match.group("host")
+    try:
+        return endpoint_string(host, port)
+    except ValueError:  # not an IP literal: a host name
+        return f"tcp:{host}:{port}"
 
 
 def login_name() -> str:
@@ -61,8 +98,9 @@ def parse_rules(text: str | None) -> Rules:
         if not item:
             continue
         name, sep, raw = item.partition("=")
-        if not sep:
-            raise RulesError(f"write rules options as name=value, not {item!r:.40}")
+        if not sep or not name.strip():
+            raise RulesError(f"write rules options as name=value, not {item!r:.40} "
+                             f"(options: {', '.join(Rules().to_data())})")
         value: object = raw.strip()
         low = raw.strip().lower()
         if low in ("true", "yes", "on"):
@@ -74,7 +112,12 @@ def parse_rules(text: str | None) -> Rules:
         elif low.lstrip("-").isdigit():
             value = int(low)
         data[name.strip()] = value
-    rules = Rules.from_data({**Rules().to_data(), **data})
+    known = Rules().to_data()
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise RulesError(f"unknown rules option(s): {', '.join(unknown)[:200]} (options: "
+                         f"{', '.join(known)})")
+    rules = Rules.from_data({**known, **data})
     if rules.declaration != "reveal":
         raise RulesError("between peers, trump is declared by revealing cards; the auction "
                          "variant is available in `tractor demo --auction` only so far")

@@ -32,7 +32,14 @@ from tractor.ai.runner import (
 )
 from tractor.ai.strategies import make_strategy
 from tractor.net.journal import Journal
-from tractor.net.lobby import LobbyError, Participant, Roster, Seating
+from tractor.net.lobby import (
+    LobbyError,
+    Participant,
+    PassphraseRequired,
+    Roster,
+    Seating,
+    WrongPassphrase,
+)
 from tractor.net.lobby_wire import LobbyHost, host_table, join_table
 from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.net.wire import PeerNode
@@ -40,8 +47,10 @@ from tractor.rules import Rules
 
 from .goes_on import GoesOn, within
 from .netclient import HumanPlayer, NetClient
-from .options import data_dir, journal_path, parse_rules
+from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .prompts import end_prompt
+
+PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
 
 def say(text: str) -> None:
@@ -75,6 +84,10 @@ def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
     take_seat(node, seating, key, HumanPlayer(), journal, meta=meta)
     # A halt shows as the screen's banner; `GoesOn` watches `node.done` for a seat gone.
     return NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
+
+
+class GaveUp(Exception):
+    """The person left before the game began (quit in the lobby, no passphrase given)."""
 
 
 class AiStopped(ChildProcessError):
@@ -265,7 +278,7 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
                     lobby.close()
                 else:
                     lobby.leave()
-                raise LobbyError("you left the lobby", "you")
+                raise GaveUp("you left the lobby")
             elif line:
                 read.say(help_text)
         return await started
@@ -316,17 +329,29 @@ async def _passphrase(given: str | None, needed: bool) -> str | None:
     getpass there would race that reader for the line and wait for ever)."""
     if not (given == "-" or (given is None and needed)):
         return given
-    if sys.stdin.isatty():
-        import getpass
-        return getpass.getpass("table passphrase: ") or None
-    from .stdin_lines import read_line
+    for _ in range(PASSPHRASE_TRIES):
+        if sys.stdin.isatty():
+            import getpass
+            typed: str | None = getpass.getpass("table passphrase: ")
+        else:
+            from .stdin_lines import read_line
 
-    say("table passphrase: ")
-    return (await _asyncio(read_line()) or "").strip() or None
+            say("table passphrase: ")
+            typed = await _asyncio(read_line())
+            if typed is None:
+                break  # the end of input
+        if typed and typed.strip():
+            return typed.strip() if not sys.stdin.isatty() else typed
+        say("an empty passphrase: type one (without it the table would be open to anyone)")
+    raise GaveUp("no passphrase given")
 
 
 async def host(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
+    if args.ai > rules.players - 1:
+        say(f"tractor: a table of {rules.players} seats has room for {rules.players - 1} AI "
+            f"players besides you, not {args.ai}")
+        return 2
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     children: list[AiChild] = []
@@ -349,8 +374,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         _report_deaths(children, lambda text: reporter[0](text))
 
     lobby: LobbyHost | None = None
-    passphrase = await _passphrase(args.passphrase, False)
     try:
+        passphrase = await _passphrase(args.passphrase, False)
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase, listen=args.listen,
@@ -360,7 +385,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         if args.ai:
             await lobby.request_fill(count=args.ai)
         seating = await _asyncio(_lobby_prompt(reactor, lobby, True, reporter))
-        client = _seat_person(node, seating, key, args, {})
+        # After a crash, `tractor resume` brings back this machine's AI seats too (they
+        # leave with their parent), from their journals in the data folder.
+        client = _seat_person(node, seating, key, args, {"local_ai": True})
         reporter[0] = client.note
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
@@ -370,7 +397,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         finally:
             goes.stop()
-    except LobbyError as exc:
+    except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
     finally:
@@ -380,37 +407,64 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         await stop_all(reactor, children)
 
 
+async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
+    """The tables heard on the LAN, one picked by number (asked again until it is one of
+    them): its address and whether it needs a passphrase; None if there is none or the
+    person gives up (an empty answer, the end of input)."""
+    from tractor.net.discovery import browse
+
+    say("looking for tables on the LAN...")
+    found = await browse(reactor, 2.0, kind="table")
+    if not found:
+        say("tractor: no table found on the LAN; give its address: tractor join ADDRESS")
+        return None
+    for i, ann in enumerate(found, 1):
+        lock = " (passphrase)" if ann.passphrase else ""
+        say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
+            f"  {ann.address}")
+    read = _line_reader()
+    while True:
+        choice = (await _asyncio(read("join which table? (number, Enter to give up) "))
+                  or "").strip()
+        if not choice:
+            say("tractor: no table chosen")
+            return None
+        if choice.isdigit() and 1 <= int(choice) <= len(found):
+            ann = found[int(choice) - 1]
+            return ann.address, ann.passphrase
+        say(f"there is no table {choice!r:.20} in the list: type 1 to {len(found)}")
+
+
 async def join(reactor: Any, args: argparse.Namespace) -> int:
-    address = args.address
     needs_passphrase = False
-    if address is None:
-        from tractor.net.discovery import browse
-        say("looking for tables on the LAN...")
-        found = await browse(reactor, 2.0, kind="table")
-        if not found:
-            say("tractor: no table found on the LAN; give its address: tractor join ADDRESS")
+    if args.address is None:
+        chosen = await _choose_table(reactor)
+        if chosen is None:
             return 1
-        for i, ann in enumerate(found, 1):
-            lock = " (passphrase)" if ann.passphrase else ""
-            say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
-                f"  {ann.address}")
-        choice = await _asyncio(_line_reader()("join which table? ")) or ""
+        address, needs_passphrase = chosen
+    else:
         try:
-            number = int(choice)
-            if not 1 <= number <= len(found):
-                raise ValueError(choice)
-            ann = found[number - 1]
-        except ValueError:
-            say("tractor: no such table in the list")
-            return 1
-        address, needs_passphrase = ann.address, ann.passphrase
+            address = lobby_endpoint(args.address)
+        except AddressError as exc:
+            say(f"tractor: {exc}")
+            return 2
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     try:
         passphrase = await _passphrase(args.passphrase, needs_passphrase)
-        guest = await join_table(reactor, address,
-                                 Participant(args.player, raw_public(key), port),
-                                 passphrase=passphrase)
+        for attempt in range(PASSPHRASE_TRIES):
+            try:
+                guest = await join_table(reactor, address,
+                                         Participant(args.player, raw_public(key), port),
+                                         passphrase=passphrase)
+                break
+            except (PassphraseRequired, WrongPassphrase) as exc:
+                # Asked again, as a person at a door would be (the host allows a few
+                # wrong guesses a minute from one address).
+                if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
+                    raise
+                say(f"tractor: {exc}")
+                passphrase = await _passphrase("-", True)
         seating = await _asyncio(_lobby_prompt(reactor, guest, False))
         client = _seat_person(node, seating, key, args, {})
         goes = GoesOn(reactor, args, client, seating, address, "0.0.0.0", False,
@@ -419,7 +473,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         finally:
             goes.stop()
-    except LobbyError as exc:
+    except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
     finally:
@@ -432,11 +486,16 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
 async def resume(reactor: Any, args: argparse.Namespace) -> int:
     """Continue this peer's unfinished game after a crash (the newest, or ``args.game``)."""
     journal = Journal(journal_path())
-    games = [g for g in journal.games() if not g.finished]
-    if args.game:
-        games = [g for g in games if g.id == args.game]
+    every = journal.games()
+    games = [g for g in every if not g.finished and (not args.game or g.id == args.game)]
     if not games:
-        say("tractor: no unfinished game to resume (see `tractor history`)")
+        if args.game and not any(g.id == args.game for g in every):
+            say(f"tractor: no game {args.game!r} in your journal (see `tractor history`)")
+        elif args.game:
+            say(f"tractor: game {args.game} is over: nothing to resume (`tractor replay "
+                f"{args.game}` shows it)")
+        else:
+            say("tractor: no unfinished game to resume (see `tractor history`)")
         return 1
     game = games[-1].id
     meta = journal.meta(game)
@@ -484,9 +543,14 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
     if not args.join:
         say("tractor ai: give --join ADDRESS (or --resume JOURNAL)")
         return 2
-    lines = await play_ai_seats(reactor, args.join, args.seats, args.strategy, args.level,
-                                args.seed, tokens_from_env(),
-                                await _passphrase(args.passphrase, False), args.journal_dir,
+    try:
+        address = lobby_endpoint(args.join)
+        passphrase = await _passphrase(args.passphrase, False)
+    except (AddressError, GaveUp) as exc:
+        say(f"tractor ai: {exc}")
+        return 2
+    lines = await play_ai_seats(reactor, address, args.seats, args.strategy, args.level,
+                                args.seed, tokens_from_env(), passphrase, args.journal_dir,
                                 args.name, args.grace, args.interface)
     for line in lines:
         say(line)
@@ -555,7 +619,7 @@ async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
                                  log_file=str(data_dir() / "ai.log"),
                                  journal_dir=str(data_dir() / "ai"))
     say(f"AI server ready at {server.address}: hosts on the LAN can fill empty seats "
-        "with `fill` in their lobby (Ctrl-C to stop)")
+        "with `fill lan` in their lobby (Ctrl-C to stop)")
     forever: Deferred[None] = Deferred()
     try:
         await forever

@@ -153,6 +153,12 @@ class Journal:
             if finished:
                 self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
 
+    def mark_finished(self, game: str) -> None:
+        """The game will not go on here (its table halted, or it moved to a new table):
+        `tractor history` lists it as over and `tractor resume` does not offer it."""
+        with self.db:
+            self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+
     def results(self, game: str) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT result FROM results WHERE game = ? ORDER BY hand",
                                (game,))

@@ -467,6 +467,11 @@ class PeerNode:
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
         self.halted = exc
+        if self.journal is not None:  # a halted table never goes on: not to be resumed
+            try:
+                self.journal.mark_finished(self.game)
+            except Exception:
+                self.log.failure("could not mark the game over in the journal")
         if self._watch is not None and self._watch.running:
             self._watch.stop()
         self._changed()

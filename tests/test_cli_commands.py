@@ -53,3 +53,40 @@ def test_bad_input_gets_a_reason_not_a_traceback(tmp_path):
     out = tractor("join", "tcp:127.0.0.1:1", "--plain", home=tmp_path)
     assert out.returncode == 1 and "cannot reach the lobby" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["join", "tcp:localhost"], "give the table's address as HOST:PORT"),
+    (["join", "tcp:127.0.0.1:99999"], "give the table's address as HOST:PORT"),
+    (["ai", "--join", "localhost"], "give the table's address as HOST:PORT"),
+    (["host", "--listen", "garbage"], "a lobby endpoint like tcp:40123"),
+    (["host", "--listen", "tcp:99999"], "a lobby endpoint like tcp:40123"),
+    (["host", "--name", ""], "a table name is 1 to"),
+    (["host", "--ai", "-1"], "a whole number, 0 or more"),
+    (["host", "--ai", "5", "--no-announce"], "has room for 3 AI players besides you, not 5"),
+    (["play", "--grace", "-5"], "a number of seconds above 0"),
+    (["play", "--player", " "], "a name is 1 to"),
+    (["resume", "nosuchgame"], "no game 'nosuchgame' in your journal"),
+    (["bogus"], "unknown command 'bogus' (commands: play, host"),
+    (["play", "--rules", "="], "(options: decks, players"),
+    (["play", "--rules", "colour=red"], "unknown rules option(s): colour (options: decks"),
+])
+def test_bad_options_and_addresses_get_a_reason_not_library_internals(args, reason, tmp_path):
+    # Before: "TCP4ClientEndpoint.__init__() missing 1 required positional argument",
+    # "connect_ex(): port must be 0-65535", "unexpected error (details in error.log)".
+    proc = tractor(*args, home=tmp_path)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert reason in text, text
+    assert "Traceback" not in text and "unexpected error" not in text
+    assert not (tmp_path / "error.log").exists()
+
+
+def test_a_data_folder_that_is_a_file_is_named_not_a_traceback(tmp_path):
+    afile = tmp_path / "file"
+    afile.write_text("")
+    for command in ("history", "play"):
+        proc = tractor(command, home=afile)
+        assert proc.returncode == 1
+        assert f"cannot use the data folder {afile}" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr

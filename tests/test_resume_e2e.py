@@ -100,6 +100,38 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
     assert "Traceback" not in resumed.out + resumed.proc.stderr.read().decode()
 
 
+def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
+    # The host's own AI seats leave with it; `tractor resume` did not bring them back and
+    # waited on them ("no link with seat 1 (AI 1)") until the hand ended without a result.
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
+    host = Session(["host", "--name", "lan", "--ai", "3", "--plain", "--no-announce",
+                    "--listen", "tcp:0:interface=127.0.0.1", "--strategy", "heuristic",
+                    "--level", "easy", "--player", "You"], env)
+    try:
+        assert host.until(lambda out: "lobby commands" in out, 60), host.out
+        host.send("ready")
+        made = host.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
+        assert made >= 4, host.out[-2000:]
+    finally:
+        host.proc.send_signal(signal.SIGKILL)
+        host.proc.wait()
+    deadline = time.time() + 20
+    while ai_processes(tmp_path) and time.time() < deadline:
+        time.sleep(0.3)
+    assert ai_processes(tmp_path) == []
+    resumed = Session(["resume", "--plain"], env)
+    try:
+        assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
+        resumed.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
+        assert resumed.until(lambda out: "verified the hand" in out, 60), resumed.out[-3000:]
+        assert "4 of 4 peers verified the hand: no rule broken" in resumed.out
+        resumed.send("quit")
+        resumed.proc.wait(timeout=60)
+    finally:
+        if resumed.proc.poll() is None:
+            resumed.proc.kill()
+
+
 def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
     play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",

@@ -158,3 +158,25 @@ def test_the_screen_hears_every_second_of_a_seat_it_has_no_link_with():
     changes.clear()
     advance(clock, 3)
     assert not node.unreachable() and changes == [6.0]
+
+
+def test_a_halted_table_is_over_in_the_journal(tmp_path):
+    # A table ended by a seat gone (and gone on at a new table) was still offered by
+    # `tractor resume` and listed as unfinished; resuming it replayed to the halt and sat.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tractor.net.journal import Journal
+
+    d, sessions = seated_game()
+    without_key_deadlines(sessions[0])
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    journal.create_game("g", sessions[0], Ed25519PrivateKey.generate(), b"m" * 32)
+    clock = MemoryReactorClock()
+    node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys],
+                    journal=journal, game="g", grace=5.0)
+    node.done.addErrback(lambda f: None)
+    node.begin([])
+    assert not journal.games()[0].finished
+    advance(clock, 6)
+    assert isinstance(node.halted, SeatGone)
+    assert journal.games()[0].finished
