@@ -297,8 +297,23 @@ def _networked(command: str, args: argparse.Namespace) -> int:
     code = [0]
 
     async def run(reactor: Any) -> None:
+        flowing = defer.ensureDeferred(flow(reactor, args))
+        settled: defer.Deferred[None] = defer.Deferred()
+
+        def interrupted() -> Any:
+            # SIGINT/SIGTERM stop the reactor: end the command first, while the reactor
+            # still runs, so its clean-up (AI children stopped, tables closed) happens;
+            # the reactor waits for it.
+            if settled.called:
+                return None
+            flowing.cancel()
+            return settled
+
+        trigger = reactor.addSystemEventTrigger("before", "shutdown", interrupted)
         try:
-            code[0] = await flow(reactor, args)
+            code[0] = await flowing
+        except defer.CancelledError:
+            code[0] = 130
         except RulesError as exc:
             print(f"tractor: {exc}", file=sys.stderr)
             code[0] = 2
@@ -309,6 +324,10 @@ def _networked(command: str, args: argparse.Namespace) -> int:
             code[0] = 130
         except Exception as exc:  # a bug: one clear line here, the details in a file
             code[0] = _report_bug(exc)
+        finally:
+            settled.callback(None)
+            if reactor.running:
+                reactor.removeSystemEventTrigger(trigger)
 
     try:
         task.react(lambda r: defer.ensureDeferred(run(r)))

@@ -65,10 +65,15 @@ async def _screen(client: NetClient, plain: bool) -> int:
     """The play screen until the person quits or the game ends."""
     if plain or not sys.stdout.isatty():
         from .plain import run_plain
-        return int(await _asyncio(run_plain(client)))
-    from .app import run_app
-    await _asyncio(run_app(client))
-    return 0
+        code = int(await _asyncio(run_plain(client)))
+    else:
+        from .app import run_app
+        await _asyncio(run_app(client))
+        code = 0
+    if client.node.halted is None and not client.session.over:
+        say(f"You left the game; it is kept in your journal: `tractor resume` takes you back "
+            f"to it (the others wait {client.node.grace:.0f} s for a seat whose link is lost).")
+    return code
 
 
 def _asyncio(coro: Any) -> Deferred[Any]:
@@ -620,10 +625,12 @@ async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
                                  journal_dir=str(data_dir() / "ai"))
     say(f"AI server ready at {server.address}: hosts on the LAN can fill empty seats "
         "with `fill lan` in their lobby (Ctrl-C to stop)")
-    forever: Deferred[None] = Deferred()
+    forever: Deferred[None] = Deferred()  # until Ctrl-C (or SIGTERM) cancels it
     try:
         await forever
     finally:
+        say(f"AI server stopping: {sum(c.alive for c in server.children)} AI player(s) "
+            "leave their tables")
         server.close()
         await stop_all(reactor, server.children)
     return 0

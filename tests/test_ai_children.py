@@ -133,3 +133,19 @@ def test_a_hosts_ai_children_leave_when_it_is_killed(tmp_path):
     finally:
         for pid in ai_processes(tmp_path):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
+    # Before: Ctrl-C printed "unexpected error: coroutine ignored GeneratorExit" (the clean-up
+    # awaited inside a coroutine the shutdown was throwing away) with a traceback in
+    # error.log.
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
+    server = subprocess.Popen(python_command("ai-server", "--no-announce", "--listen",
+                                             "tcp:0:interface=127.0.0.1"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=env, cwd=tmp_path)
+    assert "AI server ready" in server.stdout.readline()
+    server.send_signal(signal.SIGINT)
+    out, _ = server.communicate(timeout=30)
+    assert "AI server stopping" in out, out
+    assert "unexpected error" not in out and not (tmp_path / "error.log").exists()

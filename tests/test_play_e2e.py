@@ -32,6 +32,8 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     assert "Hand 1 is over." in out
     assert "4 of 4 peers verified the hand: no rule broken" in out
     assert out.count("Refused") == 0
+    # Leaving says where the game went (it used to just end: was it lost?).
+    assert "it is kept in your journal: `tractor resume` takes you back" in out
     # The game is in the journal: `tractor history` lists it.
     hist = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "history"],
                           capture_output=True, text=True, timeout=60,
