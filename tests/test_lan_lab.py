@@ -345,7 +345,7 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
     in_lobby(carol)
     bob = lab.person(b, "bob").screen("join", "--player", "Bob", cols=120, rows=36)
     listed = bob.wait_for(r"(\d+)\. lab-c: [^\n]*\(passphrase\)", LOBBY_SECONDS)
-    bob.wait_for(r"(?m)join which table\? *$", 10)
+    bob.wait_for(r"join which table\?", 10)
     bob.send(listed.group(1) + "\r")
     bob.wait_for(r"(?m)table passphrase: *$", LOBBY_SECONDS)
     bob.send(PASSPHRASE + "\r")
