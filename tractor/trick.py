@@ -127,12 +127,19 @@ def beats_component(comp: Component, hand_s: list[int], ladder: Ladder) -> bool:
     return False
 
 
+def beaten_components(lead: Format, other_hands: Sequence[list[int]],
+                      ladder: Ladder) -> list[int]:
+    """Indices of the components of a throw that some other hand can beat."""
+    es = ladder.esuit
+    suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
+    return [i for i, c in enumerate(lead.components)
+            if any(beats_component(c, h, ladder) for h in suits)]
+
+
 def failed_components(lead: Format, other_hands: Sequence[list[int]],
                       ladder: Ladder) -> list[Component]:
     """Components of a throw that some other hand can beat."""
-    es = ladder.esuit
-    suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
-    return [c for c in lead.components if any(beats_component(c, h, ladder) for h in suits)]
+    return [lead.components[i] for i in beaten_components(lead, other_hands, ladder)]
 
 
 def forced_component(failed: list[Component]) -> Component:
