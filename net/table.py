@@ -34,19 +34,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tractor.cards import RANKS, face_suit, format_cards
+from tractor.cards import format_cards
 from tractor.follow import follow_error, lead_error, random_follow, random_lead
 from tractor.formats import THROW, Format, classify_faces, tractors_in
-from tractor.hand import (
-    HandResult,
-    IllegalAction,
+from tractor.hand import HandResult, IllegalAction
+from tractor.public import (
+    DEAL,
+    DECLARE,
+    REDEAL,
+    PublicHand,
+    declaration_options,
     declaration_strength,
-    hand_result,
-    talon_trump_suit,
 )
-from tractor.rules import Rules, team_of
+from tractor.rules import Rules
 from tractor.scoring import points_of
-from tractor.trick import beats_component, forced_component, winner_of
+from tractor.trick import beats_component
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -169,24 +171,15 @@ class TableHand:
         if self.rules.declaration != "reveal":
             raise ValueError("between peers, trump is declared by revealing cards; the "
                              "auction variant is played on the rules core only so far")
-        self.phase = "setup"
+        self.phase = "setup"  #: the schedule's step (the rules' phase is `public.phase`)
         self.round = 0
-        self.starter = setup.starter
-        self.declarers = setup.declarers
-        self.declaration: tuple[int, tuple[int, ...]] | None = None
-        self.declarations: list[tuple[int, tuple[int, ...]]] = []
-        self.trump: Trump | None = None
-        self.ladder: Ladder | None = None
-        self.talon_opened = 0
-        self.tricks: list[_Trick] = []
+        #: The hand's public state and every rule judged on it: the rules core's.
+        self.public = PublicHand(self.rules, setup.levels, setup.first, setup.starter,
+                                 setup.declarers)
+        self.tricks: list[_Trick] = []  #: the finished tricks' messages (claims, throws)
         self.trick: _Trick | None = None
-        self.lead: Format | None = None
-        self.defender_points = 0
-        self.penalties = 0
         self.records: list[PlayRecord] = []
         self.violations: list[Violation] | None = None
-        self.result: HandResult | None = None
-        self.last_winner = -1
         #: Per seat, its table messages not yet applied: (data, message number).
         self._queues: list[deque[tuple[dict[str, Any], int]]] = [deque() for _ in range(self.n)]
         self._done: set[str] = set()  #: own moves made (so each is made once)
@@ -201,6 +194,61 @@ class TableHand:
         self._used: set[int] = set()  #: positions played in this hand
         #: The time, for the deck's key deadlines (`Deck.tick`); the session passes its clock.
         self.now: Callable[[], float] = now or (lambda: 0.0)
+
+    # --- the public state, as the rules core holds it --------------------------------------------
+
+    @property
+    def starter(self) -> int | None:
+        return self.public.starter
+
+    @property
+    def declarers(self) -> int | None:
+        return self.public.declarers
+
+    @property
+    def declaration(self) -> tuple[int, tuple[int, ...]] | None:
+        return self.public.declaration
+
+    @property
+    def declarations(self) -> list[tuple[int, tuple[int, ...]]]:
+        return self.public.declarations
+
+    @property
+    def trump(self) -> Trump | None:
+        return self.public.trump
+
+    @property
+    def ladder(self) -> Ladder | None:
+        return self.public.ladder
+
+    @property
+    def lead(self) -> Format | None:
+        """The lead's format while a trick is under way."""
+        return self.public.lead_format
+
+    @property
+    def result(self) -> HandResult | None:
+        return self.public.result
+
+    @property
+    def defender_points(self) -> int:
+        return self.public.defender_points
+
+    @property
+    def penalties(self) -> int:
+        return self.public.penalties
+
+    @property
+    def talon_opened(self) -> int:
+        """Talon cards the table turned over because nobody declared."""
+        return len(self.public.talon_revealed)
+
+    def _judged(self, seat: int, move: Callable[[], Any]) -> Any:
+        """A public move of ``seat`` judged by the rules core; its refusal is the seat's."""
+        try:
+            return move()
+        except IllegalAction as exc:
+            raise TableError(seat, str(exc)) from exc
 
     # --- frames in and out -------------------------------------------------------------------
 
@@ -249,7 +297,7 @@ class TableHand:
         trick = self.trick
         return (self.phase, self.round, len(self.tricks), len(trick.plays) if trick else -1,
                 trick.forced if trick else None, len(self._done),
-                sum(len(q) for q in self._queues), self.talon_opened)
+                sum(len(q) for q in self._queues), self.talon_opened, self.public.phase)
 
     def _ask(self, kind: str, *args: Any) -> Any:
         """The player's answer to one decision (an answer given to `decide` first)."""
@@ -308,8 +356,8 @@ class TableHand:
             if len(faces) != self.rules.talon_size:
                 raise IllegalAction(f"bury exactly {self.rules.talon_size} cards")
             return
-        assert self.ladder is not None and self.trick is not None
-        if self.trick.plays:
+        assert self.ladder is not None
+        if self.public.current:
             assert self.lead is not None
             reason = follow_error(hand, self.lead, faces, self.ladder,
                                   self.rules.must_play_tractor)
@@ -396,98 +444,22 @@ class TableHand:
         return self.deck.reveal(fresh, "show") if fresh else []
 
     def view(self) -> SeatView:
-        return SeatView(self.me, self.my_faces(), self.ladder, self.lead if self.trick and
-                        self.trick.plays else None, self.declaration, self.setup.rank,
-                        self.observation())
+        return SeatView(self.me, self.my_faces(), self.ladder,
+                        self.lead if self.public.current else None, self.declaration,
+                        self.setup.rank, self.observation())
 
     # --- what this seat may know, as the rules core says it -----------------------------------
 
-    _PHASES = {"setup": "deal", "deal": "deal", "window": "deal", "trump": "declare",
-               "open": "declare", "talon": "talon", "play": "play", "audit": "play",
-               "done": "done", "redeal": "redeal"}
-
-    def _drawn(self) -> int:
-        if self.phase in ("setup", "deal", "window"):
-            return min(self.round + 1, self.rules.hand_size) * self.n if self.phase != "setup" \
-                else 0
-        return self.rules.hand_size * self.n
-
     def observation(self) -> dict[str, Any]:
-        """This seat's view of the hand in the format of `tractor.hand.Hand.observation`, so
-        AI strategies and screens work the same on the rules core and between peers."""
-        phase = self._PHASES[self.phase]
-        if self.phase == "window" and self.round >= self.rules.hand_size:
-            phase = "declare"
-        if self.phase == "audit" and self.result is None:
-            phase = "play"  # the last trick is in; the audit decides the result
-        n, drawn = self.n, self._drawn()
-        played = [0] * n
-        for t in self.tricks + ([self.trick] if self.trick else []):
-            for k, p in enumerate(t.plays):
-                played[(t.leader + k) % n] += len(p)
-        sizes = [sum(1 for i in range(drawn) if (self.setup.first + i) % n == s) - played[s]
-                 for s in range(n)]
+        """This seat's view of the hand, made by the rules core (`PublicHand`) as for
+        `tractor.hand.Hand.observation`, so AI strategies and screens work the same on the
+        rules core and between peers."""
         talon_pos = range(self.deck.config.dealt, self.deck.config.size)
-        holds_talon = self.starter is not None and self.phase == "talon"
-        if holds_talon:
-            assert self.starter is not None
-            sizes[self.starter] += self.rules.talon_size
-        mine = self.my_faces()
-        is_starter = self.me == self.starter and self.phase in ("talon", "play", "audit", "done")
         talon = [self.deck.cards[p] % 54 for p in talon_pos if p in self.deck.cards]
         buried = [self.deck.cards[p] % 54 for p in self.deck.buried if p in self.deck.cards]
-        turned = self.result is not None and self.result.talon_turned
-        trick = self.trick
-        leader = trick.leader if trick else (self.last_winner if self.tricks else
-                                              self.starter if self.starter is not None
-                                              else self.setup.first)
-        attempt = None
-        if trick and trick.plays and trick.attempted and trick.forced != trick.attempted:
-            attempt = format_cards(trick.attempted)
-        to_act: int | None = None
-        if phase in ("deal", "declare"):
-            to_act = (self.setup.first + drawn) % n
-        elif phase == "talon":
-            to_act = self.starter
-        elif phase == "play" and trick is not None:
-            to_act = self._turn()
-        declarers = self.declarers
-        return {
-            "seat": self.me,
-            "phase": phase,
-            "to_act": to_act,
-            "levels": list(self.setup.levels),
-            "declarers": declarers,
-            "starter": self.starter,
-            "first": self.setup.first,
-            "trump": self.trump.to_data() if self.trump else None,
-            "trump_rank": self.setup.levels[declarers if declarers is not None else 0],
-            "hand": format_cards(self.ladder.sort_faces(mine) if self.ladder else sorted(mine)),
-            "hand_sizes": sizes,
-            "cards_dealt": drawn,
-            "declarations": [[s, format_cards(f)] for s, f in self.declarations],
-            # Between peers every seat answers each window at once: no passes to count.
-            "window_passes": 0,
-            "talon_revealed": format_cards(
-                self.deck.cards[p] % 54 for p in list(talon_pos)[:self.talon_opened]),
-            "talon": format_cards(talon) if is_starter and len(talon) == len(talon_pos)
-            else None,
-            "buried": format_cards(buried) if buried and (is_starter or turned) else None,
-            "bids": [],
-            "passed_auction": [],
-            "shown": [],
-            "tricks": [{"leader": t.leader, "plays": [format_cards(p) for p in t.plays],
-                        "winner": t.winner, "points": t.points,
-                        "attempted": (format_cards(t.attempted)
-                                      if t.attempted and t.forced != t.attempted else None),
-                        "penalty": t.penalty} for t in self.tricks],
-            "leader": leader,
-            "current": [format_cards(p) for p in trick.plays] if trick else [],
-            "current_attempt": attempt,
-            "defender_points": self.defender_points,
-            "penalties": self.penalties,
-            "result": self.result.to_data() if self.result else None,
-        }
+        return self.public.public_observation(
+            self.me, self.my_faces(), talon if len(talon) == len(talon_pos) else None,
+            buried or None)
 
     # --- the schedule --------------------------------------------------------------------------
 
@@ -504,27 +476,26 @@ class TableHand:
     def _phase_deal(self) -> list[bytes]:
         r, n = self.round, self.n
         positions = list(range(r * n, (r + 1) * n))
-        out = self.deck.deal(positions, self.now()) if self._once(f"deal{r}") else []
+        out: list[bytes] = []
+        if self._once(f"deal{r}"):
+            for _ in positions:  # the round's cards are drawn (their keys on the way)
+                self.public.record_draw()
+            out = self.deck.deal(positions, self.now())
         if all(len(self.deck.keys[p]) >= n - 1 for p in positions):
             self.phase = "window"
         return out
 
     def _declaration_options(self) -> list[tuple[int, ...]]:
-        if self.rules.declaration != "reveal":
+        if not self.public.declaration_open():
             return []
-        rank = self.setup.rank
-        current = declaration_strength(self.declaration[1], rank) if self.declaration else 0
-        counts: dict[int, int] = {}
-        for f in self.my_faces():
-            counts[f] = counts.get(f, 0) + 1
-        out = []
-        for f, c in sorted(counts.items()):
-            for cards in ((f,), (f, f)) if c >= 2 else ((f,),):
-                if declaration_strength(cards, rank) > current:
-                    out.append(cards)
-        return out
+        standing = self.declaration[1] if self.declaration else None
+        return declaration_options(self.my_faces(), self.public.trump_rank(), standing)
 
     def _phase_window(self) -> list[bytes]:
+        """One declaration window: every seat posts a declaration or a pass at once; they
+        are judged in turn (from the first drawer while dealing, from the seat whose turn
+        it is in the final window), so concurrent declarations resolve the same way on
+        every peer; a declaration that no longer overcalls counts as a pass."""
         r = self.round
         out: list[bytes] = []
         if f"window{r}" not in self._done:
@@ -540,75 +511,55 @@ class TableHand:
         msgs = [self._peek(s, "w") for s in range(self.n)]
         if any(m is None for m in msgs):
             return out
+        shown: list[tuple[int, ...] | None] = []
         for seat, m in enumerate(msgs):
             assert m is not None
             if set(m) != {"w", "d"} or (m["d"] != [] and not isinstance(m["d"], list)):
                 raise TableError(seat, "a declaration window message is {w: round, d: "
                                        "positions}")
-        seqs = [self._queues[s].popleft()[1] for s in range(self.n)]
-        rank = self.setup.rank
-        for k in range(self.n):
-            seat = (self.setup.first + k) % self.n
-            msg = msgs[seat]
-            assert msg is not None
-            if msg["w"] != r:
-                raise TableError(seat, f"window {msg['w']!r} out of turn (window {r} is open)")
-            if not msg["d"]:
-                continue
-            faces = self._shown_faces(seat, msg["d"], "show", seqs[seat])
-            strength = declaration_strength(faces, rank)
-            if strength == 0:
+            if m["w"] != r:
+                raise TableError(seat, f"window {m['w']!r} out of turn (window {r} is open)")
+            seq = self._queues[seat].popleft()[1]
+            faces = self._shown_faces(seat, m["d"], "show", seq) if m["d"] else None
+            if faces is not None and not declaration_strength(faces, self.public.trump_rank()):
                 raise TableError(seat, f"{format_cards(faces)} is not a declaration")
-            current = declaration_strength(self.declaration[1], rank) if self.declaration else 0
-            if strength > current:  # a weaker one made at the same moment simply loses
-                self.declaration = (seat, faces)
-                self.declarations.append(self.declaration)
-        if r < self.rules.hand_size:
-            self.round = r + 1
-            self.phase = "deal" if self.round < self.rules.hand_size else "window"
-        else:
-            self.phase = "trump"
-        return out
-
-    def _phase_trump(self) -> list[bytes]:
-        rank = self.setup.rank
-        if self.declaration is not None:
-            seat, faces = self.declaration
-            if self.starter is None:
-                self.starter, self.declarers = seat, team_of(seat)
-                rank = self.setup.levels[self.declarers]
-            suit = None if faces[0] >= 52 else face_suit(faces[0])
-            self._set_trump(Trump(None, None) if faces[0] >= 52 else Trump(rank, suit))
-            return []
-        if self.starter is None:
+            shown.append(faces)
+        public = self.public
+        start = public.first if public.phase == DEAL else public.window_turn
+        for k in range(self.n):
+            if public.phase not in (DEAL, DECLARE) or public.turning_talon:
+                break  # the final window closed: later answers are not asked for
+            seat = (start + k) % self.n
+            faces = shown[seat]
+            if faces is not None and public.declaration_open() \
+                    and public.declaration_stands(faces):
+                self._judged(seat, lambda s=seat, f=faces: public.record_declaration(s, f))
+            elif public.phase == DECLARE:
+                self._judged(seat, lambda s=seat: public.record_pass(s))
+        self.round = r + 1
+        if public.phase == DEAL:
+            self.phase = "deal"
+        elif public.phase == DECLARE:
+            self.phase = "open" if public.turning_talon else "window"
+        elif public.phase == REDEAL:
             self.phase = "redeal"
-            return []
-        self.phase = "open"
-        return []
+        else:
+            self.phase = "talon"
+        return out
 
     def _phase_open(self) -> list[bytes]:
         """No declaration in a later hand: turn the talon over card by card (seed 000)."""
         talon = list(range(self.deck.config.dealt, self.deck.config.size))
-        rank = self.setup.rank
         out: list[bytes] = []
-        while self.talon_opened < len(talon):
+        while self.public.turning_talon:
             p = talon[self.talon_opened]
             if self._once(f"open{p}"):
                 out += self.deck.open_public([p])
             if p not in self.deck.cards:
                 return out
-            self.talon_opened += 1
-            if self.deck.cards[p] % 54 < 52 and RANKS[self.deck.cards[p] % 13] == rank:
-                break
-        shown = [self.deck.cards[p] % 54 for p in talon[:self.talon_opened]]
-        self._set_trump(Trump(rank, talon_trump_suit(shown, rank)))
-        return out
-
-    def _set_trump(self, trump: Trump) -> None:
-        self.trump = trump
-        self.ladder = trump.ladder(self.rules.tractor_across_rank,
-                                   self.rules.rank_and_jokers_in_tractors)
+            self.public.record_talon_card(self.deck.cards[p] % 54)
         self.phase = "talon"
+        return out
 
     def _phase_talon(self) -> list[bytes]:
         assert self.starter is not None
@@ -620,15 +571,12 @@ class TableHand:
                 self._done.add("bury")
                 out += self.deck.bury(self._positions_for(faces))
         if self.deck.buried:
+            self.public.record_burial(self.starter)
             self.phase = "play"
             self.trick = _Trick(self.starter)
         return out
 
     # --- tricks ----------------------------------------------------------------------------------
-
-    def _turn(self) -> int:
-        assert self.trick is not None
-        return (self.trick.leader + len(self.trick.plays)) % self.n
 
     def _phase_play(self) -> list[bytes]:
         trick = self.trick
@@ -636,7 +584,8 @@ class TableHand:
         out: list[bytes] = []
         if trick.attempted is not None and trick.forced is None and not trick.plays:
             return out + self._claims(trick)
-        seat = self._turn()
+        seat = self.public.to_act()
+        assert seat is not None
         key = f"play{len(self.tricks)}.{len(trick.plays)}"
         if seat == self.me and key not in self._done:
             moves = self._my_play(trick)
@@ -648,11 +597,8 @@ class TableHand:
         msg, seq = self._queues[seat].popleft()
         if "throw" in msg and not trick.plays and trick.attempted is None:
             faces = self._shown_faces(seat, msg["throw"], "show", seq)
-            try:
-                is_throw = classify_faces(list(faces), self.ladder).kind == THROW
-            except ValueError as exc:
-                raise TableError(seat, f"announced a throw that is not one: {exc}") from exc
-            if not is_throw:
+            fmt = self._judged(seat, lambda: self.public.lead_format_of(faces))
+            if fmt.kind != THROW:
                 raise TableError(seat, "announced a throw that is not one")
             trick.attempted = faces
             trick.claims = {}
@@ -660,18 +606,18 @@ class TableHand:
         if "play" not in msg:
             raise TableError(seat, f"expected a play, got {_keys(msg)}")
         faces = self._shown_faces(seat, msg["play"], "play", seq)
-        self._check_play(seat, trick, faces)
+        done = len(self.public.tricks)
+        self._judged(seat, lambda: self.public.record_play(seat, faces))
         self._used.update(msg["play"])
         trick.plays.append(faces)
         if len(trick.plays) == 1:
-            self.lead = classify_faces(list(faces), self.ladder)
             self.records.append(PlayRecord(
                 seat, tuple(self.deck.cards[p] for p in msg["play"]),
                 self._attempt_cards(trick), min(trick.claims) if trick.claims else None))
         else:
             self.records.append(PlayRecord(seat, tuple(self.deck.cards[p] for p in msg["play"])))
-        if len(trick.plays) == self.n:
-            self._finish_trick(trick)
+        if len(self.public.tricks) > done:
+            self._trick_finished(trick)
         return out
 
     def _attempt_cards(self, trick: _Trick) -> tuple[int, ...] | None:
@@ -700,21 +646,6 @@ class TableHand:
                 return self._show(positions) + self.deck.post({"throw": positions})
         positions = self._positions_for(faces)
         return self.deck.reveal(positions, "play") + self.deck.post({"play": positions})
-
-    def _check_play(self, seat: int, trick: _Trick, faces: tuple[int, ...]) -> None:
-        """What the public can check now; following suit is left to the audit."""
-        assert self.ladder is not None
-        if not trick.plays:
-            if self.ladder.suit_of_faces(list(faces)) is None:
-                raise TableError(seat, "a lead must be of one suit")
-            if trick.attempted is not None:
-                expected = trick.forced or trick.attempted
-                if sorted(faces) != sorted(expected):
-                    raise TableError(seat, "after a throw, play the throw or its forced part")
-            elif classify_faces(list(faces), self.ladder).kind == THROW:
-                raise TableError(seat, "a throw must be announced for claims first")
-        elif self.lead is not None and len(faces) != self.lead.size:
-            raise TableError(seat, f"play {self.lead.size} cards")
 
     def _claims(self, trick: _Trick) -> list[bytes]:
         """Every other seat shows what beats the throw, or claims nothing."""
@@ -750,18 +681,8 @@ class TableHand:
             else:
                 trick.claims.setdefault(seat, [])
         beaten = sorted({i for items in trick.claims.values() for i, _ in items})
-        penalty = 0
-        if beaten:
-            forced = forced_component([lead.components[i] for i in beaten])
-            trick.forced = forced.faces
-            withdrawn = lead.size - len(forced.faces)
-            penalty = withdrawn * self.rules.throw_penalty
-            sign = -1 if team_of(trick.leader) != self.declarers else 1
-            self.defender_points += sign * penalty
-            self.penalties += sign * penalty
-            trick.penalty = penalty
-        else:
-            trick.forced = trick.attempted
+        trick.forced = self.public.record_throw(trick.leader, trick.attempted, beaten)
+        trick.penalty = self.public.current_penalty
         trick.claims = {s: c for s, c in trick.claims.items() if c}
         return out + self._phase_play_after_claims(trick)
 
@@ -788,25 +709,15 @@ class TableHand:
             items.append([i, positions])
         return out + self.deck.post({"claim": items})
 
-    def _finish_trick(self, trick: _Trick) -> None:
-        assert self.ladder is not None
-        win = (trick.leader + winner_of([list(p) for p in trick.plays], self.ladder)) % self.n
-        pts = sum(points_of(p) for p in trick.plays)
-        trick.winner, trick.points = win, pts
-        if team_of(win) != self.declarers:
-            self.defender_points += pts
+    def _trick_finished(self, trick: _Trick) -> None:
+        done = self.public.tricks[-1]  # the rules core's judgement of the trick
+        trick.winner, trick.points = done.winner, done.points
         self.tricks.append(trick)
-        self.last_winner = win
-        self.lead = None
-        if self._hands_empty():
+        if self.public.tricks_done:
             self.phase = "audit"
             self.trick = None
         else:
-            self.trick = _Trick(win)
-
-    def _hands_empty(self) -> bool:
-        played = sum(len(p) for t in self.tricks for p in t.plays)
-        return played == self.rules.hand_size * self.n
+            self.trick = _Trick(done.winner)
 
     # --- the end ---------------------------------------------------------------------------------
 
@@ -833,20 +744,9 @@ class TableHand:
         return out
 
     def _score(self) -> None:
-        assert self.declarers is not None and self.starter is not None
         order = self.deck.deck_order()
-        points, defenders_last = self.defender_points, team_of(self.last_winner) != self.declarers
-        if self.violations:
-            # Choice (the seeds are silent): a broken rule found by the audit loses the hand
-            # for the offender's team as badly as the scoring table allows.
-            offenders_declare = team_of(self.violations[0].seat) == self.declarers
-            points = self.rules.total_points if offenders_declare else 0
-            defenders_last = False
-        self.result = hand_result(self.rules, points,
-                                  points_of(order[p] % 54 for p in self.deck.buried),
-                                  len(self.tricks[-1].plays[0]), defenders_last,
-                                  self.declarers, self.starter)
-        self.defender_points = self.result.defender_points
+        offender = self.violations[0].seat if self.violations else None
+        self.public.record_score(points_of(order[p] % 54 for p in self.deck.buried), offender)
 
 
 def _keys(msg: dict[Any, Any]) -> list[str]:

@@ -94,10 +94,15 @@ def test_views_during_the_deal_show_only_cards_drawn():
     d, tables = deal(5, players)
     d.call_all("start")
     d.run()
+    # As in the rules core: the phase is "deal" until the last card is drawn, then the
+    # final declare-or-pass window is "declare".
     deal_views = [o for o in seen if o["phase"] == "deal"]
-    assert [o["cards_dealt"] for o in deal_views] == [4 * (r + 1) for r in range(25)]
-    assert [len(o["hand"].split()) for o in deal_views] == list(range(1, 26))
+    assert [o["cards_dealt"] for o in deal_views] == [4 * (r + 1) for r in range(24)]
+    assert [len(o["hand"].split()) for o in deal_views] == list(range(1, 25))
     assert all(o["hand_sizes"] == [r + 1] * 4 for r, o in enumerate(deal_views))
+    final = [o for o in seen if o["phase"] == "declare"]
+    assert final and all(o["cards_dealt"] == 100 and o["hand_sizes"] == [25] * 4
+                         for o in final)
     assert seen[-1]["phase"] == "declare"
 
 
