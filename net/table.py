@@ -46,7 +46,7 @@ from tractor.hand import (
 )
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
-from tractor.trick import beats_component, forced_component, winner_of
+from tractor.trick import beats_component, claimed_components, forced_component, winner_of
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -752,7 +752,9 @@ class TableHand:
         beaten = sorted({i for items in trick.claims.values() for i, _ in items})
         penalty = 0
         if beaten:
-            forced = forced_component([lead.components[i] for i in beaten])
+            forced = forced_component(claimed_components(
+                lead, {s: [i for i, _ in c] for s, c in trick.claims.items()}, trick.leader,
+                self.n, throw_forced=self.rules.throw_forced))
             trick.forced = forced.faces
             withdrawn = lead.size - len(forced.faces)
             penalty = withdrawn * self.rules.throw_penalty
@@ -790,7 +792,8 @@ class TableHand:
 
     def _finish_trick(self, trick: _Trick) -> None:
         assert self.ladder is not None
-        win = (trick.leader + winner_of([list(p) for p in trick.plays], self.ladder)) % self.n
+        win = (trick.leader + winner_of([list(p) for p in trick.plays], self.ladder,
+                                        throw_ruff=self.rules.throw_ruff)) % self.n
         pts = sum(points_of(p) for p in trick.plays)
         trick.winner, trick.points = win, pts
         if team_of(win) != self.declarers:

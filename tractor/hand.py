@@ -569,8 +569,9 @@ class Hand:
             self.current_attempt = None
             self.current_penalty = 0
             if fmt.kind == THROW:
-                others = [self.hands[s] for s in range(self.players) if s != a.seat]
-                failed = failed_components(fmt, others, ladder)
+                others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
+                failed = failed_components(fmt, others, ladder,
+                                           throw_forced=self.rules.throw_forced)
                 if failed:
                     forced = forced_component(failed)
                     self.current_attempt = a.faces
@@ -598,7 +599,8 @@ class Hand:
     def _finish_trick(self) -> None:
         assert self.ladder is not None
         plays = self.current
-        win = (self.leader + winner_of([list(p) for p in plays], self.ladder)) % self.players
+        win = (self.leader + winner_of([list(p) for p in plays], self.ladder,
+                                       throw_ruff=self.rules.throw_ruff)) % self.players
         pts = sum(points_of(p) for p in plays)
         trick = Trick(self.leader, tuple(plays), win, pts, self.current_attempt,
                       self.current_penalty)
