@@ -353,8 +353,8 @@ class _Model:
                      if (_KIND_RANK.get(c.kind, 2), c.pairs, c.top) < key]
             if self.k.rules.throw_forced == "first_claimant":
                 # Only the first claimant's claims chose the forced part: a lower component
-                # stood against it and the seats before it, of which only the thrower's left
-                # neighbour is sure to be one.
+                # stood against it and the seats before it, of which only the seat after the
+                # thrower is sure to be one.
                 seats = [(leader + 1) % n]
         elif lead.kind == THROW:
             stood = list(lead.components)

@@ -181,10 +181,10 @@ def failed_components(lead: Format, other_hands: Sequence[list[int]], ladder: La
     """Components of a throw that some other hand can beat: the ones the forced part is
     chosen from. With ``throw_forced="first_claimant"`` (`Rules.throw_forced`) only those
     the first hand able to beat one can beat; ``other_hands`` are then in playing order
-    from the thrower's left."""
+    starting after the thrower."""
     es = ladder.esuit
     suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
-    if throw_forced == "lowest":  # the common case, short-circuited
+    if throw_forced == "lowest":  # _candidates(..., "lowest"), short-circuited: the common case
         return [c for c in lead.components if any(beats_component(c, h, ladder) for h in suits)]
     return _candidates(lead, [[i for i, c in enumerate(lead.components)
                                if beats_component(c, h, ladder)] for h in suits], throw_forced)
@@ -202,7 +202,7 @@ def claimed_components(lead: Format, claims: Mapping[int, Iterable[int]], throwe
 def _candidates(lead: Format, beaten: Sequence[Sequence[int]],
                 throw_forced: str) -> list[Component]:
     """The one statement of `Rules.throw_forced`: ``beaten`` lists, for each other seat in
-    playing order from the thrower's left, the indexes of the components it can beat."""
+    playing order starting after the thrower, the indexes of the components it can beat."""
     if throw_forced == "first_claimant":
         # The first seat that can beat anything decides (rbtying/shengji's rule).
         chosen = next((set(b) for b in beaten if b), set())
@@ -225,7 +225,7 @@ def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],
                         ladder: Ladder, *, throw_forced: str = "lowest"
                         ) -> tuple[list[int], Format]:
     """(the play that stands, the lead's format). Leads that are not throws always stand.
-    ``other_hands`` in playing order from the thrower's left."""
+    ``other_hands`` in playing order starting after the thrower."""
     lead = classify_faces(lead_faces, ladder)
     if lead.kind != THROW:
         return lead_faces, lead
@@ -238,7 +238,7 @@ def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],
 def resolve_throw(lead: CardsLike, other_hands: Sequence[CardsLike], trump: Trump,
                   rules: Rules | None = None) -> list[Card]:
     """The lead itself if it stands, else the component the thrower is forced to play.
-    ``other_hands`` in playing order from the thrower's left (it matters only with
+    ``other_hands`` in playing order starting after the thrower (it matters only with
     ``rules.throw_forced == "first_claimant"``)."""
     faces, _ = resolve_throw_faces(to_faces(lead), [to_faces(h) for h in other_hands],
                                    rules_ladder(trump, rules),
