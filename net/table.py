@@ -46,7 +46,7 @@ from tractor.hand import (
 )
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
-from tractor.trick import beats_component, claimed_components, forced_component, winner_of
+from tractor.trick import beaten_by_claims, beats_component, forced_component, winner_of
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -749,12 +749,11 @@ class TableHand:
                 trick.claims[seat] = checked
             else:
                 trick.claims.setdefault(seat, [])
-        beaten = sorted({i for items in trick.claims.values() for i, _ in items})
+        beaten = beaten_by_claims({s: [i for i, _ in c] for s, c in trick.claims.items()},
+                                  trick.leader, self.n, throw_forced=self.rules.throw_forced)
         penalty = 0
         if beaten:
-            forced = forced_component(claimed_components(
-                lead, {s: [i for i, _ in c] for s, c in trick.claims.items()}, trick.leader,
-                self.n, throw_forced=self.rules.throw_forced))
+            forced = forced_component([lead.components[i] for i in beaten])
             trick.forced = forced.faces
             withdrawn = lead.size - len(forced.faces)
             penalty = withdrawn * self.rules.throw_penalty

@@ -27,7 +27,7 @@ from tractor.net.deck.engine import Deck
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table import HandSetup, RandomPlayer, TableHand
 from tractor.rules import THROW_FORCED, THROW_RUFFS, RulesError, team_of
-from tractor.trick import beats_component, claimed_components, failed_components, winner_of
+from tractor.trick import beaten_by_claims, beaten_components, beats_component, winner_of
 
 T2H = Trump("2", "H")
 LARGEST = Rules(throw_ruff="largest_component")
@@ -185,11 +185,10 @@ def test_claims_and_hands_give_the_same_candidates():
                       if beats_component(c, [f for f in hands[s] if ladder.esuit[f] == 0],
                                          ladder)] for s in order}
         for rule in THROW_FORCED:
-            from_hands = failed_components(lead, [hands[s] for s in order], ladder,
+            from_hands = beaten_components(lead, [hands[s] for s in order], ladder,
                                            throw_forced=rule)
-            assert claimed_components(lead, claims, thrower, players,
-                                      throw_forced=rule) == from_hands
-            differ += rule == "first_claimant" and from_hands != failed_components(
+            assert beaten_by_claims(claims, thrower, players, throw_forced=rule) == from_hands
+            differ += rule == "first_claimant" and from_hands != beaten_components(
                 lead, [hands[s] for s in order], ladder)
     assert differ > 10  # the two rules do not always pick from the same components
 

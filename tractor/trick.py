@@ -176,33 +176,39 @@ def beats_component(comp: Component, hand_s: list[int], ladder: Ladder) -> bool:
     return False
 
 
-def failed_components(lead: Format, other_hands: Sequence[list[int]], ladder: Ladder, *,
-                      throw_forced: str = "lowest") -> list[Component]:
-    """Components of a throw that some other hand can beat: the ones the forced part is
-    chosen from. With ``throw_forced="first_claimant"`` (`Rules.throw_forced`) only those
-    the first hand able to beat one can beat; ``other_hands`` are then in playing order
-    starting after the thrower."""
+def beaten_components(lead: Format, other_hands: Sequence[list[int]], ladder: Ladder, *,
+                      throw_forced: str = "lowest") -> list[int]:
+    """Indices of the components of a throw that some other hand can beat: the ones the
+    forced part is chosen from. With ``throw_forced="first_claimant"`` (`Rules.throw_forced`)
+    only those the first hand able to beat one can beat; ``other_hands`` are then in playing
+    order starting after the thrower."""
     es = ladder.esuit
     suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
     if throw_forced == "lowest":  # _candidates(..., "lowest"), short-circuited: the common case
-        return [c for c in lead.components if any(beats_component(c, h, ladder) for h in suits)]
-    return _candidates(lead, [[i for i, c in enumerate(lead.components)
-                               if beats_component(c, h, ladder)] for h in suits], throw_forced)
+        return [i for i, c in enumerate(lead.components)
+                if any(beats_component(c, h, ladder) for h in suits)]
+    return _candidates([[i for i, c in enumerate(lead.components)
+                         if beats_component(c, h, ladder)] for h in suits], throw_forced)
 
 
-def claimed_components(lead: Format, claims: Mapping[int, Iterable[int]], thrower: int,
-                       players: int, *, throw_forced: str = "lowest") -> list[Component]:
-    """What `failed_components` gives, from claims instead of hands (the peers' table):
-    ``claims`` maps a seat to the indexes (into ``lead.components``) of the components it
-    showed it can beat."""
+def failed_components(lead: Format, other_hands: Sequence[list[int]], ladder: Ladder, *,
+                      throw_forced: str = "lowest") -> list[Component]:
+    """The components `beaten_components` names."""
+    return [lead.components[i] for i in beaten_components(lead, other_hands, ladder,
+                                                          throw_forced=throw_forced)]
+
+
+def beaten_by_claims(claims: Mapping[int, Iterable[int]], thrower: int, players: int, *,
+                     throw_forced: str = "lowest") -> list[int]:
+    """What `beaten_components` gives, from claims instead of hands (the peers' table):
+    ``claims`` maps a seat to the indices of the components it showed it can beat."""
     order = [(thrower + k) % players for k in range(1, players)]
-    return _candidates(lead, [list(claims.get(s, ())) for s in order], throw_forced)
+    return _candidates([list(claims.get(s, ())) for s in order], throw_forced)
 
 
-def _candidates(lead: Format, beaten: Sequence[Sequence[int]],
-                throw_forced: str) -> list[Component]:
+def _candidates(beaten: Sequence[Sequence[int]], throw_forced: str) -> list[int]:
     """The one statement of `Rules.throw_forced`: ``beaten`` lists, for each other seat in
-    playing order starting after the thrower, the indexes of the components it can beat."""
+    playing order starting after the thrower, the indices of the components it can beat."""
     if throw_forced == "first_claimant":
         # The first seat that can beat anything decides (rbtying/shengji's rule).
         chosen = next((set(b) for b in beaten if b), set())
@@ -210,7 +216,7 @@ def _candidates(lead: Format, beaten: Sequence[Sequence[int]],
         chosen = {i for b in beaten for i in b}
     else:
         raise ValueError(f"unknown throw_forced {throw_forced!r:.40}")
-    return [lead.components[i] for i in sorted(chosen)]
+    return sorted(chosen)
 
 
 def forced_component(failed: Sequence[Component]) -> Component:
