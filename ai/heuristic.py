@@ -342,7 +342,8 @@ def choose_follow(hand: Hand, seat: int, tracker: Tracker | None = None) -> list
     pos = len(current)
     players = hand.players
     after = [(hand.leader + i) % players for i in range(pos + 1, players)]
-    win_i = winner_of(current, ladder)
+    ruff = hand.rules.throw_ruff
+    win_i = winner_of(current, ladder, throw_ruff=ruff)
     win_seat = (hand.leader + win_i) % players
     trick_pts = sum(points_of(p) for p in current)
     cands = follow_candidates(mine, lead, ladder, costs, hand.rules.must_play_tractor)
@@ -350,7 +351,7 @@ def choose_follow(hand: Hand, seat: int, tracker: Tracker | None = None) -> list
         return cands[0]
     wins: list[tuple[list[int], bool]] = []
     for c in cands:
-        if winner_of(current + [c], ladder) == pos:
+        if winner_of(current + [c], ladder, throw_ruff=ruff) == pos:
             wins.append((c, tr.secure(c, lead, after)))
     if team_of(win_seat) == team_of(seat):
         if tr.secure(current[win_i], lead, after):

@@ -344,12 +344,18 @@ class _Model:
             elif lead.pairs and _count_pairs(play) < lead.pairs:
                 self.nopair[seat][suit] = -1
         # What a throw that stood shows about the other hands.
+        seats = [o for o in range(n) if o != leader]
         if attempted is not None:
             tried = classify_faces(list(attempted), ladder)
             forced = lead.components[0]
             key = (_KIND_RANK.get(forced.kind, 2), forced.pairs, forced.top)
             stood = [c for c in tried.components
                      if (_KIND_RANK.get(c.kind, 2), c.pairs, c.top) < key]
+            if self.k.rules.throw_forced == "first_claimant":
+                # Only the first claimant's claims chose the forced part: a lower component
+                # stood against it and the seats before it, of which only the seat after the
+                # thrower is sure to be one.
+                seats = [(leader + 1) % n]
         elif lead.kind == THROW:
             stood = list(lead.components)
         else:
@@ -358,14 +364,12 @@ class _Model:
         for c in stood:
             if c.kind == SINGLE:
                 above = {f for f in ladder.faces_of[suit] if order[f] > c.top}
-                for o in range(n):
-                    if o != leader:
-                        self.forbidden[o] |= above
+                for o in seats:
+                    self.forbidden[o] |= above
             elif c.kind == PAIR:
-                for o in range(n):
-                    if o != leader:
-                        d = self.nopair[o]
-                        d[suit] = min(d.get(suit, c.top), c.top)
+                for o in seats:
+                    d = self.nopair[o]
+                    d[suit] = min(d.get(suit, c.top), c.top)
 
     # --- the assignment ---------------------------------------------------------------------
 

@@ -46,6 +46,20 @@ Scoring
 End
   The first team to pass Ace wins the game.
 
+Rules options (`tractor play` or `host --rules name=value,...`; first value = default)
+  decks=2 (1 to 6)   players=4 (even, 4 to 12)   start_level=2   win=past_ace|reach_ace
+  declaration=reveal|auction (auction: `tractor demo --auction` only so far)
+  talon_multiplier=seed|power (x2 per card of the last lead, or x2 to that power)
+  tractor_across_rank=true|false   rank_and_jokers_in_tractors=true|false
+  must_play_tractor=false|true   throw_penalty=10 (points per card taken back)
+  level_step_points=none (40 with two decks)   talon_cards=none (8 with 4 players, 2 decks)
+  throw_ruff=highest_pair|largest_component: when several seats ruff a throw, the highest
+    paired trump wins (the highest trump if the throw has no pair), or the ruff whose part
+    matching the throw's largest part (longest tractor, else pair, else single) is highest
+  throw_forced=lowest|first_claimant: a failed throw leads its smallest, lowest part that
+    any seat can beat, or the same among the parts the first seat after the thrower able
+    to beat one can beat
+
 Variants (seed 001 auction, talon doubling per card, must play a tractor when held, other
 deck counts) and every choice made where the rule texts are silent: seeds/README.md.
 """

@@ -48,7 +48,7 @@ from tractor.public import (
 )
 from tractor.rules import Rules
 from tractor.scoring import points_of
-from tractor.trick import beats_component
+from tractor.trick import beaten_by_claims, beats_component
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -680,7 +680,8 @@ class TableHand:
                 trick.claims[seat] = checked
             else:
                 trick.claims.setdefault(seat, [])
-        beaten = sorted({i for items in trick.claims.values() for i, _ in items})
+        beaten = beaten_by_claims({s: [i for i, _ in c] for s, c in trick.claims.items()},
+                                  trick.leader, self.n, throw_forced=self.rules.throw_forced)
         trick.forced = self.public.record_throw(trick.leader, trick.attempted, beaten)
         trick.penalty = self.public.current_penalty
         trick.claims = {s: c for s, c in trick.claims.items() if c}

@@ -316,9 +316,9 @@ class Hand(PublicHand):
                 raise IllegalAction(reason)
             fmt = classify_faces(faces, ladder)
             if fmt.kind == THROW:
-                others = [self.hands[s] for s in range(self.players) if s != a.seat]
-                faces = list(self.record_throw(a.seat, faces,
-                                               beaten_components(fmt, others, ladder)))
+                others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
+                faces = list(self.record_throw(a.seat, faces, beaten_components(
+                    fmt, others, ladder, throw_forced=self.rules.throw_forced)))
         else:
             assert self.lead_format is not None
             reason = follow_error(hand, self.lead_format, faces, ladder,

@@ -514,7 +514,8 @@ class PublicHand:
     def record_throw(self, seat: Seat, faces: Sequence[Face],
                      beaten: Sequence[int]) -> tuple[Face, ...]:
         """``seat`` leads the throw ``faces``; ``beaten`` are the indices of its components
-        some other seat can beat (the core finds them in the hands, the table by claims).
+        the forced part is chosen from under `Rules.throw_forced` (the core finds them in the
+        hands, `tractor.trick.beaten_components`, the table by claims, `beaten_by_claims`).
         Returns the lead that stands (the whole throw, or its forced component), which
         `record_play` then expects; a failed throw's penalty is counted now."""
         self._expect_turn(seat, (PLAY,), "play")
@@ -570,7 +571,8 @@ class PublicHand:
     def _finish_trick(self) -> None:
         assert self.ladder is not None
         plays = self.current
-        win = (self.leader + winner_of([list(p) for p in plays], self.ladder)) % self.players
+        win = (self.leader + winner_of([list(p) for p in plays], self.ladder,
+                                       throw_ruff=self.rules.throw_ruff)) % self.players
         pts = sum(points_of(p) for p in plays)
         trick = Trick(self.leader, tuple(plays), win, pts, self.current_attempt,
                       self.current_penalty)

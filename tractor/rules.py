@@ -25,6 +25,12 @@ class RulesError(ValueError):
 DeclarationStyle = Literal["reveal", "auction"]
 TalonMultiplier = Literal["seed", "power"]
 WinCondition = Literal["past_ace", "reach_ace"]
+ThrowRuff = Literal["highest_pair", "largest_component"]
+ThrowForced = Literal["lowest", "first_claimant"]
+
+#: Values of the two throw options, the default first (seeds/README.md, "Throws").
+THROW_RUFFS: tuple[str, ...] = ("highest_pair", "largest_component")
+THROW_FORCED: tuple[str, ...] = ("lowest", "first_claimant")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,14 @@ class Rules:
     #: Talon size; None derives the smallest talon of at least 6 cards that
     #: leaves equal hands.
     talon_cards: int | None = None
+    #: A plain-suit throw ruffed by several void seats: "highest_pair": the highest paired
+    #: trump wins, the highest single trump when the throw has no pair (seeds 000, 004);
+    #: "largest_component": the highest component matching the throw's largest one wins.
+    throw_ruff: ThrowRuff = "highest_pair"
+    #: The part a failed throw is forced to: "lowest": of every component some seat can
+    #: beat, the smallest shape, then the lowest card; "first_claimant": the same, among
+    #: the components that the first seat (in playing order) able to beat one can beat.
+    throw_forced: ThrowForced = "lowest"
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -68,6 +82,12 @@ class Rules:
             raise RulesError(f"unknown talon multiplier {self.talon_multiplier!r}")
         if self.win not in ("past_ace", "reach_ace"):
             raise RulesError(f"unknown win condition {self.win!r}")
+        if self.throw_ruff not in THROW_RUFFS:
+            raise RulesError(f"throw_ruff must be {' or '.join(THROW_RUFFS)} (who wins a throw "
+                             f"several seats ruff), not {self.throw_ruff!r:.40}")
+        if self.throw_forced not in THROW_FORCED:
+            raise RulesError(f"throw_forced must be {' or '.join(THROW_FORCED)} (the part a "
+                             f"failed throw is forced to), not {self.throw_forced!r:.40}")
         if self.start_level not in RANKS:
             raise RulesError(f"start level must be one of {', '.join(RANKS)}")
         if self.throw_penalty < 0:
@@ -141,6 +161,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "start_level": (str,), "win": (str,), "tractor_across_rank": (bool,),
     "rank_and_jokers_in_tractors": (bool,), "must_play_tractor": (bool,),
     "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
+    "throw_ruff": (str,), "throw_forced": (str,),
 }
 
 

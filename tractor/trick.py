@@ -12,11 +12,18 @@
 ['AS', 'KS', 'KS']
 >>> [str(c) for c in resolve_throw("AS QS QS", ["KS KS 3D", "4C"], t)]   # KK beats QQ
 ['QS', 'QS']
+
+Two rules options (`Rules.throw_ruff`, `Rules.throw_forced`) change throws; the functions
+take them as keywords with today's rule as the default:
+
+>>> ruffs = ["AS AS KS KS 9S 9S", "3H 3H 4H 4H BJ BJ", "9H 9H 10H 10H 5H 5H"]
+>>> trick_winner(ruffs, t), trick_winner(ruffs, t, rules=Rules(throw_ruff="largest_component"))
+(1, 2)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .cards import Card, CardsLike, to_cards, to_faces
 from .formats import (
@@ -29,6 +36,7 @@ from .formats import (
     FormatError,
     classify_faces,
     covers_layout,
+    pairs_by_level,
 )
 from .rules import Rules
 from .trump import TRUMP, Ladder, Trump, rules_ladder
@@ -46,16 +54,53 @@ def _paired_top(faces: list[int], ladder: Ladder) -> int:
     return best
 
 
-def _throw_key(faces: list[int], lead: Format, ladder: Ladder) -> int:
-    # Seed 000: the highest paired trump wins, or the highest single trump when
-    # the lead has no pair.
+def _largest_top(faces: list[int], lead: Format, ladder: Ladder) -> int:
+    """Top card (order) of the highest component of ``faces`` shaped like the lead's largest
+    component such that the other cards still hold the rest of the lead's layout (-1: none).
+
+    The lead's largest component is its first: the longest tractor (the highest of those),
+    else its highest pair, else its highest single.
+    """
+    largest = lead.components[0]
+    if largest.kind == SINGLE:
+        return max(ladder.order[f] for f in faces)
+    if largest.kind == PAIR:
+        # The lead has no tractor, so any pair leaves enough pairs for the rest.
+        return _paired_top(faces, ladder)
+    k = largest.pairs
+    levels = pairs_by_level(faces, ladder)
+    rest = Format(THROW, lead.esuit, lead.components[1:])
+    # Cards on one level are equal (same order), so a run is known by its top level.
+    for top in sorted(levels, reverse=True):
+        run = [top - j for j in range(k)]
+        if not all(levels.get(lv) for lv in run):
+            continue
+        left = list(faces)
+        for lv in run:
+            left.remove(levels[lv][0])
+            left.remove(levels[lv][0])
+        if not rest.components or covers_layout(left, rest, ladder):
+            return ladder.order[levels[top][0]]
+    return -1
+
+
+def _throw_key(faces: list[int], lead: Format, ladder: Ladder,
+               throw_ruff: str = "highest_pair") -> int:
+    if throw_ruff == "largest_component":
+        return _largest_top(faces, lead, ladder)
+    if throw_ruff != "highest_pair":
+        raise ValueError(f"unknown throw_ruff {throw_ruff!r:.40}")
+    # Seed 000 (004's wording): the highest paired trump wins, or the highest single trump
+    # when the lead has no pair.
     if lead.pairs:
         return _paired_top(faces, ladder)
     return max(ladder.order[f] for f in faces)
 
 
-def play_key(faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, int] | None:
-    """Strength of a follower's play against ``lead``, or None if it cannot win."""
+def play_key(faces: list[int], lead: Format, ladder: Ladder, *,
+             throw_ruff: str = "highest_pair") -> tuple[int, int] | None:
+    """Strength of a follower's play against ``lead``, or None if it cannot win.
+    ``throw_ruff`` (`Rules.throw_ruff`) ranks the trump plays that ruff a throw."""
     if len(faces) != lead.size:
         return None
     es = ladder.suit_of_faces(faces)
@@ -64,7 +109,7 @@ def play_key(faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, int] 
     if lead.kind == THROW:
         if lead.esuit == TRUMP or es != TRUMP or not covers_layout(faces, lead, ladder):
             return None
-        return (1, _throw_key(faces, lead, ladder))
+        return (1, _throw_key(faces, lead, ladder, throw_ruff))
     if es != lead.esuit and es != TRUMP:
         return None
     if lead.kind != SINGLE:
@@ -74,20 +119,23 @@ def play_key(faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, int] 
     return (int(es == TRUMP), max(ladder.order[f] for f in faces))
 
 
-def lead_key(lead_faces: list[int], lead: Format, ladder: Ladder) -> tuple[int, int]:
+def lead_key(lead_faces: list[int], lead: Format, ladder: Ladder, *,
+             throw_ruff: str = "highest_pair") -> tuple[int, int]:
     if lead.kind == THROW:
-        return (int(lead.esuit == TRUMP), _throw_key(lead_faces, lead, ladder))
+        return (int(lead.esuit == TRUMP), _throw_key(lead_faces, lead, ladder, throw_ruff))
     return (int(lead.esuit == TRUMP), max(ladder.order[f] for f in lead_faces))
 
 
-def winner_of(plays: Sequence[list[int]], ladder: Ladder) -> int:
-    """Index of the winning play; ``plays[0]`` is the lead (faces)."""
+def winner_of(plays: Sequence[list[int]], ladder: Ladder, *,
+              throw_ruff: str = "highest_pair") -> int:
+    """Index of the winning play; ``plays[0]`` is the lead (faces). ``throw_ruff``:
+    `Rules.throw_ruff`, who wins a throw that several seats ruff."""
     if not plays:
         raise FormatError("a trick needs at least the lead")
     lead = classify_faces(plays[0], ladder)
-    best, best_key = 0, lead_key(plays[0], lead, ladder)
+    best, best_key = 0, lead_key(plays[0], lead, ladder, throw_ruff=throw_ruff)
     for i in range(1, len(plays)):
-        key = play_key(plays[i], lead, ladder)
+        key = play_key(plays[i], lead, ladder, throw_ruff=throw_ruff)
         if key is not None and key > best_key:
             best, best_key = i, key
     return best
@@ -95,8 +143,9 @@ def winner_of(plays: Sequence[list[int]], ladder: Ladder) -> int:
 
 def trick_winner(plays: Sequence[CardsLike], trump: Trump, rules: Rules | None = None) -> int:
     """Index of the play that wins the trick; ``plays[0]`` is the lead. First played wins ties.
-    ``rules`` supplies the tractor options (defaults when None)."""
-    return winner_of([to_faces(p) for p in plays], rules_ladder(trump, rules))
+    ``rules`` supplies the tractor options and `Rules.throw_ruff` (defaults when None)."""
+    return winner_of([to_faces(p) for p in plays], rules_ladder(trump, rules),
+                     throw_ruff=(rules or _DEFAULT).throw_ruff)
 
 
 # --- throws ------------------------------------------------------------------------------------
@@ -127,33 +176,66 @@ def beats_component(comp: Component, hand_s: list[int], ladder: Ladder) -> bool:
     return False
 
 
-def beaten_components(lead: Format, other_hands: Sequence[list[int]],
-                      ladder: Ladder) -> list[int]:
-    """Indices of the components of a throw that some other hand can beat."""
+def beaten_components(lead: Format, other_hands: Sequence[list[int]], ladder: Ladder, *,
+                      throw_forced: str = "lowest") -> list[int]:
+    """Indices of the components of a throw that some other hand can beat: the ones the
+    forced part is chosen from. With ``throw_forced="first_claimant"`` (`Rules.throw_forced`)
+    only those the first hand able to beat one can beat; ``other_hands`` are then in playing
+    order starting after the thrower."""
     es = ladder.esuit
     suits = [[f for f in h if es[f] == lead.esuit] for h in other_hands]
-    return [i for i, c in enumerate(lead.components)
-            if any(beats_component(c, h, ladder) for h in suits)]
+    if throw_forced == "lowest":  # _candidates(..., "lowest"), short-circuited: the common case
+        return [i for i, c in enumerate(lead.components)
+                if any(beats_component(c, h, ladder) for h in suits)]
+    return _candidates([[i for i, c in enumerate(lead.components)
+                         if beats_component(c, h, ladder)] for h in suits], throw_forced)
 
 
-def failed_components(lead: Format, other_hands: Sequence[list[int]],
-                      ladder: Ladder) -> list[Component]:
-    """Components of a throw that some other hand can beat."""
-    return [lead.components[i] for i in beaten_components(lead, other_hands, ladder)]
+def failed_components(lead: Format, other_hands: Sequence[list[int]], ladder: Ladder, *,
+                      throw_forced: str = "lowest") -> list[Component]:
+    """The components `beaten_components` names."""
+    return [lead.components[i] for i in beaten_components(lead, other_hands, ladder,
+                                                          throw_forced=throw_forced)]
 
 
-def forced_component(failed: list[Component]) -> Component:
-    """The component a failed throw must be replaced by: the smallest shape, lowest card."""
+def beaten_by_claims(claims: Mapping[int, Iterable[int]], thrower: int, players: int, *,
+                     throw_forced: str = "lowest") -> list[int]:
+    """What `beaten_components` gives, from claims instead of hands (the peers' table):
+    ``claims`` maps a seat to the indices of the components it showed it can beat."""
+    order = [(thrower + k) % players for k in range(1, players)]
+    return _candidates([list(claims.get(s, ())) for s in order], throw_forced)
+
+
+def _candidates(beaten: Sequence[Sequence[int]], throw_forced: str) -> list[int]:
+    """The one statement of `Rules.throw_forced`: ``beaten`` lists, for each other seat in
+    playing order starting after the thrower, the indices of the components it can beat."""
+    if throw_forced == "first_claimant":
+        # The first seat that can beat anything decides (rbtying/shengji's rule).
+        chosen = next((set(b) for b in beaten if b), set())
+    elif throw_forced == "lowest":
+        chosen = {i for b in beaten for i in b}
+    else:
+        raise ValueError(f"unknown throw_forced {throw_forced!r:.40}")
+    return sorted(chosen)
+
+
+def forced_component(failed: Sequence[Component]) -> Component:
+    """The component a failed throw must be replaced by: the smallest shape (single, pair,
+    tractor; fewer pairs first), then the lowest top card. Components equal in both (only
+    off-suit rank cards: ♠2 and ♣2 under trump ♥2) go by the canonical decomposition, high
+    to low then by face number, i.e. suit order ♠ ♥ ♦ ♣: the first of them is forced."""
     return min(failed, key=lambda c: (_KIND_RANK[c.kind], c.pairs, c.top))
 
 
 def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],
-                        ladder: Ladder) -> tuple[list[int], Format]:
-    """(the play that stands, the lead's format). Leads that are not throws always stand."""
+                        ladder: Ladder, *, throw_forced: str = "lowest"
+                        ) -> tuple[list[int], Format]:
+    """(the play that stands, the lead's format). Leads that are not throws always stand.
+    ``other_hands`` in playing order starting after the thrower."""
     lead = classify_faces(lead_faces, ladder)
     if lead.kind != THROW:
         return lead_faces, lead
-    failed = failed_components(lead, other_hands, ladder)
+    failed = failed_components(lead, other_hands, ladder, throw_forced=throw_forced)
     if not failed:
         return lead_faces, lead
     return list(forced_component(failed).faces), lead
@@ -161,7 +243,13 @@ def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],
 
 def resolve_throw(lead: CardsLike, other_hands: Sequence[CardsLike], trump: Trump,
                   rules: Rules | None = None) -> list[Card]:
-    """The lead itself if it stands, else the component the thrower is forced to play."""
+    """The lead itself if it stands, else the component the thrower is forced to play.
+    ``other_hands`` in playing order starting after the thrower (it matters only with
+    ``rules.throw_forced == "first_claimant"``)."""
     faces, _ = resolve_throw_faces(to_faces(lead), [to_faces(h) for h in other_hands],
-                                   rules_ladder(trump, rules))
+                                   rules_ladder(trump, rules),
+                                   throw_forced=(rules or _DEFAULT).throw_forced)
     return to_cards(faces)
+
+
+_DEFAULT = Rules()
