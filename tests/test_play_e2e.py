@@ -52,7 +52,7 @@ def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
         assert "Hand 1 is over." in screen, screen
         assert "verified the hand" in screen
         assert "Traceback" not in screen
-        assert keys >= 20  # the plays came from the keyboard (fewer tricks when pairs lead)
+        assert keys >= 6  # the plays came from the keyboard (few tricks when big leads win)
         term.send("\x11")  # Ctrl-Q quits
         assert term.exited(5.0) is not None, term.text()
     finally:

@@ -1,0 +1,193 @@
+"""One rules truth: the peers' table and the rules core's `Hand`, on the same deal and the
+same decisions, reach the same declarations, tricks, throw penalties and result, and every
+observation the table shows a seat is the one the core gives that seat.
+
+The table runs over `open_deck.OpenDeck` (the deck's schedule without its cryptography) so
+that thousands of hands fit in the suite; a share of the hands runs on the real deck.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, deque
+from typing import Any
+
+import pytest
+from open_deck import open_decks
+
+from tractor import Bury, Declare, Hand, Pass, Play, Rules
+from tractor.cards import RANKS
+from tractor.net.deck.local import LocalDeal
+from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
+from tractor.public import DEAL, DECLARE, PLAY, REDEAL
+
+HANDS = 2000  #: seeded hands on the open deck
+REAL_HANDS = 8  #: of which this many again on the real deck
+
+
+class Recorder(RandomPlayer):
+    """Random decisions (throws often), remembering each one and what the seat was shown."""
+
+    def __init__(self, seed: int, declare_chance: float) -> None:
+        super().__init__(seed, declare_chance)
+        self.windows: list[tuple[int, ...] | None] = []
+        self.burial: tuple[dict[str, Any], list[int]] | None = None
+        self.plays: deque[tuple[dict[str, Any], list[int]]] = deque()
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+        choice = super().declare(view, options)
+        self.windows.append(tuple(choice) if choice else None)
+        return choice
+
+    def bury(self, view: SeatView, count: int) -> list[int]:
+        faces = super().bury(view, count)
+        self.burial = (view.observation, list(faces))
+        return faces
+
+    def play(self, view: SeatView) -> list[int]:
+        faces = super().play(view)
+        self.plays.append((view.observation, list(faces)))
+        return faces
+
+
+def _setup(seed: int) -> tuple[HandSetup, float]:
+    """A varied hand: 4 or 6 seats, a first hand or a later one, keen or shy declarers
+    (a later hand where nobody declares turns the talon over)."""
+    rng = random.Random(seed)
+    rules = Rules() if rng.random() < 0.7 else Rules(players=6, decks=3)
+    n = rules.players
+    first = rng.randrange(n)
+    chance = rng.choice([0.0, 0.02, 0.1, 0.5])
+    if rng.random() < 0.3:
+        return HandSetup(rules, ("2", "2"), first), chance
+    levels = (rng.choice(RANKS), rng.choice(RANKS))
+    declarers = rng.randrange(2)
+    starter = next(s for s in range(first, first + n) if s % 2 == declarers) % n
+    return HandSetup(rules, levels, starter, starter, declarers), chance
+
+
+def _run(tables: list[TableHand]) -> None:
+    """Deliver every frame to every other peer, in order, until nothing moves."""
+    queue: deque[tuple[int, bytes]] = deque()
+    for seat, table in enumerate(tables):
+        queue.extend((seat, f) for f in table.start())
+    while queue:
+        src, frame = queue.popleft()
+        for dst, table in enumerate(tables):
+            if dst != src:
+                queue.extend((dst, f) for f in table.receive(frame))
+
+
+def _table_hand(seed: int, real_deck: bool) -> tuple[list[TableHand], list[Recorder], list[int]]:
+    setup, chance = _setup(seed)
+    rules, n = setup.rules, setup.rules.players
+    players = [Recorder(seed * 10 + s, chance) for s in range(n)]
+    if real_deck:
+        d = LocalDeal(seats=n, decks=rules.decks, hand_size=rules.hand_size,
+                      first=setup.first, seed=seed)
+        tables = [TableHand(setup, d.peers[s], players[s]) for s in range(n)]
+        _run(tables)
+        order = tables[0].deck.deck_order() if tables[0].deck.phase == "done" else None
+    else:
+        decks = open_decks(n, rules.decks, rules.hand_size, setup.first, seed)
+        tables = [TableHand(setup, decks[s], players[s]) for s in range(n)]
+        _run(tables)
+        order = decks[0]._order
+    assert order is not None or tables[0].phase == "redeal"
+    return tables, players, order or []
+
+
+def _core_hand(setup: HandSetup, order: list[int], players: list[Recorder]) -> Hand:
+    """The rules core's hand on the same deal, fed the same decisions: each declaration
+    window's answers in the table's order (a declaration that no longer overcalls counts
+    as a pass, as between peers), the burial, and every play as the player chose it (the
+    core judges a throw from the hands, the table from the claims)."""
+    rules, n = setup.rules, setup.rules.players
+    hand = Hand(rules, [c % 54 for c in order], setup.levels, setup.first, setup.starter,
+                setup.declarers)
+    window = 0
+
+    def answer(seat: int) -> None:
+        faces = players[seat].windows[window]
+        if faces and hand.declaration_open() and hand.declaration_stands(faces):
+            hand.apply(Declare(seat, faces))
+        elif hand.phase == DECLARE:
+            hand.apply(Pass(seat))
+
+    while hand.phase == DEAL:
+        for _ in range(n):
+            hand.apply(hand.random_action(random.Random(0), declare_chance=0.0))  # a draw
+        if hand.phase == DEAL:
+            for k in range(n):
+                answer((setup.first + k) % n)
+            window += 1
+    while hand.phase == DECLARE:
+        start = hand.window_turn
+        for k in range(n):
+            if hand.phase != DECLARE:
+                break
+            answer((start + k) % n)
+        window += 1
+    for seat in range(n):  # every seat was asked in exactly these windows
+        assert len(players[seat].windows) == window, (seat, players[seat].windows, window)
+    if hand.phase == REDEAL:
+        return hand
+    assert hand.starter is not None
+    seen, faces = players[hand.starter].burial  # type: ignore[misc]
+    assert hand.observation(hand.starter) == seen
+    hand.apply(Bury(hand.starter, tuple(faces)))
+    while hand.phase == PLAY:
+        seat = hand.to_act()
+        assert seat is not None
+        seen, faces = players[seat].plays.popleft()
+        core = hand.observation(seat)
+        assert core == seen, {k: (core[k], seen[k]) for k in core if core[k] != seen.get(k)}
+        hand.apply(Play(seat, tuple(faces)))
+    assert all(not p.plays for p in players)
+    return hand
+
+
+def _same_hand(seed: int, real_deck: bool = False) -> Counter[str]:
+    tables, players, order = _table_hand(seed, real_deck)
+    table = tables[0]
+    for other in tables[1:]:  # every peer reached the same hand
+        assert other.public.tricks == table.public.tricks and other.result == table.result
+    hand = _core_hand(table.setup, order, players) if order else None
+    seen: Counter[str] = Counter()
+    if table.phase == "redeal":
+        assert hand is None or hand.phase == REDEAL
+        seen["redeal"] += 1
+        return seen
+    assert hand is not None
+    assert table.phase == "done" and not table.violations
+    assert table.public.declarations == hand.declarations
+    assert table.public.talon_revealed == hand.talon_revealed
+    assert table.trump == hand.trump
+    assert table.public.tricks == hand.tricks
+    assert (table.penalties, table.defender_points) == (hand.penalties, hand.defender_points)
+    assert table.result == hand.result
+    seen[f"{table.rules.players} seats"] += 1
+    seen["talon turned over"] += bool(hand.talon_revealed)
+    seen["declared in the final window"] += any(
+        w for p in players for w in p.windows[table.rules.hand_size - 1:])
+    seen["failed throws"] += sum(1 for t in hand.tricks if t.attempted)
+    seen["tricks"] += len(hand.tricks)
+    return seen
+
+
+def test_the_table_and_the_core_play_thousands_of_hands_alike():
+    seen: Counter[str] = Counter()
+    for seed in range(HANDS):
+        seen += _same_hand(seed)
+    print(dict(seen))
+    # The hands cover what the two copies of the rules used to disagree on.
+    assert seen["4 seats"] > HANDS / 3 and seen["6 seats"] > HANDS / 10
+    assert seen["talon turned over"] > HANDS / 20
+    assert seen["failed throws"] > HANDS / 10
+    assert seen["declared in the final window"] > 10
+    assert seen["redeal"] > 0
+
+
+@pytest.mark.parametrize("seed", range(REAL_HANDS))
+def test_on_the_real_deck_too(seed):
+    _same_hand(seed, real_deck=True)
