@@ -247,6 +247,8 @@ class StrategyPlayer:
                 self._deliver(ticket, self._settle(ticket.kind, ticket.view, ticket.args,
                                                    proposal))
             else:
+                if isinstance(proposal, Failure):
+                    self._complain(proposal)  # a bug is a bug, wanted or not
                 self.log.debug("dropped an answer to a {kind} decision the table no longer "
                                "waits for", kind=ticket.kind)
         finally:

@@ -15,7 +15,8 @@ for the ticks that fell due while an AI decision was being worked out. The last 
 one JSON object: ``{"mode", "level", "plays", "decisions", "decision_max_s",
 "decision_total_s", "ticks", "stall_max_ms", "stall_p99_ms", "stall_p50_ms",
 "decision_stall_max_ms", "decision_stall_p99_ms", "play_stall_max_ms",
-"play_stall_p99_ms", "play_stall_p50_ms", "play_ticks", "late_over_100ms", "errors"}``.
+"play_stall_p99_ms", "play_stall_p50_ms", "play_ticks", "late_over_100ms",
+"threads_after_stop", "errors"}``.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ async def measure(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
         "play_stall_p50_ms": round(1000 * _pct(in_plays, 0.5), 1),
         "play_ticks": len(in_plays),
         "late_over_100ms": sum(1 for s in stalls if s > 0.1),
-        "threads": threading.active_count(),
+        "threads_after_stop": threading.active_count(),
         "errors": [str(e) for n in nodes for e in n.errors] + [
             str(n.halted) for n in nodes if n.halted is not None],
     }
