@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import MemNode, StepExecutor
+from helpers import MemNode, StepExecutor, pump
 from twisted.internet.defer import CancelledError
 
 from tractor import Rules
@@ -169,6 +169,35 @@ def test_an_answer_goes_to_the_table_the_session_goes_on_at_not_the_old_one():
     other.play_out()
     assert all(len(s.results) == 1 for s in other.sessions)
     assert t.node.sent == [] and t.table.waiting is not None
+
+
+def test_a_resumed_session_gets_its_own_answer_not_the_one_for_the_session_before():
+    t = Table(seed=12)
+    t.deal.call_all("start")
+    t.until_thinking()
+    while t.table.waiting != "play":
+        t.executor.step()
+        t.until_thinking()
+    crashed = t.sessions[AI]
+    # The seat comes back from its journal (same keys, master seed and player).
+    resumed = t.session(AI, 12, 1)
+    owed = resumed.resume(crashed.journal())
+    t.node.session = resumed
+    t.deal.broadcast(AI, owed)
+    pump(t.deal)  # what it sends again is a replay for the others
+    assert resumed.current.waiting == "play"
+    assert len(t.executor.queue) == 1  # still the crashed session's decision
+    before = list(t.node.sent)
+    t.executor.step()  # dropped
+    assert t.node.sent == before and resumed.current.waiting == "play"
+    assert len(t.executor.queue) == 1  # the resumed session's own decision
+    t.executor.step()
+    assert t.node.sent != before
+    t.sessions[AI] = resumed
+    t.play_out()
+    assert all(len(s.results) == 1 for s in t.sessions)
+    assert all(h.violations == [] for s in t.sessions for h in s.played)
+    assert crashed.current.waiting == "play"  # nothing ever went to the old session
 
 
 class Broken:
