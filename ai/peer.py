@@ -57,7 +57,7 @@ def _held(view: SeatView, faces: list[int]) -> bool:
     return True
 
 
-class Seat(Protocol):
+class ServedNode(Protocol):
     """What `StrategyPlayer.serve` needs of the peer it decides for (a `PeerNode`)."""
 
     session: GameSession | None
@@ -76,7 +76,7 @@ class _Ticket:
     """One decision the table waits for: which table asked, what, and with what view. An
     answer counts only while all of it still holds (`StrategyPlayer._wanted`)."""
 
-    node: Seat
+    node: ServedNode
     session: GameSession
     table: TableHand
     kind: str
@@ -106,7 +106,7 @@ class StrategyPlayer:
         self.executor = executor
         if executor is not None and hasattr(strategy, "interrupt"):
             strategy.interrupt = executor.interrupt  # a search ends when the process does
-        self._node: Seat | None = None
+        self._node: ServedNode | None = None
         #: The decision being worked out (one at a time: the strategy and ``rng`` are not
         #: shared between threads).
         self._thinking: _Ticket | None = None
@@ -185,7 +185,7 @@ class StrategyPlayer:
 
     # --- off the reactor ------------------------------------------------------------------------
 
-    def serve(self, node: Seat) -> None:
+    def serve(self, node: ServedNode) -> None:
         """Answer, in the executor, every decision ``node``'s table waits for: the one it
         may wait for now, and each one after a change (``node.on_change``). Calling it
         again with another node (the game went on at a new table) leaves the old one."""
