@@ -3,7 +3,9 @@
 
 An AI peer is an ordinary peer: it listens for the game mesh, joins the lobby like a
 person would (with the table's passphrase, or a one-time seat token the host issued),
-and plays through `StrategyPlayer`, which sees only its seat's observation. Every AI
+and plays through `StrategyPlayer`, which sees only its seat's observation and works its
+decisions out in a worker thread (`ThreadExecutor`), so a search never holds up the
+reactor: the links, heartbeats and deadlines of every seat the process plays. Every AI
 seat a server starts runs in its own process, so a slow search never holds up another
 table, and both cores work during the shuffle proofs.
 """
@@ -27,6 +29,7 @@ from tractor.net.session import GameSession
 from tractor.net.wire import GRACE
 
 from .children import TOKENS_ENV, AiChild, spawn
+from .executors import Executor, ThreadExecutor
 from .peer import StrategyPlayer
 from .strategies import make_strategy
 
@@ -40,14 +43,23 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        token: bytes | None = None, passphrase: str | None = None,
                        name: str = "AI", journal_dir: str | None = None,
                        max_hands: int | None = None, grace: float = GRACE,
-                       interface: str = "0.0.0.0") -> GameSession:
+                       interface: str = "0.0.0.0",
+                       executor: Executor | None = None) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end.
 
     The game node listens on ``interface``: every interface by default, since the lobby
     gives the other seats this machine's LAN address when it joined from the host's own
-    machine; a practice game on loopback passes 127.0.0.1."""
+    machine; a practice game on loopback passes 127.0.0.1. Decisions are worked out in
+    ``executor`` (by default a worker thread of this seat's own)."""
+    own = executor is None
+    executor = executor or ThreadExecutor(reactor)
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, interface, grace=grace)
+    try:
+        node, port = await listen_node(reactor, interface, grace=grace)
+    except BaseException:
+        if own:
+            executor.stop()
+        raise
     try:
         guest = await join_table(reactor, address,
                                  Participant(name, raw_public(key), port, kind="ai"),
@@ -56,19 +68,22 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         seating = await guest.started
         seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
         player = StrategyPlayer(make_strategy(strategy, level, seed + seating.seat),
-                                seating.rules, seed + seating.seat)
+                                seating.rules, seed + seating.seat, executor)
         journal = None
         if journal_dir is not None:
             private_folder(journal_dir)
             journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}.sqlite"))
         session = take_seat(node, seating, key, player, journal, max_hands=max_hands,
                             meta={"strategy": strategy, "level": level})
+        player.serve(node)
         log.info("AI seat {seat} playing at table {name!r}", seat=seating.seat,
                  name=seating.name)
         await node.done
         return session
     finally:
         node.stop()
+        if own:
+            executor.stop()
 
 
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,
@@ -76,17 +91,23 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                         passphrase: str | None = None,
                         journal_dir: str | None = None, name: str = "AI",
                         grace: float = GRACE, interface: str = "0.0.0.0") -> list[str]:
-    """``count`` AI seats at one table; returns one line per seat on how it ended."""
+    """``count`` AI seats at one table; returns one line per seat on how it ended. Their
+    decisions are worked out in one pool of worker threads."""
+    executor = ThreadExecutor(reactor, threads=count)
     runs = []
     for k in range(count):
         token = tokens[k] if k < len(tokens) else None
         runs.append(play_ai_seat(reactor, address, strategy, level,
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
-                                 journal_dir, grace=grace, interface=interface))
+                                 journal_dir, grace=grace, interface=interface,
+                                 executor=executor))
     from twisted.internet.defer import ensureDeferred
 
-    results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)
+    try:
+        results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)
+    finally:
+        executor.stop()
     lines = []
     for ok, value in results:
         if ok:

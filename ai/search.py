@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
@@ -126,6 +127,9 @@ class SearchStrategy:
         self.rollout: Strategy = rollout or self.helper or _RandomPolicy(seed)
         #: Figures of the last search (for benchmarks and tests).
         self.last: dict[str, float] = {}
+        #: Set from another thread to end a search at its next world (its best play so
+        #: far is returned): the search runs in a worker that the process is stopping.
+        self.interrupt: threading.Event | None = None
 
     # --- the Strategy interface -----------------------------------------------------------
 
@@ -196,7 +200,7 @@ class SearchStrategy:
                 w = world.clone()
                 w.apply(Play(seat, tuple(cands[i])))
                 got.append(outcome_value(self._finish(w), team, declarers, step))
-                if worlds and time.perf_counter() > deadline:
+                if worlds and self._out_of_time(deadline):
                     break
             else:
                 for i, v in zip(alive, got, strict=True):
@@ -206,13 +210,17 @@ class SearchStrategy:
                     alive = _prune(alive, values, prior_i)
                     next_prune = worlds + max(2, worlds // 2)
                 if len(alive) > 1 and not _settled(alive, values) \
-                        and time.perf_counter() <= deadline:
+                        and not self._out_of_time(deadline):
                     continue
             break
         best = _choose(alive, values, prior_i)
         self.last = {"candidates": len(cands), "worlds": worlds,
                      "seconds": time.perf_counter() - t0}
         return Play(seat, tuple(cands[best]))
+
+    def _out_of_time(self, deadline: float) -> bool:
+        return time.perf_counter() > deadline or (
+            self.interrupt is not None and self.interrupt.is_set())
 
     def _finish(self, w: Hand) -> HandResult:
         """Play a world to the end of the hand with the rollout policy for every seat."""

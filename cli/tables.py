@@ -22,6 +22,7 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from tractor.ai.children import AiChild, stop_all, terminate_on_shutdown
+from tractor.ai.executors import ThreadExecutor
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import (
     play_ai_seats,
@@ -605,9 +606,16 @@ async def _resume_ai(reactor: Any, path: str) -> int:
     game = games[-1].id
     meta = journal.meta(game)
     rules = games[-1].rules
+    executor = ThreadExecutor(reactor)
     player = StrategyPlayer(make_strategy(meta.get("strategy", "heuristic"),
-                                          meta.get("level", "normal")), rules)
-    node, _ = await resume_seat(reactor, journal, game, player)
+                                          meta.get("level", "normal")), rules,
+                            executor=executor)
+    try:
+        node, _ = await resume_seat(reactor, journal, game, player)
+    except BaseException:
+        executor.stop()
+        raise
+    player.serve(node)  # the decision the crash interrupted, if any, is worked out now
     try:
         await node.done
         return 0
@@ -616,6 +624,7 @@ async def _resume_ai(reactor: Any, path: str) -> int:
         return 1
     finally:
         node.stop()
+        executor.stop()
 
 
 async def ai_server(reactor: Any, args: argparse.Namespace) -> int:

@@ -1,10 +1,15 @@
-"""Shared test helpers: card shorthands, decks built to order, card conservation."""
+"""Shared test helpers: card shorthands, decks built to order, card conservation, an AI's
+worker stepped by hand and a peer over an in-memory deal."""
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, deque
+from collections.abc import Callable
+from typing import Any
 
 import msgpack
+from twisted.internet.defer import CancelledError, Deferred
 
 from tractor import Hand, Rules
 from tractor.cards import format_cards, parse_faces
@@ -88,3 +93,68 @@ def transcript(session: GameSession) -> list[list[bytes]]:
     """Per hand, the chain hash of every seat's messages."""
     return [[c.hashes[-1] for c in hand.deck._chains]
             for hand in [*session.played, session.current]]
+
+
+class StepExecutor:
+    """An AI's executor (`tractor.ai.executors.Executor`) whose work runs only when the test
+    says: `step` runs the oldest piece and fires its Deferred, as the reactor would."""
+
+    def __init__(self) -> None:
+        self.interrupt = threading.Event()
+        self.queue: deque[tuple[Callable[[], Any], Deferred[Any]]] = deque()
+        self.ran = 0
+
+    def run(self, work: Callable[[], Any]) -> Deferred[Any]:
+        d: Deferred[Any] = Deferred()
+        if self.interrupt.is_set():
+            d.errback(CancelledError())
+        else:
+            self.queue.append((work, d))
+        return d
+
+    def step(self) -> None:
+        work, d = self.queue.popleft()
+        self.ran += 1
+        try:
+            result = work()
+        except Exception as exc:
+            d.errback(exc)
+        else:
+            d.callback(result)
+
+    def stop(self) -> None:
+        self.interrupt.set()
+        while self.queue:
+            self.queue.popleft()[1].cancel()
+
+
+class MemNode:
+    """The part of a `PeerNode` an AI's `StrategyPlayer.serve` uses, as a `LocalDeal` peer:
+    frames in and out through the deal, ``on_change`` after each, a halt kept."""
+
+    def __init__(self, deal: LocalDeal, session: GameSession) -> None:
+        self.deal, self.session = deal, session
+        self.halted: Exception | None = None
+        self.on_change: Callable[[], None] | None = None
+        self.sent: list[bytes] = []  #: frames sent outside `receive` (the AI's answers)
+
+    def start(self) -> list[bytes]:
+        return self._changed(self.session.start())
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        return self._changed(self.session.receive(frame))
+
+    def send(self, frames: list[bytes]) -> None:
+        if self.halted is None:
+            self.sent += frames
+            self.deal.broadcast(self.session.seat, frames)
+            self._changed([])
+
+    def _halt(self, exc: Exception) -> None:
+        self.halted = exc
+        self._changed([])
+
+    def _changed(self, frames: list[bytes]) -> list[bytes]:
+        if self.on_change is not None:
+            self.on_change()
+        return frames
