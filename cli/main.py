@@ -297,6 +297,10 @@ def _networked(command: str, args: argparse.Namespace) -> int:
     code = [0]
 
     async def run(reactor: Any) -> None:
+        # `task.react` calls this before the reactor runs, and so before it handles
+        # Ctrl-C: a flow that printed "ready" at once could be interrupted in between
+        # (a traceback, or a hang). Start it from the running reactor instead.
+        await task.deferLater(reactor, 0, lambda: None)
         flowing = defer.ensureDeferred(flow(reactor, args))
         settled: defer.Deferred[None] = defer.Deferred()
 
@@ -331,6 +335,8 @@ def _networked(command: str, args: argparse.Namespace) -> int:
 
     try:
         task.react(lambda r: defer.ensureDeferred(run(r)))
+    except KeyboardInterrupt:  # Ctrl-C while the reactor was starting: nothing began yet
+        return 130
     except SystemExit as exc:
         if exc.code not in (0, None):
             return int(exc.code) if isinstance(exc.code, int) else 1
