@@ -458,9 +458,9 @@ class TableHand:
         talon_pos = range(self.deck.config.dealt, self.deck.config.size)
         talon = [self.deck.cards[p] % 54 for p in talon_pos if p in self.deck.cards]
         buried = [self.deck.cards[p] % 54 for p in self.deck.buried if p in self.deck.cards]
-        return self.public.public_observation(
+        return self.public.observe_seat(
             self.me, self.my_faces(), talon if len(talon) == len(talon_pos) else None,
-            buried or None)
+            buried or None).to_data()
 
     # --- the schedule --------------------------------------------------------------------------
 

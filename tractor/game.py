@@ -3,7 +3,7 @@
 `Game` is deterministic from its rules and seed (the seed decides every
 shuffle), so a game is stored as ``rules + seed + action log`` and replays.
 The interface follows OpenSpiel: ``to_act()``, ``legal_actions(seat)``,
-``apply(action)``, ``observation(seat)``.
+``apply(action)``, ``observation(seat)`` (plain data; ``observe(seat)``: typed).
 
 >>> import random
 >>> g = Game(seed=7)
@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from .actions import Action, action_from_data
 from .hand import DONE, REDEAL, Hand, IllegalAction
+from .observation import GameRecord, Observation
 from .rules import Rules
 from .scoring import advance_levels
 
@@ -116,17 +118,19 @@ class Game:
             return
         self.hand = self._new_hand()
 
+    def record(self) -> GameRecord:
+        """The game's public record: rules, hands completed, levels, winner, results."""
+        return GameRecord(self.rules, self.hand_no, tuple(self.levels), self.winner,
+                          tuple(h.result.public() for h in self.hands_played if h.result))
+
+    def observe(self, seat: int) -> Observation:
+        """What ``seat`` may know, typed: the current hand's view with the game's record."""
+        return replace(self.hand.observe(seat), game=self.record())
+
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may know: the current hand's view plus the game's public record."""
-        obs = self.hand.observation(seat)
-        obs.update({
-            "rules": self.rules.to_data(),
-            "hand_no": self.hand_no,
-            "game_levels": list(self.levels),
-            "winner": self.winner,
-            "history": [h.result.to_data() for h in self.hands_played if h.result],
-        })
-        return obs
+        """What ``seat`` may know as plain data: the current hand's view plus the game's
+        public record (`Observation.to_data`)."""
+        return self.observe(seat).to_data()
 
     # --- plain data -----------------------------------------------------------------------
 

@@ -5,14 +5,16 @@ are `tractor.public.PublicHand`'s, and `Hand` adds every card (the deck, each se
 hand, the talon, the burial) and what only the cards can tell (holding a card, following
 suit, which throw components another hand beats). ``legal_actions(seat)`` lists what a
 seat may do now, ``apply(action)`` checks and performs one action (raising
-`IllegalAction` with the rules' reason), and ``observation(seat)`` is exactly what that
-seat may know. `tractor.game.Game` strings hands together.
+`IllegalAction` with the rules' reason), and ``observe(seat)`` is exactly what that seat
+may know (``observation(seat)``: the same as plain data). `tractor.game.Game` strings
+hands together.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
@@ -27,6 +29,7 @@ from .follow import (
     random_lead,
 )
 from .formats import THROW, classify_faces, tractors_in
+from .observation import Observation
 from .public import (
     BID,
     DEAL,
@@ -98,7 +101,8 @@ class Hand(PublicHand):
         ``buried`` cards (empty before the burial). ``deck`` (the draw order) defaults to
         the cards drawn so far, then the rest; it matters only for cards still to draw.
         Like OpenSpiel's resampling from an information state: an AI samples the hidden
-        cards and searches on the core's own rules."""
+        cards and searches on the core's own rules (``public`` from a seat's observation:
+        `PublicHand.from_observation`)."""
         hand = cls.__new__(cls)
         hand.__dict__.update(public.__dict__)
         hand._copy_lists_from(public)
@@ -111,6 +115,9 @@ class Hand(PublicHand):
             rest = [f for h in hands for f in h] + list(talon)
             deck = rest
         hand.deck = list(deck)
+        if hand.result is not None:
+            # The buried points are hidden from most seats: these buried cards tell them.
+            hand.result = replace(hand.result, talon_points=points_of(hand.buried))
         return hand
 
     def force_play(self, seat: int, faces: Sequence[int]) -> None:
@@ -361,10 +368,15 @@ class Hand(PublicHand):
 
     # --- what a seat may know -----------------------------------------------------------------
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        """Exactly what ``seat`` may know, as plain data."""
+    def observe(self, seat: int) -> Observation:
+        """Exactly what ``seat`` may know, typed (`tractor.observation.Observation`)."""
         self.check_seat(seat)
-        return self.public_observation(seat, self.hands[seat], self.talon, self.buried)
+        return self.observe_seat(seat, self.hands[seat], self.talon, self.buried)
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Exactly what ``seat`` may know, as plain data (`Observation.to_data`)."""
+        return self.observe(seat).to_data()
+
 
 _HANDLERS: dict[type, Any] = {
     Draw: Hand._draw, Declare: Hand._declare, Pass: Hand._pass, Bid: Hand._bid,

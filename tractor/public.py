@@ -26,16 +26,19 @@ tractor.public.IllegalAction: it is seat 0's turn to declare or pass
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .cards import BLACK_JOKER, RANKS, RED_JOKER, SUITS, face_suit, format_cards
+from .cards import BLACK_JOKER, RANKS, RED_JOKER, SUITS, face_suit, format_cards, parse_faces
 from .formats import THROW, Format, classify_faces
 from .rules import Rules, team_of
 from .scoring import points_of, score_outcome, talon_multiplier
 from .trick import forced_component, winner_of
 from .trump import Ladder, Trump
+
+if TYPE_CHECKING:
+    from .observation import Observation
 
 Seat = int  #: 0 .. players-1, in playing order
 Face = int  #: 0..53: a card regardless of which deck it comes from
@@ -83,6 +86,13 @@ class Trick:
             "penalty": self.penalty,
         }
 
+    @classmethod
+    def from_data(cls, d: dict[str, Any]) -> Trick:
+        """Read `to_data` output back."""
+        return cls(d["leader"], tuple(tuple(parse_faces(p)) for p in d["plays"]), d["winner"],
+                   d["points"], tuple(parse_faces(d["attempted"])) if d["attempted"] else None,
+                   d["penalty"])
+
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
@@ -110,6 +120,19 @@ class HandResult:
             "gaining_team": self.gaining_team,
             "next_starter": self.next_starter,
         }
+
+    @classmethod
+    def from_data(cls, d: dict[str, Any]) -> HandResult:
+        """Read `to_data` output back; buried points it does not show read as 0."""
+        return cls(d["defender_points"], d["talon_points"] or 0, d["talon_bonus"],
+                   d["next_declarers"], d["levels_gained"], d["gaining_team"],
+                   d["next_starter"], d["talon_turned"])
+
+    def public(self) -> HandResult:
+        """The result as every seat sees it: the buried points only when the talon was
+        turned over (0 otherwise), as in `to_data`."""
+        return self if self.talon_turned or not self.talon_points else replace(
+            self, talon_points=0)
 
 
 def declaration_strength(faces: Sequence[Face], rank: str | None) -> int:
@@ -630,43 +653,99 @@ class PublicHand:
 
     # --- what a seat may know ----------------------------------------------------------------
 
-    def public_observation(self, seat: Seat, hand: Sequence[Face],
-                    talon: Sequence[Face] | None = None,
-                    buried: Sequence[Face] | None = None) -> dict[str, Any]:
-        """Exactly what ``seat`` may know, as plain data: the public state, its own
-        ``hand``, and the talon and burial when the seat knows them (the starter, or
-        everyone once the talon is turned over at the end)."""
+    def observe_seat(self, seat: Seat, hand: Sequence[Face],
+                     talon: Sequence[Face] | None = None,
+                     buried: Sequence[Face] | None = None) -> Observation:
+        """Exactly what ``seat`` may know: the public state, its own ``hand``, and the
+        talon and burial when the seat knows them (the starter, or everyone once the talon
+        is turned over at the end). The one place a `tractor.observation.Observation` is
+        made: the rules core's `tractor.hand.Hand.observe` and the peers' table call it."""
+        from .observation import Observation  # it reads this module's types
+
         self.check_seat(seat)
-        show_talon = seat == self.starter and self.phase in (TALON, PLAY, DONE)
+        phase = self.phase
+        show_talon = seat == self.starter and phase in (TALON, PLAY, DONE)
         knows_burial = seat == self.starter or self.talon_turned()
-        return {
-            "seat": seat,
-            "phase": str(self.phase),
-            "to_act": self.to_act(),
-            "levels": list(self.levels),
-            "declarers": self.declarers,
-            "starter": self.starter,
-            "first": self.first,
-            "trump": self.trump.to_data() if self.trump else None,
-            "trump_rank": self.trump_rank(),
-            "hand": format_cards(self.ladder.sort_faces(list(hand)) if self.ladder
-                                 else sorted(hand)),
-            "hand_sizes": [self.size_of(s) for s in range(self.players)],
-            "cards_dealt": self.drawn,
-            "declarations": [[s, format_cards(f)] for s, f in self.declarations],
-            "window_passes": self.window_passes if self.phase == DECLARE else 0,
-            "talon_revealed": format_cards(self.talon_revealed),
-            "talon": format_cards(talon) if show_talon and talon is not None else None,
-            "buried": format_cards(buried) if buried and knows_burial else None,
-            "bids": [list(b) for b in self.bids],
-            "passed_auction": sorted(self.out_of_auction),
-            "shown": [[s, format_cards([f])] for s, f in self.shown],
-            "tricks": [t.to_data() for t in self.tricks],
-            "leader": self.leader,
-            "current": [format_cards(p) for p in self.current],
-            "current_attempt": (format_cards(self.current_attempt)
-                                if self.current_attempt else None),
-            "defender_points": self.defender_points,
-            "penalties": self.penalties,
-            "result": self.result.to_data() if self.result else None,
-        }
+        return Observation(
+            seat=seat,
+            phase=phase,
+            to_act=self.to_act(),
+            levels=tuple(self.levels),
+            declarers=self.declarers,
+            starter=self.starter,
+            first=self.first,
+            trump=self.trump,
+            trump_rank=self.trump_rank(),
+            hand=tuple(self.ladder.sort_faces(list(hand)) if self.ladder else sorted(hand)),
+            hand_sizes=tuple(self.size_of(s) for s in range(self.players)),
+            cards_dealt=self.drawn,
+            declarations=tuple(self.declarations),
+            window_passes=self.window_passes if phase == DECLARE else 0,
+            talon_revealed=tuple(self.talon_revealed),
+            talon=tuple(talon) if show_talon and talon is not None else None,
+            buried=tuple(buried) if buried and knows_burial else None,
+            bids=tuple(self.bids),
+            passed_auction=tuple(sorted(self.out_of_auction)),
+            shown=tuple(self.shown),
+            tricks=tuple(self.tricks),
+            leader=self.leader,
+            current=tuple(self.current),
+            current_attempt=self.current_attempt or None,
+            defender_points=self.defender_points,
+            penalties=self.penalties,
+            result=self.result.public() if self.result else None,
+        )
+
+    @classmethod
+    def from_observation(cls, rules: Rules, obs: Observation) -> PublicHand:
+        """The public state of the hand as ``obs`` (any seat's observation under ``rules``)
+        shows it, able to go on: every field the rules read is rebuilt (whose turn from
+        ``to_act``, the lead's format from the current trick's lead, a failed throw's
+        penalty from what it tried and what stands, the hand sizes). With an assignment of
+        the hidden cards, `tractor.hand.Hand.from_public` makes a full hand of it, as
+        OpenSpiel's resampling from an information state does.
+
+        Not rebuilt: the moment on the peers' table between a throw judged from the claims
+        and the thrower's play of what stands (no seat decides then); a hand observed there
+        raises ValueError."""
+        if len(obs.hand_sizes) != rules.players or len(obs.levels) != 2:
+            raise ValueError("the observation is not of a hand under these rules")
+        if obs.current_attempt and not obs.current:
+            raise ValueError("after a judged throw the lead that stands is not public until "
+                             "it is played")
+        p = cls(rules, obs.levels, obs.first, obs.starter, obs.declarers)
+        p.phase = obs.phase
+        p.sizes = list(obs.hand_sizes)
+        p.drawn = obs.cards_dealt
+        p.declarations = list(obs.declarations)
+        p.declaration = obs.declarations[-1] if obs.declarations else None
+        if obs.phase == DECLARE:
+            # The table turns the talon over card by card: nobody acts meanwhile.
+            p.turning_talon = obs.to_act is None
+            if obs.to_act is not None:
+                p.window_turn = obs.to_act
+            p.window_passes = obs.window_passes
+        p.talon_revealed = list(obs.talon_revealed)
+        p.bids = list(obs.bids)
+        p.out_of_auction = set(obs.passed_auction)
+        if obs.phase == BID and obs.to_act is not None:
+            p.auction_turn = obs.to_act
+        p.shown = list(obs.shown)
+        if obs.trump is not None:
+            p.trump = obs.trump
+            p.ladder = obs.trump.ladder(rules.tractor_across_rank,
+                                        rules.rank_and_jokers_in_tractors)
+        p.tricks = list(obs.tricks)
+        p.leader = obs.leader
+        p.current = list(obs.current)
+        p.current_attempt = obs.current_attempt
+        if obs.current:
+            assert p.ladder is not None
+            lead = obs.current[0]
+            p.lead_format = classify_faces(list(lead), p.ladder)
+            if obs.current_attempt:
+                p.current_penalty = (len(obs.current_attempt) - len(lead)) * rules.throw_penalty
+        p.defender_points = obs.defender_points
+        p.penalties = obs.penalties
+        p.result = obs.result
+        return p
