@@ -1,8 +1,9 @@
 """An AI strategy seated at a peer-to-peer table.
 
 `StrategyPlayer` is the `tractor.net.table.Player` of an AI peer: at each decision it
-rebuilds what its seat knows from the table's observation alone (the same dict the
-rules core's ``Hand.observation`` gives), samples one world consistent with it, and asks
+rebuilds what its seat knows from the table's observation alone (the same typed
+`tractor.observation.Observation` the rules core's ``Hand.observe`` gives), samples one
+world consistent with it, and asks
 the strategy, which reads only its own seat's part of that world. So an AI peer is an
 ordinary peer on the wire and gets no private information.
 
@@ -31,6 +32,7 @@ from tractor.net.deck.errors import DeckError
 from tractor.net.session import GameSession
 from tractor.net.table import WAIT, RandomPlayer, SeatView, TableError, TableHand
 from tractor.net.wire import ProcessingFailure
+from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .base import Strategy
@@ -111,14 +113,14 @@ class StrategyPlayer:
         #: shared between threads).
         self._thinking: _Ticket | None = None
 
-    def world(self, observation: dict[str, Any]) -> Hand:
+    def world(self, observation: Observation) -> Hand:
         """One world consistent with what the seat knows."""
         return Knowledge.from_observation(self.rules, observation).sample(self.rng)
 
-    def action(self, observation: dict[str, Any]) -> Action:
+    def action(self, observation: Observation) -> Action:
         """What the strategy does now for the observing seat (a hint for a person, too)."""
         world = self.world(observation)
-        seat = observation["seat"]
+        seat = observation.seat
         if world.phase in ("deal", "declare"):
             return self.strategy.declare(world, seat) or (
                 Draw(seat) if world.phase == "deal" else Pass(seat))

@@ -152,7 +152,7 @@ class SearchStrategy:
         know = Knowledge.from_hand(hand, seat)
         ladder = know.ladder
         assert ladder is not None
-        mine = list(know.hand)
+        mine = list(know.obs.hand)
         if hand.current:
             lead = hand.lead_format
             assert lead is not None
@@ -184,7 +184,7 @@ class SearchStrategy:
             sorted(prior)) in keys else 0
         team = team_of(seat)
         step = hand.rules.level_step
-        declarers = know.declarers
+        declarers = know.obs.declarers
         assert declarers is not None
         alive = list(range(len(cands)))
         values: list[list[float]] = [[] for _ in cands]
@@ -235,8 +235,9 @@ class SearchStrategy:
     def _decision_seed(self, know: Knowledge) -> str:
         """Randomness from the seed and the public position only (never the hidden cards),
         so the same knowledge always gives the same decision."""
-        played = sum(len(t.plays) for t in know.tricks)
-        return f"search:{self.seed}:{know.seat}:{played}:{len(know.current)}:{know.hand}"
+        o = know.obs
+        played = sum(len(t.plays) for t in o.tricks)
+        return f"search:{self.seed}:{o.seat}:{played}:{len(o.current)}:{o.hand}"
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float]:

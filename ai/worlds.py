@@ -2,9 +2,12 @@
 
 Search plays in *sampled worlds* (determinization): the cards a seat cannot see are dealt at
 random, subject to everything the seat can deduce, and the resulting omniscient `Hand` is
-played out. `Knowledge` is the seat's side of that: built from the real hand
-(`Knowledge.from_hand`, reading only seat-visible fields) or from the plain observation a
-network peer has (`Knowledge.from_observation`); both give equal knowledge.
+played out. `Knowledge` is the seat's side of that: the seat's typed observation
+(`tractor.observation.Observation`), from the real hand (`Knowledge.from_hand`, which is
+`Hand.observe`) or from the peers' table (`Knowledge.from_observation`); both give equal
+knowledge. A sampled world is the rules core's own: the public state rebuilt from the
+observation (`PublicHand.from_observation`) and a full hand made of it with the sampled
+hidden cards (`Hand.from_public`).
 
 Deductions used (all sound: the real deal always satisfies them):
 
@@ -32,11 +35,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
 
-from tractor.cards import parse_faces
 from tractor.formats import PAIR, SINGLE, THROW, classify_faces
 from tractor.hand import (
     BID,
@@ -49,12 +50,11 @@ from tractor.hand import (
     SHOW,
     TALON,
     Hand,
-    HandResult,
-    Trick,
 )
+from tractor.observation import Observation
+from tractor.public import PublicHand
 from tractor.rules import Rules
-from tractor.scoring import points_of
-from tractor.trump import TRUMP, Ladder, Trump
+from tractor.trump import TRUMP, Ladder
 
 #: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.
 TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
@@ -64,48 +64,13 @@ TALON_TAKEN = (TALON, PLAY, DONE)
 _KIND_RANK = {SINGLE: 0, PAIR: 1}
 
 
-def _faces(text: str | None) -> tuple[int, ...]:
-    return tuple(parse_faces(text)) if text else ()
-
-
 @dataclass(frozen=True)
 class Knowledge:
-    """Everything one seat knows about a hand (compare two with ``==``).
-
-    Cards are face numbers; ``hand`` is the seat's own hand in the observation's order.
-    ``talon``/``buried`` are None when the seat has not seen them. ``result`` is the public
-    record of a finished hand (`HandResult.to_data`). ``window_passes`` (passes since the
-    last declaration in the final declaring window) is public and in the observation; for an
-    observation without it, `from_observation` infers it (see `_infer_window_passes`).
-    """
+    """Everything one seat knows about a hand: its observation (``obs``) under the hand's
+    ``rules`` (compare two with ``==``)."""
 
     rules: Rules
-    seat: int
-    phase: str
-    to_act: int | None
-    levels: tuple[str, ...]
-    declarers: int | None
-    starter: int | None
-    first: int
-    trump: Trump | None
-    hand: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    drawn: int
-    declarations: tuple[tuple[int, tuple[int, ...]], ...]
-    talon_revealed: tuple[int, ...]
-    talon: tuple[int, ...] | None
-    buried: tuple[int, ...] | None
-    bids: tuple[tuple[int, int], ...]
-    passed_auction: frozenset[int]
-    shown: tuple[tuple[int, int], ...]
-    tricks: tuple[Trick, ...]
-    leader: int
-    current: tuple[tuple[int, ...], ...]
-    current_attempt: tuple[int, ...] | None
-    defender_points: int
-    penalties: int
-    result: dict[str, Any] | None
-    window_passes: int
+    obs: Observation
     #: Sampling statistics (not part of the knowledge): samples drawn and how many needed
     #: a constraint relaxed.
     stats: Counter = field(default_factory=Counter, compare=False, repr=False)
@@ -114,117 +79,47 @@ class Knowledge:
 
     @classmethod
     def from_hand(cls, hand: Hand, seat: int) -> Knowledge:
-        """Read what ``seat`` may know from the real hand (never another seat's cards)."""
-        phase = hand.phase
-        own = hand.hands[seat]
-        own_sorted = hand.ladder.sort_faces(own) if hand.ladder else sorted(own)
-        sees_talon = seat == hand.starter and phase in TALON_TAKEN
-        turned = hand.result is not None and hand.result.talon_turned
-        sees_buried = bool(hand.buried) and (seat == hand.starter or turned)
-        return cls(
-            rules=hand.rules,
-            seat=seat,
-            phase=phase,
-            to_act=hand.to_act(),
-            levels=tuple(hand.levels),
-            declarers=hand.declarers,
-            starter=hand.starter,
-            first=hand.first,
-            trump=hand.trump,
-            hand=tuple(own_sorted),
-            hand_sizes=tuple(len(h) for h in hand.hands),
-            drawn=hand.drawn,
-            declarations=tuple((s, tuple(f)) for s, f in hand.declarations),
-            talon_revealed=tuple(hand.talon_revealed),
-            talon=tuple(hand.talon) if sees_talon else None,
-            buried=tuple(hand.buried) if sees_buried else None,
-            bids=tuple((s, p) for s, p in hand.bids),
-            passed_auction=frozenset(hand.out_of_auction),
-            shown=tuple(hand.shown),
-            tricks=tuple(hand.tricks),
-            leader=hand.leader,
-            current=tuple(tuple(p) for p in hand.current),
-            current_attempt=tuple(hand.current_attempt) if hand.current_attempt else None,
-            defender_points=hand.defender_points,
-            penalties=hand.penalties,
-            result=hand.result.to_data() if hand.result else None,
-            window_passes=hand.window_passes if phase == DECLARE else 0,
-        )
+        """What ``seat`` may know of the real hand (never another seat's cards)."""
+        return cls(hand.rules, hand.observe(seat))
 
     @classmethod
-    def from_observation(cls, rules: Rules, obs: dict[str, Any]) -> Knowledge:
-        """Knowledge from exactly the dict `Hand.observation(seat)` returns (cards as text):
-        what a network peer has. Extra keys (a `Game` observation) are ignored."""
-        tricks = tuple(
-            Trick(t["leader"], tuple(_faces(p) for p in t["plays"]), t["winner"], t["points"],
-                  _faces(t["attempted"]) if t["attempted"] else None, t["penalty"])
-            for t in obs["tricks"])
-        declarations = tuple((s, _faces(f)) for s, f in obs["declarations"])
-        phase = obs["phase"]
-        passes = obs.get("window_passes")
-        if passes is None:
-            passes = _infer_window_passes(phase, obs["to_act"], obs["first"], declarations,
-                                          rules.players)
-        return cls(
-            rules=rules,
-            seat=obs["seat"],
-            phase=phase,
-            to_act=obs["to_act"],
-            levels=tuple(obs["levels"]),
-            declarers=obs["declarers"],
-            starter=obs["starter"],
-            first=obs["first"],
-            trump=Trump.from_data(obs["trump"]) if obs["trump"] is not None else None,
-            hand=_faces(obs["hand"]),
-            hand_sizes=tuple(obs["hand_sizes"]),
-            drawn=obs["cards_dealt"],
-            declarations=declarations,
-            talon_revealed=_faces(obs["talon_revealed"]),
-            talon=_faces(obs["talon"]) if obs["talon"] is not None else None,
-            buried=_faces(obs["buried"]) if obs["buried"] is not None else None,
-            bids=tuple((s, p) for s, p in obs["bids"]),
-            passed_auction=frozenset(obs["passed_auction"]),
-            shown=tuple((s, _faces(f)[0]) for s, f in obs["shown"]),
-            tricks=tricks,
-            leader=obs["leader"],
-            current=tuple(_faces(p) for p in obs["current"]),
-            current_attempt=(_faces(obs["current_attempt"]) if obs["current_attempt"]
-                             else None),
-            defender_points=obs["defender_points"],
-            penalties=obs["penalties"],
-            result=dict(obs["result"]) if obs["result"] is not None else None,
-            window_passes=passes,
-        )
+    def from_observation(cls, rules: Rules, obs: Observation) -> Knowledge:
+        """Knowledge from a seat's observation (`Hand.observe`, or the peers' table's: what
+        a network peer has). A `Game`'s record in it is left out: it tells nothing more
+        about this hand's cards."""
+        return cls(rules, replace(obs, game=None) if obs.game is not None else obs)
 
     # --- derived facts ----------------------------------------------------------------------
 
     @cached_property
     def ladder(self) -> Ladder | None:
-        r = self.rules
-        return (self.trump.ladder(r.tractor_across_rank, r.rank_and_jokers_in_tractors)
-                if self.trump is not None else None)
+        r, trump = self.rules, self.obs.trump
+        return (trump.ladder(r.tractor_across_rank, r.rank_and_jokers_in_tractors)
+                if trump is not None else None)
 
     @cached_property
     def played(self) -> list[list[int]]:
         """Cards each seat has played (tricks and the current trick), in order."""
         n = self.rules.players
+        o = self.obs
         out: list[list[int]] = [[] for _ in range(n)]
-        for t in self.tricks:
+        for t in o.tricks:
             for i, p in enumerate(t.plays):
                 out[(t.leader + i) % n].extend(p)
-        for i, p in enumerate(self.current):
-            out[(self.leader + i) % n].extend(p)
+        for i, p in enumerate(o.current):
+            out[(o.leader + i) % n].extend(p)
         return out
 
     @cached_property
     def unseen(self) -> Counter:
         """Cards the seat has not seen: not in its hand, not played, not known buried."""
+        o = self.obs
         left = Counter({f: self.rules.decks for f in range(54)})
-        left.subtract(self.hand)
+        left.subtract(o.hand)
         for p in self.played:
             left.subtract(p)
-        if self.buried is not None and self.phase in (PLAY, DONE):
-            left.subtract(self.buried)
+        if o.buried is not None and o.phase in (PLAY, DONE):
+            left.subtract(o.buried)
         return +left
 
     @cached_property
@@ -250,44 +145,30 @@ class Knowledge:
         return self._model.sample(rng, weighted)
 
 
-def _infer_window_passes(phase: str, to_act: int | None, first: int,
-                         declarations: Sequence[tuple[int, tuple[int, ...]]], n: int) -> int:
-    """Passes since the last declaration in the final window, which an observation does not
-    carry: the window opens at ``first`` and each declare or pass moves the turn on, so it
-    is ``to_act - first`` if the last declaration came during the deal, or
-    ``to_act - declarer - 1`` if it came in the window. The smaller is taken: it never closes
-    the window earlier than it really closes."""
-    if phase != DECLARE or to_act is None:
-        return 0
-    options = [(to_act - first) % n]
-    if declarations:
-        options.append((to_act - declarations[-1][0] - 1) % n)
-    return min(options)
-
-
 class _Model:
     """The constraint model of one `Knowledge` and the sampler over it (built once)."""
 
     def __init__(self, k: Knowledge) -> None:
         self.k = k
+        o = k.obs
         rules = k.rules
         n = rules.players
         self.n = n
-        phase = k.phase
-        me = k.seat
+        phase = o.phase
+        me = o.seat
         ladder = k.ladder
         # Regions: the other seats' hands, then X: the unseen stock (deal: the undrawn
         # deck; before the talon is taken: the talon; after: the buried cards).
         if phase == DEAL:
-            x_cap = rules.total_cards - k.drawn
+            x_cap = rules.total_cards - o.cards_dealt
         elif phase in TALON_APART:
             x_cap = rules.talon_size
-        elif phase in (PLAY, DONE) and k.buried is None:
+        elif phase in (PLAY, DONE) and o.buried is None:
             x_cap = rules.talon_size
         else:
             x_cap = 0
-        self.region_seat: list[int] = [s for s in range(n) if s != me and k.hand_sizes[s]]
-        self.cap0 = [k.hand_sizes[s] for s in self.region_seat]
+        self.region_seat: list[int] = [s for s in range(n) if s != me and o.hand_sizes[s]]
+        self.cap0 = [o.hand_sizes[s] for s in self.region_seat]
         self.x = -1
         if x_cap:
             self.x = len(self.region_seat)
@@ -305,25 +186,25 @@ class _Model:
         self.forbidden: list[set[int]] = [set() for _ in range(n)]
         self.nopair: list[dict[int, int]] = [{} for _ in range(n)]
         if ladder is not None:
-            for t in k.tricks:
+            for t in o.tricks:
                 self._learn(t.leader, list(t.plays), t.attempted, ladder)
-            if k.current:
-                self._learn(k.leader, list(k.current), k.current_attempt, ladder)
+            if o.current:
+                self._learn(o.leader, list(o.current), o.current_attempt, ladder)
         # Cards known to be in a seat's hand (declared, shown, the turned talon).
         self.required: list[Counter] = [Counter() for _ in range(n)]
-        for s, faces in [*k.declarations, *((s, (f,)) for s, f in k.shown)]:
+        for s, faces in [*o.declarations, *((s, (f,)) for s, f in o.shown)]:
             c = Counter(faces)
             for f, m in c.items():
                 self.required[s][f] = max(self.required[s][f], m)
-        if k.starter is not None and phase in TALON_TAKEN:
-            self.required[k.starter].update(k.talon_revealed)
+        if o.starter is not None and phase in TALON_TAKEN:
+            self.required[o.starter].update(o.talon_revealed)
         for s in range(n):
             self.required[s].subtract(k.played[s])
-            if s == k.starter and k.buried is not None:
-                self.required[s].subtract(k.buried)
+            if s == o.starter and o.buried is not None:
+                self.required[s].subtract(o.buried)
             self.required[s] = +self.required[s]
         self.stats = k.stats
-        self._template: Hand | None = None
+        self._template: PublicHand | None = None
         #: Per face, the relative odds that it was buried (None: X is not the burial).
         self.bury_odds: list[float] | None = None
         if self.x >= 0 and phase in (PLAY, DONE) and ladder is not None:
@@ -378,6 +259,7 @@ class _Model:
         not be doubled) under relaxation ``level`` (0: every constraint; 1: no pair
         constraints; 2: no throw constraints either; 3: no voids; 4: only sizes)."""
         k = self.k
+        o = k.obs
         ladder = k.ladder
         es = ladder.esuit if ladder is not None else None
         order = ladder.order if ladder is not None else None
@@ -387,7 +269,7 @@ class _Model:
         if level < 4:
             for s in range(self.n):
                 mask = self.bit.get(s, 0)
-                if s == k.starter and k.phase in (PLAY, DONE):
+                if s == o.starter and o.phase in (PLAY, DONE):
                     mask |= x_bit  # the starter may have buried it
                 if not mask:
                     continue
@@ -569,65 +451,60 @@ class _Model:
     # --- building the Hand ------------------------------------------------------------------
 
     def _world(self, regions: list[list[int]], rng: random.Random) -> Hand:
-        """The one place that sets `Hand` fields directly. Replaying the hand's actions
-        through `Hand.apply` is impossible (the order of draws and declarations, other
-        seats' burials and the deck are not known) and far too slow for search (about 100
-        checked actions per sample), so the public state is copied from a template built
-        once and only the hidden cards (hands, deck, talon, buried, the result's talon
-        points) are filled in per sample."""
+        """The world of one assignment: the rules core's `Hand.from_public` on the public
+        state rebuilt once from the observation (`PublicHand.from_observation`), with the
+        hidden cards (hands, talon, buried, the deck's order) filled in. Replaying the
+        hand's actions through `Hand.apply` is impossible (the order of draws and
+        declarations, other seats' burials and the deck are not known) and far too slow
+        for search (about 100 checked actions per sample)."""
         k = self.k
+        o = k.obs
         rules = k.rules
         n = self.n
-        h = self._base().clone()
         hands: list[list[int]] = [[] for _ in range(n)]
-        hands[k.seat] = list(k.hand)
+        hands[o.seat] = list(o.hand)
         x_cards: list[int] = []
         for i, s in enumerate(self.region_seat):
             if s >= 0:
                 hands[s] = regions[i]
             else:
                 x_cards = regions[i]
-        h.hands = hands
-        phase = k.phase
-        st = k.starter
+        phase = o.phase
+        st = o.starter
         # Talon and buried.
         if phase in TALON_TAKEN:
-            if k.buried is not None:
-                buried = list(k.buried)
+            if o.buried is not None:
+                buried = list(o.buried)
             elif phase == TALON:
                 buried = []
             else:
                 buried = x_cards
-            if k.talon is not None:
-                talon = list(k.talon)
+            if o.talon is not None:
+                talon = list(o.talon)
             else:
                 assert st is not None
                 pool = Counter(hands[st])
                 pool.update(k.played[st])
                 pool.update(buried)
-                pool.subtract(k.talon_revealed)
+                pool.subtract(o.talon_revealed)
                 # Declared cards were dealt, so they are not in the talon.
-                for s, faces in k.declarations:
+                for s, faces in o.declarations:
                     if s == st:
                         pool.subtract(faces)
                 rest = list((+pool).elements())
-                need = rules.talon_size - len(k.talon_revealed)
-                talon = list(k.talon_revealed) + rng.sample(rest, min(need, len(rest)))
+                need = rules.talon_size - len(o.talon_revealed)
+                talon = list(o.talon_revealed) + rng.sample(rest, min(need, len(rest)))
                 if len(talon) < rules.talon_size:  # only after a relaxed sample
                     extra = Counter(hands[st]) + Counter(k.played[st]) + Counter(buried)
                     extra.subtract(talon)
                     talon += rng.sample(list((+extra).elements()),
                                         rules.talon_size - len(talon))
-            h.talon = talon
-            h.buried = buried
         elif phase in TALON_APART:
-            h.talon = x_cards
-            h.buried = []
+            talon, buried = x_cards, []
         else:
-            h.talon = []
-            h.buried = []
+            talon, buried = [], []
         # The deck: what each seat drew, in drawing order, then the undrawn cards or talon.
-        drawn = k.drawn
+        drawn = o.cards_dealt
         if phase == DEAL:
             dealt = hands
             tail = x_cards
@@ -637,78 +514,39 @@ class _Model:
                 d = hands[s] + k.played[s]
                 if s == st and phase in TALON_TAKEN:
                     c = Counter(d)
-                    c.update(h.buried)
-                    c.subtract(h.talon)
+                    c.update(buried)
+                    c.subtract(talon)
                     d = list((+c).elements())
                 dealt.append(d)
-            tail = h.talon
-        first = k.first
+            tail = talon
+        first = o.first
         deck = [dealt[(first + i) % n][i // n] for i in range(drawn)]
         deck += tail
-        h.deck = deck
-        if k.result is not None:
-            r = k.result
-            h.result = HandResult(r["defender_points"], points_of(h.buried), r["talon_bonus"],
-                                  r["next_declarers"], r["levels_gained"], r["gaining_team"],
-                                  r["next_starter"], r["talon_turned"])
-        return h
+        return Hand.from_public(self._base(), hands, talon, buried, deck)
 
-    def _base(self) -> Hand:
-        """The public part of the world, built once: every field but the hidden cards."""
-        if self._template is not None:
-            return self._template
-        k = self.k
-        rules = k.rules
-        deck = [f for f in range(54) for _ in range(rules.decks)]
-        h = Hand(rules, deck, list(k.levels), k.first, k.starter, k.declarers)
-        h.phase = k.phase
-        h.drawn = k.drawn
-        h.declarations = list(k.declarations)
-        h.declaration = k.declarations[-1] if k.declarations else None
-        if k.phase == DECLARE and k.to_act is not None:
-            h.window_turn = k.to_act
-            h.window_passes = k.window_passes
-        h.talon_revealed = list(k.talon_revealed)
-        h.bids = list(k.bids)
-        h.out_of_auction = set(k.passed_auction)
-        if k.phase == BID and k.to_act is not None:
-            h.auction_turn = k.to_act
-        h.shown = list(k.shown)
-        if k.trump is not None:
-            h.trump = k.trump
-            h.ladder = k.ladder
-        h.tricks = list(k.tricks)
-        h.leader = k.leader
-        h.current = list(k.current)
-        h.current_attempt = k.current_attempt
-        if k.current:
-            assert k.ladder is not None
-            h.lead_format = classify_faces(list(k.current[0]), k.ladder)
-            if k.current_attempt:
-                h.current_penalty = ((len(k.current_attempt) - len(k.current[0]))
-                                     * rules.throw_penalty)
-        h.defender_points = k.defender_points
-        h.penalties = k.penalties
-        h.log = []  # the action log is not public (draw order, burials): left empty
-        self._template = h
-        return h
+    def _base(self) -> PublicHand:
+        """The public part of the world, built once from the observation."""
+        if self._template is None:
+            self._template = PublicHand.from_observation(self.k.rules, self.k.obs)
+        return self._template
 
     # --- checking ---------------------------------------------------------------------------
 
     def violations(self, w: Hand) -> list[str]:
         k = self.k
+        o = k.obs
         out: list[str] = []
-        own = w.ladder.sort_faces(w.hands[k.seat]) if w.ladder else sorted(w.hands[k.seat])
-        if tuple(own) != k.hand:
+        own = w.ladder.sort_faces(w.hands[o.seat]) if w.ladder else sorted(w.hands[o.seat])
+        if tuple(own) != o.hand:
             out.append("own hand differs")
-        if tuple(len(x) for x in w.hands) != k.hand_sizes:
+        if tuple(len(x) for x in w.hands) != o.hand_sizes:
             out.append("hand sizes differ")
         ladder = k.ladder
         for s in range(self.n):
-            if s == k.seat:
+            if s == o.seat:
                 continue
             held = Counter(w.hands[s])
-            where = held + Counter(w.buried) if s == k.starter and k.phase in (PLAY, DONE) \
+            where = held + Counter(w.buried) if s == o.starter and o.phase in (PLAY, DONE) \
                 else held
             for f, m in self.required[s].items():
                 if where[f] < m:

@@ -46,6 +46,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.observation import Observation
 
 from . import render
 from .cards_input import (
@@ -144,8 +145,8 @@ class PlayView:
 
     # --- reading the client ----------------------------------------------------------------
 
-    def obs(self) -> dict[str, Any]:
-        return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
+    def obs(self) -> Observation:
+        return self.client.observation()
 
     def hand(self) -> list[int]:
         """The hand in display order (the cursor's positions)."""
@@ -197,8 +198,8 @@ class PlayView:
             elif decision != DECLARE and self.panel == "declare":
                 self.panel = None
         obs = self.obs()
-        turn = (decision, obs.get("hand_no"), obs.get("phase"), len(obs.get("tricks") or []),
-                len(obs.get("current") or []))
+        turn = (decision, render.hand_number(obs), obs.phase, len(obs.tricks),
+                len(obs.current))
         if turn != self._last_turn and decision is not None:
             self.error = ""  # a message about an earlier move is stale now
         self._last_decision = decision
@@ -520,10 +521,10 @@ class PlayView:
             return self._declare_text(obs)
         return ""
 
-    def _declare_text(self, obs: dict[str, Any]) -> str:
+    def _declare_text(self, obs: Observation) -> str:
         options = self.client.declaration_options()
-        lines = [f"Declare trumps (trump rank {obs.get('trump_rank')})"]
-        decls = obs.get("declarations") or []
+        lines = [f"Declare trumps (trump rank {obs.trump_rank})"]
+        decls = obs.declarations
         if decls:
             seat, cards = decls[-1]
             lines.append(f"Declared so far: {render.cards_label(cards)} by "
@@ -533,7 +534,7 @@ class PlayView:
             lines += [f"  {i}) {render.cards_label(list(o))}" for i, o in enumerate(options, 1)]
         else:
             lines.append("You hold no declaration now.")
-        lines.append("  p) pass" + (" (the deal goes on)" if obs.get("phase") == "deal" else ""))
+        lines.append("  p) pass" + (" (the deal goes on)" if obs.phase == "deal" else ""))
         lines.append("")
         lines.append("Press a number or p; or type the cards and Enter. Esc hides this panel,")
         lines.append("e shows it again.")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from tractor.actions import Action
+from tractor.observation import Observation
 from tractor.rules import Rules
 
 #: The decisions a client can wait for from its person.
@@ -25,9 +26,10 @@ class TableClient(Protocol):
     #: Called (no arguments) after anything changed; the screen redraws. Set by the screen.
     on_change: Callable[[], None] | None
 
-    def observation(self) -> dict[str, Any]:
-        """The seat's view of the current hand, in the format of
-        `tractor.hand.Hand.observation` (cards as text)."""
+    def observation(self) -> Observation:
+        """The seat's view of the current hand (`tractor.hand.Hand.observe`), with the
+        game's record: the rules, the hands played before it (``game.hand_no``), the
+        winner once the game is over."""
         ...
 
     def decision(self) -> str | None:

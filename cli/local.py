@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
 from tractor.game import Game
 from tractor.hand import DEAL, TALON, Hand, declaration_strength
+from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .client import BURY, DECLARE, PLAY
@@ -81,15 +83,12 @@ class LocalClient:
 
     # --- the TableClient surface -----------------------------------------------------------
 
-    def observation(self) -> dict[str, Any]:
+    def observation(self) -> Observation:
         if self._finished is not None:
-            obs = self._finished.observation(self.seat)
-            game = self.game.observation(self.seat)
-            for key in ("rules", "game_levels", "winner", "history"):
-                obs[key] = game[key]
-            obs["hand_no"] = self.game.hand_no - 1  # the finished hand's number
-            return obs
-        return self.game.observation(self.seat)
+            # The finished hand's number, with the game's record as it stands now.
+            record = replace(self.game.record(), hand_no=self.game.hand_no - 1)
+            return replace(self._finished.observe(self.seat), game=record)
+        return self.game.observe(self.seat)
 
     def decision(self) -> str | None:
         if self._summary is not None or self.game.over:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import KeyTimeout
 from tractor.net.session import GameSession
 from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import PeerNode, ProcessingFailure, SeatGone
+from tractor.observation import GameRecord, Observation
 
 from .client import BURY, DECLARE, PLAY
 from .hand_log import table_events, with_chat
@@ -35,7 +38,7 @@ class HumanPlayer:
         self._dealt = 0
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Any:
-        dealt = view.observation.get("cards_dealt", 0)
+        dealt = view.observation.cards_dealt
         if dealt < self._dealt:  # a new hand: what was let pass before may be asked again
             self.declined.clear()
         self._dealt = dealt
@@ -88,7 +91,7 @@ class NetClient:
     """`TableClient` for this peer's seat (see `cli.client`)."""
 
     def __init__(self, node: PeerNode, names: Sequence[str],
-                 hinter: Callable[[dict[str, Any]], Action] | None = None) -> None:
+                 hinter: Callable[[Observation], Action] | None = None) -> None:
         self.hinter = hinter
         self.on_change: Callable[[], None] | None = None
         self._events: list[str] = []
@@ -122,12 +125,14 @@ class NetClient:
 
     # --- TableClient ------------------------------------------------------------------------
 
-    def observation(self) -> dict[str, Any]:
+    def observation(self) -> Observation:
         hand = self._shown or self.session.current
-        obs = hand.observation()
+        session = self.session
         # Hands played before this one (a finished hand on screen counts as played).
-        obs["hand_no"] = len(self.session.results) - (1 if self._shown is not None else 0)
-        return obs
+        played = len(session.results) - (1 if self._shown is not None else 0)
+        record = GameRecord(self.rules, played, tuple(session.levels), session.winner,
+                            tuple(r.public() for r in session.results))
+        return replace(hand.observation(), game=record)
 
     def decision(self) -> str | None:
         if self._summary is not None or self.node.halted is not None:
@@ -234,8 +239,9 @@ class NetClient:
         self._log_hand(hand)  # the hand's last plays, before it leaves the screen
         res = hand.result
         assert res is not None
-        obs = hand.observation()
-        self._summary = {"result": res.to_data(), "buried": obs["buried"],
+        buried = hand.observation().buried
+        self._summary = {"result": res.to_data(),
+                         "buried": format_cards(buried) if buried is not None else None,
                          "levels": list(session.levels), "audit": self._audit(hand),
                          "game_over": session.over, "winner": session.winner}
         self._shown = hand

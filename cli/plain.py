@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from tractor.actions import Action, Bury, Declare, Pass, Play
 from tractor.cards import format_cards
+from tractor.observation import Observation
 
 from . import render
 from .cards_input import HandCompleter, SelectionError, parse_selection
@@ -59,8 +60,8 @@ class PlainSession:
         self.hinted: Action | None = None  #: the last hint, accepted by an empty line
         self.banner_shown: str | None = None  #: the trouble last reported (seconds aside)
 
-    def _obs(self) -> dict[str, Any]:
-        return render.with_rules(self.client.observation(), getattr(self.client, "rules", None))
+    def _obs(self) -> Observation:
+        return self.client.observation()
 
     def say(self, text: str = "") -> None:
         self.write(text + "\n")
@@ -77,8 +78,8 @@ class PlainSession:
     def finished(self) -> bool:
         if self.quit:
             return True
-        obs = self._obs()
-        return obs.get("winner") is not None and self.client.summary() is None
+        game = self._obs().game
+        return game is not None and game.winner is not None and self.client.summary() is None
 
     def prompt(self) -> str | None:
         """Print what is needed for the next question and return its prompt, or None when
@@ -92,9 +93,8 @@ class PlainSession:
         summary = self.client.summary()
         obs = self._obs()
         decision = self.client.decision()
-        key = (summary is not None, decision, obs.get("hand_no"), obs.get("phase"),
-               len(obs.get("tricks") or []), len(obs.get("current") or []),
-               len(obs.get("declarations") or []))
+        key = (summary is not None, decision, render.hand_number(obs), obs.phase,
+               len(obs.tricks), len(obs.current), len(obs.declarations))
         fresh = key != self.shown
         self.shown = key
         if summary is not None:
@@ -128,7 +128,7 @@ class PlainSession:
             self.say(f"error: {exc}")
             return 2
 
-    def hand_text(self, obs: dict[str, Any]) -> str:
+    def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
@@ -365,8 +365,8 @@ def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
 def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[[str], Any]:
     from prompt_toolkit import PromptSession
 
-    def obs() -> dict[str, Any]:
-        return render.with_rules(client.observation(), getattr(client, "rules", None))
+    def obs() -> Observation:
+        return client.observation()
 
     def hand() -> list[int]:
         return render.hand_order(obs())

@@ -1,7 +1,8 @@
 """What the screens show, as pure functions of a seat's observation.
 
-Everything here reads the observation dict of `tractor.hand.Hand.observation` (cards as
-text) plus the seat names, and returns text or prompt_toolkit formatted text (lists of
+Everything here reads a seat's typed observation (`tractor.observation.Observation`, with
+the game's record: the rules, the hand's number) plus the seat names, and returns text or
+prompt_toolkit formatted text (lists of
 ``(style, text)``), so the full-screen app and the plain mode show the same facts and the
 tests check them without a terminal. Styles are class names (``class:card.red``...) that
 the app's style sheet colours; with ``NO_COLOR`` set no colour class is emitted, and the
@@ -26,6 +27,7 @@ from tractor.cards import (
     format_cards,
     parse_faces,
 )
+from tractor.observation import Observation
 from tractor.rules import Rules
 from tractor.trump import TRUMP, Ladder, Trump, ladder_for
 
@@ -53,20 +55,23 @@ def to_text(fragments: StyleAndTextTuples) -> str:
 
 
 def faces_of(text: str | None) -> list[int]:
-    """Faces of an observation's card text (empty for None or "")."""
+    """Faces of card text (empty for None or "")."""
     return parse_faces(text) if text else []
 
 
-def with_rules(obs: dict[str, Any], rules: Rules | None) -> dict[str, Any]:
-    """The observation with the table's rules in it (a network seat's view lacks them; the
-    talon size, the tracker's deck count and the tractor options come from them)."""
-    if obs.get("rules") is not None or rules is None:
-        return obs
-    return {**obs, "rules": rules.to_data()}
+def rules_of(obs: Observation) -> Rules | None:
+    """The table's rules, from the game's record in the observation (None without one:
+    the talon size, the tracker's deck count and the tractor options then default)."""
+    return obs.game.rules if obs.game is not None else None
 
 
-def seat_count(obs: dict[str, Any]) -> int:
-    return len(obs["hand_sizes"])
+def hand_number(obs: Observation) -> int:
+    """Hands completed before this one (0 without the game's record)."""
+    return obs.game.hand_no if obs.game is not None else 0
+
+
+def seat_count(obs: Observation) -> int:
+    return obs.players
 
 
 def team_of(seat: int) -> int:
@@ -77,31 +82,28 @@ def team_of(seat: int) -> int:
 NAME_WIDTH = 13
 
 
-def follow_allowed(obs: dict[str, Any], following: bool, hand: Sequence[int],
+def follow_allowed(obs: Observation, following: bool, hand: Sequence[int],
                    typed: list[int]) -> set[int] | None:
     """When following (``following``: the person is asked to play to a trick already led):
     the cards of ``hand`` that can still go with ``typed`` into a legal follow (the rules
     core decides); None (every card held) when leading, burying or declaring."""
     from .cards_input import follow_candidates
 
-    current = obs.get("current") or []
-    if not following or not current:
+    if not following or not obs.current:
         return None
-    rules = obs.get("rules") or {}
-    return follow_candidates(hand, parse_faces(current[0]), typed, ladder_of(obs),
-                             bool(rules.get("must_play_tractor")))
+    rules = rules_of(obs)
+    return follow_candidates(hand, list(obs.current[0]), typed, ladder_of(obs),
+                             rules is not None and rules.must_play_tractor)
 
 
-def ladder_of(obs: dict[str, Any]) -> Ladder:
+def ladder_of(obs: Observation) -> Ladder:
     """The card order of the hand: the real trump, or before it is known the trump rank
     with no suit (jokers and rank cards first), which is how the hand will mostly sort."""
-    rules = obs.get("rules") or {}
-    across = rules.get("tractor_across_rank", True)
-    joined = rules.get("rank_and_jokers_in_tractors", True)
-    if obs.get("trump") is not None:
-        rank, suit = obs["trump"]
-        return ladder_for(Trump(rank, suit), across, joined)
-    return ladder_for(Trump(obs.get("trump_rank"), None), across, joined)
+    rules = rules_of(obs)
+    across = rules.tractor_across_rank if rules is not None else True
+    joined = rules.rank_and_jokers_in_tractors if rules is not None else True
+    trump = obs.trump if obs.trump is not None else Trump(obs.trump_rank, None)
+    return ladder_for(trump, across, joined)
 
 
 def card_label(face: int) -> str:
@@ -109,7 +111,7 @@ def card_label(face: int) -> str:
 
 
 def cards_label(text_or_faces: str | Sequence[int] | None) -> str:
-    """Symbol form of cards given as observation text or faces ("" for none)."""
+    """Symbol form of cards given as text or faces ("" for none)."""
     if text_or_faces is None:
         return ""
     faces = faces_of(text_or_faces) if isinstance(text_or_faces, str) else list(text_or_faces)
@@ -133,12 +135,12 @@ def cards_fragments(faces: Sequence[int], color: bool | None = None,
     return out
 
 
-def trump_label(obs: dict[str, Any]) -> str:
+def trump_label(obs: Observation) -> str:
     """Trump rank and suit, always shown: ``♣ 2`` style, or what is known before it is set."""
-    trump = obs.get("trump")
+    trump = obs.trump
     if trump is None:
-        return f"rank {obs.get('trump_rank')}, suit not declared yet"
-    rank, suit = trump
+        return f"rank {obs.trump_rank}, suit not declared yet"
+    rank, suit = trump.rank, trump.suit
     if rank is None:
         return "jokers only (no rank, no suit)"
     if suit is None:
@@ -149,20 +151,20 @@ def trump_label(obs: dict[str, Any]) -> str:
 # --- the hand ---------------------------------------------------------------------------------
 
 
-def hand_order(obs: dict[str, Any]) -> list[int]:
+def hand_order(obs: Observation) -> list[int]:
     """The seat's cards as the hand pane shows them: trumps first (jokers, trump-suit rank
     card, other rank cards, trump suit), then ♠ ♥ ♦ ♣, high to low."""
-    return ladder_of(obs).sort_faces(faces_of(obs.get("hand")))
+    return ladder_of(obs).sort_faces(list(obs.hand))
 
 
-def hand_groups(obs: dict[str, Any]) -> list[tuple[str, list[int]]]:
+def hand_groups(obs: Observation) -> list[tuple[str, list[int]]]:
     """The hand in rows by effective suit: ``[("trumps", faces), ("♠", faces), ...]``;
     the rows joined are `hand_order`."""
     ladder = ladder_of(obs)
     rows: dict[int, list[int]] = {}
     for f in hand_order(obs):
         rows.setdefault(ladder.esuit[f], []).append(f)
-    label_trump = "trumps" if obs.get("trump") is not None else "trumps?"
+    label_trump = "trumps" if obs.trump is not None else "trumps?"
     out = []
     for e in (TRUMP, 0, 1, 2, 3):
         if e in rows:
@@ -170,7 +172,7 @@ def hand_groups(obs: dict[str, Any]) -> list[tuple[str, list[int]]]:
     return out
 
 
-def hand_fragments(obs: dict[str, Any], cursor: int | None = None,
+def hand_fragments(obs: Observation, cursor: int | None = None,
                    selected: Collection[int] = (), color: bool | None = None,
                    width: int = 80) -> StyleAndTextTuples:
     """The hand pane: one row per suit. ``cursor`` and ``selected`` are positions in
@@ -209,30 +211,30 @@ def hand_fragments(obs: dict[str, Any], cursor: int | None = None,
 # --- the table --------------------------------------------------------------------------------
 
 
-def _side(obs: dict[str, Any], seat: int) -> str:
-    if obs.get("declarers") is None:
+def _side(obs: Observation, seat: int) -> str:
+    if obs.declarers is None:
         return f"team {team_of(seat)}"
-    return "decl" if team_of(seat) == obs["declarers"] else "def"
+    return "decl" if team_of(seat) == obs.declarers else "def"
 
 
-def _team_members(obs: dict[str, Any], names: Sequence[str], team: int) -> str:
+def _team_members(obs: Observation, names: Sequence[str], team: int) -> str:
     return ", ".join(names[s] for s in range(seat_count(obs)) if team_of(s) == team)
 
 
-def talon_size(obs: dict[str, Any]) -> int:
-    """Cards to bury: from the observation's rules, else the talon shown."""
-    try:
-        return Rules.from_data(obs["rules"]).talon_size
-    except (KeyError, ValueError, TypeError):
-        return len(faces_of(obs.get("talon"))) or 8
+def talon_size(obs: Observation) -> int:
+    """Cards to bury: from the table's rules, else the talon shown."""
+    rules = rules_of(obs)
+    if rules is not None:
+        return rules.talon_size
+    return len(obs.talon or ()) or 8
 
 
-def trick_number(obs: dict[str, Any]) -> int:
+def trick_number(obs: Observation) -> int:
     """The number of the trick being played (1 before the first lead)."""
-    return len(obs.get("tricks") or []) + 1
+    return len(obs.tricks) + 1
 
 
-def table_fragments(obs: dict[str, Any], names: Sequence[str],
+def table_fragments(obs: Observation, names: Sequence[str],
                     color: bool | None = None) -> StyleAndTextTuples:
     """The table: trump, teams and levels, defender points, then one row per seat with its
     name, side, level, cards left and its cards in the trick (the last trick when a new one
@@ -240,9 +242,9 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
     seat's own row."""
     out: StyleAndTextTuples = []
     n = seat_count(obs)
-    levels = obs.get("levels") or ["2", "2"]
+    levels = obs.levels
     out += [("class:label", "Trump  "), ("class:trump", trump_label(obs)), ("", "\n")]
-    decl = obs.get("declarers")
+    decl = obs.declarers
     if decl is None:
         for team in (0, 1):
             out.append(("", f"Team {team} ({_team_members(obs, names, team)}): "
@@ -253,20 +255,20 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
         out.append(("", f"Defenders: team {1 - decl} ({_team_members(obs, names, 1 - decl)}), "
                         f"level {levels[1 - decl]}\n"))
         out.append(("", "Defender points: "))
-        out.append(("class:points", f"{obs.get('defender_points', 0)}"))
+        out.append(("class:points", f"{obs.defender_points}"))
         out.append(("", "\n"))
-    phase = obs.get("phase", "")
+    phase = obs.phase
     if phase in ("deal", "declare"):
-        dealt = obs.get("cards_dealt", 0)
-        total = sum(obs["hand_sizes"]) if phase == "declare" else None
+        dealt = obs.cards_dealt
+        total = sum(obs.hand_sizes) if phase == "declare" else None
         line = f"Dealing: {dealt} cards drawn" if total is None else "All cards dealt"
-        decls = obs.get("declarations") or []
+        decls = obs.declarations
         if decls:
             seat, faces = decls[-1]
             line += f" · declared {cards_label(faces)} by {names[seat]}"
         out.append(("", line + "\n"))
-    tricks = obs.get("tricks") or []
-    current = obs.get("current") or []
+    tricks = obs.tricks
+    current = obs.current
     showing_last = not current and bool(tricks) and phase == "play"
     if phase in ("play", "done"):
         title = (f"trick {len(tricks)} (done)" if showing_last or phase == "done"
@@ -275,75 +277,76 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
         title = ""
     out.append(("class:header", f"  {'name':<{NAME_WIDTH}}{'side':<6}{'lv':>2} {'cards':>5}  "
                                  f"{title}\n"))
-    plays: dict[int, tuple[str, str]] = {}
+    plays: dict[int, tuple[tuple[int, ...], str]] = {}
     if current:
-        leader = obs.get("leader", 0)
+        leader = obs.leader
         for k, cards in enumerate(current):
             plays[(leader + k) % n] = (cards, "led" if k == 0 else "")
     elif tricks and (showing_last or phase == "done"):
         last = tricks[-1]
-        for k, cards in enumerate(last["plays"]):
-            seat = (last["leader"] + k) % n
-            tag = "won" if seat == last["winner"] else ("led" if k == 0 else "")
+        for k, cards in enumerate(last.plays):
+            seat = (last.leader + k) % n
+            tag = "won" if seat == last.winner else ("led" if k == 0 else "")
             plays[seat] = (cards, tag)
-    to_act = obs.get("to_act")
-    starter = obs.get("starter")
+    to_act = obs.to_act
+    starter = obs.starter
     for s in range(n):
         mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
         side = _side(obs, s) + ("*" if s == starter else "")
-        me = s == obs.get("seat")
+        me = s == obs.seat
         label = (f"{names[s][:NAME_WIDTH - 7]} (you)" if me else names[s][:NAME_WIDTH - 1])
         out.append(("class:turn", mark + " "))
         out.append(("class:me" if me else "", f"{label:<{NAME_WIDTH}}"))
-        out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs['hand_sizes'][s]:>5}  "))
+        out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs.hand_sizes[s]:>5}  "))
         if s in plays:
             cards, tag = plays[s]
-            out += cards_fragments(faces_of(cards), color)
+            out += cards_fragments(cards, color)
             if tag:
                 out.append(("class:dim", f"  {tag}"))
         out.append(("", "\n"))
-    if obs.get("current_attempt"):
-        out.append(("class:warn", f"failed throw: {cards_label(obs['current_attempt'])}\n"))
+    if obs.current_attempt:
+        out.append(("class:warn", f"failed throw: {cards_label(obs.current_attempt)}\n"))
     if tricks and not showing_last and phase == "play":
         last = tricks[-1]
-        out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last['winner']]}, "
-                                 f"{last['points']} points\n"))
-    if obs.get("talon") and phase == "talon":
+        out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last.winner]}, "
+                                 f"{last.points} points\n"))
+    if obs.talon and phase == "talon":
         out.append(("class:label", "Talon: "))
-        out += cards_fragments(faces_of(obs["talon"]), color)
+        out += cards_fragments(obs.talon, color)
         out.append(("", "\n"))
-    elif obs.get("buried") and phase == "play":
-        out.append(("class:dim", f"Buried: {cards_label(obs['buried'])}\n"))
+    elif obs.buried and phase == "play":
+        out.append(("class:dim", f"Buried: {cards_label(obs.buried)}\n"))
     if out and out[-1][1].endswith("\n"):
         style, text, *_ = out[-1]
         out[-1] = (style, text[:-1])
     return out
 
 
-def table_text(obs: dict[str, Any], names: Sequence[str]) -> str:
+def table_text(obs: Observation, names: Sequence[str]) -> str:
     """The table as plain text (plain mode, captures)."""
     text = to_text(table_fragments(obs, names, color=False))
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def trump_short(obs: dict[str, Any]) -> str:
+def trump_short(obs: Observation) -> str:
     """The trump in a few characters for the status line: ``♥2``, ``2 no suit``,
     ``jokers only``, ``2?`` while it is not declared."""
-    trump = obs.get("trump")
+    trump = obs.trump
     if trump is None:
-        return f"{obs.get('trump_rank')}?"
-    rank, suit = trump
+        return f"{obs.trump_rank}?"
+    rank, suit = trump.rank, trump.suit
     if rank is None:
         return "jokers only"
     return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
 
 
-def status_text(obs: dict[str, Any], names: Sequence[str], decision: str | None,
+def status_text(obs: Observation, names: Sequence[str], decision: str | None,
                 summary: dict[str, Any] | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
     move it is."""
-    hand_no = obs.get("hand_no", 0) + 1
-    phase = obs.get("phase", "")
+    hand_no = hand_number(obs) + 1
+    phase = obs.phase
+    winner = obs.game.winner if obs.game is not None else None
     if summary is not None:
         what = "hand over: read the summary"
     elif decision == "declare":
@@ -351,18 +354,18 @@ def status_text(obs: dict[str, Any], names: Sequence[str], decision: str | None,
     elif decision == "bury":
         what = "your turn: bury cards from the talon"
     elif decision == "play":
-        what = "your turn: lead" if not obs.get("current") else "your turn: follow"
-    elif obs.get("winner") is not None:
-        what = f"game over: team {obs['winner']} wins"
+        what = "your turn: lead" if not obs.current else "your turn: follow"
+    elif winner is not None:
+        what = f"game over: team {winner} wins"
     else:
-        to_act = obs.get("to_act")
+        to_act = obs.to_act
         what = PHASE_TEXT.get(phase, phase)
         if to_act is not None and phase not in ("deal",):
             what += f": waiting for {names[to_act]}"
     return f"Tractor · hand {hand_no} · trump {trump_short(obs)} · {what}"
 
 
-def decision_prompt(decision: str | None, obs: dict[str, Any], names: Sequence[str],
+def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str],
                     options: Sequence[Sequence[int]] = ()) -> str:
     """What the person is asked to do now, in words (shown above the input line)."""
     if decision == "declare":
@@ -373,58 +376,57 @@ def decision_prompt(decision: str | None, obs: dict[str, Any], names: Sequence[s
     if decision == "bury":
         return f"Choose {talon_size(obs)} cards to bury, then Enter."
     if decision == "play":
-        current = obs.get("current") or []
-        if not current:
+        if not obs.current:
             return "Your lead: choose cards of one suit, then Enter."
         n = seat_count(obs)
-        leader = obs.get("leader", 0)
-        lead = current[0]
-        return (f"{names[leader % n]} led {cards_label(lead)}: follow with "
-                f"{len(faces_of(lead))} card(s), then Enter.")
+        lead = obs.current[0]
+        return (f"{names[obs.leader % n]} led {cards_label(lead)}: follow with "
+                f"{len(lead)} card(s), then Enter.")
     return ""
 
 
 # --- on demand: last trick, tracker, summary, log -------------------------------------------
 
 
-def last_trick_text(obs: dict[str, Any], names: Sequence[str]) -> str:
+def last_trick_text(obs: Observation, names: Sequence[str]) -> str:
     """The last finished trick, seat by seat, with its winner and points."""
-    tricks = obs.get("tricks") or []
+    tricks = obs.tricks
     if not tricks:
         return "No trick has been played yet in this hand."
     t = tricks[-1]
     n = seat_count(obs)
-    lines = [f"Trick {len(tricks)}, led by {names[t['leader']]}:"]
-    if t.get("attempted"):
-        lines.append(f"  (failed throw {cards_label(t['attempted'])}, "
-                     f"penalty {t.get('penalty', 0)} points)")
-    for k, cards in enumerate(t["plays"]):
-        seat = (t["leader"] + k) % n
-        mark = "  won" if seat == t["winner"] else ""
+    lines = [f"Trick {len(tricks)}, led by {names[t.leader]}:"]
+    if t.attempted:
+        lines.append(f"  (failed throw {cards_label(t.attempted)}, "
+                     f"penalty {t.penalty} points)")
+    for k, cards in enumerate(t.plays):
+        seat = (t.leader + k) % n
+        mark = "  won" if seat == t.winner else ""
         lines.append(f"  {names[seat]:<11}{cards_label(cards)}{mark}")
-    lines.append(f"{names[t['winner']]} took it: {t['points']} points.")
+    lines.append(f"{names[t.winner]} took it: {t.points} points.")
     return "\n".join(lines)
 
 
-def seen_counts(obs: dict[str, Any]) -> Counter[int]:
+def seen_counts(obs: Observation) -> Counter[int]:
     """Copies of each face this seat has seen where they cannot be out: its own hand, every
     card played, and the buried cards when it buried them."""
-    seen: Counter[int] = Counter(faces_of(obs.get("hand")))
-    for t in obs.get("tricks") or []:
-        for cards in t["plays"]:
-            seen.update(faces_of(cards))
-    for cards in obs.get("current") or []:
-        seen.update(faces_of(cards))
-    if obs.get("phase") != "talon":
-        seen.update(faces_of(obs.get("buried")))
+    seen: Counter[int] = Counter(obs.hand)
+    for t in obs.tricks:
+        for cards in t.plays:
+            seen.update(cards)
+    for cards in obs.current:
+        seen.update(cards)
+    if obs.phase != "talon":
+        seen.update(obs.buried or ())
     return seen
 
 
-def out_counts(obs: dict[str, Any], decks: int | None = None) -> Counter[int]:
+def out_counts(obs: Observation, decks: int | None = None) -> Counter[int]:
     """Copies of each face still out: not played and not in this seat's hand (another hand,
     or the talon)."""
     if decks is None:
-        decks = (obs.get("rules") or {}).get("decks", 2)
+        rules = rules_of(obs)
+        decks = rules.decks if rules is not None else 2
     seen = seen_counts(obs)
     return Counter({f: decks - seen[f] for f in range(54) if decks - seen[f] > 0})
 
@@ -433,7 +435,7 @@ def _counted(faces: Sequence[int], out: Counter[int]) -> str:
     return " ".join(card_label(f) + (f"×{out[f]}" if out[f] > 1 else "") for f in faces)
 
 
-def tracker_text(obs: dict[str, Any], decks: int | None = None, top: int = 6) -> str:
+def tracker_text(obs: Observation, decks: int | None = None, top: int = 6) -> str:
     """Which jokers, trumps and top cards of each suit are still out, from what this seat
     has seen; and how many points are still out."""
     out = out_counts(obs, decks)
@@ -441,9 +443,9 @@ def tracker_text(obs: dict[str, Any], decks: int | None = None, top: int = 6) ->
     lines = ["Still out (not played, not in your hand):"]
     jokers = [f for f in (53, 52) if out[f]]
     lines.append("Jokers:  " + (_counted(jokers, out) if jokers else "none"))
-    rank = obs.get("trump_rank")
-    trump = obs.get("trump")
-    rank_i = RANKS.index(rank) if rank in RANKS and (trump is None or trump[0]) else None
+    rank = obs.trump_rank
+    trump = obs.trump
+    rank_i = RANKS.index(rank) if rank in RANKS and (trump is None or trump.rank) else None
     if rank_i is not None:
         rank_faces = [f for f in ladder.faces_of[TRUMP] if f < 52 and f % 13 == rank_i]
         rank_faces += [s * 13 + rank_i for s in range(4) if s * 13 + rank_i not in rank_faces]
@@ -469,14 +471,14 @@ def tracker_text(obs: dict[str, Any], decks: int | None = None, top: int = 6) ->
     return "\n".join(lines)
 
 
-def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[str]) -> str:
+def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]) -> str:
     """The end of a hand: defender points, the talon and its bonus, level changes, the
     next starter and the audit verdict."""
     res = summary["result"]
-    decl = obs.get("declarers")
+    decl = obs.declarers
     decl = 0 if decl is None else decl
     defenders = 1 - decl
-    lines = [f"Hand {obs.get('hand_no', 0) + 1} is over."]
+    lines = [f"Hand {hand_number(obs) + 1} is over."]
     lines.append(f"Defenders (team {defenders}: {_team_members(obs, names, defenders)}) "
                  f"scored {res['defender_points']} points.")
     buried = summary.get("buried")
@@ -497,7 +499,7 @@ def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[s
         lines.append(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
     else:
         lines.append(f"Team {team} ({side}) takes over, no level gained.")
-    before = obs.get("levels") or ["2", "2"]
+    before = list(obs.levels)
     after = summary.get("levels") or before
     lines.append("Levels: " + ", ".join(
         f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
@@ -508,7 +510,7 @@ def summary_text(summary: dict[str, Any], obs: dict[str, Any], names: Sequence[s
     if summary.get("audit"):
         lines.append(f"Audit: {summary['audit']}")
     if summary.get("game_over"):
-        winner = obs.get("winner")
+        winner = obs.game.winner if obs.game is not None else None
         won = f"team {winner}" if winner is not None else f"team {team}"
         lines.append(f"Game over: {won} wins!")
     return "\n".join(lines)

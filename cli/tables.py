@@ -44,6 +44,7 @@ from tractor.net.lobby import (
 from tractor.net.lobby_wire import LobbyHost, host_table, join_table
 from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.net.wire import PeerNode
+from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .goes_on import GoesOn, within
@@ -58,7 +59,7 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def _hinter(rules: Rules, seed: int) -> Callable[[dict[str, Any]], Any]:
+def _hinter(rules: Rules, seed: int) -> Callable[[Observation], Any]:
     return StrategyPlayer(make_strategy("heuristic", seed=seed), rules, seed).action
 
 

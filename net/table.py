@@ -38,6 +38,7 @@ from tractor.cards import format_cards
 from tractor.follow import follow_error, lead_error, random_follow, random_lead
 from tractor.formats import THROW, Format, classify_faces, tractors_in
 from tractor.hand import HandResult, IllegalAction
+from tractor.observation import Observation
 from tractor.public import (
     DEAL,
     DECLARE,
@@ -92,8 +93,8 @@ class SeatView:
     lead: Format | None  #: the lead to follow (None when leading)
     declaration: tuple[int, tuple[int, ...]] | None
     rank: str
-    #: Everything the seat may know, as `tractor.hand.Hand.observation` gives it.
-    observation: dict[str, Any] = field(default_factory=dict)
+    #: Everything the seat may know, as `tractor.hand.Hand.observe` gives it.
+    observation: Observation
 
 
 class _Wait:
@@ -451,16 +452,16 @@ class TableHand:
 
     # --- what this seat may know, as the rules core says it -----------------------------------
 
-    def observation(self) -> dict[str, Any]:
+    def observation(self) -> Observation:
         """This seat's view of the hand, made by the rules core (`PublicHand`) as for
-        `tractor.hand.Hand.observation`, so AI strategies and screens work the same on the
+        `tractor.hand.Hand.observe`, so AI strategies and screens work the same on the
         rules core and between peers."""
         talon_pos = range(self.deck.config.dealt, self.deck.config.size)
         talon = [self.deck.cards[p] % 54 for p in talon_pos if p in self.deck.cards]
         buried = [self.deck.cards[p] % 54 for p in self.deck.buried if p in self.deck.cards]
         return self.public.observe_seat(
             self.me, self.my_faces(), talon if len(talon) == len(talon_pos) else None,
-            buried or None).to_data()
+            buried or None)
 
     # --- the schedule --------------------------------------------------------------------------
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from tractor import Rules
+from tractor import Hand, Rules
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.strategies import make_strategy
-from tractor.cards import parse_cards
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
+from tractor.observation import Observation
 
 
 def ai_game(seed: int, strategies: list[str], rules: Rules, hands: int) -> list[GameSession]:
@@ -42,13 +42,9 @@ def test_heuristic_and_random_ai_peers_finish_hands_with_a_clean_audit(seed):
 class Recording(StrategyPlayer):
     """Keeps every (observation, sampled world) it decided on."""
 
-    @staticmethod
-    def faces(text: str) -> list[int]:
-        return [c.face for c in parse_cards(text)] if text else []
-
     def __init__(self, *a, **kw) -> None:
         super().__init__(*a, **kw)
-        self.worlds: list[tuple[dict, object]] = []
+        self.worlds: list[tuple[Observation, Hand]] = []
 
     def world(self, observation):
         w = super().world(observation)
@@ -78,14 +74,16 @@ def test_the_ai_peer_decides_on_sampled_worlds_that_fit_its_view_not_the_real_de
     plays = differs = 0
     for seat, player in enumerate(players):
         for obs, world in player.worlds:
-            assert {k: world.observation(seat)[k] for k in KEYS} == {k: obs[k] for k in KEYS}
-            if obs["phase"] != "play":
+            seen = world.observe(seat)
+            assert {k: getattr(seen, k) for k in KEYS} == {k: getattr(obs, k) for k in KEYS}
+            if obs.phase != "play":
                 continue
             plays += 1
             played = [[] for _ in range(4)]
-            for t in [*obs["tricks"], {"leader": obs["leader"], "plays": obs["current"]}]:
-                for k, cards in enumerate(t["plays"]):
-                    played[(t["leader"] + k) % 4] += Recording.faces(cards)
+            for leader, trick in [*((t.leader, t.plays) for t in obs.tricks),
+                                  (obs.leader, obs.current)]:
+                for k, cards in enumerate(trick):
+                    played[(leader + k) % 4] += cards
             for other in range(4):
                 if other in (seat, table.starter):
                     continue

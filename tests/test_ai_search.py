@@ -189,7 +189,7 @@ def test_candidates_are_legal_and_pruned() -> None:
             seat = hand.to_act()
             if hand.phase == PLAY:
                 know = Knowledge.from_hand(hand, seat)
-                mine = list(know.hand)
+                mine = list(know.obs.hand)
                 if hand.current:
                     cands = follow_candidates(mine, hand.lead_format, hand.ladder, False, None)
                 else:

@@ -3,7 +3,6 @@ random hands (every phase, every seat, several rule variants) and targeted cases
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
 from collections import Counter
@@ -15,6 +14,7 @@ from tractor import Game, Hand, Rules
 from tractor.actions import Declare, Draw, Pass
 from tractor.ai.worlds import Knowledge
 from tractor.hand import DECLARE, DONE, PLAY, REDEAL
+from tractor.observation import Observation
 from tractor.trump import Trump
 
 
@@ -23,14 +23,10 @@ def full_deck(rules: Rules) -> Counter:
 
 
 def same_knowledge(hand: Hand, seat: int) -> Knowledge:
-    """Knowledge from the hand and from the plain observation: they must agree. A plain
-    observation does not carry the passes of the final declaring window, so that one
-    field is inferred there (see `_infer_window_passes`)."""
-    obs = hand.observation(seat)
+    """Knowledge from the hand and from its plain-data observation read back: they must
+    agree."""
     k1 = Knowledge.from_hand(hand, seat)
-    k2 = Knowledge.from_observation(hand.rules, obs)
-    if hand.phase == DECLARE and "window_passes" not in obs:
-        k2 = dataclasses.replace(k2, window_passes=k1.window_passes)
+    k2 = Knowledge.from_observation(hand.rules, Observation.from_data(hand.observation(seat)))
     assert k1 == k2
     return k1
 
@@ -192,11 +188,11 @@ def test_starter_knows_talon_and_burial() -> None:
     hand = dealt_hand(7)
     st = hand.starter
     know = Knowledge.from_hand(hand, st)
-    assert know.buried == tuple(hand.buried) and know.talon == tuple(hand.talon)
+    assert know.obs.buried == tuple(hand.buried) and know.obs.talon == tuple(hand.talon)
     world = know.sample(random.Random(0))
     assert world.buried == hand.buried and world.talon == hand.talon
     other = Knowledge.from_hand(hand, (st + 1) % 4)
-    assert other.buried is None and other.talon is None
+    assert other.obs.buried is None and other.obs.talon is None
     world = other.sample(random.Random(0))
     assert len(world.buried) == 8 and len(world.talon) == 8
 
@@ -257,8 +253,8 @@ def test_inconsistent_constraints_fall_back() -> None:
 
 
 def test_window_passes_from_observation() -> None:
-    """The observation lacks the passes of the final window: inferred (never closing the
-    window early), or read when the observation carries them."""
+    """The observation carries the passes of the final window: a sampled world closes it
+    after exactly the passes still missing, never earlier."""
     rules = Rules()
     deck = [f for f in range(54) for _ in range(2)]
     random.Random(0).shuffle(deck)
@@ -267,13 +263,10 @@ def test_window_passes_from_observation() -> None:
         hand.apply(Draw(hand.to_act()))
     hand.apply(Pass(1))
     hand.apply(Pass(2))
-    obs = hand.observation(0)
-    assert Knowledge.from_observation(rules, obs).window_passes == 2
-    obs["window_passes"] = 1
-    assert Knowledge.from_observation(rules, obs).window_passes == 1
-    know = Knowledge.from_hand(hand, 0)
-    world = know.sample(random.Random(0))
+    assert hand.observe(0).window_passes == 2
+    world = Knowledge.from_observation(rules, hand.observe(0)).sample(random.Random(0))
     world.apply(Pass(3))
+    assert world.phase == DECLARE and world.to_act() == 0
     world.apply(Pass(0))
     assert world.phase == "talon"
 
@@ -283,7 +276,7 @@ def test_sampling_is_deterministic_and_fast() -> None:
     rng = random.Random(13)
     play_until(hand, rng, lambda h: len(h.tricks) >= 8 and len(h.current) == 2)
     seat = hand.to_act()
-    know = Knowledge.from_observation(hand.rules, hand.observation(seat))
+    know = Knowledge.from_observation(hand.rules, hand.observe(seat))
     a = know.sample(random.Random(5))
     b = know.sample(random.Random(5))
     assert a.hands == b.hands and a.deck == b.deck

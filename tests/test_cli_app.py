@@ -66,7 +66,7 @@ def run(coro: Any) -> Any:
 def follow_client() -> LocalClient:
     """Seed 1, moved on to seat 0's first follow where it holds the suit led."""
     client = LocalClient(seed=1)
-    assert client.decision() == PLAY and client.observation()["current"]
+    assert client.decision() == PLAY and client.observation().current
     return client
 
 
@@ -75,7 +75,7 @@ def test_tab_completes_from_the_cards_that_can_follow_and_covers_nothing() -> No
         client = follow_client()
         obs = client.observation()
         ladder = render.ladder_of(obs)
-        led = ladder.esuit[parse_faces(obs["current"][0])[0]]
+        led = ladder.esuit[obs.current[0][0]]
         async with running(client) as (view, inp):
             hand = view.hand()
             follow = list(dict.fromkeys(f for f in hand if ladder.esuit[f] == led))
@@ -251,7 +251,7 @@ def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
         client = follow_client()
         obs = client.observation()
         ladder = render.ladder_of(obs)
-        led = ladder.esuit[parse_faces(obs["current"][0])[0]]
+        led = ladder.esuit[obs.current[0][0]]
         hand = render.hand_order(obs)
         assert any(ladder.esuit[f] == led for f in hand)
         off = next(f for f in hand if ladder.esuit[f] != led)
@@ -264,7 +264,7 @@ def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
             assert view.error == client.submit(Play(0, (off,)))  # the rules core's reason
             assert view.error.startswith("you must")
             assert view.input.text == typed  # kept, to be corrected
-            assert len(client.observation()["current"]) == len(obs["current"])
+            assert len(client.observation().current) == len(obs.current)
             # A card not held is refused before reaching the table.
             inp.send_text(ESC + "zz" + ENTER)
             await until(lambda: "not a card" in view.error)
@@ -290,7 +290,7 @@ def test_declare_panel_then_bury_eight() -> None:
             assert view.panel is None and view.input.text == ""
             assert "seat 0 (You) declares ♥2" in client.events()
             obs = client.observation()
-            assert obs["starter"] == 0 and obs["talon"]
+            assert obs.starter == 0 and obs.talon
             assert render.talon_size(obs) == 8
             # Three cards are not enough: the reason is shown, nothing changes.
             inp.send_text(" " + RIGHT + " " + RIGHT + " ")
@@ -355,7 +355,7 @@ def test_whole_hand_by_hints_ends_in_the_summary_then_next_hand() -> None:
             inp.send_text(ENTER)
             await until(lambda: client.summary() is None)
             assert view.panel in (None, "declare")
-            assert client.observation()["hand_no"] == 1
+            assert client.observation().game.hand_no == 1
     run(go())
 
 

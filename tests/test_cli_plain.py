@@ -55,13 +55,13 @@ def answers(client: LocalClient, record: list[str], extras: bool = True) -> Iter
             tried_bury = True
             yield say(cards.split()[0])
             continue
-        if extras and decision == PLAY and obs["current"] and not tried_illegal:
+        if extras and decision == PLAY and obs.current and not tried_illegal:
             ladder = render.ladder_of(obs)
-            led = ladder.esuit[render.faces_of(obs["current"][0])[0]]
+            led = ladder.esuit[obs.current[0][0]]
             hand = render.hand_order(obs)
             off = [f for f in hand if ladder.esuit[f] != led]
             if off and any(ladder.esuit[f] == led for f in hand) and \
-                    len(render.faces_of(obs["current"][0])) == 1:
+                    len(obs.current[0]) == 1:
                 tried_illegal = True
                 yield say("table")
                 yield say("say my turn")
@@ -95,7 +95,7 @@ def test_whole_hand_through_plain_mode_ends_with_the_summary() -> None:
     assert "Hand 1 is over." in text and "Audit: played in-process" in text
     assert f"Trick {len(tricks)}, led by" in text and "Still out" in text
     assert text.rstrip().endswith("Bye.")
-    assert client.summary() is None and client.observation()["hand_no"] == 1
+    assert client.summary() is None and client.observation().game.hand_no == 1
     assert client.game.hand_no == 1
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from helpers import T, build_deck
@@ -10,6 +11,7 @@ from helpers import T, build_deck
 from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.cards import format_cards, parse_faces
 from tractor.cli import render
+from tractor.observation import GameRecord, Observation
 
 R = Rules()
 NAMES = ["You", "AI 1", "AI 2", "AI 3"]
@@ -33,11 +35,10 @@ def buried(h: Hand) -> Hand:
     return h
 
 
-def obs_of(h: Hand, seat: int = 0) -> dict:
-    o = h.observation(seat)
-    o["rules"] = R.to_data()
-    o["hand_no"] = 0
-    return o
+def obs_of(h: Hand, seat: int = 0, hand_no: int = 0, winner: int | None = None,
+           rules: Rules = R) -> Observation:
+    """The seat's observation with a game's record, as the clients give it the screens."""
+    return replace(h.observe(seat), game=GameRecord(rules, hand_no, tuple(h.levels), winner, ()))
 
 
 # --- hand ---------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def test_hand_before_trump_is_known_sorts_rank_cards_and_jokers_first() -> None:
     for _ in range(44):  # 11 rounds: seat 0 has drawn HAND0
         h.apply(h.random_action(random.Random(0), declare_chance=0))
     o = obs_of(h)
-    assert o["trump"] is None
+    assert o.trump is None
     order = format_cards(render.hand_order(o), symbols=True).split()
     assert order[:4] == ["RJ", "BJ", "♠2", "♥2"]
     assert render.hand_groups(o)[0][0] == "trumps?"
@@ -153,9 +154,9 @@ def test_status_and_prompts() -> None:
     o = obs_of(h)
     assert render.status_text(o, NAMES, "bury") == \
         "Tractor · hand 1 · trump ♥2 · your turn: bury cards from the talon"
-    assert render.trump_short({"trump": None, "trump_rank": "5"}) == "5?"
-    assert render.trump_short({"trump": [None, None]}) == "jokers only"
-    assert render.trump_short({"trump": ["J", None]}) == "J no suit"
+    assert render.trump_short(replace(o, trump=None, trump_rank="5")) == "5?"
+    assert render.trump_short(replace(o, trump=Trump(None, None))) == "jokers only"
+    assert render.trump_short(replace(o, trump=Trump("J", None))) == "J no suit"
     assert render.decision_prompt("bury", o, NAMES) == "Choose 8 cards to bury, then Enter."
     buried(h)
     o = obs_of(h, 1)
@@ -166,8 +167,8 @@ def test_status_and_prompts() -> None:
         "You led ♠A: follow with 1 card(s), then Enter."
     assert render.decision_prompt("declare", o, NAMES, [T("2H"), T("2H 2H")]) == \
         "Declare trumps? 1) ♥2; 2) ♥2 ♥2; or pass."
-    assert render.talon_size({"hand_sizes": [1] * 4, "rules": Rules(talon_cards=12).to_data()}) \
-        == 12
+    assert render.talon_size(obs_of(h, rules=Rules(talon_cards=12))) == 12
+    assert render.talon_size(replace(o, game=None)) == 8  # no rules: the talon shown
 
 
 # --- on demand ------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def test_summary_text_with_talon_bonus_and_level_change() -> None:
         "buried": "5S 5S KD 3C 3C 4D 6D 7D", "levels": ["2", "4"],
         "audit": "4 of 4 peers verified the hand: no rule broken", "game_over": False,
     }
-    o = {"hand_no": 2, "declarers": 0, "levels": ["2", "3"], "hand_sizes": [0] * 4}
+    o = obs_of(dealt(), hand_no=2)
     text = render.summary_text(summary, o, NAMES)
     assert text.splitlines()[0] == "Hand 3 is over."
     assert "Defenders (team 1: AI 1, AI 3) scored 130 points." in text
@@ -236,8 +237,7 @@ def test_summary_text_declarers_keep_the_talon_and_game_over() -> None:
                    "gaining_team": 0, "next_starter": 2},
         "buried": None, "levels": ["A", "5"], "audit": "", "game_over": True,
     }
-    o = {"hand_no": 0, "declarers": 0, "levels": ["Q", "5"], "hand_sizes": [0] * 4,
-         "winner": 0}
+    o = replace(obs_of(dealt(), winner=0), levels=("Q", "5"))
     text = render.summary_text(summary, o, NAMES)
     assert "talon stays buried" in text
     assert "Team 0 (declarers) goes up 3 levels." in text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
+from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from tractor import Bury, Declare, Hand, Pass, Play, Rules
 from tractor.cards import RANKS
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
+from tractor.observation import Observation
 from tractor.public import DEAL, DECLARE, PLAY, REDEAL
 
 HANDS = 2000  #: seeded hands on the open deck
@@ -31,8 +33,8 @@ class Recorder(RandomPlayer):
     def __init__(self, seed: int, declare_chance: float) -> None:
         super().__init__(seed, declare_chance)
         self.windows: list[tuple[int, ...] | None] = []
-        self.burial: tuple[dict[str, Any], list[int]] | None = None
-        self.plays: deque[tuple[dict[str, Any], list[int]]] = deque()
+        self.burial: tuple[Observation, list[int]] | None = None
+        self.plays: deque[tuple[Observation, list[int]]] = deque()
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
         choice = super().declare(view, options)
@@ -134,17 +136,22 @@ def _core_hand(setup: HandSetup, order: list[int], players: list[Recorder]) -> H
         return hand
     assert hand.starter is not None
     seen, faces = players[hand.starter].burial  # type: ignore[misc]
-    assert hand.observation(hand.starter) == seen
+    assert hand.observe(hand.starter) == seen, differences(hand.observe(hand.starter), seen)
     hand.apply(Bury(hand.starter, tuple(faces)))
     while hand.phase == PLAY:
         seat = hand.to_act()
         assert seat is not None
         seen, faces = players[seat].plays.popleft()
-        core = hand.observation(seat)
-        assert core == seen, {k: (core[k], seen[k]) for k in core if core[k] != seen.get(k)}
+        core = hand.observe(seat)
+        assert core == seen, differences(core, seen)
         hand.apply(Play(seat, tuple(faces)))
     assert all(not p.plays for p in players)
     return hand
+
+
+def differences(core: Observation, seen: Observation) -> dict[str, tuple[Any, Any]]:
+    return {f.name: (getattr(core, f.name), getattr(seen, f.name)) for f in fields(core)
+            if getattr(core, f.name) != getattr(seen, f.name)}
 
 
 def _same_hand(seed: int, real_deck: bool = False) -> Counter[str]:

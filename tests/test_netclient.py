@@ -11,7 +11,6 @@ from twisted.internet.task import Clock
 from tractor import Bury, Declare, Pass, Play, Rules
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.strategies import make_strategy
-from tractor.cards import parse_cards
 from tractor.cli.client import BURY, DECLARE, PLAY
 from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.local import LocalDeal
@@ -82,14 +81,14 @@ def test_a_person_plays_a_whole_hand_through_the_client():
             assert c.submit(Declare(0, c.declaration_options()[-1]) if rng.random() < 0.3
                             else Pass(0)) is None
         elif kind == BURY:
-            assert len(obs["talon"].split()) == 8
+            assert len(obs.talon) == 8
             assert c.submit(Bury(0, (0,))) == "bury exactly 8 cards"
             assert c.observation() == obs
             hint = c.hint()
             assert isinstance(hint, Bury)
             assert c.submit(hint) is None
         else:
-            held = {card.face for card in parse_cards(obs["hand"])}
+            held = set(obs.hand)
             missing = next(f for f in range(54) if f not in held)
             assert "do not hold" in c.submit(Play(0, (missing,)))
             assert c.submit(Bury(0, ())) == "play cards from your hand"
@@ -103,7 +102,7 @@ def test_a_person_plays_a_whole_hand_through_the_client():
     log = c.events()
     assert any("trick 1 to seat" in line for line in log)
     assert any(line.startswith("hand 1 over") for line in log)
-    assert c.observation()["phase"] == "done"  # the finished hand stays until dismissed
+    assert c.observation().phase == "done"  # the finished hand stays until dismissed
     c.next_hand()
     assert c.summary() is None
 
@@ -176,12 +175,16 @@ def test_a_failure_inside_a_move_halts_with_the_evidence_sent_not_a_traceback():
 
 
 def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
+    from dataclasses import replace
+
+    from tractor import Game
     from tractor.net.table import WAIT, SeatView
 
     person = HumanPlayer()
+    dealing = Game(seed=1).observe(0)
 
     def view(dealt):
-        return SeatView(0, [], None, None, None, "2", {"cards_dealt": dealt})
+        return SeatView(0, [], None, None, None, "2", replace(dealing, cards_dealt=dealt))
 
     assert person.declare(view(8), [(0,)]) is WAIT
     person.declined.add((0,))

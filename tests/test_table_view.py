@@ -12,10 +12,15 @@ from tractor import Bury, Hand, IllegalAction, Play, Rules
 from tractor.follow import random_follow, random_lead
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table import WAIT, HandSetup, RandomPlayer, TableError, TableHand
+from tractor.observation import Observation
 
 COMPARED = ("seat", "phase", "to_act", "levels", "declarers", "starter", "first", "trump",
             "trump_rank", "hand", "hand_sizes", "talon", "buried", "tricks", "leader",
             "current", "current_attempt", "defender_points", "penalties", "result")
+
+
+def compared(obs: Observation) -> dict:
+    return {k: getattr(obs, k) for k in COMPARED}
 
 
 class Recorder(RandomPlayer):
@@ -23,7 +28,7 @@ class Recorder(RandomPlayer):
 
     def __init__(self, seed: int) -> None:
         super().__init__(seed)
-        self.seen: list[dict] = []
+        self.seen: list[Observation] = []
 
     def play(self, view):
         self.seen.append(view.observation)
@@ -71,13 +76,13 @@ def test_every_view_equals_the_rules_core_observation(seed):
     checked = 0
     for seat, player in enumerate(players):
         for obs in player.seen:
-            plays = 4 * len(obs["tricks"]) + len(obs["current"])
-            core = replay(tables[seat], plays).observation(seat)
-            assert {k: obs[k] for k in COMPARED} == {k: core[k] for k in COMPARED}
+            plays = 4 * len(obs.tricks) + len(obs.current)
+            core = replay(tables[seat], plays).observe(seat)
+            assert compared(obs) == compared(core)
             checked += 1
         end = tables[seat].observation()
-        core = replay(tables[seat], len(tables[seat].records)).observation(seat)
-        assert {k: end[k] for k in COMPARED} == {k: core[k] for k in COMPARED}
+        core = replay(tables[seat], len(tables[seat].records)).observe(seat)
+        assert compared(end) == compared(core)
     assert checked == 4 * len(tables[0].tricks)
 
 
@@ -96,14 +101,14 @@ def test_views_during_the_deal_show_only_cards_drawn():
     d.run()
     # As in the rules core: the phase is "deal" until the last card is drawn, then the
     # final declare-or-pass window is "declare".
-    deal_views = [o for o in seen if o["phase"] == "deal"]
-    assert [o["cards_dealt"] for o in deal_views] == [4 * (r + 1) for r in range(24)]
-    assert [len(o["hand"].split()) for o in deal_views] == list(range(1, 25))
-    assert all(o["hand_sizes"] == [r + 1] * 4 for r, o in enumerate(deal_views))
-    final = [o for o in seen if o["phase"] == "declare"]
-    assert final and all(o["cards_dealt"] == 100 and o["hand_sizes"] == [25] * 4
+    deal_views = [o for o in seen if o.phase == "deal"]
+    assert [o.cards_dealt for o in deal_views] == [4 * (r + 1) for r in range(24)]
+    assert [len(o.hand) for o in deal_views] == list(range(1, 25))
+    assert all(o.hand_sizes == (r + 1,) * 4 for r, o in enumerate(deal_views))
+    final = [o for o in seen if o.phase == "declare"]
+    assert final and all(o.cards_dealt == 100 and o.hand_sizes == (25,) * 4
                          for o in final)
-    assert seen[-1]["phase"] == "declare"
+    assert seen[-1].phase == "declare"
 
 
 def test_a_person_answers_later_and_a_refused_move_changes_nothing():
