@@ -338,6 +338,11 @@ def trump_short(obs: dict[str, Any]) -> str:
     return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
 
 
+#: The status line for the auction variant's decisions.
+AUCTION_TURNS = {"bid": "your turn: bid or pass", "show": "your turn: show a card",
+                 "name": "your turn: name the trump suit"}
+
+
 def status_text(obs: dict[str, Any], names: Sequence[str], decision: str | None,
                 summary: dict[str, Any] | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
@@ -352,6 +357,8 @@ def status_text(obs: dict[str, Any], names: Sequence[str], decision: str | None,
         what = "your turn: bury cards from the talon"
     elif decision == "play":
         what = "your turn: lead" if not obs.get("current") else "your turn: follow"
+    elif decision in AUCTION_TURNS:
+        what = AUCTION_TURNS[decision]
     elif obs.get("winner") is not None:
         what = f"game over: team {obs['winner']} wins"
     else:
@@ -381,6 +388,18 @@ def decision_prompt(decision: str | None, obs: dict[str, Any], names: Sequence[s
         lead = current[0]
         return (f"{names[leader % n]} led {cards_label(lead)}: follow with "
                 f"{len(faces_of(lead))} card(s), then Enter.")
+    if decision == "bid":
+        bids = obs.get("bids") or []
+        high = max((p for _, p in bids), default=0)
+        standing = (f"the high bid is {high} by {names[bids[-1][0]]}" if bids
+                    else "no bid yet")
+        return (f"Auction ({standing}): bid the points your team means to take, a multiple "
+                f"of 5 from {high + 5}, or pass (a pass is final).")
+    if decision == "show":
+        return ("Show one card, then Enter: the declarers' highest card makes its player "
+                "the starter (jokers highest, then A down to 2).")
+    if decision == "name":
+        return "You are the starter: name the trump suit (S, H, D or C), or none."
     return ""
 
 
