@@ -265,6 +265,8 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
             seat, faces = decls[-1]
             line += f" · declared {cards_label(faces)} by {names[seat]}"
         out.append(("", line + "\n"))
+    if phase in ("bid", "show", "name"):
+        out.append(("", auction_line(obs, names) + "\n"))
     tricks = obs.get("tricks") or []
     current = obs.get("current") or []
     showing_last = not current and bool(tricks) and phase == "play"
@@ -318,6 +320,24 @@ def table_fragments(obs: dict[str, Any], names: Sequence[str],
         style, text, *_ = out[-1]
         out[-1] = (style, text[:-1])
     return out
+
+
+def auction_line(obs: dict[str, Any], names: Sequence[str]) -> str:
+    """The auction variant so far: every bid and pass in order, then the cards shown.
+
+    >>> auction_line({"bids": [[1, 10], [2, 15]], "passed_auction": [3], "shown": []},
+    ...              ["Ann", "Bo", "Cy", "Di"])
+    'Auction: Bo 10, Cy 15 · out: Di'
+    """
+    bids = ", ".join(f"{names[s]} {p}" for s, p in obs.get("bids") or []) or "no bid yet"
+    line = f"Auction: {bids}"
+    out = obs.get("passed_auction") or []
+    if out:
+        line += " · out: " + ", ".join(names[s] for s in out)
+    shown = obs.get("shown") or []
+    if shown:
+        line += " · shown: " + ", ".join(f"{names[s]} {cards_label(c)}" for s, c in shown)
+    return line
 
 
 def table_text(obs: dict[str, Any], names: Sequence[str]) -> str:
