@@ -379,6 +379,10 @@ class PlayView:
         if action is None:
             self.info = "Nothing for you to decide now."
             return
+        if isinstance(action, Pass) and self.client.decision() == BID:
+            self._set_input("pass")
+            self.info = "Hint: pass (Enter to accept)"
+            return
         if isinstance(action, Pass):
             self.info = "Hint: pass (press p)."
             return

@@ -112,3 +112,23 @@ def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
     finally:
         if host.proc.poll() is None:
             host.proc.kill()
+
+
+def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
+    pytest.importorskip("pyte")
+    from pty_terminal import Terminal, play_full_screen_hand
+
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
+                     "declaration=auction", "--strategy", "heuristic", "--level", "easy",
+                     "--seed", "2"], _env(tmp_path), cwd=str(tmp_path))
+    try:
+        assert term.wait_for("Tractor · hand 1", 120), term.text()
+        assert term.wait_until(lambda text: "Auction:" in text, 60), term.text()
+        play_full_screen_hand(term, 400)
+        screen = term.text()
+        assert "Hand 1 is over." in screen and "verified the hand" in screen, screen
+        assert "Traceback" not in screen
+        term.send("\x11")
+        assert term.exited(5.0) is not None, term.text()
+    finally:
+        term.close()
