@@ -116,12 +116,14 @@ def choose_declaration(hand: Hand, seat: int) -> Declare | None:
 def choose_bid(hand: Hand, seat: int) -> Action:
     """Auction: outbid while the hand's best suit makes it stronger than average."""
     high = hand.high_bid()
-    if hand.bids and team_of(hand.bids[-1][0]) == team_of(seat):
-        return Pass(seat)
     mine = hand.hands[seat]
     _, val = best_suit(mine, hand.levels[team_of(seat)])
     cap = 5 * int((60 + 300 * (val - FAIR_TRUMP_SHARE)) / 5)
     cap = min(cap, hand.rules.total_points)
+    # A pass leaves the auction for good: over a partner's bid, stay in only with a hand
+    # clearly stronger than the bid says (else the team's best hand may be shut out).
+    if hand.bids and team_of(hand.bids[-1][0]) == team_of(seat) and high + 20 > cap:
+        return Pass(seat)
     if val >= FAIR_TRUMP_SHARE and high + 5 <= cap:
         return Bid(seat, high + 5)
     return Pass(seat)

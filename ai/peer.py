@@ -24,7 +24,7 @@ from twisted.internet.defer import CancelledError
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.follow import follow_error, lead_error
 from tractor.hand import Hand, IllegalAction
 from tractor.net.deck.envelope import FrameError
@@ -139,6 +139,15 @@ class StrategyPlayer:
     def play(self, view: SeatView) -> list[int]:
         return self._answer("play", view, ())
 
+    def bid(self, view: SeatView, options: list[int]) -> int:
+        return self._answer("bid", view, (options,))
+
+    def show(self, view: SeatView) -> int:
+        return self._answer("show", view, ())
+
+    def name(self, view: SeatView) -> str | None:
+        return self._answer("name", view, ())
+
     def _answer(self, kind: str, view: SeatView, args: tuple[Any, ...]) -> Any:
         if self.executor is not None:
             return WAIT  # worked out off the reactor; `serve` brings the answer
@@ -170,6 +179,19 @@ class StrategyPlayer:
             if isinstance(proposal, Declare) and tuple(proposal.faces) in args[0]:
                 return tuple(proposal.faces)
             return None
+        if kind == "bid":
+            if isinstance(proposal, Bid) and proposal.points in args[0]:
+                return proposal.points
+            return 0 if isinstance(proposal, Pass) else self._fallback.bid(view, args[0])
+        if kind == "show":
+            if isinstance(proposal, Show) and len(proposal.faces) == 1 and _held(
+                    view, list(proposal.faces)):
+                return proposal.faces[0]
+            return self._fallback.show(view)
+        if kind == "name":
+            if isinstance(proposal, NameTrump):
+                return proposal.suit
+            return self._fallback.name(view)
         if kind == "bury":
             count = args[0]
             if isinstance(proposal, Bury) and len(proposal.faces) == count and _held(
@@ -219,6 +241,8 @@ class StrategyPlayer:
             args = (table.declaration_options(),)
         elif kind == "bury":
             args = (table.rules.talon_size,)
+        elif kind == "bid":
+            args = (table.public.bid_options(),)
         return _Ticket(node, session, table, kind, table.view(), args)
 
     def _look(self) -> None:

@@ -45,19 +45,20 @@ from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.observation import Observation
 
 from . import render
 from .cards_input import (
     HandCompleter,
     SelectionError,
+    auction_answer,
     parse_partial,
     parse_selection,
     selection_text,
     toggle_in_text,
 )
-from .client import BURY, DECLARE, PLAY, TableClient
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
 from .panes import FittedText, cannot_show
 
 #: Every key of the play screen, for the help panel and the README.
@@ -300,6 +301,14 @@ class PlayView:
         if decision is None:
             self.error = "It is not your turn."
             return
+        if decision in (BID, NAME):
+            answer = auction_answer(decision, self.input.text, seat)
+            if answer is None:
+                self.error = ("Type the points to bid, or p to pass." if decision == BID
+                              else "Type S, H, D or C, or 0 for no trump suit.")
+                return
+            self.send(answer)
+            return
         try:
             faces = self.selection()
         except SelectionError as exc:
@@ -317,6 +326,11 @@ class PlayView:
                 self.error = f"Choose exactly {need} cards to bury ({len(faces)} chosen)."
                 return
             action = Bury(seat, tuple(faces))
+        elif decision == SHOW:
+            if len(faces) != 1:
+                self.error = f"Show exactly one card ({len(faces)} chosen)."
+                return
+            action = Show(seat, tuple(faces))
         else:
             if not faces:
                 self.panel = "declare"
@@ -344,6 +358,10 @@ class PlayView:
         self.send(Declare(self.client.seat, tuple(options[index])))
 
     def pass_declaration(self) -> None:
+        if self.client.decision() == BID:
+            if self.send(Pass(self.client.seat)):
+                self.info = "You passed: you are out of the auction."
+            return
         if self.client.decision() != DECLARE:
             self.error = "There is no declaration to pass on now."
             return
@@ -362,8 +380,17 @@ class PlayView:
         if action is None:
             self.info = "Nothing for you to decide now."
             return
+        if isinstance(action, Pass) and self.client.decision() == BID:
+            self._set_input("pass")
+            self.info = "Hint: pass (Enter to accept)"
+            return
         if isinstance(action, Pass):
             self.info = "Hint: pass (press p)."
+            return
+        if isinstance(action, (Bid, NameTrump)):
+            typed = str(action.points) if isinstance(action, Bid) else (action.suit or "0")
+            self._set_input(typed)
+            self.info = f"Hint: {typed} (Enter to accept)"
             return
         faces = getattr(action, "faces", None)
         if not faces:
@@ -497,7 +524,8 @@ class PlayView:
             return "next (Enter)> "
         if decision == BURY:
             return f"bury {render.talon_size(self.obs())}> "
-        return {DECLARE: "declare> ", PLAY: "play> "}.get(decision or "", "wait> ")
+        return {DECLARE: "declare> ", PLAY: "play> ", BID: "bid> ", SHOW: "show> ",
+                NAME: "trump> "}.get(decision or "", "wait> ")
 
     def panel_text(self) -> str:
         obs = self.obs()
@@ -549,8 +577,8 @@ class PlayView:
             return " 1-9 declare · p pass · Esc hide · ? help "
         if self.panel is not None:
             return " Esc close · ? help · Ctrl-Q quit "
-        verb = {PLAY: "play", BURY: "bury", DECLARE: "declare"}.get(
-            self.client.decision() or "", "play")
+        verb = {PLAY: "play", BURY: "bury", DECLARE: "declare", SHOW: "show", BID: "bid",
+                NAME: "name trump"}.get(self.client.decision() or "", "play")
         return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
 
 

@@ -26,8 +26,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from tractor.actions import Action, Bid, NameTrump, Pass
 from tractor.cards import (
+    SUIT_NAMES,
     SUIT_SYMBOLS,
+    SUITS,
     CardParseError,
     face_rank,
     face_suit,
@@ -239,3 +242,28 @@ __all__ = [
     "parse_partial", "parse_selection", "parse_token", "selection_text", "split_tokens",
     "toggle_in_text",
 ]
+
+
+def auction_answer(decision: str, text: str, seat: int) -> Action | None:
+    """A typed answer to the auction variant's bid or trump naming, as the rules core's
+    action (checked by the table), or None when the text is not one.
+
+    >>> auction_answer("bid", "85", 1), auction_answer("bid", "pass", 1)
+    (Bid(seat=1, points=85), Pass(seat=1))
+    >>> auction_answer("name", "h", 0), auction_answer("name", "none", 0)
+    (NameTrump(seat=0, suit='H'), NameTrump(seat=0, suit=None))
+    >>> auction_answer("name", "purple", 0) is None
+    True
+    """
+    word = text.strip().lower()
+    if decision == "bid":
+        if word in ("pass", "p", "0"):
+            return Pass(seat)
+        return Bid(seat, int(word)) if word.isdigit() and len(word) <= 4 else None
+    if decision == "name":
+        if word in ("none", "no", "nt", "-", "0"):
+            return NameTrump(seat, None)
+        for suit in SUITS:
+            if word in (suit.lower(), SUIT_NAMES[suit], SUIT_SYMBOLS[suit]):
+                return NameTrump(seat, suit)
+    return None

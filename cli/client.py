@@ -15,8 +15,9 @@ from tractor.actions import Action
 from tractor.observation import Observation
 from tractor.rules import Rules
 
-#: The decisions a client can wait for from its person.
-DECLARE, BURY, PLAY = "declare", "bury", "play"
+#: The decisions a client can wait for from its person (the last three: the auction
+#: variant's bid, card shown for the starter, and trump named).
+DECLARE, BURY, PLAY, BID, SHOW, NAME = "declare", "bury", "play", "bid", "show", "name"
 
 
 class TableClient(Protocol):
@@ -35,7 +36,8 @@ class TableClient(Protocol):
     def decision(self) -> str | None:
         """What the table waits for from this person: DECLARE (a declaration window is open:
         declare one of `declaration_options` or pass), BURY (choose talon_size cards to
-        bury), PLAY (lead or follow), or None (someone else's move; nothing to do)."""
+        bury), PLAY (lead or follow), BID (bid points or pass), SHOW (show one card for
+        the starter), NAME (name the trump suit), or None (someone else's move)."""
         ...
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -43,8 +45,9 @@ class TableClient(Protocol):
         ...
 
     def submit(self, action: Action) -> str | None:
-        """Make this seat's move (Declare, Pass, Bury or Play for ``seat``). Returns None when
-        the table took it, or the rules core's reason why it is refused (nothing changes)."""
+        """Make this seat's move (Declare, Pass, Bury, Play, Bid, Show or NameTrump).
+        Returns None when the table took it, or the rules core's reason why it is refused
+        (nothing changes)."""
         ...
 
     def hint(self) -> Action | None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import KeyTimeout
@@ -22,10 +22,11 @@ from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import PeerNode, ProcessingFailure, SeatGone
 from tractor.observation import GameRecord, Observation
 
-from .client import BURY, DECLARE, PLAY
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW
 from .hand_log import table_events, with_chat
 
-_DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY}
+_DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY, "bid": BID, "show": SHOW,
+              "name": NAME}
 _REDEAL = "nobody declared a trump: the cards are dealt again"
 
 
@@ -49,6 +50,15 @@ class HumanPlayer:
         return WAIT
 
     def play(self, view: SeatView) -> Any:
+        return WAIT
+
+    def bid(self, view: SeatView, options: list[int]) -> Any:
+        return WAIT
+
+    def show(self, view: SeatView) -> Any:
+        return WAIT
+
+    def name(self, view: SeatView) -> Any:
         return WAIT
 
 
@@ -162,10 +172,19 @@ class NetClient:
             answer = list(action.faces)
         elif kind == PLAY and isinstance(action, Play):
             answer = list(action.faces)
+        elif kind == BID and isinstance(action, (Bid, Pass)):
+            answer = action.points if isinstance(action, Bid) else 0
+        elif kind == SHOW and isinstance(action, Show) and len(action.faces) == 1:
+            answer = action.faces[0]
+        elif kind == NAME and isinstance(action, NameTrump):
+            answer = action.suit
         else:
             return {DECLARE: "declare one of the declarations shown, or pass",
                     BURY: f"choose {self.rules.talon_size} cards to bury",
-                    PLAY: "play cards from your hand"}[kind]
+                    PLAY: "play cards from your hand",
+                    BID: "bid points (a multiple of 5 above the high bid) or pass",
+                    SHOW: "show one card of your hand",
+                    NAME: "name the trump suit (S, H, D or C) or none"}[kind]
         try:
             frames = self.session.decide(answer)
         except IllegalAction as exc:

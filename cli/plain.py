@@ -18,13 +18,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
-from tractor.actions import Action, Bury, Declare, Pass, Play
+from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
 from tractor.observation import Observation
 
 from . import render
-from .cards_input import HandCompleter, SelectionError, parse_selection
-from .client import BURY, DECLARE, PLAY, TableClient
+from .cards_input import HandCompleter, SelectionError, auction_answer, parse_selection
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
 from .prompts import end_prompt
 
 HELP = """\
@@ -112,7 +112,8 @@ class PlainSession:
             self.say(self.hand_text(obs))
             options = self.client.declaration_options() if decision == DECLARE else []
             self.say(render.decision_prompt(decision, obs, self.client.names, options))
-        return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> "}[decision]
+        return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> ", BID: "bid> ",
+                SHOW: "show> ", NAME: "trump> "}[decision]
 
     def next_question(self) -> str | int | None:
         """What the drivers ask next: the prompt, None when there is nothing to decide now,
@@ -158,7 +159,10 @@ class PlainSession:
                      + (" - Enter alone accepts it" if self.hinted is not None else ""))
         elif cmd == "" and summary is None and self.hinted is not None:
             hinted, self.hinted = self.hinted, None
-            needs = {Pass: DECLARE, Declare: DECLARE, Bury: BURY, Play: PLAY}.get(type(hinted))
+            needs = {Pass: DECLARE, Declare: DECLARE, Bury: BURY, Play: PLAY, Bid: BID,
+                     Show: SHOW, NameTrump: NAME}.get(type(hinted))
+            if isinstance(hinted, Pass) and client.decision() == BID:
+                needs = BID
             if needs is not None and client.decision() == needs:
                 self._submit(hinted, needs)
             else:
@@ -187,8 +191,8 @@ class PlainSession:
                     client.next_hand()
             else:
                 self.say("The hand is over: press Enter for the next hand (or quit).")
-        elif cmd == "pass":
-            self._submit(Pass(client.seat), DECLARE)
+        elif cmd == "pass" and client.decision() != NAME:
+            self._submit(Pass(client.seat), BID if client.decision() == BID else DECLARE)
         elif line:
             self._cards(line)
 
@@ -197,6 +201,10 @@ class PlainSession:
             return "Nothing for you to decide now."
         if isinstance(action, Pass):
             return "hint: pass"
+        if isinstance(action, Bid):
+            return f"hint: bid {action.points} (type: {action.points})"
+        if isinstance(action, NameTrump):
+            return f"hint: trump {action.suit or 'none'} (type: {action.suit or 'none'})"
         faces = getattr(action, "faces", ())
         return f"hint: {render.cards_label(list(faces))} (type: {format_cards(faces)})"
 
@@ -205,6 +213,14 @@ class PlainSession:
         decision = client.decision()
         if decision is None:
             self.say("It is not your turn.")
+            return
+        if decision in (BID, NAME):
+            answer = auction_answer(decision, line, client.seat)
+            if answer is None:
+                self.say("Bid a number of points, or pass." if decision == BID else
+                         "Name a suit (S, H, D or C), or none.")
+                return
+            self._submit(answer, decision)
             return
         if decision == DECLARE and line.isdigit():
             options = client.declaration_options()
@@ -228,6 +244,11 @@ class PlainSession:
             self._submit(Bury(client.seat, faces), BURY)
         elif decision == PLAY:
             self._submit(Play(client.seat, faces), PLAY)
+        elif decision == SHOW:
+            if len(faces) != 1:
+                self.say(f"Show exactly one card ({len(faces)} chosen).")
+                return
+            self._submit(Show(client.seat, faces), SHOW)
         else:
             self._submit(Declare(client.seat, faces), DECLARE)
 

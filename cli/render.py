@@ -267,6 +267,8 @@ def table_fragments(obs: Observation, names: Sequence[str],
             seat, faces = decls[-1]
             line += f" · declared {cards_label(faces)} by {names[seat]}"
         out.append(("", line + "\n"))
+    if phase in ("bid", "show", "name"):
+        out.append(("", auction_line(obs, names) + "\n"))
     tricks = obs.tricks
     current = obs.current
     showing_last = not current and bool(tricks) and phase == "play"
@@ -322,6 +324,25 @@ def table_fragments(obs: Observation, names: Sequence[str],
     return out
 
 
+def auction_line(obs: Observation, names: Sequence[str]) -> str:
+    """The auction variant so far: every bid and pass in order, then the cards shown.
+
+    >>> from dataclasses import replace
+    >>> from tractor import Game, Rules
+    >>> obs = Game(Rules(declaration="auction")).observe(0)
+    >>> auction_line(replace(obs, bids=((1, 10), (2, 15)), passed_auction=(3,)),
+    ...              ["Ann", "Bo", "Cy", "Di"])
+    'Auction: Bo 10, Cy 15 · out: Di'
+    """
+    bids = ", ".join(f"{names[s]} {p}" for s, p in obs.bids) or "no bid yet"
+    line = f"Auction: {bids}"
+    if obs.passed_auction:
+        line += " · out: " + ", ".join(names[s] for s in obs.passed_auction)
+    if obs.shown:
+        line += " · shown: " + ", ".join(f"{names[s]} {card_label(f)}" for s, f in obs.shown)
+    return line
+
+
 def table_text(obs: Observation, names: Sequence[str]) -> str:
     """The table as plain text (plain mode, captures)."""
     text = to_text(table_fragments(obs, names, color=False))
@@ -340,6 +361,11 @@ def trump_short(obs: Observation) -> str:
     return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
 
 
+#: The status line for the auction variant's decisions.
+AUCTION_TURNS = {"bid": "your turn: bid or pass", "show": "your turn: show a card",
+                 "name": "your turn: name the trump suit"}
+
+
 def status_text(obs: Observation, names: Sequence[str], decision: str | None,
                 summary: dict[str, Any] | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
@@ -355,6 +381,8 @@ def status_text(obs: Observation, names: Sequence[str], decision: str | None,
         what = "your turn: bury cards from the talon"
     elif decision == "play":
         what = "your turn: lead" if not obs.current else "your turn: follow"
+    elif decision in AUCTION_TURNS:
+        what = AUCTION_TURNS[decision]
     elif winner is not None:
         what = f"game over: team {winner} wins"
     else:
@@ -382,6 +410,18 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
         lead = obs.current[0]
         return (f"{names[obs.leader % n]} led {cards_label(lead)}: follow with "
                 f"{len(lead)} card(s), then Enter.")
+    if decision == "bid":
+        bids = obs.bids
+        high = max((p for _, p in bids), default=0)
+        standing = (f"the high bid is {high} by {names[bids[-1][0]]}" if bids
+                    else "no bid yet")
+        return (f"Auction ({standing}): bid the points your team means to take, a multiple "
+                f"of 5 from {high + 5}, or pass (a pass is final).")
+    if decision == "show":
+        return ("Show one card, then Enter: the declarers' highest card makes its player "
+                "the starter (jokers highest, then A down to 2).")
+    if decision == "name":
+        return "You are the starter: name the trump suit (S, H, D or C), or none."
     return ""
 
 

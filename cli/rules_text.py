@@ -48,7 +48,7 @@ End
 
 Rules options (`tractor play` or `host --rules name=value,...`; first value = default)
   decks=2 (1 to 6)   players=4 (even, 4 to 12)   start_level=2   win=past_ace|reach_ace
-  declaration=reveal|auction (auction: `tractor demo --auction` only so far)
+  declaration=reveal|auction (auction: seed 001's bids, then a card-play for the starter)
   talon_multiplier=seed|power (x2 per card of the last lead, or x2 to that power)
   tractor_across_rank=true|false   rank_and_jokers_in_tractors=true|false
   must_play_tractor=false|true   throw_penalty=10 (points per card taken back)

@@ -27,6 +27,13 @@ from .table import HandSetup, Player, TableHand
 MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
 
 
+def dealer_by_lot(table: bytes, players: int) -> int:
+    """The first dealer of an auction game, by lot (seed 001): drawn from the table id,
+    which every seat agrees on and none chooses alone (it hashes every seat's key)."""
+    digest = hashlib.sha256(b"tractor/first-dealer/" + table).digest()
+    return int.from_bytes(digest[:8], "big") % players
+
+
 class GameSession:
     def __init__(self, rules: Rules, table: bytes, seat: int, signing_key: Ed25519PrivateKey,
                  public_keys: Sequence[Ed25519PublicKey], master_seed: bytes, player: Player,
@@ -48,6 +55,8 @@ class GameSession:
         self.now: Callable[[], float] = lambda: 0.0
         self.levels = [rules.start_level] * 2
         self.first = first
+        if rules.declaration == "auction" and carry is None:
+            self.first = dealer_by_lot(table, rules.players)
         self.starter: int | None = None
         self.declarers: int | None = None
         if carry is not None:  # a game going on at a new table (a seat was replaced)
@@ -154,8 +163,13 @@ class GameSession:
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)
         past = advance_levels(self.levels, res.gaining_team, res.levels_gained, self.rules.win)
-        self.declarers = res.next_declarers
-        self.starter = res.next_starter
-        self.first = res.next_starter
+        if self.rules.declaration == "auction":
+            # Seed 001: the deal passes to the next seat; the auction and the card-play
+            # pick the declarers and the starter anew.
+            self.first = (self.first + 1) % self.rules.players
+        else:
+            self.declarers = res.next_declarers
+            self.starter = res.next_starter
+            self.first = res.next_starter
         if past:
             self.winner = res.gaining_team

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tractor.cards import format_cards
+from tractor.cards import SUITS, format_cards
 from tractor.follow import follow_error, lead_error, random_follow, random_lead
 from tractor.formats import THROW, Format, classify_faces, tractors_in
 from tractor.hand import HandResult, IllegalAction
@@ -42,7 +42,9 @@ from tractor.observation import Observation
 from tractor.public import (
     DEAL,
     DECLARE,
+    NAME,
     REDEAL,
+    SHOW,
     PublicHand,
     declaration_options,
     declaration_strength,
@@ -119,6 +121,20 @@ class Player(Protocol):
     def play(self, view: SeatView) -> list[int]:
         ...
 
+    # The auction variant (seed 001) asks three more decisions.
+
+    def bid(self, view: SeatView, options: list[int]) -> int:
+        """Points to bid (one of ``options``), or 0 to pass."""
+        ...
+
+    def show(self, view: SeatView) -> int:
+        """The face of one card of the hand to show in the card-play for the starter."""
+        ...
+
+    def name(self, view: SeatView) -> str | None:
+        """The trump suit the starter names, or None for no trump suit."""
+        ...
+
 
 class RandomPlayer:
     """Random legal decisions (declares now and then)."""
@@ -140,6 +156,17 @@ class RandomPlayer:
         if view.lead is None:
             return random_lead(view.hand, view.ladder, self.rng)
         return random_follow(view.hand, view.lead, view.ladder, self.rng)
+
+    def bid(self, view: SeatView, options: list[int]) -> int:
+        if not options or self.rng.random() < 0.5:
+            return 0
+        return self.rng.choice(options[:4])
+
+    def show(self, view: SeatView) -> int:
+        return self.rng.choice(view.hand)
+
+    def name(self, view: SeatView) -> str | None:
+        return self.rng.choice([*SUITS, None])
 
 
 @dataclass
@@ -170,9 +197,10 @@ class TableHand:
                 or deck.config.hand_size != self.rules.hand_size
                 or deck.config.first != setup.first):
             raise ValueError("the deck does not fit the rules and the hand's first drawer")
-        if self.rules.declaration != "reveal":
-            raise ValueError("between peers, trump is declared by revealing cards; the "
-                             "auction variant is played on the rules core only so far")
+        if self.rules.declaration == "auction" and (setup.starter is not None
+                                                    or setup.declarers is not None):
+            raise ValueError("in the auction variant the auction picks the declarers and "
+                             "the card-play the starter")
         self.phase = "setup"  #: the schedule's step (the rules' phase is `public.phase`)
         self.round = 0
         #: The hand's public state and every rule judged on it: the rules core's.
@@ -327,6 +355,12 @@ class TableHand:
                 return tuple(cards[p] % 54 for p in data["d"]) or None
             if kind == "play" and isinstance(data, dict) and ("play" in data or "throw" in data):
                 return [cards[p] % 54 for p in data.get("play", data.get("throw"))]
+            if kind == "bid" and isinstance(data, dict) and "bid" in data:
+                return data["bid"]
+            if kind == "show" and isinstance(data, dict) and "show" in data:
+                return cards[data["show"][0]] % 54
+            if kind == "name" and isinstance(data, dict) and "name" in data:
+                return data["name"]
         return WAIT
 
     def decide(self, answer: Any) -> list[bytes]:
@@ -343,6 +377,20 @@ class TableHand:
         return self.step()
 
     def _check_answer(self, kind: str, answer: Any) -> None:
+        if kind == "bid":
+            if answer != 0 and answer not in self.public.bid_options():
+                raise IllegalAction(f"a bid must be a multiple of 5 above "
+                                    f"{self.public.high_bid()}, at most "
+                                    f"{self.rules.total_points}, or a pass")
+            return
+        if kind == "show":
+            if answer not in self.my_faces():
+                raise IllegalAction("show exactly one card you hold")
+            return
+        if kind == "name":
+            if answer is not None and answer not in SUITS:
+                raise IllegalAction(f"a trump suit is one of {', '.join(SUITS)}, or none")
+            return
         if kind == "declare":
             if answer is not None and tuple(answer) not in self._declaration_options():
                 raise IllegalAction("that declaration is not open to you now")
@@ -484,7 +532,11 @@ class TableHand:
                 self.public.record_draw()
             out = self.deck.deal(positions, self.now())
         if all(len(self.deck.keys[p]) >= n - 1 for p in positions):
-            self.phase = "window"
+            if self.rules.declaration == "reveal":
+                self.phase = "window"
+            else:  # the auction variant declares nothing while dealing
+                self.round = r + 1
+                self.phase = "deal" if self.public.phase == DEAL else "bid"
         return out
 
     def _declaration_options(self) -> list[tuple[int, ...]]:
@@ -547,6 +599,83 @@ class TableHand:
             self.phase = "redeal"
         else:
             self.phase = "talon"
+        return out
+
+    # --- the auction variant (seed 001) --------------------------------------------------------
+
+    def _phase_bid(self) -> list[bytes]:
+        """Bids in turn from the dealer: each seat whose turn it is posts {"bid": points},
+        0 for a pass, until every seat but the high bidder has passed."""
+        public, out = self.public, []
+        seat = public.to_act()
+        assert seat is not None
+        key = f"bid{len(public.bids) + len(public.out_of_auction)}"
+        if seat == self.me and key not in self._done:
+            points = self._ask("bid", public.bid_options())
+            if points is WAIT:
+                return out
+            self._done.add(key)
+            out += self.deck.post({"bid": points})
+        if not self._queues[seat]:
+            return out
+        msg, _ = self._queues[seat].popleft()
+        points = msg.get("bid")
+        if set(msg) != {"bid"} or type(points) is not int:
+            raise TableError(seat, f"expected a bid, got {_keys(msg)}")
+        if points == 0:
+            self._judged(seat, lambda: public.record_pass(seat))
+        else:
+            self._judged(seat, lambda: public.record_bid(seat, points))
+        if public.phase == SHOW:
+            self.phase = "show"
+        return out
+
+    def _phase_show(self) -> list[bytes]:
+        """The card-play for the starter: in turn from the dealer every seat shows one card
+        through the deck and posts {"show": [position]}; the cards stay in the hands."""
+        public, out = self.public, []
+        seat = public.to_act()
+        assert seat is not None
+        key = f"show{len(public.shown)}"
+        if seat == self.me and key not in self._done:
+            face = self._ask("show")
+            if face is WAIT:
+                return out
+            self._done.add(key)
+            positions = self._positions_for([face])
+            out += self._show(positions) + self.deck.post({"show": positions})
+        if not self._queues[seat]:
+            return out
+        msg, seq = self._queues[seat].popleft()
+        if set(msg) != {"show"}:
+            raise TableError(seat, f"expected a card shown, got {_keys(msg)}")
+        faces = self._shown_faces(seat, msg["show"], "show", seq)
+        if len(faces) != 1:
+            raise TableError(seat, "show exactly one card")
+        self._judged(seat, lambda: public.record_show(seat, faces[0]))
+        if public.phase == NAME:
+            self.phase = "name"
+        return out
+
+    def _phase_name(self) -> list[bytes]:
+        """The starter names trump: {"name": suit}, or None for no trump suit."""
+        public, out = self.public, []
+        seat = public.starter
+        assert seat is not None
+        if seat == self.me and "name" not in self._done:
+            suit = self._ask("name")
+            if suit is WAIT:
+                return out
+            self._done.add("name")
+            out += self.deck.post({"name": suit})
+        if not self._queues[seat]:
+            return out
+        msg, _ = self._queues[seat].popleft()
+        suit = msg.get("name")
+        if set(msg) != {"name"} or not (suit is None or isinstance(suit, str)):
+            raise TableError(seat, f"expected the trump named, got {_keys(msg)}")
+        self._judged(seat, lambda: public.record_trump_named(seat, suit))
+        self.phase = "talon"
         return out
 
     def _phase_open(self) -> list[bytes]:

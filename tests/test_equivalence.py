@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from open_deck import open_decks
 
-from tractor import Bury, Declare, Hand, Pass, Play, Rules
+from tractor import Bid, Bury, Declare, Hand, NameTrump, Pass, Play, Rules, Show
 from tractor.cards import RANKS
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
-from tractor.public import DEAL, DECLARE, PLAY, REDEAL
+from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 
 HANDS = 2000  #: seeded hands on the open deck
 REAL_HANDS = 8  #: of which this many again on the real deck
@@ -35,6 +35,9 @@ class Recorder(RandomPlayer):
         self.windows: list[tuple[int, ...] | None] = []
         self.burial: tuple[Observation, list[int]] | None = None
         self.plays: deque[tuple[Observation, list[int]]] = deque()
+        #: The auction variant's decisions: ("bid" | "show" | "name", what it was shown,
+        #: the answer), in order.
+        self.auction: deque[tuple[str, Observation, Any]] = deque()
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
         choice = super().declare(view, options)
@@ -51,15 +54,36 @@ class Recorder(RandomPlayer):
         self.plays.append((view.observation, list(faces)))
         return faces
 
+    def bid(self, view: SeatView, options: list[int]) -> int:
+        points = super().bid(view, options)
+        self.auction.append(("bid", view.observation, points))
+        return points
+
+    def show(self, view: SeatView) -> int:
+        face = super().show(view)
+        self.auction.append(("show", view.observation, face))
+        return face
+
+    def name(self, view: SeatView) -> str | None:
+        suit = super().name(view)
+        self.auction.append(("name", view.observation, suit))
+        return suit
+
 
 def _setup(seed: int) -> tuple[HandSetup, float]:
-    """A varied hand: 4 or 6 seats, a first hand or a later one, keen or shy declarers
-    (a later hand where nobody declares turns the talon over)."""
+    """A varied hand: 4 or 6 seats, the reveal or the auction variant, a first hand or a
+    later one, keen or shy declarers (a later hand where nobody declares turns the talon
+    over)."""
     rng = random.Random(seed)
-    rules = Rules() if rng.random() < 0.7 else Rules(players=6, decks=3)
+    style = "auction" if rng.random() < 0.25 else "reveal"
+    rules = Rules(declaration=style) if rng.random() < 0.7 else Rules(
+        players=6, decks=3, declaration=style)
     n = rules.players
     first = rng.randrange(n)
     chance = rng.choice([0.0, 0.02, 0.1, 0.5])
+    if style == "auction":  # the auction picks the declarers, the card-play the starter
+        levels = (rng.choice(RANKS), rng.choice(RANKS))
+        return HandSetup(rules, levels, first), chance
     if rng.random() < 0.3:
         return HandSetup(rules, ("2", "2"), first), chance
     levels = (rng.choice(RANKS), rng.choice(RANKS))
@@ -119,10 +143,19 @@ def _core_hand(setup: HandSetup, order: list[int], players: list[Recorder]) -> H
     while hand.phase == DEAL:
         for _ in range(n):
             hand.apply(hand.random_action(random.Random(0), declare_chance=0.0))  # a draw
-        if hand.phase == DEAL:
+        if hand.phase == DEAL and rules.declaration == "reveal":
             for k in range(n):
                 answer((setup.first + k) % n)
             window += 1
+    while hand.phase in (BID, SHOW, NAME):  # the auction variant, in turn
+        seat = hand.to_act()
+        assert seat is not None
+        kind, seen, answer = players[seat].auction.popleft()
+        core = hand.observe(seat)
+        assert kind == hand.phase and core == seen, differences(core, seen)
+        hand.apply(Pass(seat) if kind == "bid" and answer == 0 else
+                   Bid(seat, answer) if kind == "bid" else
+                   Show(seat, (answer,)) if kind == "show" else NameTrump(seat, answer))
     while hand.phase == DECLARE:
         start = hand.window_turn
         for k in range(n):
@@ -145,7 +178,7 @@ def _core_hand(setup: HandSetup, order: list[int], players: list[Recorder]) -> H
         core = hand.observe(seat)
         assert core == seen, differences(core, seen)
         hand.apply(Play(seat, tuple(faces)))
-    assert all(not p.plays for p in players)
+    assert all(not p.plays and not p.auction for p in players)
     return hand
 
 
@@ -174,6 +207,8 @@ def _same_hand(seed: int, real_deck: bool = False) -> Counter[str]:
     assert (table.penalties, table.defender_points) == (hand.penalties, hand.defender_points)
     assert table.result == hand.result
     seen[f"{table.rules.players} seats"] += 1
+    seen[table.rules.declaration] += 1
+    assert table.public.bids == hand.bids and table.public.shown == hand.shown
     seen["talon turned over"] += bool(hand.talon_revealed)
     seen["declared in the final window"] += any(
         w for p in players for w in p.windows[table.rules.hand_size - 1:])
@@ -193,6 +228,7 @@ def test_the_table_and_the_core_play_thousands_of_hands_alike():
     assert seen["failed throws"] > HANDS / 10
     assert seen["declared in the final window"] > 10
     assert seen["redeal"] > 0
+    assert seen["auction"] > HANDS / 10
 
 
 @pytest.mark.parametrize("seed", range(REAL_HANDS))

@@ -158,8 +158,8 @@ def test_a_play_of_cards_never_revealed_is_refused_naming_the_seat():
     assert "was not revealed" in str(info.value) or "was not played" in str(info.value)
 
 
-def test_the_auction_variant_is_refused_clearly_between_peers():
+def test_an_auction_hand_has_no_starter_or_declarers_before_it_starts():
     d = LocalDeal(seats=4, decks=2, hand_size=25, seed=1)
     with pytest.raises(ValueError, match="auction"):
-        TableHand(HandSetup(Rules(declaration="auction"), ("2", "2"), first=0), d.peers[0],
-                  RandomPlayer(0))
+        TableHand(HandSetup(Rules(declaration="auction"), ("2", "2"), first=0, starter=0,
+                            declarers=0), d.peers[0], RandomPlayer(0))

@@ -1,0 +1,134 @@
+"""The seed 001 auction variant between peers: the game on the real deck with AI players
+(bids in turn from a dealer drawn by lot, the card-play through the deck, the starter
+naming trump, the deal passing on each hand), a lying bidder blamed, and whole hands from
+the command line (`tractor play` and `tractor host` with `--rules declaration=auction`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from processes import Session
+
+from tractor import Rules
+from tractor.ai.peer import StrategyPlayer
+from tractor.ai.strategies import make_strategy
+from tractor.net.deck.local import LocalDeal
+from tractor.net.session import GameSession, dealer_by_lot
+from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.rules import team_of
+
+AUCTION = Rules(declaration="auction")
+
+
+def _sessions(hands: int, seed: int, players) -> list[GameSession]:
+    d = LocalDeal(seats=4, seed=seed)
+    keys = [k.public_key() for k in d.signing_keys]
+    peers = [GameSession(AUCTION, b"auction-table-%d" % seed, s, d.signing_keys[s], keys,
+                         bytes([seed, s]) * 16, players[s], max_hands=hands)
+             for s in range(4)]
+    d.peers = peers
+    d.call_all("start")
+    d.run()
+    return peers
+
+
+def test_ai_peers_play_auction_hands_and_the_deal_passes_on():
+    players = [StrategyPlayer(make_strategy("heuristic", seed=s), AUCTION, s) for s in range(4)]
+    peers = _sessions(2, 5, players)
+    first = peers[0]
+    assert len(first.results) == 2 and all(p.results == first.results for p in peers)
+    dealer = dealer_by_lot(first.table, 4)
+    for k, hand in enumerate(first.played):
+        public = hand.public
+        assert hand.setup.first == (dealer + k) % 4  # by lot, then the next seat each hand
+        assert public.bids and public.bids[0][0] == hand.setup.first or (
+            not public.bids and hand.declarers == team_of(hand.setup.first))
+        # The starter is the declarer who showed the highest card, and named the trump.
+        assert team_of(public.starter) == public.declarers
+        assert len(public.shown) == 4 and not hand.violations
+        assert hand.deck.verdicts and all(v == {"violations": []}
+                                          for v in hand.deck.verdicts.values())
+    # Sensible bids: nobody outbids a partner's bid by a point, and not to the ceiling.
+    for hand in first.played:
+        assert hand.public.high_bid() < AUCTION.total_points
+
+
+class _Liar(RandomPlayer):
+    """Bids a number of points the auction does not allow."""
+
+    def bid(self, view, options):
+        return 7
+
+
+def test_a_bid_the_rules_do_not_allow_is_blamed_on_its_seat():
+    d = LocalDeal(seats=4, decks=2, hand_size=25, seed=2, first=1)
+    setup = HandSetup(AUCTION, ("2", "2"), first=1)
+    players = [RandomPlayer(s) for s in range(4)]
+    players[1] = _Liar(1)
+    tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
+    d.peers = tables
+    d.call_all("start")
+    with pytest.raises(TableError) as info:
+        d.run()
+    assert info.value.seat == 1 and "multiple of 5" in str(info.value)
+
+
+def _env(tmp_path) -> dict[str, str]:
+    return {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
+
+
+def test_a_whole_auction_hand_from_tractor_play(tmp_path):
+    script = "hint\n\n" * 80 + "quit\n"
+    proc = subprocess.run(
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", "--rules",
+         "declaration=auction", "--strategy", "heuristic", "--level", "easy"],
+        input=script, capture_output=True, text=True, timeout=600, env=_env(tmp_path),
+        cwd=tmp_path)
+    out = proc.stdout
+    assert "Traceback" not in out + proc.stderr, proc.stderr[-3000:]
+    assert "Auction:" in out and "bid> " in out and "show> " in out, out[-3000:]
+    assert "Hand 1 is over." in out, out[-3000:]
+    assert "4 of 4 peers verified the hand: no rule broken" in out
+    assert out.count("Refused") == 0
+
+
+def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
+    host = Session(["host", "--name", "auction", "--ai", "3", "--plain", "--no-announce",
+                    "--listen", "tcp:0:interface=127.0.0.1", "--rules", "declaration=auction",
+                    "--strategy", "heuristic", "--level", "easy"], _env(tmp_path))
+    try:
+        assert host.until(lambda out: "lobby commands" in out, 60), host.out
+        host.send("ready")
+        host.answer_prompts(80, 120, stop=lambda out: "Hand 1 is over." in out)
+        assert "Hand 1 is over." in host.out, host.out[-3000:]
+        assert "4 of 4 peers verified the hand: no rule broken" in host.out
+        assert "Auction:" in host.out and "Refused" not in host.out
+        assert "Traceback" not in host.out
+        host.send("quit")
+        host.proc.wait(timeout=30)
+    finally:
+        if host.proc.poll() is None:
+            host.proc.kill()
+
+
+def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
+    pytest.importorskip("pyte")
+    from pty_terminal import Terminal, play_full_screen_hand
+
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
+                     "declaration=auction", "--strategy", "heuristic", "--level", "easy",
+                     "--seed", "2"], _env(tmp_path), cwd=str(tmp_path))
+    try:
+        assert term.wait_for("Tractor · hand 1", 120), term.text()
+        assert term.wait_until(lambda text: "Auction:" in text, 60), term.text()
+        play_full_screen_hand(term, 400)
+        screen = term.text()
+        assert "Hand 1 is over." in screen and "verified the hand" in screen, screen
+        assert "Traceback" not in screen
+        term.send("\x11")
+        assert term.exited(5.0) is not None, term.text()
+    finally:
+        term.close()
