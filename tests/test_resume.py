@@ -16,9 +16,10 @@ from tractor.net.table import WAIT, RandomPlayer
 TABLE = b"resume-table-001"
 
 
-def make(d: LocalDeal, seat: int, seed: int, hands: int) -> GameSession:
+def make(d: LocalDeal, seat: int, seed: int, hands: int,
+         rules: Rules | None = None) -> GameSession:
     keys = [k.public_key() for k in d.signing_keys]
-    return GameSession(Rules(), TABLE, seat, d.signing_keys[seat], keys,
+    return GameSession(rules or Rules(), TABLE, seat, d.signing_keys[seat], keys,
                        bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat),
                        max_hands=hands)
 
@@ -49,6 +50,30 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert all(p.results == d.peers[0].results for p in d.peers)
     assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
+
+@pytest.mark.parametrize("phase", ["bid", "show", "play"])
+def test_a_peer_crashed_in_the_auction_variant_resumes(phase):
+    # Its bids, the card it showed and the trump it named are read back from its journal.
+    seed, hands, rules = 4, 1, Rules(declaration="auction")
+    d = LocalDeal(seats=4, seed=seed)
+    d.peers = [make(d, s, seed, hands, rules) for s in range(4)]
+    d.call_all("start")
+    while d.queue and d.peers[2].current.phase != phase:
+        pump(d, 1)
+    assert d.peers[2].current.phase == phase
+    pump(d, 3)
+    journal = d.peers[2].journal()
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 2)
+    fresh = make(d, 2, seed, hands, rules)
+    d.peers[2] = fresh
+    d.broadcast(2, fresh.resume(journal))
+    for s in (0, 1, 3):
+        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
+            d.queue.append((s, 2, frame))
+    pump(d)
+    assert all(len(p.results) == hands for p in d.peers)
+    assert all(p.results == d.peers[0].results for p in d.peers)
+    assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
 
 class Person(RandomPlayer):
