@@ -94,10 +94,29 @@ class Person(RandomPlayer):
         self.asked += 1
         return WAIT
 
+    def bid(self, view, options):
+        self.asked += 1
+        return WAIT
+
+    def show(self, view):
+        self.asked += 1
+        return WAIT
+
+    def name(self, view):
+        self.asked += 1
+        return WAIT
+
 
 def answer(session: GameSession, rng) -> list[bytes]:
     table = session.current
     faces = table.my_faces()
+    if table.waiting == "bid":
+        options = table.public.bid_options()
+        return session.decide(rng.choice([0, *options[:2]]) if options else 0)
+    if table.waiting == "show":
+        return session.decide(rng.choice(faces))
+    if table.waiting == "name":
+        return session.decide(rng.choice(["S", "H", "D", "C", None]))
     if table.waiting == "bury":
         return session.decide(rng.sample(faces, table.rules.talon_size))
     lead = table.lead if table.trick.plays else None
@@ -106,12 +125,14 @@ def answer(session: GameSession, rng) -> list[bytes]:
     return session.decide(pick)
 
 
-def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made():
+@pytest.mark.parametrize("style", ["reveal", "auction"])
+def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made(style):
+    # In the auction variant the person's bids and card shown come first.
     import random
 
-    seed = 5
+    seed, rules = 5, Rules(declaration=style)
     d = LocalDeal(seats=4, seed=seed)
-    peers = [make(d, s, seed, 1) for s in range(4)]
+    peers = [make(d, s, seed, 1, rules) for s in range(4)]
     peers[0].player = peers[0].current.player = Person(1)
     d.peers = peers
     d.call_all("start")
@@ -126,7 +147,7 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
     before = [r.cards for r in peers[0].current.records if r.seat == 0]
     journal = peers[0].journal()
     d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 0)
-    fresh = make(d, 0, seed, 1)
+    fresh = make(d, 0, seed, 1, rules)
     person = Person(2)
     fresh.player = fresh.current.player = person
     d.peers[0] = fresh
