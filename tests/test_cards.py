@@ -266,7 +266,8 @@ def test_rules_to_data_exact():
         "decks": 2, "players": 4, "declaration": "reveal", "talon_multiplier": "seed",
         "start_level": "2", "win": "past_ace", "tractor_across_rank": True,
         "rank_and_jokers_in_tractors": True, "must_play_tractor": False, "throw_penalty": 10,
-        "level_step_points": None, "talon_cards": None,
+        "level_step_points": None, "talon_cards": None, "throw_ruff": "highest_pair",
+        "throw_forced": "lowest",
     }
 
 

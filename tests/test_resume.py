@@ -16,9 +16,10 @@ from tractor.net.table import WAIT, RandomPlayer
 TABLE = b"resume-table-001"
 
 
-def make(d: LocalDeal, seat: int, seed: int, hands: int) -> GameSession:
+def make(d: LocalDeal, seat: int, seed: int, hands: int,
+         rules: Rules | None = None) -> GameSession:
     keys = [k.public_key() for k in d.signing_keys]
-    return GameSession(Rules(), TABLE, seat, d.signing_keys[seat], keys,
+    return GameSession(rules or Rules(), TABLE, seat, d.signing_keys[seat], keys,
                        bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat),
                        max_hands=hands)
 
@@ -50,6 +51,30 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
 
+@pytest.mark.parametrize("phase", ["bid", "show", "play"])
+def test_a_peer_crashed_in_the_auction_variant_resumes(phase):
+    # Its bids, the card it showed and the trump it named are read back from its journal.
+    seed, hands, rules = 4, 1, Rules(declaration="auction")
+    d = LocalDeal(seats=4, seed=seed)
+    d.peers = [make(d, s, seed, hands, rules) for s in range(4)]
+    d.call_all("start")
+    while d.queue and d.peers[2].current.phase != phase:
+        pump(d, 1)
+    assert d.peers[2].current.phase == phase
+    pump(d, 3)
+    journal = d.peers[2].journal()
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 2)
+    fresh = make(d, 2, seed, hands, rules)
+    d.peers[2] = fresh
+    d.broadcast(2, fresh.resume(journal))
+    for s in (0, 1, 3):
+        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
+            d.queue.append((s, 2, frame))
+    pump(d)
+    assert all(len(p.results) == hands for p in d.peers)
+    assert all(p.results == d.peers[0].results for p in d.peers)
+    assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
+
 
 class Person(RandomPlayer):
     """A person at a prompt: every decision waits (WAIT) until the test answers it."""
@@ -69,10 +94,29 @@ class Person(RandomPlayer):
         self.asked += 1
         return WAIT
 
+    def bid(self, view, options):
+        self.asked += 1
+        return WAIT
+
+    def show(self, view):
+        self.asked += 1
+        return WAIT
+
+    def name(self, view):
+        self.asked += 1
+        return WAIT
+
 
 def answer(session: GameSession, rng) -> list[bytes]:
     table = session.current
     faces = table.my_faces()
+    if table.waiting == "bid":
+        options = table.public.bid_options()
+        return session.decide(rng.choice([0, *options[:2]]) if options else 0)
+    if table.waiting == "show":
+        return session.decide(rng.choice(faces))
+    if table.waiting == "name":
+        return session.decide(rng.choice(["S", "H", "D", "C", None]))
     if table.waiting == "bury":
         return session.decide(rng.sample(faces, table.rules.talon_size))
     lead = table.lead if table.trick.plays else None
@@ -81,12 +125,14 @@ def answer(session: GameSession, rng) -> list[bytes]:
     return session.decide(pick)
 
 
-def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made():
+@pytest.mark.parametrize("style", ["reveal", "auction"])
+def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made(style):
+    # In the auction variant the person's bids and card shown come first.
     import random
 
-    seed = 5
+    seed, rules = 5, Rules(declaration=style)
     d = LocalDeal(seats=4, seed=seed)
-    peers = [make(d, s, seed, 1) for s in range(4)]
+    peers = [make(d, s, seed, 1, rules) for s in range(4)]
     peers[0].player = peers[0].current.player = Person(1)
     d.peers = peers
     d.call_all("start")
@@ -101,7 +147,7 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
     before = [r.cards for r in peers[0].current.records if r.seat == 0]
     journal = peers[0].journal()
     d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 0)
-    fresh = make(d, 0, seed, 1)
+    fresh = make(d, 0, seed, 1, rules)
     person = Person(2)
     fresh.player = fresh.current.player = person
     d.peers[0] = fresh
