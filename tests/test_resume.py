@@ -24,6 +24,20 @@ def make(d: LocalDeal, seat: int, seed: int, hands: int,
                        max_hands=hands)
 
 
+def crash_and_resume(d: LocalDeal, seat: int, fresh: GameSession) -> None:
+    """``seat`` crashes (the frames in flight to it are lost with the process) and comes
+    back as ``fresh`` from its journal; the others send all of theirs again, as after a
+    reconnect."""
+    journal = d.peers[seat].journal()
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != seat)
+    d.peers[seat] = fresh
+    d.broadcast(seat, fresh.resume(journal))
+    for s in range(len(d.peers)):
+        if s != seat:
+            for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
+                d.queue.append((s, seat, frame))
+
+
 @pytest.mark.parametrize("crash_after", [150, 900, 2600])
 def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     seed, hands = 3, 2
@@ -62,14 +76,7 @@ def test_a_peer_crashed_in_the_auction_variant_resumes(phase):
         pump(d, 1)
     assert d.peers[2].current.phase == phase
     pump(d, 3)
-    journal = d.peers[2].journal()
-    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 2)
-    fresh = make(d, 2, seed, hands, rules)
-    d.peers[2] = fresh
-    d.broadcast(2, fresh.resume(journal))
-    for s in (0, 1, 3):
-        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
-            d.queue.append((s, 2, frame))
+    crash_and_resume(d, 2, make(d, 2, seed, hands, rules))
     pump(d)
     assert all(len(p.results) == hands for p in d.peers)
     assert all(p.results == d.peers[0].results for p in d.peers)
@@ -145,16 +152,10 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
         made += 1
     pump(d)
     before = [r.cards for r in peers[0].current.records if r.seat == 0]
-    journal = peers[0].journal()
-    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 0)
     fresh = make(d, 0, seed, 1, rules)
     person = Person(2)
     fresh.player = fresh.current.player = person
-    d.peers[0] = fresh
-    d.broadcast(0, fresh.resume(journal))
-    for s in (1, 2, 3):
-        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
-            d.queue.append((s, 0, frame))
+    crash_and_resume(d, 0, fresh)
     pump(d)
     # Back where it was: waiting for the 9th move, asked once (not for the 8 already made).
     assert fresh.current.waiting is not None and person.asked == 1
@@ -174,15 +175,8 @@ def test_a_peer_that_chatted_before_its_crash_resumes():
     pump(d, 400)
     d.broadcast(2, d.peers[2].say("brb"))
     pump(d, 200)
-    crashed = d.peers[2]
-    journal = crashed.journal()
-    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 2)
     fresh = make(d, 2, seed, hands)
-    d.peers[2] = fresh
-    d.broadcast(2, fresh.resume(journal))
-    for s in (0, 1, 3):
-        for frame in [f for f in d.peers[s].journal() if sender(f) == s]:
-            d.queue.append((s, 2, frame))
+    crash_and_resume(d, 2, fresh)
     pump(d)
     assert all(len(p.results) == hands for p in d.peers)
     assert all(transcript(p) == transcript(fresh) for p in d.peers)
