@@ -51,7 +51,7 @@ from tractor.public import (
 )
 from tractor.rules import Rules
 from tractor.scoring import points_of
-from tractor.trick import beaten_by_claims, beats_component
+from tractor.trick import beaten_by_claims, beats_component, claim_beats
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -745,7 +745,9 @@ class TableHand:
         if len(trick.plays) == 1:
             self.records.append(PlayRecord(
                 seat, tuple(self.deck.cards[p] for p in msg["play"]),
-                self._attempt_cards(trick), min(trick.claims) if trick.claims else None))
+                self._attempt_cards(trick),
+                tuple((s, tuple(i for i, _ in c)) for s, c in sorted((trick.claims or {})
+                                                                     .items()))))
         else:
             self.records.append(PlayRecord(seat, tuple(self.deck.cards[p] for p in msg["play"])))
         if len(self.public.tricks) > done:
@@ -798,9 +800,7 @@ class TableHand:
                         or not 0 <= item[0] < len(lead.components):
                     raise TableError(seat, "a claim names a component of the throw")
                 faces = self._shown_faces(seat, item[1], "show", seq)
-                comp = lead.components[item[0]]
-                if len(faces) != len(comp.faces) or not beats_component(comp, list(faces),
-                                                                         self.ladder):
+                if not claim_beats(lead.components[item[0]], lead, faces, self.ladder):
                     raise TableError(seat, "claimed to beat a throw with cards that do not")
                 checked.append((item[0], faces))
             if checked:

@@ -19,6 +19,23 @@ TRUMP = Trump("2", "H")
 LEVELS = ["2", "2"]
 
 
+Claims = tuple[tuple[int, tuple[int, ...]], ...]
+
+
+def honest_claims(hand: Hand, seat: int, attempt: list[int]) -> Claims:
+    """What honest seats claim against a throw: each seat, the components it can beat."""
+    ladder = hand.ladder
+    lead = classify_faces(attempt, ladder)
+    out = []
+    for s in range(hand.players):
+        suit = [f for f in hand.hands[s] if ladder.esuit[f] == lead.esuit]
+        beaten = tuple(i for i, c in enumerate(lead.components)
+                       if beats_component(c, suit, ladder))
+        if s != seat and beaten:
+            out.append((s, beaten))
+    return tuple(out)
+
+
 def able_to_beat(hand: Hand, seat: int, attempt: list[int]) -> list[int]:
     ladder = hand.ladder
     lead = classify_faces(attempt, ladder)
@@ -60,14 +77,14 @@ def play_hand(seed: int, cheat: str | None = None):
         faces = list(action.faces)
         trick = len(hand.tricks) + 1
         attempted = None
-        claimed = None
+        claimed: Claims = ()
         if not hand.current and classify_faces(faces, hand.ladder).kind == THROW:
             attempted = faces
             able = able_to_beat(hand, seat, faces)
-            claimed = able[0] if able else None
+            claimed = honest_claims(hand, seat, faces)
             if cheat == "throw" and cheated is None and able:
                 # The table let the throw stand although a seat could beat it.
-                claimed = None
+                claimed = ()
                 cheated = (able, trick)
                 hand.force_play(seat, faces)
                 faces_played = faces

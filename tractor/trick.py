@@ -224,7 +224,31 @@ def forced_component(failed: Sequence[Component]) -> Component:
     tractor; fewer pairs first), then the lowest top card. Components equal in both (only
     off-suit rank cards: ♠2 and ♣2 under trump ♥2) go by the canonical decomposition, high
     to low then by face number, i.e. suit order ♠ ♥ ♦ ♣: the first of them is forced."""
-    return min(failed, key=lambda c: (_KIND_RANK[c.kind], c.pairs, c.top))
+    return min(failed, key=forced_order)
+
+
+def forced_order(comp: Component) -> tuple[int, int, int]:
+    """How failed components rank for the one a throw is forced to (smallest first):
+    the shape (single, pair, tractor), then the tractor's length, then the top card."""
+    return (_KIND_RANK[comp.kind], comp.pairs, comp.top)
+
+
+def claim_beats(comp: Component, lead: Format, faces: Sequence[int], ladder: Ladder) -> bool:
+    """Whether cards a seat shows against a throw beat its component ``comp``: of the
+    throw's own suit (a trump beats nothing of a plain suit here: a claim is a hand able to
+    follow with a higher part), the same shape, and higher.
+
+    >>> from tractor.trump import Trump
+    >>> ladder = Trump("2", "S").ladder()
+    >>> lead = classify_faces([37, 34], ladder)  # K♦ 10♦, a throw of two singles
+    >>> claim_beats(lead.components[1], lead, [38], ladder)  # A♦ beats the 10♦
+    True
+    >>> claim_beats(lead.components[0], lead, [3], ladder)  # 5♠, a trump: not a claim
+    False
+    """
+    es = ladder.esuit
+    return len(faces) == len(comp.faces) and all(es[f] == lead.esuit for f in faces) and \
+        beats_component(comp, list(faces), ladder)
 
 
 def resolve_throw_faces(lead_faces: list[int], other_hands: Sequence[list[int]],

@@ -23,13 +23,13 @@ from tractor.trump import Trump
 @dataclass(frozen=True, slots=True)
 class PlayRecord:
     """One play as the table saw it: physical card ids. For a lead that was a throw,
-    ``attempted`` holds the throw and ``claimed_by`` the seat that said it could beat
-    it (None: nobody claimed, the throw stood)."""
+    ``attempted`` holds the throw and ``claims`` each seat that claimed with the indices
+    of the throw's components it showed it beats (empty: nobody claimed, it stood)."""
 
     seat: int
     cards: tuple[int, ...]
     attempted: tuple[int, ...] | None = None
-    claimed_by: int | None = None
+    claims: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,22 +75,26 @@ def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], f
 
 
 def _check_throw(hand: Hand, rec: PlayRecord, trick: int) -> list[Violation]:
-    """Compare who could really beat a throw with who claimed to."""
+    """Compare, seat by seat and component by component, what each seat could beat of a
+    throw with what it claimed: a seat silent about a part it could beat shaped the forced
+    lead (or let the throw stand)."""
     assert rec.attempted is not None and hand.ladder is not None
     ladder = hand.ladder
     attempt = [c % 54 for c in rec.attempted]
     lead = classify_faces(attempt, ladder)
     if lead.kind != THROW:
         return []
-    able = []
-    for seat in range(hand.players):
-        if seat == rec.seat:
-            continue
+    claimed = dict(rec.claims)
+    out = []
+    for k in range(1, hand.players):
+        seat = (rec.seat + k) % hand.players
         suit = [f for f in hand.hands[seat] if ladder.esuit[f] == lead.esuit]
-        if any(beats_component(c, suit, ladder) for c in lead.components):
-            able.append(seat)
-    if rec.claimed_by is None:
-        return [Violation(s, trick, "could beat the throw but let it stand") for s in able]
-    if rec.claimed_by not in able:
-        return [Violation(rec.claimed_by, trick, "claimed to beat a throw it could not beat")]
-    return []
+        able = {i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)}
+        said = set(claimed.get(seat, ()))
+        if said - able:
+            out.append(Violation(seat, trick, "claimed to beat a throw it could not beat"))
+        elif able - said:
+            out.append(Violation(seat, trick, "could beat the throw but let it stand"
+                                 if not said else "let a part of the throw it could beat "
+                                 "stand"))
+    return out
