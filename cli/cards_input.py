@@ -252,14 +252,16 @@ def auction_answer(decision: str, text: str, seat: int) -> Action | None:
     (Bid(seat=1, points=85), Pass(seat=1))
     >>> auction_answer("name", "h", 0), auction_answer("name", "none", 0)
     (NameTrump(seat=0, suit='H'), NameTrump(seat=0, suit=None))
-    >>> auction_answer("name", "purple", 0) is None
-    True
+    >>> auction_answer("name", "purple", 0) is None, auction_answer("bid", "²", 0) is None
+    (True, True)
     """
     word = text.strip().lower()
     if decision == "bid":
         if word in ("pass", "p", "0"):
             return Pass(seat)
-        return Bid(seat, int(word)) if word.isdigit() and len(word) <= 4 else None
+        # ASCII digits only: "²" and "①" are digits to str.isdigit, not to int().
+        return Bid(seat, int(word)) if word.isascii() and word.isdigit() and len(word) <= 4 \
+            else None
     if decision == "name":
         if word in ("none", "no", "nt", "-", "0"):
             return NameTrump(seat, None)

@@ -535,8 +535,12 @@ def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]
         lines.append("The talon stays buried with the declarers (no bonus).")
     gain, team = res["levels_gained"], res["gaining_team"]
     side = "declarers" if team == decl else "defenders"
+    rules = rules_of(obs)
+    auction = rules is not None and rules.declaration == "auction"
     if gain:
         lines.append(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
+    elif auction:  # the next auction picks the declarers again: nobody "takes over"
+        lines.append("No level gained.")
     else:
         lines.append(f"Team {team} ({side}) takes over, no level gained.")
     before = list(obs.levels)
@@ -544,9 +548,14 @@ def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]
     lines.append("Levels: " + ", ".join(
         f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
         for t in (0, 1)))
-    nxt = res["next_starter"]
-    lines.append(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
-                 "declares.")
+    if auction:
+        dealer = (obs.first + 1) % seat_count(obs)
+        lines.append(f"Next hand: {names[dealer]} deals and bids first; the auction picks "
+                     "the declarers.")
+    else:
+        nxt = res["next_starter"]
+        lines.append(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
+                     "declares.")
     if summary.get("audit"):
         lines.append(f"Audit: {summary['audit']}")
     if summary.get("game_over"):

@@ -453,7 +453,10 @@ class TableHand:
         hand = self._my_cards()
         out: list[int] = []
         for f in faces:
-            p = next(p for p in sorted(hand) if hand[p] % 54 == f and p not in out)
+            p = next((p for p in sorted(hand) if hand[p] % 54 == f and p not in out), None)
+            if p is None:  # this peer's own player is wrong (a person's move is checked)
+                raise TableError(self.me, f"this peer's player chose cards it does not hold: "
+                                          f"{list(faces)!r:.80}")
             out.append(p)
         return out
 
@@ -614,14 +617,18 @@ class TableHand:
             points = self._ask("bid", public.bid_options())
             if points is WAIT:
                 return out
+            if type(points) is not int or not 0 <= points < 2**31:  # cannot even be sent
+                raise TableError(self.me, f"this peer's player bid {points!r:.40}")
             self._done.add(key)
             out += self.deck.post({"bid": points})
         if not self._queues[seat]:
             return out
         msg, _ = self._queues[seat].popleft()
         points = msg.get("bid")
-        if set(msg) != {"bid"} or type(points) is not int:
+        if set(msg) != {"bid"}:
             raise TableError(seat, f"expected a bid, got {_keys(msg)}")
+        if type(points) is not int:
+            raise TableError(seat, "a bid is a whole number of points (0 to pass)")
         if points == 0:
             self._judged(seat, lambda: public.record_pass(seat))
         else:
@@ -726,6 +733,8 @@ class TableHand:
         if not self._queues[seat]:
             return out
         msg, seq = self._queues[seat].popleft()
+        if set(msg) not in ({"play"}, {"throw"}):
+            raise TableError(seat, f"expected a play, got {_keys(msg)}")
         if "throw" in msg and not trick.plays and trick.attempted is None:
             faces = self._shown_faces(seat, msg["throw"], "show", seq)
             fmt = self._judged(seat, lambda: self.public.lead_format_of(faces))
@@ -791,6 +800,8 @@ class TableHand:
                 return out
         for seat in waiting:
             msg, seq = self._queues[seat].popleft()
+            if set(msg) != {"claim"}:
+                raise TableError(seat, f"a claim message is {{claim: [...]}}, got {_keys(msg)}")
             items = msg["claim"]
             if not isinstance(items, list):
                 raise TableError(seat, "a claim is a list")

@@ -76,6 +76,36 @@ def test_a_bid_the_rules_do_not_allow_is_blamed_on_its_seat():
     assert info.value.seat == 1 and "multiple of 5" in str(info.value)
 
 
+class _Muddled(RandomPlayer):
+    """A player (a buggy strategy) that shows a card it does not hold, or bids a number
+    no message can carry."""
+
+    def __init__(self, seed: int, what: str) -> None:
+        super().__init__(seed)
+        self.what = what
+
+    def bid(self, view, options):
+        return 2**70 if self.what == "bid" else 0
+
+    def show(self, view):
+        held = set(view.hand)
+        return next(f for f in range(54) if f not in held)
+
+
+@pytest.mark.parametrize("what", ["bid", "show"])
+def test_a_peers_own_player_gone_wrong_stops_it_with_a_reason_not_a_crash(what):
+    # Before: StopIteration (a card not held) or msgpack's OverflowError out of receive().
+    d = LocalDeal(seats=4, decks=2, hand_size=25, seed=3, first=0)
+    setup = HandSetup(AUCTION, ("2", "2"), first=0)
+    players = [_Muddled(s, what) for s in range(4)]
+    tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
+    d.peers = tables
+    d.call_all("start")
+    with pytest.raises(TableError) as info:
+        d.run()
+    assert "this peer's player" in str(info.value)
+
+
 def _env(tmp_path) -> dict[str, str]:
     return {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
 
@@ -91,6 +121,7 @@ def test_a_whole_auction_hand_from_tractor_play(tmp_path):
     assert "Traceback" not in out + proc.stderr, proc.stderr[-3000:]
     assert "Auction:" in out and "bid> " in out and "show> " in out, out[-3000:]
     assert "Hand 1 is over." in out, out[-3000:]
+    assert "the auction picks the declarers" in out  # not "Next starter ... declares"
     assert "4 of 4 peers verified the hand: no rule broken" in out
     assert out.count("Refused") == 0
 
