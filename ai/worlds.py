@@ -54,6 +54,7 @@ from tractor.hand import (
 from tractor.observation import Observation
 from tractor.public import PublicHand
 from tractor.rules import Rules
+from tractor.trick import forced_order
 from tractor.trump import TRUMP, Ladder
 
 #: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.
@@ -61,7 +62,6 @@ TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
 #: Phases after the starter took the talon into hand.
 TALON_TAKEN = (TALON, PLAY, DONE)
 
-_KIND_RANK = {SINGLE: 0, PAIR: 1}
 
 
 @dataclass(frozen=True)
@@ -229,9 +229,8 @@ class _Model:
         if attempted is not None:
             tried = classify_faces(list(attempted), ladder)
             forced = lead.components[0]
-            key = (_KIND_RANK.get(forced.kind, 2), forced.pairs, forced.top)
-            stood = [c for c in tried.components
-                     if (_KIND_RANK.get(c.kind, 2), c.pairs, c.top) < key]
+            key = forced_order(forced)
+            stood = [c for c in tried.components if forced_order(c) < key]
             if self.k.rules.throw_forced == "first_claimant":
                 # Only the first claimant's claims chose the forced part: a lower component
                 # stood against it and the seats before it, of which only the seat after the

@@ -16,9 +16,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tractor.game import after_hand, after_redeal
 from tractor.hand import HandResult
 from tractor.rules import Rules
-from tractor.scoring import advance_levels
 
 from .deck.engine import Deck, DeckConfig
 from .deck.envelope import FrameError, open_frame, peek_hand
@@ -143,7 +143,7 @@ class GameSession:
             hand = self.current
             self.played.append(hand)
             if hand.phase == "redeal":
-                self.first = (self.first + 1) % self.rules.players
+                self.first = after_redeal(self.rules, self.first)
             else:
                 assert hand.result is not None
                 self._end_hand(hand.result)
@@ -162,14 +162,7 @@ class GameSession:
 
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)
-        past = advance_levels(self.levels, res.gaining_team, res.levels_gained, self.rules.win)
-        if self.rules.declaration == "auction":
-            # Seed 001: the deal passes to the next seat; the auction and the card-play
-            # pick the declarers and the starter anew.
-            self.first = (self.first + 1) % self.rules.players
-        else:
-            self.declarers = res.next_declarers
-            self.starter = res.next_starter
-            self.first = res.next_starter
+        self.declarers, self.starter, self.first, past = after_hand(
+            self.rules, self.levels, self.first, res)
         if past:
             self.winner = res.gaining_team

@@ -377,19 +377,15 @@ class TableHand:
         return self.step()
 
     def _check_answer(self, kind: str, answer: Any) -> None:
-        if kind == "bid":
-            if answer != 0 and answer not in self.public.bid_options():
-                raise IllegalAction(f"a bid must be a multiple of 5 above "
-                                    f"{self.public.high_bid()}, at most "
-                                    f"{self.rules.total_points}, or a pass")
+        if kind in ("bid", "name"):
+            reason = (self.public.bid_refusal(answer, passing=True) if kind == "bid"
+                      else self.public.trump_refusal(answer))
+            if reason:
+                raise IllegalAction(reason)
             return
         if kind == "show":
             if answer not in self.my_faces():
                 raise IllegalAction("show exactly one card you hold")
-            return
-        if kind == "name":
-            if answer is not None and answer not in SUITS:
-                raise IllegalAction(f"a trump suit is one of {', '.join(SUITS)}, or none")
             return
         if kind == "declare":
             if answer is not None and tuple(answer) not in self._declaration_options():

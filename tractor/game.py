@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from .actions import Action, action_from_data
-from .hand import DONE, REDEAL, Hand, IllegalAction
+from .hand import DONE, REDEAL, Hand, HandResult, IllegalAction
 from .observation import GameRecord, Observation
 from .rules import Rules
 from .scoring import advance_levels
@@ -32,6 +32,25 @@ from .scoring import advance_levels
 
 class GameDataError(ValueError):
     """A game record (`Game.to_data` output) that is not well formed."""
+
+
+def after_hand(rules: Rules, levels: list[str], first: int,
+               result: HandResult) -> tuple[int | None, int | None, int, bool]:
+    """A game after a finished hand, for the rules core's `Game` and the peers' session
+    alike: moves ``levels`` on (in place) and returns the next hand's declaring team and
+    starter (None: its auction decides), its first drawer, and whether the game is over.
+    Seed 001's auction: the deal passes to the next seat; else the result names the
+    declarers and the starter, who draws first."""
+    past = advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
+    if rules.declaration == "auction":
+        return None, None, (first + 1) % rules.players, past
+    return result.next_declarers, result.next_starter, result.next_starter, past
+
+
+def after_redeal(rules: Rules, first: int) -> int:
+    """The first drawer of a first hand dealt again because nobody declared: the next
+    seat (a Choice: so a table where one seat keeps drawing first cannot stall)."""
+    return (first + 1) % rules.players
 
 
 class Game:
@@ -98,7 +117,7 @@ class Game:
         self.hand.apply(action)
         self.actions.append(action)
         if self.hand.phase == REDEAL:
-            self.first_seat = (self.first_seat + 1) % self.rules.players
+            self.first_seat = after_redeal(self.rules, self.first_seat)
             self.hand = self._new_hand()
         elif self.hand.phase == DONE:
             self._end_hand()
@@ -109,10 +128,10 @@ class Game:
         assert res is not None
         self.hands_played.append(hand)
         self.hand_no += 1
-        past = advance_levels(self.levels, res.gaining_team, res.levels_gained, self.rules.win)
-        self.declarers = res.next_declarers
-        self.starter = res.next_starter
-        self.dealer = (self.dealer + 1) % self.rules.players
+        self.declarers, self.starter, first, past = after_hand(self.rules, self.levels,
+                                                               hand.first, res)
+        if self.rules.declaration == "auction":
+            self.dealer = first
         if past:
             self.winner = res.gaining_team
             return

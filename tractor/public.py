@@ -470,12 +470,28 @@ class PublicHand:
         low = self.high_bid() + 5
         return [p for p in range(low - low % 5, self.rules.total_points + 1, 5) if p >= low]
 
-    def record_bid(self, seat: Seat, points: int) -> None:
-        self._expect_turn(seat, (BID,), "bid")
+    def bid_refusal(self, points: object, passing: bool = False) -> str | None:
+        """Why ``points`` is no bid now (None: it is one; with ``passing``, 0 is a pass)."""
+        if passing and points == 0 and type(points) is int:
+            return None
         high = self.high_bid()
         if type(points) is not int or points % 5 or not high < points <= self.rules.total_points:
-            raise IllegalAction(f"a bid must be a multiple of 5 above {high}, "
-                                f"at most {self.rules.total_points}")
+            return (f"a bid must be a multiple of 5 above {high}, at most "
+                    f"{self.rules.total_points}" + (", or a pass" if passing else ""))
+        return None
+
+    @staticmethod
+    def trump_refusal(suit: object) -> str | None:
+        """Why ``suit`` is not a trump suit the starter may name (None: it is one)."""
+        if suit is not None and suit not in SUITS:
+            return f"a trump suit is one of {', '.join(SUITS)}, or none"
+        return None
+
+    def record_bid(self, seat: Seat, points: int) -> None:
+        self._expect_turn(seat, (BID,), "bid")
+        reason = self.bid_refusal(points)
+        if reason:
+            raise IllegalAction(reason)
         self.bids.append((seat, points))
         self._next_bidder()
 
@@ -510,8 +526,9 @@ class PublicHand:
     def record_trump_named(self, seat: Seat, suit: str | None) -> None:
         """The auction's starter names the trump suit (None: no trump)."""
         self._expect_turn(seat, (NAME,), "name the trump suit")
-        if suit is not None and suit not in SUITS:
-            raise IllegalAction(f"a trump suit is one of {', '.join(SUITS)}, or none")
+        reason = self.trump_refusal(suit)
+        if reason:
+            raise IllegalAction(reason)
         self._set_trump(Trump(None, None) if suit is None else Trump(self.trump_rank(), suit))
 
     # --- the talon and the tricks ------------------------------------------------------------
