@@ -31,7 +31,10 @@ HELP = """\
 Commands:
   AS AS, 10h, ♠A, BJ   the cards to play, bury or declare (any case; suit first or last)
   1, 2, ...            pick a declaration from the list offered
-  pass                 make no declaration now
+  pass                 make no declaration now (in the auction: no bid, and out for good)
+  85                   in the auction variant: bid 85 points (multiples of 5)
+  AS                   in its card-play: the one card to show (the declarers' highest starts)
+  H, spades, none      the starter names the trump suit, or no suit
   hint                 what the AI would do here (then an empty line accepts it)
   last                 the last trick
   tracker              the cards still out
@@ -191,6 +194,8 @@ class PlainSession:
                     client.next_hand()
             else:
                 self.say("The hand is over: press Enter for the next hand (or quit).")
+        elif cmd == "pass" and client.decision() == SHOW:
+            self.say("Show one card of your hand: there is no passing in the card-play.")
         elif cmd == "pass" and client.decision() != NAME:
             self._submit(Pass(client.seat), BID if client.decision() == BID else DECLARE)
         elif line:
