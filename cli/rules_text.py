@@ -64,9 +64,9 @@ The auction variant (declaration=auction, seed 001)
   The first dealer is drawn by lot, then the deal passes to the next seat each hand. After
   the deal each seat in turn from the dealer bids points (multiples of 5 above the high
   bid) or passes, out for good; the high bidder's team declares (nobody bids: the
-  dealer's; the bid decides only that: scoring is as above). Then every seat shows one card; the declarer who shows the
-  highest (jokers, then A down to 2) is the starter, names the trump suit or none, takes
-  the talon and leads.
+  dealer's; the bid decides only that: scoring is as above). Then every seat shows one
+  card; the declarer who shows the highest (jokers, then A down to 2) is the starter,
+  names the trump suit or none, takes the talon and leads.
 
 Variants (talon doubling per card, must play a tractor when held, other deck counts) and
 every choice made where the rule texts are silent: seeds/README.md in the source tree.
