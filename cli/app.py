@@ -74,7 +74,7 @@ KEYS: list[tuple[str, str]] = [
     ("e", "declarations you may make"),
     ("p", "pass (no declaration; no bid)"),
     ("85 Enter", "auction: bid 85 points"),
-    ("H Enter", "auction: name trump (0: none)"),
+    ("H Enter", "auction: trump (0 = none)"),
     ("i", "hint: preselect AI's move"),
     ("l", "last trick"),
     ("o", "cards still out (tracker)"),
