@@ -1,6 +1,8 @@
 """How long a person waits: from Enter on `tractor` to the first decision on the full screen
-(three AI peer processes, the verified shuffle, the deal), and from Enter on `tractor
-resume` after the game was killed mid-hand to the first decision again.
+(three AI peer processes, the verified shuffle, the deal), from Enter on `tractor resume`
+after the game was killed mid-hand to the first decision again, and, once that hand is
+played out, from the end of the hand to the next hand's first decision (Enter pressed on
+the summary at once: the next hand's shuffle with proofs and its deal).
 
 Runs the installed `tractor` command in a pseudo-terminal, as a person would, with a fresh
 data folder per run; the screen is read back with pyte (a test dependency). Prints each
@@ -25,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from pty_terminal import Terminal  # noqa: E402
+from pty_terminal import Terminal, play_full_screen_hand  # noqa: E402
 
 DECIDING = ("your turn", "you may declare")
 
@@ -90,11 +92,16 @@ def one_run(strategy: str, level: str) -> dict[str, float | None]:
         term = Terminal([exe, "resume"], env, cwd=str(home))
         shown = first_progress(term, 60)
         resumed = None if until_decision(term, 120) is None else time.perf_counter() - start
+        between = None
+        play_full_screen_hand(term, 600)
+        if "is over" in term.text():
+            term.send("\r")  # leave the summary at once: only the next deal is waited for
+            between = until_decision(term, 120)
         term.send("\x11")
         term.exited(5)
         term.close()
         return {"first_decision_s": first, "resume_progress_s": shown,
-                "resume_decision_s": resumed}
+                "resume_decision_s": resumed, "next_hand_decision_s": between}
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
@@ -119,6 +126,9 @@ def main() -> None:
     result = {"first_decision_s": median("first_decision_s"),
               "resume_decision_s": median("resume_decision_s"),
               "resume_progress_s": median("resume_progress_s"),
+              "next_hand_decision_s": median("next_hand_decision_s"),
+              "next_hand_decision_max_s": max((r["next_hand_decision_s"] or 0.0)
+                                              for r in runs),
               "first_decision_max_s": max((r["first_decision_s"] or 0.0) for r in runs),
               "resume_decision_max_s": max((r["resume_decision_s"] or 0.0) for r in runs),
               "runs": len(runs), "strategy": args.strategy, "level": args.level,
