@@ -506,7 +506,7 @@ class Plain(Program):
 
 
 #: Prompts of ``--plain`` that ask for a decision, and those after a hand.
-DECISION_PROMPTS = ("declare> ", "bury> ", "play> ")
+DECISION_PROMPTS = ("declare> ", "bury> ", "play> ", "bid> ", "show> ", "trump> ")
 SUMMARY_PROMPTS = ("next hand (Enter)> ", "game over (Enter to leave)> ")
 
 

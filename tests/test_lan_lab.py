@@ -277,6 +277,28 @@ def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of, timer):
     quit_all(lab, [alice, bob])
 
 
+def test_f_the_auction_variant_between_hosts(lab_of, timer):
+    """(f) auction variant: host --ai 2 --rules declaration=auction, a joiner by address"""
+    lab = lab_of(2)
+    a, b = lab.hosts
+    alice = lab.person(a, "alice").plain(
+        "host", "--name", "lab-f", "--ai", "2", "--rules", "declaration=auction", "--plain",
+        "--player", "Alice", *AI)
+    address = open_table(alice)
+    in_lobby(alice)
+    bob = lab.person(b, "bob").plain("join", address, "--plain", "--player", "Bob")
+    in_lobby(bob)
+    for program in (alice, bob):
+        program.send("ready")
+    play_to_verified(lab, [alice, bob])
+    for program in (alice, bob):  # the bids, the card-play and the trump went between hosts
+        text = program.output()
+        assert "Auction:" in text and "bid> " in text and "show> " in text, program.report()
+        assert "the auction picks the declarers" in text, program.report()
+    print(f"{timer.name}: {timer.done():.1f} s")
+    quit_all(lab, [alice, bob])
+
+
 def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
     """Alice hosts on host A, Bob joins by the address she printed from B, and her `fill
     lan` seats two AI players from `tractor ai-server` on C; both are ready."""
