@@ -12,6 +12,7 @@ share of its hands on the real deck, to keep this double honest.
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,3 +180,16 @@ def open_decks(seats: int, decks: int, hand_size: int, first: int,
     random.Random(seed).shuffle(order)
     config = OpenConfig(seats, decks, hand_size, first)
     return [OpenDeck(config, s, order) for s in range(seats)]
+
+
+def run_tables(tables: list[Any]) -> None:
+    """Start every table and deliver each frame to every other peer, in order, until
+    nothing moves (errors propagate to the caller)."""
+    queue: deque[tuple[int, bytes]] = deque()
+    for seat, table in enumerate(tables):
+        queue.extend((seat, f) for f in table.start())
+    while queue:
+        src, frame = queue.popleft()
+        for dst, table in enumerate(tables):
+            if dst != src:
+                queue.extend((dst, f) for f in table.receive(frame))

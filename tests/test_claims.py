@@ -6,26 +6,13 @@ named (the audit used to check only the first claimant)."""
 
 from __future__ import annotations
 
-from collections import deque
-
-from open_deck import open_decks
+from open_deck import open_decks, run_tables
 
 from tractor import Rules
 from tractor.formats import Format
 from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
 from tractor.trick import beats_component
 from tractor.trump import TRUMP
-
-
-def _run(tables: list[TableHand]) -> None:
-    queue: deque[tuple[int, bytes]] = deque()
-    for seat, table in enumerate(tables):
-        queue.extend((seat, f) for f in table.start())
-    while queue:
-        src, frame = queue.popleft()
-        for dst, table in enumerate(tables):
-            if dst != src:
-                queue.extend((dst, f) for f in table.receive(frame))
 
 
 class TrumpClaimer(TableHand):
@@ -77,7 +64,7 @@ def test_a_trump_shown_against_a_plain_suit_throw_is_no_claim():
         before = TrumpClaimer.tried
         tables = _table(TrumpClaimer, seed, liar)
         try:
-            _run(tables)
+            run_tables(tables)
         except TableError as exc:
             assert exc.seat == liar and "do not" in str(exc), exc
             halted += 1
@@ -92,7 +79,7 @@ def test_a_seat_quiet_about_a_part_it_could_beat_is_found_by_the_audit():
         liar = seed % 4
         before = QuietClaimer.quiet
         tables = _table(QuietClaimer, seed, liar)
-        _run(tables)
+        run_tables(tables)
         if QuietClaimer.quiet == before:
             continue
         violations = tables[(liar + 1) % 4].violations

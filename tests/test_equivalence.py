@@ -14,7 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 import pytest
-from open_deck import open_decks
+from open_deck import open_decks, run_tables
 
 from tractor import Bid, Bury, Declare, Hand, NameTrump, Pass, Play, Rules, Show
 from tractor.cards import RANKS
@@ -92,18 +92,6 @@ def _setup(seed: int) -> tuple[HandSetup, float]:
     return HandSetup(rules, levels, starter, starter, declarers), chance
 
 
-def _run(tables: list[TableHand]) -> None:
-    """Deliver every frame to every other peer, in order, until nothing moves."""
-    queue: deque[tuple[int, bytes]] = deque()
-    for seat, table in enumerate(tables):
-        queue.extend((seat, f) for f in table.start())
-    while queue:
-        src, frame = queue.popleft()
-        for dst, table in enumerate(tables):
-            if dst != src:
-                queue.extend((dst, f) for f in table.receive(frame))
-
-
 def _table_hand(seed: int, real_deck: bool) -> tuple[list[TableHand], list[Recorder], list[int]]:
     setup, chance = _setup(seed)
     rules, n = setup.rules, setup.rules.players
@@ -112,12 +100,12 @@ def _table_hand(seed: int, real_deck: bool) -> tuple[list[TableHand], list[Recor
         d = LocalDeal(seats=n, decks=rules.decks, hand_size=rules.hand_size,
                       first=setup.first, seed=seed)
         tables = [TableHand(setup, d.peers[s], players[s]) for s in range(n)]
-        _run(tables)
+        run_tables(tables)
         order = tables[0].deck.deck_order() if tables[0].deck.phase == "done" else None
     else:
         decks = open_decks(n, rules.decks, rules.hand_size, setup.first, seed)
         tables = [TableHand(setup, decks[s], players[s]) for s in range(n)]
-        _run(tables)
+        run_tables(tables)
         order = decks[0]._order
     assert order is not None or tables[0].phase == "redeal"
     return tables, players, order or []

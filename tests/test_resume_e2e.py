@@ -12,6 +12,23 @@ import time
 from processes import PROMPTS, Session, ai_processes
 
 
+def resume_to_verified(env: dict[str, str]) -> Session:
+    """`tractor resume --plain` takes the killed game back; its hand is played out with the
+    hints to every peer's verdict, then the person quits."""
+    resumed = Session(["resume", "--plain"], env)
+    try:
+        assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
+        resumed.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
+        assert resumed.until(lambda out: "verified the hand" in out, 60), resumed.out[-3000:]
+        assert "4 of 4 peers verified the hand: no rule broken" in resumed.out
+        resumed.send("quit")
+        resumed.proc.wait(timeout=60)
+    finally:
+        if resumed.proc.poll() is None:
+            resumed.proc.kill()
+    return resumed
+
+
 def test_resume_after_the_play_process_is_killed(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
     play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
@@ -27,17 +44,7 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
     while ai_processes(tmp_path) and time.time() < deadline:
         time.sleep(0.3)
     assert ai_processes(tmp_path) == []  # the AI peers left with their parent
-    resumed = Session(["resume", "--plain"], env)
-    try:
-        assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
-        resumed.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
-        assert resumed.until(lambda out: "verified the hand" in out, 60), resumed.out[-3000:]
-        assert "4 of 4 peers verified the hand: no rule broken" in resumed.out
-        resumed.send("quit")
-        resumed.proc.wait(timeout=60)
-    finally:
-        if resumed.proc.poll() is None:
-            resumed.proc.kill()
+    resumed = resume_to_verified(env)
     assert "Traceback" not in resumed.out + resumed.proc.stderr.read().decode()
 
 
@@ -60,17 +67,7 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
     while ai_processes(tmp_path) and time.time() < deadline:
         time.sleep(0.3)
     assert ai_processes(tmp_path) == []
-    resumed = Session(["resume", "--plain"], env)
-    try:
-        assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
-        resumed.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
-        assert resumed.until(lambda out: "verified the hand" in out, 60), resumed.out[-3000:]
-        assert "4 of 4 peers verified the hand: no rule broken" in resumed.out
-        resumed.send("quit")
-        resumed.proc.wait(timeout=60)
-    finally:
-        if resumed.proc.poll() is None:
-            resumed.proc.kill()
+    resume_to_verified(env)
 
 
 def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
