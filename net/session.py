@@ -22,6 +22,7 @@ from tractor.rules import Rules
 
 from .deck.engine import Deck, DeckConfig
 from .deck.envelope import FrameError, open_frame, peek_hand
+from .deck.errors import Replay
 from .table import HandSetup, Player, TableHand
 
 MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
@@ -69,6 +70,7 @@ class GameSession:
         self._journal: dict[int, list[bytes]] = {}
         self.current = self._new_hand()
         self._early: list[bytes] = []
+        self._early_seen: set[bytes] = set()  #: their signed contents (relays repeat them)
 
     def hand_seed(self, hand_no: int) -> bytes:
         """This peer's secrets for one hand (persist the master seed to resume)."""
@@ -121,9 +123,12 @@ class GameSession:
         if hand == current + 1:
             # A faster peer already started the next hand: keep its frame (checked) for it.
             env = open_frame(frame, self.table, hand, list(self.public_keys))
+            if env.content in self._early_seen:
+                return []  # relayed again by another seat
             if len(self._early) >= MAX_EARLY:
                 raise FrameError("too many frames for the next hand", env.seat)
             self._early.append(frame)
+            self._early_seen.add(env.content)
             return []
         out = self.current.receive(frame)
         return out + self._maybe_next()
@@ -156,8 +161,12 @@ class GameSession:
             self.current = self._new_hand()
             out += self.current.start()
             early, self._early = self._early, []
+            self._early_seen = set()
             for frame in early:
-                out += self.receive(frame)
+                try:
+                    out += self.receive(frame)
+                except Replay:
+                    pass  # came from the journal too (a resume)
         return out
 
     def _end_hand(self, res: HandResult) -> None:

@@ -37,9 +37,10 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
-from .deck.envelope import MAX_FRAME, FrameError, peek_hand
-from .deck.errors import DeckError, Replay
+from .deck.envelope import MAX_FRAME, Envelope, FrameError, open_frame, peek_hand
+from .deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewMismatch
 from .journal import Journal
+from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .table import TableError
 
@@ -59,6 +60,17 @@ SETTLE = 5.0
 #: Seconds without a link after which a seat is reported unreachable (screen and log).
 UNREACHABLE = 3.0
 NONCE_SIZE = 32
+#: Seconds between have reports (each link gets one when this peer's holdings changed):
+#: well inside `relay.RELAY_AFTER`, so a seat that got a frame straight from its author
+#: says so before anyone relays it.
+HAVE_EVERY = 0.25
+#: Seconds a peer that saw signs of a split transcript (a seat's signed view of another
+#: seat's messages differs from its own) waits for the two signed versions that prove who
+#: equivocated, sending none of its own frames meanwhile, before it halts on the view.
+SUSPECT = 10.0
+#: Copies of frames already held that one link may bring per hand (relays and resends
+#: after a reconnect repeat some; a link that floods copies is dropped).
+MAX_COPIES = 4096
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
 #: never pass for a deck message, nor a deck message for a proof.
@@ -196,6 +208,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
 
     def sendString(self, string: bytes) -> None:
         self.last_sent = self.node.clock.seconds()
+        if string and self.up:
+            self.node.traffic.count(string)
         super().sendString(string)
 
     def connectionMade(self) -> None:
@@ -279,6 +293,25 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self.node.link_down(self.seat, self)
 
 
+class Traffic:
+    """What this peer's links carried (heartbeats and handshakes aside), for the figures."""
+
+    def __init__(self) -> None:
+        self.frames = self.bytes = 0  #: every frame sent on a link, relays and haves included
+        self.relayed = self.relayed_bytes = 0  #: other seats' frames relayed
+        self.haves = self.have_bytes = 0  #: have reports
+
+    def count(self, frame: bytes) -> None:
+        self.frames += 1
+        self.bytes += len(frame)
+        if is_have(frame):
+            self.haves += 1
+            self.have_bytes += len(frame)
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(vars(self))
+
+
 @implementer(IStreamClientEndpoint)
 class _Remembering:
     """A client endpoint that remembers why its last attempt failed, so a seat that
@@ -320,8 +353,10 @@ class PeerNode:
         #: Called (no arguments) after every change of the game state (a screen redraws).
         self.on_change: Callable[[], None] | None = None
         self.session: GameSession | None = None
+        self.traffic = Traffic()
         self._watch: Any = None
         self._beat: Any = None
+        self._gossip_loop: Any = None
         if session is not None:
             self.attach(session, raw_keys, journal, game)
 
@@ -348,6 +383,16 @@ class PeerNode:
         self.dial_errors: dict[int, tuple[str, str]] = {}
         self._told_unreachable: set[tuple[int, str]] = set()
         self._was_unreachable = False
+        self.public_keys = list(session.public_keys)
+        #: Every signed frame this peer holds, and what each other seat lacks (`Relay`).
+        self.relay = Relay(len(self.raw_keys), self.seat)
+        self._have_sent: dict[int, bytes] = {}  #: seat -> the last have report it got
+        self._copies: dict[int, int] = {}  #: seat -> copies its link brought this hand
+        #: Signed frames that prove why this peer halted: every seat gets them.
+        self.evidence: list[bytes] = []
+        #: A sign of a split transcript, and until when this peer waits for the proof.
+        self._suspect: tuple[DeckError, float] | None = None
+        self._withheld: list[bytes] = []  #: own frames kept back while a split is suspected
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -417,6 +462,34 @@ class PeerNode:
             self._beat = LoopingCall(self._heartbeat)
             self._beat.clock = self.clock
             self._beat.start(HEARTBEAT / 3, now=False)
+        if self._gossip_loop is None:  # until `stop`: a slower seat may still lack frames
+            self._gossip_loop = LoopingCall(self._gossip)
+            self._gossip_loop.clock = self.clock
+            self._gossip_loop.start(HAVE_EVERY, now=False)
+
+    def _gossip(self) -> None:
+        """Every `HAVE_EVERY` seconds: a have report to each seat whose last one is out of
+        date, the frames a seat still lacks past `relay.RELAY_AFTER`, and the end of the
+        wait for a suspected split."""
+        assert self.session is not None
+        now = self.clock.seconds()
+        if self._suspect is not None and self.halted is None and now >= self._suspect[1]:
+            # No proof came: the signed view itself is the evidence.
+            self._halt_on_evidence(self._suspect[0], self.session.current.deck.config.hand)
+        if self.halted is not None:
+            return
+        current = self.session.current.deck.config.hand
+        self.relay.forget_before(current - 1)
+        report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
+                                              if h >= 0]))
+        for seat, link in list(self.links.items()):
+            if link.up and self._have_sent.get(seat) != report:
+                self._have_sent[seat] = report
+                link.sendString(report)
+        for seat, frame in self.relay.due(now, [s for s, lk in self.links.items() if lk.up]):
+            self.traffic.relayed += 1
+            self.traffic.relayed_bytes += len(frame)
+            self.links[seat].sendString(frame)
 
     def _heartbeat(self) -> None:
         """An empty frame on every up link that has been quiet for `HEARTBEAT` seconds, so
@@ -483,7 +556,7 @@ class PeerNode:
             self.on_change()
 
     def stop(self) -> None:
-        for loop in (self._watch, self._beat):
+        for loop in (self._watch, self._beat, self._gossip_loop):
             if loop is not None and loop.running:
                 loop.stop()
         for service in self.services:
@@ -508,10 +581,15 @@ class PeerNode:
         # Resend everything this seat may have missed; the engine refuses duplicates.
         for frame in self.outbox[seat]:
             link.sendString(frame)
+        for frame in self.evidence:  # a halted table: the seat learns why
+            link.sendString(frame)
+        self._have_sent.pop(seat, None)  # it hears what this peer holds at the next report
+        self._copies[seat] = 0
 
     def link_down(self, seat: int, link: PeerLink) -> None:
         if self.links.get(seat) is link:
             del self.links[seat]
+            self.relay.link_lost(seat)
             self.up_since.pop(seat, None)
             self.down_since[seat] = self.clock.seconds()
             self.log.info("seat {seat} disconnected", seat=seat)
@@ -536,18 +614,33 @@ class PeerNode:
             for box in self.outbox.values():
                 box[:] = [f for f in box if peek_hand(f) >= hand - 1]
             self._outbox_hand = hand
+            self._copies.clear()
+        now = self.clock.seconds()
         for frame in frames:
-            for seat, box in self.outbox.items():
-                box.append(frame)
-                link = self.links.get(seat)
-                if link is not None:
-                    link.sendString(frame)
+            env = open_frame(frame, self.table, peek_hand(frame), self.public_keys,
+                             verify=False)  # signed here a moment ago
+            self.relay.hold(env.header.hand, self.seat, env.header.seq, env.content, frame,
+                            now, None)
+        if self._suspect is not None:
+            # Signs of a split: nothing of this peer's leaves (its keys least of all) until
+            # the proof of who equivocated comes, or the wait ends in a halt.
+            self._withheld += frames
+        else:
+            self._broadcast(frames)
         self._changed()
         if self.session.over or self._finished():
             if self._watch is not None and self._watch.running:
                 self._watch.stop()
             if not self.done.called:
                 self.done.callback(self.session)
+
+    def _broadcast(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            for seat, box in self.outbox.items():
+                box.append(frame)
+                link = self.links.get(seat)
+                if link is not None:
+                    link.sendString(frame)
 
     def _finished(self) -> bool:
         s = self.session
@@ -558,8 +651,8 @@ class PeerNode:
         refused frame drops the link or halts the table on evidence, and any other failure
         (a bug here or in the table) halts the node, since its state can no longer be
         trusted to match the other peers'."""
-        if self.halted is not None:
-            return
+        if self.halted is not None and not is_have(frame):
+            return  # halted: it still shows its version of a chain that differs (below)
         try:
             self._frame_from(link, frame)
         except Exception as exc:
@@ -571,42 +664,90 @@ class PeerNode:
                                  seat=link.seat)
 
     def _frame_from(self, link: PeerLink, frame: bytes) -> None:
-        assert self.session is not None
+        assert self.session is not None and link.seat is not None
+        if is_have(frame):
+            try:
+                report = read_have(frame, len(self.raw_keys))
+            except HaveError as exc:
+                link._drop(str(exc))
+                return
+            for pushed in self.relay.have_from(link.seat, report):
+                link.sendString(pushed)  # its version of a chain differs: show it ours
+            return
         try:
-            claimed = _sender(frame)
-            if claimed != link.seat:
-                raise FrameError(f"relayed a frame of seat {claimed}", link.seat)
-            out = self.session.receive(frame)
-            self._keep([frame])
+            # Any seat's frame may come on any link (relayed): its signature says whose it
+            # is, and a frame that does not verify is the fault of the link that brought it.
+            env = open_frame(frame, self.table, peek_hand(frame), self.public_keys)
+        except FrameError as exc:
+            self.errors.append(exc)
+            self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
+            link.transport.loseConnection()
+            return
+        hand = env.header.hand
+        current = self.session.current.deck.config.hand
+        if hand < current - 1:
+            return  # settled long ago
+        if current - 1 <= hand <= current + 1:
+            self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
+            self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
+                            self.clock.seconds(), link.seat)
+        self._apply(link, env)
+
+    def _apply(self, link: PeerLink, env: Envelope) -> None:
+        assert self.session is not None and link.seat is not None
+        try:
+            out = self.session.receive(env.frame)
+            self._keep([env.frame])
             self._send_all(out)
         except (FrameError, DeckError, TableError) as exc:
             outgoing = getattr(exc, "outgoing", [])
             if outgoing:
                 self._send_all(outgoing)
             if isinstance(exc, Replay):
-                return  # a frame sent again after a reconnect: harmless
+                self._copies[link.seat] = self._copies.get(link.seat, 0) + 1
+                if self._copies[link.seat] > MAX_COPIES:
+                    link._drop(f"it sent more than {MAX_COPIES} copies of frames in a hand")
+                return  # sent again after a reconnect, or relayed: harmless
             self.errors.append(exc)
             if isinstance(exc, FrameError):
                 # Malformed, forged or misrouted: nothing changed; drop the link.
                 self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
                 link.transport.loseConnection()
                 return
-            # A validly signed frame that breaks the protocol: the table halts on evidence.
-            self._halt(exc)
+            if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
+                    self._suspect_proof(exc), Equivocation):
+                self._suspect_split(exc)
+                return
+            # A validly signed frame that breaks the protocol: the table halts on evidence,
+            # and every seat gets the signed frames that show it.
+            self._halt_on_evidence(self._suspect_proof(exc), env.header.hand)
 
+    def _suspect_proof(self, exc: Exception) -> Exception:
+        """The strongest fault among those found at once: an equivocation, if any."""
+        for found in [exc, *getattr(exc, "also", [])]:
+            if isinstance(found, Equivocation):
+                return found
+        return exc
 
-def _sender(frame: bytes) -> int:
-    """The seat a frame claims to come from, read without trusting its shape (the session
-    checks the rest); raises `FrameError` on any structural surprise."""
-    peek_hand(frame)  # bounded read; raises FrameError on a malformed frame
-    try:
-        data = msgpack.unpackb(frame, raw=False, max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise FrameError(f"not a msgpack frame: {exc}") from exc
-    if (not isinstance(data, list) or len(data) != 3 or not isinstance(data[0], list)
-            or len(data[0]) < 4):
-        raise FrameError("a frame is [header, body, signature]")
-    seat = data[0][3]
-    if type(seat) is not int:
-        raise FrameError("bad seat")
-    return seat
+    def _suspect_split(self, exc: DeckError) -> None:
+        """A seat's signed view (or input) differs from this peer's: some seat sent two
+        versions of a message. The have reports bring the two signed versions within
+        seconds (`Relay.have_from`); meanwhile this peer sends nothing of its own."""
+        if self._suspect is None:
+            self.log.warn("waiting for proof of a split transcript: {why}", why=str(exc))
+            self._suspect = (exc, self.clock.seconds() + SUSPECT)
+
+    def _halt_on_evidence(self, exc: Exception, hand: int) -> None:
+        """Halt, and give every seat the signed frames that show why: the refused message
+        (both versions of an equivocation) and every frame of the blamed seat's chain this
+        peer holds, so a seat that holds other versions finds the equivocation."""
+        frames = list(getattr(exc, "frames", ()))
+        blamed = getattr(exc, "seat", None)
+        if type(blamed) is int and blamed != self.seat:
+            frames += [f for f in self.relay.chain(hand, blamed) if f not in frames]
+        if frames:
+            self.evidence = frames
+            for link in list(self.links.values()):
+                for frame in frames:
+                    link.sendString(frame)
+        self._halt(exc)

@@ -36,7 +36,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from . import lock_proof, shuffle_proof
-from .envelope import PROTOCOL, Envelope, Header, open_frame, seal
+from .envelope import PROTOCOL, Envelope, Header, chain_digest, open_frame, seal
 from .errors import (
     BadMessage,
     CheatDetected,
@@ -300,7 +300,9 @@ class Deck:
         if known is not None:
             if known.content == env.content:
                 raise Replay(seat, f"message {seq} was already received")
-            raise Equivocation(seat, f"two different signed messages number {seq}")
+            exc = Equivocation(seat, f"signed two different messages number {seq}")
+            exc.frames = (known.frame, env.frame)
+            raise exc
         if env.header.kind not in KINDS:
             raise BadMessage(seat, f"unknown message kind {env.header.kind!r:.30}")
         if len(self._pending[seat]) >= MAX_PENDING:
@@ -331,12 +333,17 @@ class Deck:
                     self._apply(env)
                 except DeckError as exc:
                     del self._pending[seat][env.header.seq]
+                    if exc.seat == seat and not exc.frames:
+                        exc.frames = (env.frame,)  # its signed message shows it
                     errors.append(exc)
                     continue
                 del self._pending[seat][env.header.seq]
                 chain.frames.append(env)
-                chain.hashes.append(hash32(b"chain", chain.hashes[-1], env.content))
-                errors += self._check_views(env)
+                chain.hashes.append(chain_digest(chain.hashes[-1], env.content))
+                for mismatch in self._check_views(env):
+                    if mismatch.seat == seat:
+                        mismatch.frames = (env.frame,)  # the reporter signed that view
+                    errors.append(mismatch)
                 try:
                     out += self._act()
                 except DeckError as exc:  # raised by this peer's own frame's processing

@@ -16,6 +16,8 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from .group import hash32
+
 PROTOCOL = "tractor-deck/2"  #: 2: one linear shuffle proof per shuffle, no coin rounds
 MAX_FRAME = 256 * 1024  #: largest frame: a lock of 324 cards with proofs fits well below
 MAX_SEATS = 12
@@ -57,6 +59,12 @@ class Envelope:
         return self.header.seat
 
 
+def chain_digest(previous: bytes, content: bytes) -> bytes:
+    """The hash of a seat's message chain after one more message (``content``: its signed
+    bytes): what the views in every header report, and what have reports abbreviate."""
+    return hash32(b"chain", previous, content)
+
+
 def seal(header: Header, body: dict[str, Any], key: Ed25519PrivateKey) -> bytes:
     signed = msgpack.packb([header.pack(), body], use_bin_type=True)
     return msgpack.packb([header.pack(), body, key.sign(signed)], use_bin_type=True)
@@ -80,8 +88,10 @@ def _int(v: Any, what: str, lo: int = 0, hi: int = 2**62) -> int:
     return v
 
 
-def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKey]) -> Envelope:
-    """Check one frame: shape, table, hand, seat, signature. Raises `FrameError`."""
+def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKey],
+               verify: bool = True) -> Envelope:
+    """Check one frame: shape, table, hand, seat, signature (``verify`` False: a frame this
+    peer signed itself, read back). Raises `FrameError`."""
     data = _unpack(frame)
     if not isinstance(data, list) or len(data) != 3:
         raise FrameError("a frame is [header, body, signature]")
@@ -109,7 +119,8 @@ def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKe
         parsed_views.append((_int(v[0], "view count"), v[1]))
     signed = msgpack.packb([raw_header, body], use_bin_type=True)
     try:
-        keys[seat].verify(sig, signed)
+        if verify:
+            keys[seat].verify(sig, signed)
     except InvalidSignature as exc:
         raise FrameError("bad signature (forged or altered)", seat) from exc
     header = Header(t, h, seat, seq, kind, tuple(parsed_views))

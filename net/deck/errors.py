@@ -8,13 +8,16 @@ class DeckError(ValueError):
 
     ``outgoing`` holds frames this peer produced while processing other, valid messages
     before the violation was found: broadcast them as usual. ``also`` holds further
-    violations found in the same run."""
+    violations found in the same run. ``frames`` holds the signed frames that show it (the
+    refused message; both versions of an equivocation): any peer can check them, so a peer
+    that halts on them relays them and the whole table halts naming the same seat."""
 
     def __init__(self, seat: int, message: str) -> None:
         self.seat = seat
         self.reason = message
         self.outgoing: list[bytes] = []
         self.also: list[DeckError] = []
+        self.frames: tuple[bytes, ...] = ()
         super().__init__(f"seat {seat}: {message}")
 
 
