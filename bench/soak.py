@@ -6,7 +6,10 @@ Prints hands per minute, messages and bytes per hand per peer, per-move latency 
 (from the first peer that applied a play, its player, to the last peer that applied it),
 and the number of disagreements (hands whose results differ between peers: must be 0).
 The last line is one JSON object with the keys ``hands``, ``disagreements``,
-``hands_per_minute``, ``messages_per_hand_per_peer``, ``bytes_per_hand_per_peer``,
+``hands_per_minute``, ``messages_per_hand_per_peer``, ``bytes_per_hand_per_peer`` (the
+frames a peer makes), ``link_frames_per_hand_per_peer``, ``link_bytes_per_hand_per_peer``
+(what it sends on its links: each own frame to every other seat, relayed frames and have
+reports), ``relayed_per_hand_per_peer``, ``have_reports_per_hand_per_peer``,
 ``move_latency_p50_ms``, ``move_latency_p95_ms``.
 """
 
@@ -59,10 +62,18 @@ def main() -> None:
 
     frames = sum(r["stats"]["frames_out"] for r in reports) / len(reports) / max(hands, 1)
     nbytes = sum(r["stats"]["bytes_out"] for r in reports) / len(reports) / max(hands, 1)
+    def per_peer_hand(key: str) -> float:
+        return sum(r["stats"]["links"][key] for r in reports) / len(reports) / max(hands, 1)
+    sends, sent_bytes = per_peer_hand("frames"), per_peer_hand("bytes")
+    relayed, haves = per_peer_hand("relayed"), per_peer_hand("haves")
+    overhead = (sent_bytes - nbytes * (args.seats - 1)) / max(nbytes * (args.seats - 1), 1)
     per_minute = hands / (max(r["elapsed"] for r in reports) / 60)
     print(f"{args.seats} peer processes on loopback TCP, {hands} hands in {wall:.1f} s wall "
           f"= {per_minute:.1f} hands per minute")
     print(f"messages per hand per peer: {frames:.0f}; bytes per hand per peer: {nbytes:.0f}")
+    print(f"sent on links per hand per peer: {sends:.0f} frames, {sent_bytes:.0f} bytes "
+          f"(relayed frames {relayed:.1f}, have reports {haves:.1f}: {overhead:+.1%} bytes "
+          f"over sending each own frame to every other seat once)")
     print(f"move latency (play to all peers applied): p50 {pct(0.5):.1f} ms, "
           f"p95 {pct(0.95):.1f} ms over {len(latencies)} moves")
     print(f"disagreements: {disagreements}; errors: {errors or 'none'}")
@@ -70,6 +81,10 @@ def main() -> None:
                       "hands_per_minute": round(per_minute, 2),
                       "messages_per_hand_per_peer": round(frames, 1),
                       "bytes_per_hand_per_peer": round(nbytes),
+                      "link_frames_per_hand_per_peer": round(sends, 1),
+                      "link_bytes_per_hand_per_peer": round(sent_bytes),
+                      "relayed_per_hand_per_peer": round(relayed, 2),
+                      "have_reports_per_hand_per_peer": round(haves, 1),
                       "move_latency_p50_ms": round(pct(0.5), 2),
                       "move_latency_p95_ms": round(pct(0.95), 2)}))
 

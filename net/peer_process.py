@@ -155,7 +155,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
         "transcript": transcript_hash(session),
         "stats": {"frames_out": stats.frames_out, "bytes_out": stats.bytes_out,
                   "frames_in": stats.frames_in, "bytes_in": stats.bytes_in,
-                  "applied": stats.applied},
+                  "applied": stats.applied, "links": node.traffic.as_dict()},
     }), flush=True)
 
 
