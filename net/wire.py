@@ -674,32 +674,44 @@ class PeerNode:
             for pushed in self.relay.have_from(link.seat, report):
                 link.sendString(pushed)  # its version of a chain differs: show it ours
             return
+        current = self.session.current.deck.config.hand
         try:
             # Any seat's frame may come on any link (relayed): its signature says whose it
             # is, and a frame that does not verify is the fault of the link that brought it.
-            env = open_frame(frame, self.table, peek_hand(frame), self.public_keys)
+            # The session checks the signatures of this hand's and the next one's frames
+            # (once is enough); a frame of the hand before is checked here.
+            hand = peek_hand(frame)
+            env = open_frame(frame, self.table, hand, self.public_keys,
+                             verify=hand == current - 1)
         except FrameError as exc:
-            self.errors.append(exc)
-            self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
-            link.transport.loseConnection()
+            self._refused(link, exc)
             return
-        hand = env.header.hand
-        current = self.session.current.deck.config.hand
         if hand < current - 1:
             return  # settled long ago
-        if current - 1 <= hand <= current + 1:
+        if self._apply(link, env) and current - 1 <= hand <= current + 1:
+            # Signature-checked: keep it for the seats that may lack it.
             self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
             self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
                             self.clock.seconds(), link.seat)
-        self._apply(link, env)
 
-    def _apply(self, link: PeerLink, env: Envelope) -> None:
+    def _refused(self, link: PeerLink, exc: FrameError) -> None:
+        """Malformed, forged or misrouted: nothing changed; drop the link that brought it."""
+        self.errors.append(exc)
+        self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
+        link.transport.loseConnection()
+
+    def _apply(self, link: PeerLink, env: Envelope) -> bool:
+        """Give one frame to the session; False if it was refused unread (a `FrameError`:
+        its signature or shape), True if it was read (accepted, a copy, or a violation)."""
         assert self.session is not None and link.seat is not None
         try:
             out = self.session.receive(env.frame)
             self._keep([env.frame])
             self._send_all(out)
-        except (FrameError, DeckError, TableError) as exc:
+        except FrameError as exc:
+            self._refused(link, exc)
+            return False
+        except (DeckError, TableError) as exc:
             outgoing = getattr(exc, "outgoing", [])
             if outgoing:
                 self._send_all(outgoing)
@@ -707,20 +719,16 @@ class PeerNode:
                 self._copies[link.seat] = self._copies.get(link.seat, 0) + 1
                 if self._copies[link.seat] > MAX_COPIES:
                     link._drop(f"it sent more than {MAX_COPIES} copies of frames in a hand")
-                return  # sent again after a reconnect, or relayed: harmless
+                return True  # sent again after a reconnect, or relayed: harmless
             self.errors.append(exc)
-            if isinstance(exc, FrameError):
-                # Malformed, forged or misrouted: nothing changed; drop the link.
-                self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
-                link.transport.loseConnection()
-                return
             if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
                     self._suspect_proof(exc), Equivocation):
                 self._suspect_split(exc)
-                return
+                return True
             # A validly signed frame that breaks the protocol: the table halts on evidence,
             # and every seat gets the signed frames that show it.
             self._halt_on_evidence(self._suspect_proof(exc), env.header.hand)
+        return True
 
     def _suspect_proof(self, exc: Exception) -> Exception:
         """The strongest fault among those found at once: an equivocation, if any."""
