@@ -99,7 +99,7 @@ class _Transport:
     abortConnection = loseConnection
 
     def getPeer(self) -> IPv4Address:
-        return IPv4Address("TCP", "198.18.0.%d" % (self.dst + 1), 40000 + self.dst)
+        return IPv4Address("TCP", f"198.18.0.{self.dst + 1}", 40000 + self.dst)
 
     getHost = getPeer
 
