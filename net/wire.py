@@ -44,7 +44,7 @@ from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .table import TableError
 
-WIRE_VERSION = "tractor-wire/3"  #: 3: heartbeats (an empty frame) on every up link
+WIRE_VERSION = "tractor-wire/4"  #: 4: frames relayed, have reports (3: heartbeats)
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
 #: Seconds between heartbeats on an up link that has sent nothing else meanwhile, and
 #: seconds of silence after which a link is taken for dead and dropped (its seat is then

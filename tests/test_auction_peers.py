@@ -49,8 +49,9 @@ def test_ai_peers_play_auction_hands_and_the_deal_passes_on():
         # The starter is the declarer who showed the highest card, and named the trump.
         assert team_of(public.starter) == public.declarers
         assert len(public.shown) == 4 and not hand.violations
-        assert hand.deck.verdicts and all(v == {"violations": []}
-                                          for v in hand.deck.verdicts.values())
+        assert hand.deck.verdicts and all(
+            v == {"violations": [], "transcript": hand.deck.transcript()}
+            for v in hand.deck.verdicts.values())
     # Sensible bids: nobody outbids a partner's bid by a point, and not to the ceiling.
     for hand in first.played:
         assert hand.public.high_bid() < AUCTION.total_points

@@ -11,6 +11,7 @@ import pytest
 from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.formats import THROW, classify_faces
 from tractor.net.deck.audit import PlayRecord, audit_hand
+from tractor.net.deck.errors import TranscriptSplit
 from tractor.net.deck.local import LocalDeal
 from tractor.trick import beats_component
 
@@ -151,8 +152,11 @@ def test_an_honest_hand_audits_clean_on_every_peer(seed):
     for seat in range(4):
         table.call(seat, "verdict", [])
     table.run()
-    assert all(peer.verdicts == {s: {"violations": []} for s in range(4)}
-               for peer in table.peers)
+    hashes = {peer.transcript() for peer in table.peers}
+    assert len(hashes) == 1  # every peer holds the same hand, and every verdict signs it
+    (transcript,) = hashes
+    assert all(peer.verdicts == {s: {"violations": [], "transcript": transcript}
+                                 for s in range(4)} for peer in table.peers)
 
 
 def test_a_failure_to_follow_suit_is_found_naming_seat_and_trick():
@@ -173,3 +177,16 @@ def test_a_throw_let_stand_by_a_seat_that_could_beat_it_is_found():
     assert {v.seat for v in found} == set(able)
     assert all(v.reason == "could beat the throw but let it stand" for v in found)
     assert verdicts[0] == verdicts[3]
+
+
+def test_a_verdict_that_signs_another_transcript_does_not_count():
+    # Seat 3 judged (or claims to have judged) another hand than the others hold: its
+    # verdict is refused, so the hand's result never counts on a split transcript.
+    table, _, _, _ = play_hand(1)
+    genuine = table.peers[3].transcript()
+    table.peers[3].transcript = lambda: bytes(32)  # type: ignore[method-assign]
+    table.call(3, "verdict", [])
+    with pytest.raises(TranscriptSplit) as caught:
+        table.run()
+    assert caught.value.seat == 3 and "another transcript" in str(caught.value)
+    assert genuine != bytes(32) and 3 not in table.peers[0].verdicts

@@ -135,7 +135,7 @@ def test_known_answer_vector() -> None:
 
 KAT_PERM = [3, 1, 2, 4, 0, 5]
 KAT_DECK = "3cea051a5040f212734e4d96676f7582056fe874438dc24eb1c55f642f80c549"
-KAT_PROOF = "75a6fe001802571e46602fad0576a3360856f73eeb6a24645b1365c7807eb819"
+KAT_PROOF = "7c926f3e972ca15bc577139aeaa67215414c738aa2d4d96e9ab65c11cc9486b8"  # tractor-deck/3
 
 
 # --- wrong shuffles -------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ _BODY_KEYS = {
     "shuffle": {"deck", "key", "proof", "input"},
     "lock": {"deck", "locks", "proofs", "input"}, "deal": {"positions", "keys"},
     "reveal": {"positions", "purpose", "keys", "cards"}, "bury": {"positions"},
-    "audit": {"keys"}, "verdict": {"violations"}, "open": {"positions", "keys"},
+    "audit": {"keys"}, "verdict": {"violations", "transcript"}, "open": {"positions", "keys"},
     "app": {"data"},
 }
 ZERO = bytes(32)
@@ -183,6 +183,7 @@ class Deck:
         self.starter: int | None = None
         self.reveals: list[Reveal] = []
         self.audited: set[int] = set()
+        self._audit_seq: dict[int, int] = {}  #: seat -> the number of its audit message
         self.verdicts: dict[int, dict[str, Any]] = {}
         #: Table messages (seat, data, message number) in the order this peer accepted them;
         #: per seat they keep the sender's order. The table pops them.
@@ -810,6 +811,7 @@ class Deck:
         for p, k in enumerate(keys):
             self.keys[p][seat] = k
         self.audited.add(seat)
+        self._audit_seq[seat] = self._applying
         if len(self.audited) == self.config.seats:
             for p in range(size):
                 if p not in self.cards:
@@ -822,16 +824,32 @@ class Deck:
             raise RuntimeError("the deck is only open after the audit")
         return [self.cards[p] for p in range(self.config.size)]
 
+    def transcript(self) -> bytes:
+        """The hash of the whole hand as this peer holds it (after the audit): every seat's
+        message chain up to and including its audit keys, the last message the hand's
+        result depends on. Every verdict signs it, so a result counts only where every seat
+        signed the same hand."""
+        if self.phase != DONE:
+            raise RuntimeError("the transcript is complete only after the audit")
+        return hash32(b"transcript", self.context, *(
+            self._chains[s].hashes[self._audit_seq[s] + 1] for s in range(self.config.seats)))
+
     def verdict(self, violations: Sequence[tuple[int, int, str]]) -> list[bytes]:
         """Sign this peer's audit result: (seat, trick, reason) for each broken rule (the
-        first 64: enough to void the hand)."""
-        return self._send("verdict", {"violations": [list(v) for v in violations[:64]]})
+        first 64: enough to void the hand), and the `transcript` it judged."""
+        return self._send("verdict", {"violations": [list(v) for v in violations[:64]],
+                                      "transcript": self.transcript()})
 
     def _on_verdict(self, seat: int, body: dict[str, Any]) -> None:
         violations = body["violations"]
         if seat in self.verdicts or not isinstance(violations, list) or len(violations) > 64:
             raise BadMessage(seat, "one verdict per seat, at most 64 violations")
-        self.verdicts[seat] = {"violations": violations}
+        if type(body["transcript"]) is not bytes or len(body["transcript"]) != 32:
+            raise BadMessage(seat, "a verdict signs the 32-byte hash of the hand")
+        if body["transcript"] != self.transcript():
+            raise TranscriptSplit(seat, "its verdict signs another transcript of the hand than "
+                                        "this peer's: the result counts only if all agree")
+        self.verdicts[seat] = {"violations": violations, "transcript": body["transcript"]}
 
     # --- time ------------------------------------------------------------------------------------
 

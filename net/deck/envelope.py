@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from .group import hash32
 
-PROTOCOL = "tractor-deck/2"  #: 2: one linear shuffle proof per shuffle, no coin rounds
+PROTOCOL = "tractor-deck/3"  #: 3: verdicts sign the hand's transcript (2: linear shuffle proof)
 MAX_FRAME = 256 * 1024  #: largest frame: a lock of 324 cards with proofs fits well below
 MAX_SEATS = 12
 
