@@ -196,7 +196,7 @@ def pack_have(report: dict[str, Any]) -> bytes:
 
 def is_have(frame: bytes) -> bool:
     """Whether a link frame is a have report (a map) rather than a signed frame (an array)."""
-    return bool(frame) and (0x80 <= frame[0] <= 0x8f or frame[0] in (0xde, 0xdf))
+    return frame[:6] == b"\x81\xa4have"
 
 
 def read_have(frame: bytes, seats: int) -> dict[str, Any]:

@@ -56,7 +56,7 @@ from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
 from .deck.engine import DONE as DECK_DONE
-from .deck.engine import READY, Deck
+from .deck.engine import LOCK, READY, SHUFFLE, Deck
 
 MAX_CHAT = 280  #: characters in one chat line
 
@@ -321,6 +321,39 @@ class TableHand:
             raise TableError(seat, f"a chat message is at most {MAX_CHAT} characters of text")
         # Shown on terminals: keep only printable characters (no escape sequences).
         self.chat.append((seat, "".join(ch for ch in text if ch.isprintable())))
+
+    def waiting_on(self) -> dict[int, str]:
+        """Seat -> the message this peer waits for from it now (its shuffle, a play ...):
+        what a stall deadline watches. Keys the deck is owed have their own deadline
+        (`Deck.tick`); this peer's own decisions are not listed."""
+        deck, n = self.deck, self.n
+        if deck.phase in (SHUFFLE, LOCK):
+            return {s: deck.phase for s in deck.waiting_for() if s != self.me}
+        empty = [s for s in range(n) if not self._queues[s] and s != self.me]
+        phase, public = self.phase, self.public
+        if phase == "window":
+            return dict.fromkeys(empty, "declaration window")
+        if phase in ("bid", "show", "name"):
+            seat = public.starter if phase == "name" else public.to_act()
+            return {seat: phase} if seat in empty else {}
+        if phase == "talon":
+            talon = range(deck.config.dealt, deck.config.size)
+            ready = all(len(deck.keys[p]) >= n - 1 for p in talon)
+            starter = self.starter
+            return {starter: "burial"} if ready and not deck.buried and starter in empty \
+                else {}
+        if phase == "play" and self.trick is not None:
+            trick = self.trick
+            if trick.attempted is not None and trick.forced is None and not trick.plays:
+                return {s: "claim" for s in empty
+                        if s != trick.leader and s not in (trick.claims or {})}
+            seat = public.to_act()
+            return {seat: "play"} if seat in empty else {}
+        if phase == "audit":
+            if deck.phase != DECK_DONE:
+                return {s: "audit" for s in deck.waiting_for() if s != self.me}
+            return {s: "verdict" for s in range(n) if s not in deck.verdicts and s != self.me}
+        return {}
 
     def _progress(self) -> tuple[object, ...]:
         """Changes whenever the hand moves on (a phase, a play, a message taken, a move)."""

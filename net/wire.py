@@ -42,6 +42,7 @@ from .deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewM
 from .journal import Journal
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
+from .stall import ComplaintError, StallWatch, is_complaint, pack_complaint, read_complaint
 from .table import TableError
 
 WIRE_VERSION = "tractor-wire/4"  #: 4: frames relayed, have reports (3: heartbeats)
@@ -393,6 +394,9 @@ class PeerNode:
         #: A sign of a split transcript, and until when this peer waits for the proof.
         self._suspect: tuple[DeckError, float] | None = None
         self._withheld: list[bytes] = []  #: own frames kept back while a split is suspected
+        self.stalls = StallWatch()
+        #: Signed complaints heard (this peer's too), by their bytes: each relayed once.
+        self.complaints: dict[bytes, int] = {}
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -526,6 +530,8 @@ class PeerNode:
             self._changed()
         self._was_unreachable = bool(unreachable)
         assert self.session is not None
+        if self._suspect is None and self._watch_stalls(now):
+            return
         try:
             self.session.current.deck.tick(now)
         except DeckError as exc:  # KeyTimeout, naming the seat
@@ -536,6 +542,57 @@ class PeerNode:
                 # back and is still resending what it owes.
                 return
             self._halt(exc)
+
+    def _watch_stalls(self, now: float) -> bool:
+        """Complain about seats that owe a message past its deadline; halt (True) on one
+        still silent after the complaint (`stall.StallWatch`)."""
+        assert self.session is not None
+        table = self.session.current
+        deck = table.deck
+        marker = (self.session.hand_no, table._progress(), deck.phase, deck.step,
+                  len(deck.audited), len(deck.verdicts))
+        complain, stalled = self.stalls.observe(now, marker, table.waiting_on(),
+                                                self.up_since)
+        hand = deck.config.hand
+        for seat, what in complain:
+            held = len(self.relay.chain(hand, seat))
+            self.log.warn("seat {seat} owes its {what}: complaining to the table", seat=seat,
+                          what=what)
+            complaint = pack_complaint(self.signing_key, self.table, hand, self.seat, seat,
+                                       what, held)
+            self.complaints[complaint] = hand
+            for link in list(self.links.values()):
+                link.sendString(complaint)
+        if stalled is None:
+            return False
+        stalled.frames = tuple(c for c, h in self.complaints.items() if h == hand)
+        self._halt_on_evidence(stalled, hand)
+        return True
+
+    def _complaint_from(self, link: PeerLink, frame: bytes) -> None:
+        """A seat waited too long for another's message: relay its complaint once, and if
+        this peer holds what it lacks (or owes it), send that at once."""
+        try:
+            complaint = read_complaint(frame, self.table, self.public_keys)
+        except ComplaintError as exc:
+            link._drop(str(exc))
+            return
+        if frame in self.complaints or len(self.complaints) >= 4 * len(self.raw_keys) ** 2:
+            return
+        self.complaints[frame] = complaint.hand
+        for seat, other in list(self.links.items()):
+            if seat not in (link.seat, complaint.complainer):
+                other.sendString(frame)
+        target = self.links.get(complaint.complainer)
+        if target is None or complaint.complainer == self.seat:
+            return
+        if complaint.about == self.seat:
+            frames = [f for f in self.outbox.get(complaint.complainer, [])
+                      if peek_hand(f) == complaint.hand]
+        else:
+            frames = self.relay.chain(complaint.hand, complaint.about)[complaint.held:]
+        for f in frames:
+            target.sendString(f)
 
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
@@ -665,6 +722,9 @@ class PeerNode:
 
     def _frame_from(self, link: PeerLink, frame: bytes) -> None:
         assert self.session is not None and link.seat is not None
+        if is_complaint(frame):
+            self._complaint_from(link, frame)
+            return
         if is_have(frame):
             try:
                 report = read_have(frame, len(self.raw_keys))

@@ -1,0 +1,154 @@
+"""Deadlines for every step a seat owes the table, with blame only where it is due.
+
+A connected seat that withholds its shuffle, a play or its verdict would stall the table
+for ever. `StallWatch` notes since when this peer waits for each seat's next message
+(`TableHand.waiting_on`); past the step's deadline it says to complain. The complaint is
+signed (`pack_complaint`) and goes to every seat, which relays it once and, if it holds
+the awaited frames, sends them to the complainer at once. A seat is blamed only when,
+`COMPLAINT_WAIT` seconds after the complaint, this peer still lacks its message although
+its link was up all that time: every frame an honest peer accepts reaches every other
+(the relay), so an honest seat is never blamed for a frame someone else withheld, and a
+seat whose link is down has the grace period instead (`wire.GRACE`).
+
+A plain state machine: the node feeds it the time, what the table waits for, and when
+each link came up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+Seat = int
+#: Seconds a step the protocol makes by itself may take (a shuffle with its proof on a slow
+#: machine, keys, claims, verdicts): far above what an honest peer needs.
+AUTO_DEADLINE = 60.0
+#: Seconds a person may think over a decision (a play, a declaration, a bid, a burial).
+MOVE_DEADLINE = 300.0
+DECISIONS = frozenset({"play", "declaration window", "bid", "show", "name", "burial"})
+COMPLAINT_WAIT = 10.0  #: seconds between the complaint and the blame
+#: Prefix of every signed complaint: never a deck frame (those begin with an array) nor a
+#: link proof (another text).
+COMPLAINT_CONTEXT = b"tractor-wire/4 stall complaint\x00"
+MAX_COMPLAINT = 400
+
+
+class Stalled(Exception):
+    """A connected seat withheld a message it owed past its deadline and a complaint."""
+
+    def __init__(self, seat: Seat, what: str, seconds: float,
+                 complaints: tuple[bytes, ...] = ()) -> None:
+        self.seat, self.what, self.seconds = seat, what, seconds
+        self.frames = complaints  #: the signed complaints (this peer's and others' heard)
+        super().__init__(f"seat {seat}: sent no {what} for {seconds:.0f} s while connected "
+                         f"(and after a complaint), so the table cannot go on")
+
+
+@dataclass
+class _Wait:
+    what: str
+    since: float
+    complained: float | None = None
+
+
+@dataclass
+class StallWatch:
+    deadline_auto: float = AUTO_DEADLINE
+    deadline_move: float = MOVE_DEADLINE
+    complaint_wait: float = COMPLAINT_WAIT
+    _marker: object = None
+    _waits: dict[Seat, _Wait] = field(default_factory=dict)
+
+    def deadline(self, what: str) -> float:
+        return self.deadline_move if what in DECISIONS else self.deadline_auto
+
+    def observe(self, now: float, marker: object, waiting: Mapping[Seat, str],
+                up_since: Mapping[Seat, float]) -> tuple[list[tuple[Seat, str]],
+                                                          Stalled | None]:
+        """(seats to complain about now, the stall to halt on if any). ``marker`` changes
+        whenever the table moves on (every wait starts again); a seat without a link, or
+        whose link came up after the wait began, is waited for from its link's start."""
+        if marker != self._marker:
+            self._marker, self._waits = marker, {}
+        complain: list[tuple[Seat, str]] = []
+        for seat in list(self._waits):
+            if seat not in waiting:
+                del self._waits[seat]
+        for seat, what in sorted(waiting.items()):
+            if seat not in up_since:
+                self._waits.pop(seat, None)  # gone: the grace period decides
+                continue
+            wait = self._waits.get(seat)
+            if wait is None or wait.what != what:
+                wait = self._waits[seat] = _Wait(what, now)
+            elif up_since[seat] > wait.since:  # its link came up again: it waits anew
+                wait.since, wait.complained = up_since[seat], None
+            if wait.complained is None and now - wait.since >= self.deadline(what):
+                wait.complained = now
+                complain.append((seat, what))
+            elif wait.complained is not None and now - wait.complained >= self.complaint_wait:
+                return complain, Stalled(seat, what, now - wait.since)
+        return complain, None
+
+
+def complaint_message(table: bytes, hand: int, complainer: Seat, about: Seat, what: str,
+                      held: int) -> bytes:
+    return COMPLAINT_CONTEXT + msgpack.packb([table, hand, complainer, about, what, held],
+                                             use_bin_type=True)
+
+
+def pack_complaint(key: Ed25519PrivateKey, table: bytes, hand: int, complainer: Seat,
+                   about: Seat, what: str, held: int) -> bytes:
+    """A signed complaint: ``complainer`` has waited past the deadline for ``about``'s
+    ``what`` in ``hand``, holding ``held`` of its frames. A map, like a have report."""
+    body = [table, hand, complainer, about, what, held]
+    signature = key.sign(complaint_message(table, hand, complainer, about, what, held))
+    return msgpack.packb({"stall": body, "sig": signature}, use_bin_type=True)
+
+
+@dataclass(frozen=True)
+class Complaint:
+    hand: int
+    complainer: Seat
+    about: Seat
+    what: str
+    held: int
+
+
+class ComplaintError(ValueError):
+    """A complaint that does not parse, is for another table or is not signed."""
+
+
+def is_complaint(frame: bytes) -> bool:
+    return frame[:1] == b"\x82" and b"stall" in frame[:8]
+
+
+def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
+    if len(frame) > MAX_COMPLAINT:
+        raise ComplaintError("complaint too large")
+    try:
+        data = msgpack.unpackb(frame, raw=False, max_bin_len=128, max_str_len=32,
+                               max_array_len=6, max_map_len=2, max_ext_len=0)
+    except (msgpack.UnpackException, ValueError, TypeError) as exc:
+        raise ComplaintError(f"unreadable complaint: {exc}") from exc
+    if not isinstance(data, dict) or set(data) != {"stall", "sig"}:
+        raise ComplaintError("a complaint is {stall: [...], sig: ...}")
+    body, sig = data["stall"], data["sig"]
+    if not isinstance(body, list) or len(body) != 6 or type(sig) is not bytes:
+        raise ComplaintError("a complaint is [table, hand, complainer, about, what, held]")
+    t, hand, complainer, about, what, held = body
+    if t != table:
+        raise ComplaintError("complaint for another table")
+    if not all(type(v) is int for v in (hand, complainer, about, held)) or not (
+            0 <= complainer < len(keys) and 0 <= about < len(keys) and hand >= 0
+            and held >= 0) or type(what) is not str:
+        raise ComplaintError("bad complaint fields")
+    try:
+        keys[complainer].verify(sig, complaint_message(t, hand, complainer, about, what, held))
+    except InvalidSignature as exc:
+        raise ComplaintError("complaint signature does not verify") from exc
+    return Complaint(hand, complainer, about, what, held)

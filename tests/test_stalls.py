@@ -1,0 +1,136 @@
+"""Deadlines with fair blame: a connected seat that withholds a step it owes (its shuffle,
+lock, verdict, a play) is named by every honest peer after its deadline and a signed
+complaint; a 2-of-4 coalition that keeps one seat's frames from the other two gets that
+seat named; a seat withheld from by one peer is never blamed (the relay heals it)."""
+
+from __future__ import annotations
+
+import pytest
+from memnet import TABLE, MemNet, header, withhold
+
+from tractor.net.stall import (
+    AUTO_DEADLINE,
+    COMPLAINT_WAIT,
+    MOVE_DEADLINE,
+    ComplaintError,
+    Stalled,
+    StallWatch,
+    pack_complaint,
+    read_complaint,
+)
+
+# --- the watch ------------------------------------------------------------------------------
+
+
+def test_a_seat_silent_past_its_deadline_gets_a_complaint_then_the_blame():
+    watch = StallWatch()
+    up = {1: 0.0, 2: 0.0}
+    assert watch.observe(0.0, "m", {1: "shuffle"}, up) == ([], None)
+    assert watch.observe(AUTO_DEADLINE - 1, "m", {1: "shuffle"}, up) == ([], None)
+    assert watch.observe(AUTO_DEADLINE, "m", {1: "shuffle"}, up) == ([(1, "shuffle")], None)
+    _, none = watch.observe(AUTO_DEADLINE + COMPLAINT_WAIT - 1, "m", {1: "shuffle"}, up)
+    assert none is None
+    _, stalled = watch.observe(AUTO_DEADLINE + COMPLAINT_WAIT, "m", {1: "shuffle"}, up)
+    assert isinstance(stalled, Stalled) and stalled.seat == 1 and stalled.what == "shuffle"
+
+
+def test_a_decision_has_the_longer_deadline_and_progress_starts_every_wait_again():
+    watch = StallWatch()
+    up = {2: 0.0}
+    watch.observe(0.0, "a", {2: "play"}, up)
+    assert watch.observe(AUTO_DEADLINE, "a", {2: "play"}, up) == ([], None)
+    assert watch.observe(MOVE_DEADLINE - 1, "b", {2: "play"}, up) == ([], None)  # moved on
+    assert watch.observe(MOVE_DEADLINE + 1, "b", {2: "play"}, up) == ([], None)
+    assert watch.observe(2 * MOVE_DEADLINE - 1, "b", {2: "play"}, up) == ([(2, "play")], None)
+
+
+def test_a_seat_without_a_link_is_not_blamed_and_a_reconnect_starts_its_wait_again():
+    watch = StallWatch()
+    watch.observe(0.0, "m", {1: "lock"}, {1: 0.0})
+    assert watch.observe(100.0, "m", {1: "lock"}, {}) == ([], None)  # gone: grace period
+    watch.observe(101.0, "m", {1: "lock"}, {1: 101.0})
+    assert watch.observe(101.0 + AUTO_DEADLINE - 1, "m", {1: "lock"}, {1: 101.0}) == ([], None)
+    watch = StallWatch()
+    watch.observe(0.0, "m", {1: "lock"}, {1: 0.0})
+    assert watch.observe(AUTO_DEADLINE - 1, "m", {1: "lock"}, {1: 50.0}) == ([], None)
+    assert watch.observe(AUTO_DEADLINE, "m", {1: "lock"}, {1: 50.0}) == ([], None)
+
+
+def test_a_complaint_is_signed_and_read_back_and_a_forged_one_refused():
+    net = MemNet(seed=1)
+    keys = [k.public_key() for k in net.keys]
+    frame = pack_complaint(net.keys[2], TABLE, 0, 2, 1, "shuffle", 0)
+    complaint = read_complaint(frame, TABLE, keys)
+    assert (complaint.complainer, complaint.about, complaint.what) == (2, 1, "shuffle")
+    forged = pack_complaint(net.keys[3], TABLE, 0, 2, 1, "shuffle", 0)  # 3 signs for 2
+    for bad in (forged, frame[:-3], frame + b"x" * 500,
+                pack_complaint(net.keys[2], b"another-table-00", 0, 2, 1, "shuffle", 0)):
+        with pytest.raises(ComplaintError):
+            read_complaint(bad, TABLE, keys)
+
+
+# --- four peers ------------------------------------------------------------------------------
+
+
+def assert_named(net: MemNet, staller: int, what: str) -> None:
+    honest = [s for s in range(4) if s != staller]
+    for s in honest:
+        halted = net.nodes[s].halted
+        assert isinstance(halted, Stalled), (s, str(halted))
+        assert (halted.seat, halted.what) == (staller, what), (s, str(halted))
+        # The signed complaints of the other honest peers came with it.
+        complainers = {read_complaint(c, TABLE, [k.public_key() for k in net.keys]).complainer
+                       for c in halted.frames}
+        assert set(honest) <= complainers, (s, complainers)
+
+
+@pytest.mark.parametrize(("kind", "staller", "what"), [
+    ("shuffle", 1, "shuffle"), ("lock", 0, "lock"), ("verdict", 2, "verdict"),
+    ("app", 1, "declaration window")])
+def test_a_connected_seat_that_withholds_a_step_from_everyone_is_named(kind, staller, what):
+    net = MemNet(seed=3)
+    for dst in range(4):
+        if dst != staller:
+            net.tamper[(staller, dst)] = withhold(kind)
+    net.run(honest=[s for s in range(4) if s != staller], limit=2000)
+    assert_named(net, staller, what)
+
+
+def test_a_seat_that_never_plays_its_card_is_named_after_the_move_deadline():
+    net = MemNet(seed=3)
+    played = []
+
+    def no_plays(frame: bytes) -> list[bytes]:
+        h = header(frame)
+        if h[3] == 3 and h[5] in ("reveal", "app") and len(played) > 6:
+            return []  # after a few tricks' worth of messages, nothing of its plays
+        if h[3] == 3 and h[5] == "reveal":
+            played.append(frame)
+        return [frame]
+    for dst in range(3):
+        net.tamper[(3, dst)] = no_plays
+    net.run(honest=[0, 1, 2], limit=3000)
+    assert_named(net, 3, "play")
+
+
+def test_a_coalition_that_keeps_one_seats_frames_from_the_other_two_gets_that_seat_named():
+    # Seats 1 and 3 (partners) agree: 1 sends only to 3, 3 relays nothing of 1's. The
+    # honest seats 0 and 2 never see seat 1's shuffle: they name seat 1, not each other.
+    net = MemNet(seed=5)
+    net.tamper[(1, 0)] = net.tamper[(1, 2)] = lambda frame: []
+
+    def no_relay_of_1(frame: bytes) -> list[bytes]:
+        return [] if header(frame)[3] == 1 else [frame]
+    net.tamper[(3, 0)] = net.tamper[(3, 2)] = no_relay_of_1
+    net.run(honest=[0, 2], limit=2000)
+    for s in (0, 2):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, Stalled) and halted.seat == 1, str(halted)
+
+
+def test_a_coalition_cannot_starve_a_seat_that_an_honest_peer_relays_to():
+    net = MemNet(seed=5)
+    net.tamper[(1, 0)] = lambda frame: []  # seat 1 sends seat 0 nothing
+    net.tamper[(3, 0)] = lambda frame: [] if header(frame)[3] == 1 else [frame]
+    net.run(limit=2000)
+    assert net.completed(), [str(n.halted) for n in net.nodes]  # seat 2 relays it all
