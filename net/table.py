@@ -331,6 +331,8 @@ class TableHand:
             return {s: deck.phase for s in deck.waiting_for() if s != self.me}
         empty = [s for s in range(n) if not self._queues[s] and s != self.me]
         phase, public = self.phase, self.public
+        if phase == "setup" or (phase in ("talon", "open") and "agreed talon" not in self._done):
+            return dict.fromkeys(empty, "agreement")
         if phase == "window":
             return dict.fromkeys(empty, "declaration window")
         if phase in ("bid", "show", "name"):
@@ -552,8 +554,31 @@ class TableHand:
         return handler() if handler else []
 
     def _phase_setup(self) -> list[bytes]:
-        self.phase = "deal"
-        return []
+        agreed, out = self._agreed("deal")
+        if agreed:
+            self.phase = "deal"
+        return out
+
+    def _agreed(self, step: str) -> tuple[bool, list[bytes]]:
+        """Whether every seat has signed that it stands where this peer does before
+        ``step`` releases keys that open cards ("deal": the locked deck; "talon": the
+        declarations or bids that give the talon away). Each seat posts {"agree": step}
+        once it got here; the views in its signed header cover the whole transcript that
+        entitles the cards' receivers, and the deck checks them against this peer's
+        chains as it applies the message (a difference halts before any key leaves)."""
+        out = self.deck.post({"agree": step}) if self._once(f"agree {step}") else []
+        if f"agreed {step}" in self._done:
+            return True, out
+        msgs = [self._peek(s, "agree") for s in range(self.n)]
+        if any(m is None for m in msgs):
+            return False, out
+        for seat, m in enumerate(msgs):
+            if m != {"agree": step}:
+                raise TableError(seat, f"expected its agreement to the {step}, got "
+                                       f"{_keys(m or {})}")
+            self._queues[seat].popleft()
+        self._done.add(f"agreed {step}")
+        return True, out
 
     def _phase_deal(self) -> list[bytes]:
         r, n = self.round, self.n
@@ -717,7 +742,9 @@ class TableHand:
     def _phase_open(self) -> list[bytes]:
         """No declaration in a later hand: turn the talon over card by card (seed 000)."""
         talon = list(range(self.deck.config.dealt, self.deck.config.size))
-        out: list[bytes] = []
+        agreed, out = self._agreed("talon")
+        if not agreed:
+            return out
         while self.public.turning_talon:
             p = talon[self.talon_opened]
             if self._once(f"open{p}"):
@@ -730,7 +757,11 @@ class TableHand:
 
     def _phase_talon(self) -> list[bytes]:
         assert self.starter is not None
-        out = self.deck.give_talon(self.starter, self.now()) if self._once("talon") else []
+        agreed, out = self._agreed("talon")
+        if not agreed:
+            return out
+        if self._once("talon"):
+            out += self.deck.give_talon(self.starter, self.now())
         if self.me == self.starter and len(self.deck.hand()) == (
                 self.rules.hand_size + self.rules.talon_size) and "bury" not in self._done:
             faces = self._ask("bury", self.rules.talon_size)

@@ -235,3 +235,36 @@ def test_random_delays_and_reordering_across_links_complete_every_hand():
     net = MemNet(seed=9, hands=3, delay=lambda rng: rng.expovariate(1 / 0.15))
     net.run()
     assert net.completed() and len(net.sessions[0].results) == 3
+
+
+def talon_keys_sent(net: MemNet, seat: int) -> bool:
+    """Whether ``seat`` released a key for a talon position (a deal frame naming one)."""
+    dealt = net.rules.players * net.rules.hand_size
+    for frame in net.nodes[seat].relay.chain(0, seat):
+        h = header(frame)
+        if h[5] == "deal" and any(p >= dealt for p in body_of(frame)["positions"]):
+            return True
+    return False
+
+
+def test_no_talon_key_leaves_an_honest_peer_before_every_seat_agreed_on_the_declarations():
+    # Seat 3 keeps its agreement to the talon back from everyone: the talon stays locked
+    # (the keys would open it for the starter) and seat 3 is named for the stall.
+    net = MemNet(seed=3)
+    for dst in range(3):
+        net.tamper[(3, dst)] = lambda f: [] if header(f)[5] == "app" and body_of(f)[
+            "data"] == {"agree": "talon"} else [f]
+    net.run(honest=[0, 1, 2], limit=2000)
+    assert not any(talon_keys_sent(net, s) for s in range(3))
+    assert all(getattr(net.nodes[s].halted, "seat", None) == 3 for s in range(3))
+    assert "agreement" in str(net.nodes[0].halted)
+
+
+def test_a_split_declaration_window_opens_no_talon_to_anyone():
+    net = MemNet(seed=4)
+    equivocate(net, 2, [0],
+               pick=lambda f: header(f)[5] == "app" and "w" in body_of(f)["data"],
+               variant=lambda f: resign(f, net.keys[2], {"data": {"chat": "hello"}}))
+    net.run(honest=[0, 1, 3])
+    assert_all_name(net, 2)
+    assert not any(talon_keys_sent(net, s) for s in (0, 1, 3))

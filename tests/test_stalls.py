@@ -6,7 +6,7 @@ seat named; a seat withheld from by one peer is never blamed (the relay heals it
 from __future__ import annotations
 
 import pytest
-from memnet import TABLE, MemNet, header, withhold
+from memnet import TABLE, MemNet, body_of, header, withhold
 
 from tractor.net.stall import (
     AUTO_DEADLINE,
@@ -86,12 +86,15 @@ def assert_named(net: MemNet, staller: int, what: str) -> None:
 
 @pytest.mark.parametrize(("kind", "staller", "what"), [
     ("shuffle", 1, "shuffle"), ("lock", 0, "lock"), ("verdict", 2, "verdict"),
-    ("app", 1, "declaration window")])
+    ("app", 1, "agreement"), ("window", 1, "declaration window")])
 def test_a_connected_seat_that_withholds_a_step_from_everyone_is_named(kind, staller, what):
     net = MemNet(seed=3)
+
+    def windows(frame: bytes) -> list[bytes]:
+        return [] if header(frame)[5] == "app" and "w" in body_of(frame)["data"] else [frame]
     for dst in range(4):
         if dst != staller:
-            net.tamper[(staller, dst)] = withhold(kind)
+            net.tamper[(staller, dst)] = windows if kind == "window" else withhold(kind)
     net.run(honest=[s for s in range(4) if s != staller], limit=2000)
     assert_named(net, staller, what)
 
