@@ -16,10 +16,11 @@ from typing import Any
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
 from tractor.hand import IllegalAction
-from tractor.net.deck.errors import KeyTimeout
+from tractor.net.deck.errors import Equivocation, KeyTimeout
 from tractor.net.session import GameSession
+from tractor.net.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table import WAIT, SeatView, TableHand
-from tractor.net.wire import PeerNode, ProcessingFailure, SeatGone
+from tractor.net.wire import WARN_BEFORE, PeerNode, ProcessingFailure, SeatGone
 from tractor.observation import GameRecord, Observation
 
 from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW
@@ -72,6 +73,13 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
         return f"The table stopped: {who} left. {exc}"
     if isinstance(exc, KeyTimeout):
         return f"The table stopped: {who} {exc.reason}; the hand ends without a result"
+    if isinstance(exc, Stalled):
+        return (f"The table stopped: {who} sent no {exc.what} for {exc.seconds:.0f} s while "
+                "connected, even after the other seats complained; the hand ends without a "
+                "result")
+    if isinstance(exc, Equivocation):
+        return (f"The table halted: {who} signed two different versions of one message "
+                "and sent them to different seats; both signed frames are the evidence")
     if isinstance(exc, ProcessingFailure):
         return f"The table stopped: this peer {exc} (details in the log)"
     return f"The table halted on signed evidence against {who}: {exc}"
@@ -233,6 +241,10 @@ class NetClient:
         if self.node.halted is not None:
             return verdict_text(self.node.halted, self.names)
         now = self.node.clock.seconds()
+        left = self.node.decision_time_left()
+        if left is not None and left < WARN_BEFORE:
+            return (f"Decide within {max(left, 0):.0f} s: the other seats end the hand when a "
+                    f"seat keeps the table waiting {MOVE_DEADLINE / 60:.0f} minutes")
         gone = self.node.unreachable()
         if gone:
             return "; ".join(

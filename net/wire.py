@@ -72,6 +72,7 @@ SUSPECT = 10.0
 #: Copies of frames already held that one link may bring per hand (relays and resends
 #: after a reconnect repeat some; a link that floods copies is dropped).
 MAX_COPIES = 4096
+WARN_BEFORE = 60.0  #: seconds before its decision deadline a person is warned
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
 #: never pass for a deck message, nor a deck message for a proof.
@@ -395,6 +396,9 @@ class PeerNode:
         self._suspect: tuple[DeckError, float] | None = None
         self._withheld: list[bytes] = []  #: own frames kept back while a split is suspected
         self.stalls = StallWatch()
+        #: (what the table stood at, since when) while this peer's player owes a decision:
+        #: the other seats name it past `stall.MOVE_DEADLINE`, so the screen warns first.
+        self._own_wait: tuple[object, float] | None = None
         #: Signed complaints heard (this peer's too), by their bytes: each relayed once.
         self.complaints: dict[bytes, int] = {}
 
@@ -532,6 +536,9 @@ class PeerNode:
         assert self.session is not None
         if self._suspect is None and self._watch_stalls(now):
             return
+        left = self.decision_time_left()
+        if left is not None and left < WARN_BEFORE:
+            self._changed()  # the screen counts the seconds down
         try:
             self.session.current.deck.tick(now)
         except DeckError as exc:  # KeyTimeout, naming the seat
@@ -542,6 +549,20 @@ class PeerNode:
                 # back and is still resending what it owes.
                 return
             self._halt(exc)
+
+    def decision_time_left(self) -> float | None:
+        """Seconds this peer's player has left to decide before the other seats complain
+        (None while it owes no decision)."""
+        assert self.session is not None
+        table = self.session.current
+        if table.waiting is None or self.halted is not None:
+            self._own_wait = None
+            return None
+        marker = (self.session.hand_no, table._progress(), table.waiting)
+        now = self.clock.seconds()
+        if self._own_wait is None or self._own_wait[0] != marker:
+            self._own_wait = (marker, now)
+        return self.stalls.deadline_move - (now - self._own_wait[1])
 
     def _watch_stalls(self, now: float) -> bool:
         """Complain about seats that owe a message past its deadline; halt (True) on one

@@ -13,8 +13,10 @@ from tractor.ai.peer import StrategyPlayer
 from tractor.ai.strategies import make_strategy
 from tractor.cli.client import BURY, DECLARE, PLAY
 from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
+from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
+from tractor.net.stall import MOVE_DEADLINE, Stalled, StallWatch
 from tractor.net.table import TableError
 from tractor.net.wire import PeerNode, SeatGone
 
@@ -33,6 +35,9 @@ class FakeNode:
         self.on_change = None
 
     unreachable = PeerNode.unreachable
+    decision_time_left = PeerNode.decision_time_left
+    stalls = StallWatch()
+    _own_wait = None
 
     def send(self, frames):
         self.deal.broadcast(self.session.seat, frames)
@@ -141,6 +146,9 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.seat = 3  # lower seats dial higher ones: seat 1 would dial us
     assert c.banner().startswith("no link with seat 1 (East) for 4 s: it has not connected "
                                  "to this peer; no link with seat 2 (North) for 13 s: cannot")
+    t.node.clock.advance(MOVE_DEADLINE - 60)  # this peer's play is still owed at 253 s
+    assert c.banner() == ("Decide within 47 s: the other seats end the hand when a seat "
+                          "keeps the table waiting 5 minutes")
     t.node.halted = SeatGone(2, 120)
     assert c.banner().startswith("The table stopped: seat 2 (North) left.")
     assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"
@@ -200,6 +208,12 @@ def test_every_kind_of_halt_reads_plainly():
     assert verdict_text(KeyTimeout(1, [4, 5]), names) == (
         "The table stopped: seat 1 (East) did not release its keys for positions [4, 5] in "
         "time; the hand ends without a result")
+    assert verdict_text(Stalled(2, "shuffle", 70.2), names) == (
+        "The table stopped: seat 2 (North) sent no shuffle for 70 s while connected, even "
+        "after the other seats complained; the hand ends without a result")
+    assert verdict_text(Equivocation(3, "signed two different messages number 4"), names) == (
+        "The table halted: seat 3 (West) signed two different versions of one message and "
+        "sent them to different seats; both signed frames are the evidence")
     text = verdict_text(ProcessingFailure(3, KeyError("x")), names)
     assert text.startswith("The table stopped: this peer could not process messages after "
                            "a frame from seat 3")
