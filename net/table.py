@@ -51,7 +51,7 @@ from tractor.public import (
 )
 from tractor.rules import Rules
 from tractor.scoring import points_of
-from tractor.trick import beaten_by_claims, beats_component, claim_beats
+from tractor.trick import beats_component, best_claim, claim_beats, claim_to_make, claim_turn
 from tractor.trump import Ladder, Trump
 
 from .deck.audit import PlayRecord, Violation, audit_hand
@@ -176,6 +176,9 @@ class _Trick:
     attempted: tuple[int, ...] | None = None
     attempted_at: tuple[int, ...] = ()  #: the throw's positions, as announced
     claims: dict[int, list[tuple[int, tuple[int, ...]]]] | None = None
+    #: Against a throw: each seat asked so far, in turn, with the component it showed it
+    #: beats (None: it showed nothing).
+    answers: list[tuple[int, int | None]] = field(default_factory=list)
     forced: tuple[int, ...] | None = None
     winner: int = -1
     points: int = 0
@@ -347,8 +350,8 @@ class TableHand:
         if phase == "play" and self.trick is not None:
             trick = self.trick
             if trick.attempted is not None and trick.forced is None and not trick.plays:
-                return {s: "claim" for s in empty
-                        if s != trick.leader and s not in (trick.claims or {})}
+                seat = self._claim_turn(trick)
+                return {seat: "claim"} if seat in empty else {}
             seat = public.to_act()
             return {seat: "play"} if seat in empty else {}
         if phase == "audit":
@@ -845,44 +848,55 @@ class TableHand:
         positions = self._positions_for(faces)
         return self.deck.reveal(positions, "play") + self.deck.post({"play": positions})
 
+    def _lead_of(self, trick: _Trick) -> Format:
+        assert self.ladder is not None and trick.attempted is not None
+        return classify_faces(list(trick.attempted), self.ladder)
+
+    def _claim_turn(self, trick: _Trick) -> int | None:
+        return claim_turn(self._lead_of(trick), trick.answers, trick.leader, self.n,
+                          self.rules.throw_forced)
+
     def _claims(self, trick: _Trick) -> list[bytes]:
-        """Every other seat shows what beats the throw, or claims nothing."""
+        """The other seats answer a throw in turn, each showing at most the one component
+        of its hand that changes the forced lead (`tractor.trick.claim_to_make`), until the
+        forced lead is settled (`claim_turn`): nobody shows more than the rules need, and
+        the end-of-hand audit checks every answer against the real hands."""
         assert self.ladder is not None and trick.attempted is not None
         assert trick.claims is not None
-        lead = classify_faces(list(trick.attempted), self.ladder)
+        lead = self._lead_of(trick)
         out: list[bytes] = []
-        if self.me != trick.leader and self._once(f"claim{len(self.tricks)}"):
-            out += self._my_claim(lead)
-        waiting = [s for s in range(self.n) if s != trick.leader and s not in trick.claims]
-        for seat in waiting:
+        while (seat := self._claim_turn(trick)) is not None:
+            best = best_claim(lead, trick.answers)
+            if seat == self.me and self._once(f"claim{len(self.tricks)}"):
+                out += self._my_claim(lead, best)
             msg = self._peek(seat, "claim")
             if msg is None:
                 return out
-        for seat in waiting:
             msg, seq = self._queues[seat].popleft()
             if set(msg) != {"claim"}:
                 raise TableError(seat, f"a claim message is {{claim: [...]}}, got {_keys(msg)}")
             items = msg["claim"]
-            if not isinstance(items, list):
-                raise TableError(seat, "a claim is a list")
-            checked = []
+            if not isinstance(items, list) or len(items) > 1:
+                raise TableError(seat, "a claim shows at most one component")
+            index: int | None = None
             for item in items:
                 if not isinstance(item, list) or len(item) != 2 or type(item[0]) is not int \
                         or not 0 <= item[0] < len(lead.components):
                     raise TableError(seat, "a claim names a component of the throw")
+                index = item[0]
+                if best is not None and claim_to_make(lead, [index], best,
+                                                      self.rules.throw_forced) is None:
+                    raise TableError(seat, "claimed a part of the throw that does not change "
+                                           "the forced lead")
                 faces = self._shown_faces(seat, item[1], "show", seq)
-                if not claim_beats(lead.components[item[0]], lead, faces, self.ladder):
+                if not claim_beats(lead.components[index], lead, faces, self.ladder):
                     raise TableError(seat, "claimed to beat a throw with cards that do not")
-                checked.append((item[0], faces))
-            if checked:
-                trick.claims[seat] = checked
-            else:
-                trick.claims.setdefault(seat, [])
-        beaten = beaten_by_claims({s: [i for i, _ in c] for s, c in trick.claims.items()},
-                                  trick.leader, self.n, throw_forced=self.rules.throw_forced)
-        trick.forced = self.public.record_throw(trick.leader, trick.attempted, beaten)
+                trick.claims[seat] = [(index, faces)]
+            trick.answers.append((seat, index))
+        best = best_claim(lead, trick.answers)
+        trick.forced = self.public.record_throw(trick.leader, trick.attempted,
+                                                [] if best is None else [best])
         trick.penalty = self.public.current_penalty
-        trick.claims = {s: c for s, c in trick.claims.items() if c}
         return out + self._phase_play_after_claims(trick)
 
     def _phase_play_after_claims(self, trick: _Trick) -> list[bytes]:
@@ -890,23 +904,22 @@ class TableHand:
             return self._my_play(trick) or []
         return []
 
-    def _my_claim(self, lead: Format) -> list[bytes]:
-        """An honest claim: for each component of the throw this hand can beat, show the
-        lowest same-shape component that beats it."""
+    def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
+        """An honest answer to a throw: the component `claim_to_make` names, shown with the
+        lowest same-shape cards of this hand that beat it; or nothing."""
         assert self.ladder is not None
         suit = [f for f in self.my_faces() if self.ladder.esuit[f] == lead.esuit]
-        items: list[list[Any]] = []
-        out: list[bytes] = []
-        for i, comp in enumerate(lead.components):
-            if not beats_component(comp, suit, self.ladder):
-                continue
-            candidates = [c for c in _components_of_shape(suit, comp, self.ladder)
-                          if beats_component(comp, list(c), self.ladder)]
-            best = min(candidates, key=lambda c: max(self.ladder.order[f] for f in c))
-            positions = self._positions_for(best)
-            out += self._show(positions)
-            items.append([i, positions])
-        return out + self.deck.post({"claim": items})
+        able = [i for i, comp in enumerate(lead.components)
+                if beats_component(comp, suit, self.ladder)]
+        index = claim_to_make(lead, able, best, self.rules.throw_forced)
+        if index is None:
+            return self.deck.post({"claim": []})
+        comp = lead.components[index]
+        candidates = [c for c in _components_of_shape(suit, comp, self.ladder)
+                      if beats_component(comp, list(c), self.ladder)]
+        lowest = min(candidates, key=lambda c: max(self.ladder.order[f] for f in c))
+        positions = self._positions_for(lowest)
+        return self._show(positions) + self.deck.post({"claim": [[index, positions]]})
 
     def _trick_finished(self, trick: _Trick) -> None:
         done = self.public.tricks[-1]  # the rules core's judgement of the trick

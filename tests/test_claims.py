@@ -10,8 +10,8 @@ from open_deck import open_decks, run_tables
 
 from tractor import Rules
 from tractor.formats import Format
-from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
-from tractor.trick import beats_component
+from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand, _components_of_shape
+from tractor.trick import beats_component, claim_to_make
 from tractor.trump import TRUMP
 
 
@@ -20,7 +20,7 @@ class TrumpClaimer(TableHand):
 
     tried = 0
 
-    def _my_claim(self, lead: Format) -> list[bytes]:
+    def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
         ladder = self.ladder
         assert ladder is not None
         mine = self.my_faces()
@@ -28,11 +28,12 @@ class TrumpClaimer(TableHand):
         trumps = [f for f in mine if ladder.esuit[f] == TRUMP]
         if lead.esuit != TRUMP and trumps:
             for i, comp in enumerate(lead.components):
-                if comp.kind == "single" and not beats_component(comp, suit, ladder):
+                if comp.kind == "single" and not beats_component(comp, suit, ladder) and \
+                        claim_to_make(lead, [i], best) is not None:  # it would count
                     positions = self._positions_for([max(trumps, key=ladder.order.__getitem__)])
                     TrumpClaimer.tried += 1
                     return self._show(positions) + self.deck.post({"claim": [[i, positions]]})
-        return super()._my_claim(lead)
+        return super()._my_claim(lead, best)
 
 
 class QuietClaimer(TableHand):
@@ -40,14 +41,15 @@ class QuietClaimer(TableHand):
 
     quiet = 0
 
-    def _my_claim(self, lead: Format) -> list[bytes]:
+    def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
         ladder = self.ladder
         assert ladder is not None
         suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
-        if any(beats_component(c, suit, ladder) for c in lead.components):
+        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        if claim_to_make(lead, able, best) is not None:  # its answer would count
             QuietClaimer.quiet += 1
             return self.deck.post({"claim": []})
-        return super()._my_claim(lead)
+        return super()._my_claim(lead, best)
 
 
 def _table(cls: type[TableHand], seed: int, liar: int) -> list[TableHand]:
@@ -87,3 +89,75 @@ def test_a_seat_quiet_about_a_part_it_could_beat_is_found_by_the_audit():
         assert "let" in violations[0].reason
         found += 1
     assert found >= 3
+
+
+class HigherClaimer(TableHand):
+    """Shows a higher part of a throw than the lowest it could beat (shaping the lead)."""
+
+    shaped = 0
+
+    def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
+        ladder = self.ladder
+        assert ladder is not None
+        suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
+        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        due = claim_to_make(lead, able, best)
+        higher = [i for i in able if i != due and claim_to_make(lead, [i], best) is not None]
+        if due is None or not higher:
+            return super()._my_claim(lead, best)
+        HigherClaimer.shaped += 1
+        comp = lead.components[higher[0]]
+        cards = next(c for c in _components_of_shape(suit, comp, ladder)
+                     if beats_component(comp, list(c), ladder))
+        positions = self._positions_for(cards)
+        return self._show(positions) + self.deck.post({"claim": [[higher[0], positions]]})
+
+
+class PointlessClaimer(TableHand):
+    """Shows a part that cannot change the forced lead (to make the table see its cards)."""
+
+    def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
+        ladder = self.ladder
+        assert ladder is not None
+        suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
+        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        if best is None or not able or claim_to_make(lead, able, best) is not None:
+            return super()._my_claim(lead, best)
+        comp = lead.components[able[0]]
+        cards = next(c for c in _components_of_shape(suit, comp, ladder)
+                     if beats_component(comp, list(c), ladder))
+        positions = self._positions_for(cards)
+        return self._show(positions) + self.deck.post({"claim": [[able[0], positions]]})
+
+
+def test_a_seat_that_shows_a_higher_part_than_it_must_is_found_by_the_audit():
+    found = 0
+    for seed in range(120):
+        liar = seed % 4
+        before = HigherClaimer.shaped
+        tables = _table(HigherClaimer, seed, liar)
+        run_tables(tables)
+        if HigherClaimer.shaped == before:
+            continue
+        violations = tables[(liar + 1) % 4].violations
+        assert violations and violations[0].seat == liar, violations
+        assert "another part" in violations[0].reason
+        found += 1
+    assert found >= 2
+
+
+def test_honest_seats_show_one_component_each_and_only_while_it_matters():
+    # Before, every other seat showed the lowest beating cards for every part it could
+    # beat (about 8 cards against a cheap throw of low singles).
+    throws = shown = 0
+    for seed in range(60):
+        tables = _table(TableHand, seed, 0)
+        run_tables(tables)
+        for trick in tables[0].tricks:
+            if trick.attempted is None:
+                continue
+            throws += 1
+            assert all(len(c) == 1 for c in trick.claims.values())
+            assert len(trick.answers) <= 3
+            shown += sum(len(faces) for c in trick.claims.values() for _, faces in c)
+    assert throws >= 10 and shown / throws <= 2.5, (throws, shown)

@@ -13,7 +13,7 @@ from tractor.formats import THROW, classify_faces
 from tractor.net.deck.audit import PlayRecord, audit_hand
 from tractor.net.deck.errors import TranscriptSplit
 from tractor.net.deck.local import LocalDeal
-from tractor.trick import beats_component
+from tractor.trick import beats_component, best_claim, claim_to_make, claim_turn
 
 RULES = Rules()
 TRUMP = Trump("2", "H")
@@ -24,17 +24,16 @@ Claims = tuple[tuple[int, tuple[int, ...]], ...]
 
 
 def honest_claims(hand: Hand, seat: int, attempt: list[int]) -> Claims:
-    """What honest seats claim against a throw: each seat, the components it can beat."""
+    """What honest seats claim against a throw: in turn, the one component each shows
+    (`claim_to_make`) until the forced lead is settled."""
     ladder = hand.ladder
     lead = classify_faces(attempt, ladder)
-    out = []
-    for s in range(hand.players):
+    answers: list[tuple[int, int | None]] = []
+    while (s := claim_turn(lead, answers, seat, hand.players)) is not None:
         suit = [f for f in hand.hands[s] if ladder.esuit[f] == lead.esuit]
-        beaten = tuple(i for i, c in enumerate(lead.components)
-                       if beats_component(c, suit, ladder))
-        if s != seat and beaten:
-            out.append((s, beaten))
-    return tuple(out)
+        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        answers.append((s, claim_to_make(lead, able, best_claim(lead, answers))))
+    return tuple((s, (i,)) for s, i in answers if i is not None)
 
 
 def able_to_beat(hand: Hand, seat: int, attempt: list[int]) -> list[int]:

@@ -25,7 +25,7 @@ from tractor.cli.rules_text import RULES_SUMMARY
 from tractor.formats import THROW, classify_faces, covers_layout
 from tractor.net.deck.engine import Deck
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table import HandSetup, RandomPlayer, TableHand
+from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
 from tractor.rules import THROW_FORCED, THROW_RUFFS, RulesError, team_of
 from tractor.trick import beaten_by_claims, beaten_components, beats_component, winner_of
 
@@ -270,8 +270,8 @@ class Scripted(RandomPlayer):
 def stacked(monkeypatch):
     """Deal ``hands`` (talon starting with ♥2) to a table of peers: seat 0's secret
     permutation puts the cards in place, the other seats' are the identity."""
-    def deal(rules: Rules, hands: dict[int, str], scripts: dict[int, tuple[str, ...]]
-             ) -> list[TableHand]:
+    def deal(rules: Rules, hands: dict[int, str], scripts: dict[int, tuple[str, ...]],
+             classes: dict[int, type[TableHand]] | None = None) -> list[TableHand]:
         faces = build_deck(rules, hands, "2H", first=0)
         free = {f: [f, f + 54] for f in range(54)}
         perm = [free[f].pop(0) for f in faces]
@@ -282,7 +282,8 @@ def stacked(monkeypatch):
         d = LocalDeal(seats=4, decks=2, hand_size=rules.hand_size, seed=3, first=0)
         players = [Scripted(s, hands[s] if s == 0 else "", scripts.get(s, ()))
                    for s in range(4)]
-        tables = [TableHand(setup, d.peers[s], players[s]) for s in range(4)]
+        tables = [(classes or {}).get(s, TableHand)(setup, d.peers[s], players[s])
+                  for s in range(4)]
         d.peers = tables
         d.call_all("start")
         d.run()
@@ -318,8 +319,9 @@ def test_peers_ruff_winner_follows_the_option(stacked, rule, winner):
     assert h.result.defender_points == tables[0].result.defender_points
 
 
-@pytest.mark.parametrize(("rule", "forced"), [("lowest", "KS"), ("first_claimant", "JS JS")])
-def test_peers_forced_component_follows_the_option(stacked, rule, forced):
+@pytest.mark.parametrize(("rule", "forced", "claimants"), [("lowest", "KS", [1, 2]),
+                                                         ("first_claimant", "JS JS", [1])])
+def test_peers_forced_component_follows_the_option(stacked, rule, forced, claimants):
     rules = Rules(talon_cards=84, throw_forced=rule)
     tables = stacked(rules, FORCED_HANDS, {0: ("KS JS JS",)})
     withdrawn = 3 - len(T(forced))
@@ -327,9 +329,31 @@ def test_peers_forced_component_follows_the_option(stacked, rule, forced):
         first = t.tricks[0]
         assert sorted(first.attempted) == sorted(F("KS JS JS"))
         assert sorted(first.plays[0]) == sorted(F(forced))
-        assert sorted(first.claims) == [1, 2]  # both seats showed what beats the throw
+        # Seat 1 shows its pair; with "lowest" seat 2 shows its single (a lower part), with
+        # "first_claimant" it is not asked: nobody shows more than the forced lead needs.
+        assert sorted(first.claims) == claimants
+        assert all(len(c) == 1 for c in first.claims.values())
         assert t.penalties == 10 * withdrawn
     h = core_replay(tables[0])
     assert [tuple(p) for p in h.tricks[0].plays] == [tuple(p) for p in tables[0].tricks[0].plays]
     assert h.penalties == tables[0].penalties
     assert h.result.defender_points == tables[0].result.defender_points
+
+
+POINTLESS_HANDS = {0: "KS 10S 10S 3C 4C 6C", 1: "JS JS 3D 4D 6D 7D", 2: "QS QS 8D 9D 7C 8C",
+                   3: "3S 5S 6S 10D JD QD"}
+
+
+def test_a_claim_that_cannot_change_the_forced_lead_is_refused_at_once(stacked):
+    # Against ♠K ♠10♠10, seat 1 shows ♠J♠J (the pair is forced); seat 2's ♠Q♠Q beats the
+    # pair too but changes nothing: showing it would only expose its cards, so the table
+    # refuses it. Honest, seat 2 says nothing (and is asked: seat 3 might beat the ♠K).
+    from test_claims import PointlessClaimer
+
+    rules = Rules(talon_cards=84)
+    with pytest.raises(TableError) as caught:
+        stacked(rules, POINTLESS_HANDS, {0: ("KS 10S 10S",)}, {2: PointlessClaimer})
+    assert caught.value.seat == 2 and "does not change the forced lead" in str(caught.value)
+    tables = stacked(rules, POINTLESS_HANDS, {0: ("KS 10S 10S",)})
+    first = tables[0].tricks[0]
+    assert first.answers == [(1, 0), (2, None), (3, None)] and list(first.claims) == [1]

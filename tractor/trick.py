@@ -206,6 +206,61 @@ def beaten_by_claims(claims: Mapping[int, Iterable[int]], thrower: int, players:
     return _candidates([list(claims.get(s, ())) for s in order], throw_forced)
 
 
+ClaimAnswer = tuple[int, "int | None"]  #: (seat, the throw's component it showed it beats)
+
+
+def claim_key(lead: Format, index: int) -> tuple[int, int, int, int]:
+    """How a claimed component ranks for the forced lead: `forced_order`, then the
+    canonical position (the first of equal components is forced)."""
+    return (*forced_order(lead.components[index]), index)
+
+
+def claim_to_make(lead: Format, able: Iterable[int], best: int | None,
+                  throw_forced: str = "lowest") -> int | None:
+    """The one claim a seat makes when its turn comes against a throw (`claim_turn`): of
+    the components it can beat (``able``), the one that would be forced, if it changes the
+    forced lead (``best``: the one claimed so far); else None, it shows nothing. The table
+    learns only what decides the forced lead: at most one component per seat, and no
+    seat speaks once the lead is settled.
+
+    >>> from tractor.trump import Trump
+    >>> lead = classify_faces([37, 36, 36], Trump("2", "S").ladder())  # K♦ Q♦Q♦
+    >>> [c.kind for c in lead.components]
+    ['pair', 'single']
+    >>> claim_to_make(lead, {0, 1}, None)  # it can beat both: the single is forced
+    1
+    >>> claim_to_make(lead, {0}, 1)  # the single is claimed already: its pair adds nothing
+    """
+    if throw_forced not in ("lowest", "first_claimant"):
+        raise ValueError(f"unknown throw_forced {throw_forced!r:.40}")
+    able = list(able)
+    if not able:
+        return None
+    mine = min(able, key=lambda i: claim_key(lead, i))
+    if best is None or (throw_forced == "lowest" and claim_key(lead, mine) < claim_key(lead, best)):
+        return mine
+    return None
+
+
+def best_claim(lead: Format, answers: Sequence[ClaimAnswer]) -> int | None:
+    """The component the claims so far force (None: none claimed, the throw stands)."""
+    claimed = [i for _, i in answers if i is not None]
+    return min(claimed, key=lambda i: claim_key(lead, i)) if claimed else None
+
+
+def claim_turn(lead: Format, answers: Sequence[ClaimAnswer], thrower: int, players: int,
+               throw_forced: str = "lowest") -> int | None:
+    """The next seat to answer a throw (in playing order after the thrower), or None once
+    the forced lead is settled: every other seat answered; with ``first_claimant`` the
+    first claim; with ``lowest`` a claim of the lowest component there is."""
+    best = best_claim(lead, answers)
+    if best is not None and (throw_forced == "first_claimant" or claim_key(lead, best) == min(
+            claim_key(lead, i) for i in range(len(lead.components)))):
+        return None
+    k = len(answers) + 1
+    return (thrower + k) % players if k < players else None
+
+
 def _candidates(beaten: Sequence[Sequence[int]], throw_forced: str) -> list[int]:
     """The one statement of `Rules.throw_forced`: ``beaten`` lists, for each other seat in
     playing order starting after the thrower, the indices of the components it can beat."""

@@ -16,7 +16,7 @@ from tractor.actions import Bury, Play
 from tractor.formats import THROW, classify_faces
 from tractor.hand import Hand, IllegalAction
 from tractor.rules import Rules
-from tractor.trick import beats_component
+from tractor.trick import beats_component, best_claim, claim_to_make, claim_turn
 from tractor.trump import Trump
 
 
@@ -75,26 +75,31 @@ def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], f
 
 
 def _check_throw(hand: Hand, rec: PlayRecord, trick: int) -> list[Violation]:
-    """Compare, seat by seat and component by component, what each seat could beat of a
-    throw with what it claimed: a seat silent about a part it could beat shaped the forced
-    lead (or let the throw stand)."""
+    """Replay the answers to a throw in turn (`tractor.trick.claim_turn`) against the real
+    hands: each seat asked had to show the component `claim_to_make` names for its hand,
+    or nothing. A seat that showed nothing though it could change the forced lead let the
+    throw (or a higher forced part) stand; one that showed another part shaped the lead;
+    a seat that was not asked owed nothing."""
     assert rec.attempted is not None and hand.ladder is not None
     ladder = hand.ladder
     attempt = [c % 54 for c in rec.attempted]
     lead = classify_faces(attempt, ladder)
     if lead.kind != THROW:
         return []
-    claimed = dict(rec.claims)
+    claimed = {seat: indices[0] for seat, indices in rec.claims if indices}
+    rule = hand.rules.throw_forced
+    answers: list[tuple[int, int | None]] = []
     out = []
-    for k in range(1, hand.players):
-        seat = (rec.seat + k) % hand.players
+    while (seat := claim_turn(lead, answers, rec.seat, hand.players, rule)) is not None:
         suit = [f for f in hand.hands[seat] if ladder.esuit[f] == lead.esuit]
         able = {i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)}
-        said = set(claimed.get(seat, ()))
-        if said - able:
+        due = claim_to_make(lead, able, best_claim(lead, answers), rule)
+        said = claimed.get(seat)
+        if said is not None and said not in able:
             out.append(Violation(seat, trick, "claimed to beat a throw it could not beat"))
-        elif able - said:
+        elif said != due:
             out.append(Violation(seat, trick, "could beat the throw but let it stand"
-                                 if not said else "let a part of the throw it could beat "
-                                 "stand"))
+                                 if said is None else "showed another part of the throw "
+                                 "than the lowest it could beat"))
+        answers.append((seat, said))
     return out
