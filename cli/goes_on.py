@@ -1,12 +1,14 @@
 """A game that goes on after a seat is gone: a new table, an AI in the empty seat, a new hand.
 
-When a seat stays unreachable past the grace period, every peer ends the hand
-(`SeatGone`). Then the host reopens its lobby on the same port with the game's carry
-(levels, declaring team, starter, first drawer: the same on every peer, and part of the
-new table id), asks for AI players for the gone seat and the seats AI held, and the people
-still at the table rejoin it automatically in their own seats (a guest accepts only a
-start that carries exactly the game it was playing). Everyone takes the new seat with a
-fresh identity and deck, and the screen goes on with the new table.
+When a seat stays unreachable past the grace period (`SeatGone`), or stays connected but
+silent past a deadline (`Stalled`), every peer ends the hand, scored as lost by that seat's
+team once a team declares (`GameSession.forfeit`). Then the host reopens its lobby on the
+same port with the game's carry (levels, declaring team, starter, first drawer: the same
+on every peer, and part of the new table id), asks for AI players for the gone seat and
+the seats AI held, and the people still at the table rejoin it automatically in their own
+seats (a guest accepts only a start that carries exactly the game it was playing).
+Everyone takes the new seat with a fresh identity and deck, and the screen goes on with the
+new table.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tractor.net.journal import Journal
 from tractor.net.lobby import LobbyError, Participant, Seating, parse_endpoint
 from tractor.net.lobby_wire import host_table, join_table
 from tractor.net.seat import listen_node, raw_public, take_seat
+from tractor.net.stall import Stalled
 from tractor.net.wire import PeerNode, SeatGone
 
 from .netclient import HumanPlayer, NetClient
@@ -68,9 +71,22 @@ class GoesOn:
 
     def _halted(self, failure: Failure, node: PeerNode) -> None:
         """(The failure is consumed: the screen shows every halt as a banner.)"""
-        if not failure.check(SeatGone) or node is not self.client.node:
+        if not failure.check(SeatGone, Stalled) or node is not self.client.node:
             return  # any other halt stays on the screen with its verdict
         gone = failure.value.seat
+        if gone == self.seating.seat:
+            return  # the others go on without this peer
+        assert node.session is not None
+        session = node.session
+        res = session.forfeit(gone)
+        if res is not None:
+            team = " and ".join(self.client.names[s] for s in range(len(self.client.names))
+                                if s % 2 == res.gaining_team)
+            self.client.note(f"seat {gone} ({self.client.names[gone]}) forfeits the hand: "
+                             f"the team of {team} gains {res.levels_gained} level(s)")
+            if session.over:
+                self.client.note("game over: that was the last hand")
+                return
         d = ensureDeferred(self._go_on(node, gone))
         d.addErrback(lambda f: self.client.note(
             f"the game could not go on at a new table: {f.getErrorMessage()}"))

@@ -17,7 +17,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.game import after_hand, after_redeal
-from tractor.hand import HandResult
+from tractor.hand import HandResult, IllegalAction
 from tractor.rules import Rules
 
 from .deck.engine import Deck, DeckConfig
@@ -168,6 +168,22 @@ class GameSession:
                 except Replay:
                     pass  # came from the journal too (a resume)
         return out
+
+    def forfeit(self, seat: int) -> HandResult | None:
+        """The hand in progress ends because ``seat`` stalled or left it (every honest
+        peer names the same seat): scored as lost by its team (`PublicHand.record_forfeit`),
+        and the game's carry moves on as after any hand. None if the hand had nothing to
+        lose yet (no team declares) or was over already."""
+        hand = self.current
+        if hand.phase in ("done", "redeal"):
+            return None
+        try:
+            res = hand.public.record_forfeit(seat)
+        except IllegalAction:
+            return None
+        self.played.append(hand)
+        self._end_hand(res)
+        return res
 
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)

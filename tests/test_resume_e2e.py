@@ -102,6 +102,8 @@ def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_o
         os.kill(victims[0], signal.SIGKILL)  # gone for good: the grace (2 s) runs out first
         play.answer_prompts(20, 60, stop=lambda out: "the table goes on with an AI" in out)
         assert "the table goes on with an AI in that seat" in play.out, play.out[-3000:]
+        # The hand was in play: the gone seat's team loses it (seeds/README.md).
+        assert "forfeits the hand: the team of" in play.out, play.out[-3000:]
         play.answer_prompts(60, 180, stop=lambda out: "Hand 1 is over." in out)
         assert play.until(lambda out: "verified the hand" in out, 60), play.out[-3000:]
         assert "4 of 4 peers verified the hand: no rule broken" in play.out
@@ -155,6 +157,8 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
         assert answer_both(both, lambda: "the table goes on with an AI" in host.out
                            and "waiting for the host to go on" in guest.out, 90), (
             host.out[-1500:], guest.out[-1500:])
+        assert all("forfeits the hand: the team of" in s.out for s in both), (
+            host.out[-1500:], guest.out[-1500:])  # the same verdict on both screens
         assert answer_both(both, lambda: all("Hand 1 is over." in s.out for s in both), 300), (
             host.out[-1500:], guest.out[-1500:])
         for s in both:

@@ -137,3 +137,36 @@ def test_a_coalition_cannot_starve_a_seat_that_an_honest_peer_relays_to():
     net.tamper[(3, 0)] = lambda frame: [] if header(frame)[3] == 1 else [frame]
     net.run(limit=2000)
     assert net.completed(), [str(n.halted) for n in net.nodes]  # seat 2 relays it all
+
+
+def test_a_stalled_hand_is_lost_by_the_stallers_team_the_same_on_every_honest_peer():
+    # Seat 3 stops playing mid-hand: every honest peer names it and scores the hand as lost
+    # by its team (seeds/README.md), so the game goes on from the same carry everywhere.
+    net = MemNet(seed=3)
+    played = []
+
+    def no_plays(frame: bytes) -> list[bytes]:
+        h = header(frame)
+        if h[3] == 3 and h[5] in ("reveal", "app") and len(played) > 6:
+            return []
+        if h[3] == 3 and h[5] == "reveal":
+            played.append(frame)
+        return [frame]
+    for dst in range(3):
+        net.tamper[(3, dst)] = no_plays
+    net.run(honest=[0, 1, 2], limit=3000)
+    results = [net.sessions[s].forfeit(3) for s in range(3)]
+    assert results[0] is not None and all(r == results[0] for r in results)
+    # Seat 3's team (1) loses: if it declared, the defenders get every point; if it
+    # defended, none. Either way team 0 gains.
+    assert results[0].gaining_team == 0 and results[0].levels_gained >= 1
+    assert len({net.sessions[s].carry() for s in range(3)}) == 1
+
+
+def test_a_hand_stalled_before_anyone_declares_has_nothing_to_lose():
+    net = MemNet(seed=3)
+    for dst in (0, 2, 3):
+        net.tamper[(1, dst)] = withhold("shuffle")
+    net.run(honest=[0, 2, 3], limit=2000)
+    assert isinstance(net.nodes[0].halted, Stalled)
+    assert net.sessions[0].forfeit(1) is None and net.sessions[0].results == []

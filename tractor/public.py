@@ -649,6 +649,28 @@ class PublicHand:
         self.phase = DONE
         return self.result
 
+    def record_forfeit(self, offender: Seat) -> HandResult:
+        """End the hand before its time: ``offender`` stalled or left it (peer-to-peer
+        play). **Choice** (the seeds are silent), as for a rule broken: the offender's team
+        loses it as badly as the scoring table allows (every card point to the defenders if
+        it declares, none if it defends), so walking out of a losing hand gains nothing.
+        Only once a team declares; before that there is nothing to lose (`IllegalAction`).
+
+        >>> from tractor.rules import Rules
+        >>> h = PublicHand(Rules(), ("2", "2"), first=0, starter=0, declarers=0)
+        >>> h.record_forfeit(1).gaining_team  # a defender left: the declarers gain
+        0
+        """
+        if self.result is not None:
+            raise IllegalAction("the hand is scored already")
+        if self.declarers is None or self.starter is None:
+            raise IllegalAction("no team declares yet: the hand has nothing to lose")
+        points = self.rules.total_points if not self.is_defender(offender) else 0
+        self.result = hand_result(self.rules, points, 0, 1, False, self.declarers, self.starter)
+        self.defender_points = self.result.defender_points
+        self.phase = DONE
+        return self.result
+
     # --- where the cards go (the omniscient hand moves real cards) ---------------------------
 
     def _move_drawn(self, seat: Seat) -> None:
