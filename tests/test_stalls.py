@@ -170,3 +170,17 @@ def test_a_hand_stalled_before_anyone_declares_has_nothing_to_lose():
     net.run(honest=[0, 2, 3], limit=2000)
     assert isinstance(net.nodes[0].halted, Stalled)
     assert net.sessions[0].forfeit(1) is None and net.sessions[0].results == []
+
+
+def test_a_starter_that_never_buries_is_named_for_the_burial():
+    net = MemNet(seed=3)
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                net.tamper[(src, dst)] = withhold("bury")  # only the starter sends one
+    net.run(limit=2000)
+    starter = net.sessions[0].current.starter
+    honest = [s for s in range(4) if s != starter]
+    for s in honest:
+        halted = net.nodes[s].halted
+        assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (starter, "burial")
