@@ -268,3 +268,32 @@ def test_a_split_declaration_window_opens_no_talon_to_anyone():
     net.run(honest=[0, 1, 3])
     assert_all_name(net, 2)
     assert not any(talon_keys_sent(net, s) for s in (0, 1, 3))
+
+
+def test_a_seat_that_signs_a_false_view_is_named_once_no_proof_comes():
+    # Seat 2 signs a view of seat 0's messages that no chain has: the honest peers wait
+    # (sending nothing of their own) for two versions of seat 0's messages that would
+    # blame seat 0; none exists, so they name seat 2, which signed the view.
+    from tractor.net.deck.envelope import Header, seal
+    from tractor.net.deck.errors import ViewMismatch
+    from tractor.net.wire import SUSPECT
+
+    net = MemNet(seed=4)
+    lied: list[int] = []
+
+    def false_view(frame: bytes) -> list[bytes]:
+        h = header(frame)
+        if h[3] == 2 and h[5] == "app" and h[6][0][0] > 0 and (not lied or h[4] in lied):
+            lied.append(h[4])
+            views = [tuple(v) for v in h[6]]
+            views[0] = (views[0][0], bytes(32))
+            hdr = Header(h[1], h[2], h[3], h[4], h[5], tuple(views))
+            return [seal(hdr, body_of(frame), net.keys[2])]
+        return [frame]
+    for dst in (0, 1, 3):
+        net.tamper[(2, dst)] = false_view
+    net.run(honest=[0, 1, 3], limit=600)
+    for s in (0, 1, 3):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, ViewMismatch) and halted.seat == 2, str(halted)
+    assert net.clock.seconds() >= SUSPECT
