@@ -907,13 +907,22 @@ class TableHand:
     def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
         """An honest answer to a throw: the component `claim_to_make` names, shown with the
         lowest same-shape cards of this hand that beat it; or nothing."""
-        assert self.ladder is not None
-        suit = [f for f in self.my_faces() if self.ladder.esuit[f] == lead.esuit]
-        able = [i for i, comp in enumerate(lead.components)
-                if beats_component(comp, suit, self.ladder)]
-        index = claim_to_make(lead, able, best, self.rules.throw_forced)
+        index = claim_to_make(lead, self._parts_i_beat(lead), best, self.rules.throw_forced)
         if index is None:
             return self.deck.post({"claim": []})
+        return self._claim(lead, index)
+
+    def _parts_i_beat(self, lead: Format) -> list[int]:
+        """The components of a throw this hand can beat."""
+        assert self.ladder is not None
+        suit = [f for f in self.my_faces() if self.ladder.esuit[f] == lead.esuit]
+        return [i for i, comp in enumerate(lead.components)
+                if beats_component(comp, suit, self.ladder)]
+
+    def _claim(self, lead: Format, index: int) -> list[bytes]:
+        """Show the lowest same-shape cards of this hand that beat component ``index``."""
+        assert self.ladder is not None
+        suit = [f for f in self.my_faces() if self.ladder.esuit[f] == lead.esuit]
         comp = lead.components[index]
         candidates = [c for c in _components_of_shape(suit, comp, self.ladder)
                       if beats_component(comp, list(c), self.ladder)]

@@ -10,7 +10,7 @@ from open_deck import open_decks, run_tables
 
 from tractor import Rules
 from tractor.formats import Format
-from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand, _components_of_shape
+from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
 from tractor.trick import beats_component, claim_to_make
 from tractor.trump import TRUMP
 
@@ -42,11 +42,7 @@ class QuietClaimer(TableHand):
     quiet = 0
 
     def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
-        ladder = self.ladder
-        assert ladder is not None
-        suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
-        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
-        if claim_to_make(lead, able, best) is not None:  # its answer would count
+        if claim_to_make(lead, self._parts_i_beat(lead), best) is not None:  # it would count
             QuietClaimer.quiet += 1
             return self.deck.post({"claim": []})
         return super()._my_claim(lead, best)
@@ -97,37 +93,23 @@ class HigherClaimer(TableHand):
     shaped = 0
 
     def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
-        ladder = self.ladder
-        assert ladder is not None
-        suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
-        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        able = self._parts_i_beat(lead)
         due = claim_to_make(lead, able, best)
         higher = [i for i in able if i != due and claim_to_make(lead, [i], best) is not None]
         if due is None or not higher:
             return super()._my_claim(lead, best)
         HigherClaimer.shaped += 1
-        comp = lead.components[higher[0]]
-        cards = next(c for c in _components_of_shape(suit, comp, ladder)
-                     if beats_component(comp, list(c), ladder))
-        positions = self._positions_for(cards)
-        return self._show(positions) + self.deck.post({"claim": [[higher[0], positions]]})
+        return self._claim(lead, higher[0])
 
 
 class PointlessClaimer(TableHand):
     """Shows a part that cannot change the forced lead (to make the table see its cards)."""
 
     def _my_claim(self, lead: Format, best: int | None) -> list[bytes]:
-        ladder = self.ladder
-        assert ladder is not None
-        suit = [f for f in self.my_faces() if ladder.esuit[f] == lead.esuit]
-        able = [i for i, c in enumerate(lead.components) if beats_component(c, suit, ladder)]
+        able = self._parts_i_beat(lead)
         if best is None or not able or claim_to_make(lead, able, best) is not None:
             return super()._my_claim(lead, best)
-        comp = lead.components[able[0]]
-        cards = next(c for c in _components_of_shape(suit, comp, ladder)
-                     if beats_component(comp, list(c), ladder))
-        positions = self._positions_for(cards)
-        return self._show(positions) + self.deck.post({"claim": [[able[0], positions]]})
+        return self._claim(lead, able[0])
 
 
 def test_a_seat_that_shows_a_higher_part_than_it_must_is_found_by_the_audit():

@@ -99,19 +99,25 @@ def test_a_connected_seat_that_withholds_a_step_from_everyone_is_named(kind, sta
     assert_named(net, staller, what)
 
 
+def stop_playing(net: MemNet, seat: int) -> None:
+    """After a few of its cards are shown, ``seat`` sends nothing more of its plays."""
+    shown: list[bytes] = []
+
+    def tamper(frame: bytes) -> list[bytes]:
+        h = header(frame)
+        if h[3] == seat and h[5] in ("reveal", "app") and len(shown) > 6:
+            return []
+        if h[3] == seat and h[5] == "reveal":
+            shown.append(frame)
+        return [frame]
+    for dst in range(len(net.nodes)):
+        if dst != seat:
+            net.tamper[(seat, dst)] = tamper
+
+
 def test_a_seat_that_never_plays_its_card_is_named_after_the_move_deadline():
     net = MemNet(seed=3)
-    played = []
-
-    def no_plays(frame: bytes) -> list[bytes]:
-        h = header(frame)
-        if h[3] == 3 and h[5] in ("reveal", "app") and len(played) > 6:
-            return []  # after a few tricks' worth of messages, nothing of its plays
-        if h[3] == 3 and h[5] == "reveal":
-            played.append(frame)
-        return [frame]
-    for dst in range(3):
-        net.tamper[(3, dst)] = no_plays
+    stop_playing(net, 3)
     net.run(honest=[0, 1, 2], limit=3000)
     assert_named(net, 3, "play")
 
@@ -143,17 +149,7 @@ def test_a_stalled_hand_is_lost_by_the_stallers_team_the_same_on_every_honest_pe
     # Seat 3 stops playing mid-hand: every honest peer names it and scores the hand as lost
     # by its team (seeds/README.md), so the game goes on from the same carry everywhere.
     net = MemNet(seed=3)
-    played = []
-
-    def no_plays(frame: bytes) -> list[bytes]:
-        h = header(frame)
-        if h[3] == 3 and h[5] in ("reveal", "app") and len(played) > 6:
-            return []
-        if h[3] == 3 and h[5] == "reveal":
-            played.append(frame)
-        return [frame]
-    for dst in range(3):
-        net.tamper[(3, dst)] = no_plays
+    stop_playing(net, 3)
     net.run(honest=[0, 1, 2], limit=3000)
     results = [net.sessions[s].forfeit(3) for s in range(3)]
     assert results[0] is not None and all(r == results[0] for r in results)
