@@ -42,7 +42,14 @@ from .deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewM
 from .journal import Journal
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
-from .stall import ComplaintError, StallWatch, is_complaint, pack_complaint, read_complaint
+from .stall import (
+    ComplaintError,
+    Stalled,
+    StallWatch,
+    is_complaint,
+    pack_complaint,
+    read_complaint,
+)
 from .table import TableError
 
 WIRE_VERSION = "tractor-wire/4"  #: 4: frames relayed, have reports (3: heartbeats)
@@ -394,7 +401,6 @@ class PeerNode:
         self.evidence: list[bytes] = []
         #: A sign of a split transcript, and until when this peer waits for the proof.
         self._suspect: tuple[DeckError, float] | None = None
-        self._withheld: list[bytes] = []  #: own frames kept back while a split is suspected
         self.stalls = StallWatch()
         #: (what the table stood at, since when) while this peer's player owes a decision:
         #: the other seats name it past `stall.MOVE_DEADLINE`, so the screen warns first.
@@ -699,12 +705,11 @@ class PeerNode:
                              verify=False)  # signed here a moment ago
             self.relay.hold(env.header.hand, self.seat, env.header.seq, env.content, frame,
                             now, None)
-        if self._suspect is not None:
-            # Signs of a split: nothing of this peer's leaves (its keys least of all) until
-            # the proof of who equivocated comes, or the wait ends in a halt.
-            self._withheld += frames
-        else:
+        if self._suspect is None:
             self._broadcast(frames)
+        # Else signs of a split: nothing of this peer's leaves (its keys least of all); the
+        # wait ends in a halt either way (on the proof, or on the view), and the frames stay
+        # in the journal.
         self._changed()
         if self.session.over or self._finished():
             if self._watch is not None and self._watch.running:
@@ -832,7 +837,7 @@ class PeerNode:
         peer holds, so a seat that holds other versions finds the equivocation."""
         frames = list(getattr(exc, "frames", ()))
         blamed = getattr(exc, "seat", None)
-        if type(blamed) is int and blamed != self.seat:
+        if type(blamed) is int and blamed != self.seat and not isinstance(exc, Stalled):
             frames += [f for f in self.relay.chain(hand, blamed) if f not in frames]
         if frames:
             self.evidence = frames
