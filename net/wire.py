@@ -405,8 +405,8 @@ class PeerNode:
         #: (what the table stood at, since when) while this peer's player owes a decision:
         #: the other seats name it past `stall.MOVE_DEADLINE`, so the screen warns first.
         self._own_wait: tuple[object, float] | None = None
-        #: Signed complaints heard (this peer's too), by their bytes: each relayed once.
-        self.complaints: dict[bytes, int] = {}
+        #: Signed complaints heard (this peer's too) -> (hand, complainer): relayed once.
+        self.complaints: dict[bytes, tuple[int, int]] = {}
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -494,6 +494,7 @@ class PeerNode:
             return
         current = self.session.current.deck.config.hand
         self.relay.forget_before(current - 1)
+        self.complaints = {c: k for c, k in self.complaints.items() if k[0] >= current - 1}
         report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
                                               if h >= 0]))
         for seat, link in list(self.links.items()):
@@ -587,12 +588,12 @@ class PeerNode:
                           what=what)
             complaint = pack_complaint(self.signing_key, self.table, hand, self.seat, seat,
                                        what, held)
-            self.complaints[complaint] = hand
+            self.complaints[complaint] = (hand, self.seat)
             for link in list(self.links.values()):
                 link.sendString(complaint)
         if stalled is None:
             return False
-        stalled.frames = tuple(c for c, h in self.complaints.items() if h == hand)
+        stalled.frames = tuple(c for c, k in self.complaints.items() if k[0] == hand)
         self._halt_on_evidence(stalled, hand)
         return True
 
@@ -604,9 +605,12 @@ class PeerNode:
         except ComplaintError as exc:
             link._drop(str(exc))
             return
-        if frame in self.complaints or len(self.complaints) >= 4 * len(self.raw_keys) ** 2:
+        if frame in self.complaints:
             return
-        self.complaints[frame] = complaint.hand
+        if sum(k == (complaint.hand, complaint.complainer)
+               for k in self.complaints.values()) >= 2 * len(self.raw_keys):
+            return  # a seat complains about few steps in a hand: this one floods
+        self.complaints[frame] = (complaint.hand, complaint.complainer)
         for seat, other in list(self.links.items()):
             if seat not in (link.seat, complaint.complainer):
                 other.sendString(frame)

@@ -180,3 +180,19 @@ def test_a_starter_that_never_buries_is_named_for_the_burial():
     for s in honest:
         halted = net.nodes[s].halted
         assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (starter, "burial")
+
+
+def test_a_flood_of_signed_complaints_is_relayed_only_up_to_a_bound():
+    net = MemNet(seed=2)
+    node = net.nodes[0]
+    node.begin([])
+    link = net.pairs[(0, 1)].links[0]
+    for _ in range(20):
+        net.clock.advance(0.01)
+    sent_before = node.traffic.frames
+    for k in range(50):  # seat 1 signs 50 different complaints about seat 2
+        link.stringReceived(pack_complaint(net.keys[1], TABLE, 0, 1, 2, "shuffle", k))
+    assert len(node.complaints) == 8  # 2 per seat of the table; the rest is not relayed
+    assert node.traffic.frames - sent_before <= 8 * 2  # each relayed to the two others
+    for n in net.nodes:
+        n.stop()
