@@ -196,3 +196,44 @@ def test_a_flood_of_signed_complaints_is_relayed_only_up_to_a_bound():
     assert node.traffic.frames - sent_before <= 8 * 2  # each relayed to the two others
     for n in net.nodes:
         n.stop()
+
+
+def test_a_seat_that_keeps_its_audit_keys_is_named_for_them():
+    from tractor.net.deck.errors import KeyTimeout
+
+    net = MemNet(seed=3)
+    for dst in range(3):
+        net.tamper[(3, dst)] = withhold("audit")
+    net.run(honest=[0, 1, 2], limit=2000)
+    for s in range(3):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, KeyTimeout) and halted.seat == 3, str(halted)
+
+
+def test_in_the_auction_a_seat_that_never_bids_is_named_for_its_bid():
+    from tractor import Rules
+
+    net = MemNet(seed=3, rules=Rules(declaration="auction"))
+    dealer = net.sessions[0].first  # bids start with the dealer, drawn by lot
+    bids = lambda f: [] if header(f)[5] == "app" and "bid" in body_of(f)["data"] else [f]  # noqa: E731
+    for dst in range(4):
+        if dst != dealer:
+            net.tamper[(dealer, dst)] = bids
+    honest = [s for s in range(4) if s != dealer]
+    net.run(honest=honest, limit=2000)
+    assert_named(net, dealer, "bid")
+
+
+def test_a_seat_that_never_answers_a_throw_is_named_for_its_claim():
+    net = MemNet(seed=3)
+    claims = lambda f: [] if header(f)[5] == "app" and "claim" in body_of(f)["data"] else [f]  # noqa: E731
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                net.tamper[(src, dst)] = claims  # whoever is asked first stays silent
+    net.run(limit=3000)
+    named = [(n.halted.seat, n.halted.what) if isinstance(n.halted, Stalled) else None
+             for n in net.nodes]
+    asked = next(seat for seat, what in filter(None, named) if what == "claim")
+    # Every other seat names the silent one (which itself waits on the thrower, unaware).
+    assert all(named[s] == (asked, "claim") for s in range(4) if s != asked), named
