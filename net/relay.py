@@ -89,13 +89,20 @@ class Relay:
     def _chain(self, hand: Hand, seat: Seat) -> _Chain:
         return self._chains.setdefault((hand, seat), _Chain())
 
+    def held(self, hand: Hand, seat: Seat, seq: int) -> tuple[bytes, bytes] | None:
+        """(frame, signed content) this peer holds for that place, if any: a copy is no
+        news, and a frame with other content is the second half of an equivocation."""
+        chain = self._chains.get((hand, seat))
+        if chain is None or seq not in chain.frames:
+            return None
+        return chain.frames[seq].frame, chain.contents[seq]
+
     def hold(self, hand: Hand, seat: Seat, seq: int, content: bytes, frame: bytes, now: float,
              came_from: Seat | None) -> bool:
-        """Keep a signature-checked frame; False if one is held already for that place (the
-        deck judges whether it is the same message)."""
+        """Keep a signature-checked frame; False if one is held already for that place."""
         chain = self._chain(hand, seat)
         if seq in chain.frames or seq >= MAX_CHAIN:
-            if seq in chain.frames and came_from is not None:
+            if seq in chain.frames and came_from is not None and chain.contents[seq] == content:
                 chain.frames[seq].known.add(came_from)
             return False
         held = _Held(frame, now, {seat})
@@ -168,10 +175,12 @@ class Relay:
                     out.append((seat, held.frame))
         return out
 
-    def chain(self, hand: Hand, author: Seat) -> list[bytes]:
-        """Every frame of ``author`` in ``hand`` this peer holds, in order (evidence)."""
+    def chain(self, hand: Hand, author: Seat, first: int = 0) -> list[bytes]:
+        """Every frame of ``author`` in ``hand`` this peer holds from message number
+        ``first`` on, in order (evidence, or what a complainer lacks)."""
         chain = self._chains.get((hand, author))
-        return [chain.frames[q].frame for q in sorted(chain.frames)] if chain else []
+        return [chain.frames[q].frame for q in sorted(chain.frames) if q >= first] \
+            if chain else []
 
     def link_lost(self, seat: Seat) -> None:
         """What was relayed to ``seat`` may not have arrived: relay it again if still due."""

@@ -60,6 +60,7 @@ class StallWatch:
     deadline_auto: float = AUTO_DEADLINE
     deadline_move: float = MOVE_DEADLINE
     complaint_wait: float = COMPLAINT_WAIT
+    settle: float = 5.0  #: seconds a seat whose link came up has to resend (`wire.SETTLE`)
     _marker: object = None
     _waits: dict[Seat, _Wait] = field(default_factory=dict)
 
@@ -75,24 +76,26 @@ class StallWatch:
         if marker != self._marker:
             self._marker, self._waits = marker, {}
         complain: list[tuple[Seat, str]] = []
+        stalled: Stalled | None = None
         for seat in list(self._waits):
             if seat not in waiting:
                 del self._waits[seat]
         for seat, what in sorted(waiting.items()):
-            if seat not in up_since:
-                self._waits.pop(seat, None)  # gone: the grace period decides
-                continue
             wait = self._waits.get(seat)
             if wait is None or wait.what != what:
                 wait = self._waits[seat] = _Wait(what, now)
-            elif up_since[seat] > wait.since:  # its link came up again: it waits anew
-                wait.since, wait.complained = up_since[seat], None
+            # A seat without a link has the grace period instead; one whose link just came
+            # up has `settle` seconds to resend what it owes. Its wait does not start again
+            # (a seat that reconnects now and then is still waited for since the start).
+            if seat not in up_since or now - up_since[seat] < self.settle:
+                continue
             if wait.complained is None and now - wait.since >= self.deadline(what):
                 wait.complained = now
                 complain.append((seat, what))
-            elif wait.complained is not None and now - wait.complained >= self.complaint_wait:
-                return complain, Stalled(seat, what, now - wait.since)
-        return complain, None
+            elif (wait.complained is not None and now - wait.complained >= self.complaint_wait
+                  and stalled is None):
+                stalled = Stalled(seat, what, now - wait.since)
+        return complain, stalled
 
 
 def complaint_message(table: bytes, hand: int, complainer: Seat, about: Seat, what: str,

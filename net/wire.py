@@ -605,7 +605,9 @@ class PeerNode:
         except ComplaintError as exc:
             link._drop(str(exc))
             return
-        if frame in self.complaints:
+        assert self.session is not None
+        current = self.session.current.deck.config.hand
+        if frame in self.complaints or not current - 1 <= complaint.hand <= current + 1:
             return
         if sum(k == (complaint.hand, complaint.complainer)
                for k in self.complaints.values()) >= 2 * len(self.raw_keys):
@@ -621,7 +623,7 @@ class PeerNode:
             frames = [f for f in self.outbox.get(complaint.complainer, [])
                       if peek_hand(f) == complaint.hand]
         else:
-            frames = self.relay.chain(complaint.hand, complaint.about)[complaint.held:]
+            frames = self.relay.chain(complaint.hand, complaint.about, complaint.held)
         for f in frames:
             target.sendString(f)
 
@@ -761,6 +763,8 @@ class PeerNode:
             except HaveError as exc:
                 link._drop(str(exc))
                 return
+            current = self.session.current.deck.config.hand
+            report["have"] = [e for e in report["have"] if current - 1 <= e[0] <= current + 1]
             for pushed in self.relay.have_from(link.seat, report):
                 link.sendString(pushed)  # its version of a chain differs: show it ours
             return
@@ -776,13 +780,47 @@ class PeerNode:
         except FrameError as exc:
             self._refused(link, exc)
             return
-        if hand < current - 1:
+        if not current - 1 <= hand <= current + 1:
+            if hand > current + 1:
+                self._refused(link, FrameError(f"frame for hand {hand}, far ahead of hand "
+                                               f"{current}", link.seat))
             return  # settled long ago
-        if self._apply(link, env) and current - 1 <= hand <= current + 1:
+        held = self.relay.held(hand, env.seat, env.header.seq)
+        if held is not None:
+            if held[1] == env.content:
+                self._copy(link)  # relayed again, or resent after a reconnect
+                return
+            if hand != current - 1:  # not checked yet (the session checks these)
+                try:
+                    open_frame(frame, self.table, hand, self.public_keys)
+                except FrameError as exc:
+                    self._refused(link, exc)
+                    return
+            # Two signed versions of one message, whatever hand the session is in.
+            proof = Equivocation(env.seat, f"signed two different messages number "
+                                           f"{env.header.seq}")
+            proof.frames = (held[0], frame)
+            self.errors.append(proof)
+            self._halt_on_evidence(proof, hand)
+            return
+        if hand == current - 1:
+            # The session has settled it; the seats still in it may lack the frame.
+            self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
+            self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
+                            self.clock.seconds(), link.seat)
+            return
+        if self._apply(link, env):
             # Signature-checked: keep it for the seats that may lack it.
             self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
             self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
                             self.clock.seconds(), link.seat)
+
+    def _copy(self, link: PeerLink) -> None:
+        """A frame this peer holds already came again: harmless, within a bound."""
+        assert link.seat is not None
+        self._copies[link.seat] = self._copies.get(link.seat, 0) + 1
+        if self._copies[link.seat] > MAX_COPIES:
+            link._drop(f"it sent more than {MAX_COPIES} copies of frames in a hand")
 
     def _refused(self, link: PeerLink, exc: FrameError) -> None:
         """Malformed, forged or misrouted: nothing changed; drop the link that brought it."""
@@ -806,9 +844,7 @@ class PeerNode:
             if outgoing:
                 self._send_all(outgoing)
             if isinstance(exc, Replay):
-                self._copies[link.seat] = self._copies.get(link.seat, 0) + 1
-                if self._copies[link.seat] > MAX_COPIES:
-                    link._drop(f"it sent more than {MAX_COPIES} copies of frames in a hand")
+                self._copy(link)
                 return True  # sent again after a reconnect, or relayed: harmless
             self.errors.append(exc)
             if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(

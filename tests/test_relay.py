@@ -22,7 +22,8 @@ from tractor.net.relay import DIGEST, HaveError, Relay, pack_have, read_have
 def test_a_frame_is_relayed_once_to_a_seat_that_has_not_reported_it():
     relay = Relay(seats=4, me=0, after=1.0)  # two seats after seat 1: waits 1 + 2 * 0.5 s
     assert relay.hold(0, 1, 0, b"m0", b"F0", now=0.0, came_from=1)
-    assert not relay.hold(0, 1, 0, b"other", b"G0", now=0.1, came_from=2)  # one per place
+    assert not relay.hold(0, 1, 0, b"m0", b"F0", now=0.1, came_from=2)  # one per place
+    assert relay.held(0, 1, 0) == (b"F0", b"m0")
     relay.heard(3, 0, [0, 1, 0, 0])  # seat 3 has it; seat 2 came with a copy
     assert relay.due(2.0, [1, 2, 3]) == []  # 2 brought a copy, 3 reported it, 1 wrote it
     relay.hold(0, 1, 1, b"m1", b"F1", now=1.0, came_from=1)
@@ -297,3 +298,22 @@ def test_a_seat_that_signs_a_false_view_is_named_once_no_proof_comes():
         halted = net.nodes[s].halted
         assert isinstance(halted, ViewMismatch) and halted.seat == 2, str(halted)
     assert net.clock.seconds() >= SUSPECT
+
+
+def test_a_second_version_of_a_verdict_is_caught_after_the_others_moved_on():
+    # Seat 3 signs another verdict for seat 1 only. The others score the hand and start
+    # the next; the two versions still meet (whatever hand each peer is in), and every
+    # honest peer names seat 3, never seat 1 (which once stalled, blamed for its shuffle).
+    net = MemNet(seed=3, hands=2)
+
+    def other_verdict(frame: bytes) -> list[bytes]:
+        if header(frame)[5] == "verdict":
+            body = dict(body_of(frame), violations=[[3, 1, "invented"]])
+            return [resign(frame, net.keys[3], body)]
+        return [frame]
+    net.tamper[(3, 1)] = other_verdict
+    net.run(honest=[0, 1, 2], limit=2000)
+    for s in (0, 1, 2):
+        halted = net.nodes[s].halted
+        assert getattr(halted, "seat", None) == 3, (s, str(halted))
+    assert any(isinstance(net.nodes[s].halted, Equivocation) for s in (0, 2))

@@ -44,16 +44,19 @@ def test_a_decision_has_the_longer_deadline_and_progress_starts_every_wait_again
     assert watch.observe(2 * MOVE_DEADLINE - 1, "b", {2: "play"}, up) == ([(2, "play")], None)
 
 
-def test_a_seat_without_a_link_is_not_blamed_and_a_reconnect_starts_its_wait_again():
+def test_a_seat_without_a_link_is_not_blamed_and_a_reconnect_only_gives_time_to_resend():
     watch = StallWatch()
     watch.observe(0.0, "m", {1: "lock"}, {1: 0.0})
     assert watch.observe(100.0, "m", {1: "lock"}, {}) == ([], None)  # gone: grace period
-    watch.observe(101.0, "m", {1: "lock"}, {1: 101.0})
-    assert watch.observe(101.0 + AUTO_DEADLINE - 1, "m", {1: "lock"}, {1: 101.0}) == ([], None)
+    assert watch.observe(101.0, "m", {1: "lock"}, {1: 101.0}) == ([], None)  # back: settle
+    assert watch.observe(106.0, "m", {1: "lock"}, {1: 101.0}) == ([(1, "lock")], None)
+    # A seat that reconnects every 50 s is still waited for since the start.
     watch = StallWatch()
     watch.observe(0.0, "m", {1: "lock"}, {1: 0.0})
     assert watch.observe(AUTO_DEADLINE - 1, "m", {1: "lock"}, {1: 50.0}) == ([], None)
-    assert watch.observe(AUTO_DEADLINE, "m", {1: "lock"}, {1: 50.0}) == ([], None)
+    assert watch.observe(AUTO_DEADLINE, "m", {1: "lock"}, {1: 50.0}) == ([(1, "lock")], None)
+    _, stalled = watch.observe(AUTO_DEADLINE + COMPLAINT_WAIT, "m", {1: "lock"}, {1: 50.0})
+    assert isinstance(stalled, Stalled) and stalled.seat == 1
 
 
 def test_a_complaint_is_signed_and_read_back_and_a_forged_one_refused():
