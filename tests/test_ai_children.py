@@ -135,6 +135,12 @@ def test_a_hosts_ai_children_leave_when_it_is_killed(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
+def _interruptible() -> None:
+    # As at a terminal. A suite started in the background of a non-interactive shell
+    # ignores SIGINT, and an ignored signal is inherited: the server then never heard it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
     # Before: Ctrl-C printed "unexpected error: coroutine ignored GeneratorExit" (the clean-up
     # awaited inside a coroutine the shutdown was throwing away) with a traceback in
@@ -143,7 +149,7 @@ def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
     server = subprocess.Popen(python_command("ai-server", "--no-announce", "--listen",
                                              "tcp:0:interface=127.0.0.1"),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              env=env, cwd=tmp_path)
+                              env=env, cwd=tmp_path, preexec_fn=_interruptible)
     assert "AI server ready" in server.stdout.readline()
     server.send_signal(signal.SIGINT)
     out, _ = server.communicate(timeout=30)
