@@ -18,7 +18,7 @@ from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import Equivocation, KeyTimeout
 from tractor.net.session import GameSession
-from tractor.net.stall import MOVE_DEADLINE, Stalled
+from tractor.net.stall import MOVE_DEADLINE, FalseStop, StallDisputed, Stalled
 from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import WARN_BEFORE, PeerNode, ProcessingFailure, SeatGone
 from tractor.observation import GameRecord, Observation
@@ -73,6 +73,13 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
         return f"The table stopped: {who} left. {exc}"
     if isinstance(exc, KeyTimeout):
         return f"The table stopped: {who} {exc.reason}; the hand ends without a result"
+    if isinstance(exc, FalseStop):
+        return (f"The table stopped: {who} claimed another seat was stalling long before "
+                "its deadline (its signed notice is the evidence)")
+    if isinstance(exc, StallDisputed):
+        return (f"The table stopped: seat {exc.halter} gave up waiting for {who}'s "
+                f"{exc.what}, which reached this seat; no one can prove which came first, so "
+                "no seat is blamed and the game stops here")
     if isinstance(exc, Stalled):
         return (f"The table stopped: {who} sent no {exc.what} for {exc.seconds:.0f} s while "
                 "connected, even after the other seats complained; the hand ends without a "
@@ -241,6 +248,12 @@ class NetClient:
         if self.node.halted is not None:
             return verdict_text(self.node.halted, self.names)
         now = self.node.clock.seconds()
+        stop = self.node.stopping
+        if stop is not None:
+            who = ", ".join(f"{self._who(seat)}'s {what}" for seat, what in stop.stalls)
+            return (f"The table stopped: it waited too long for {who}. Every seat now shows "
+                    f"the others what it holds; {max(stop.until - now, 0):.0f} s to decide "
+                    "whether the table goes on")
         left = self.node.decision_time_left()
         if left is not None and left < WARN_BEFORE:
             return (f"Decide within {max(left, 0):.0f} s: the other seats end the hand when a "

@@ -37,15 +37,46 @@ COMPLAINT_CONTEXT = b"tractor-wire/4 stall complaint\x00"
 MAX_COMPLAINT = 400
 
 
+#: Prefix of every signed halt notice (see `pack_halt`).
+HALT_CONTEXT = b"tractor-wire/4 halt notice\x00"
+#: Seconds between a peer's stop on a stall and its verdict: every seat stops as soon as it
+#: hears of the stop and sends what it holds of the staller's messages, so a message that
+#: reached some seats (a person who answered at the last second) reaches all of them, and
+#: every peer judges the same frames.
+HALT_SETTLE = 5.0
+
+
+class StallDisputed(Exception):
+    """Another seat stopped the table over a message this peer holds: a verdict on the
+    timing of a message no peer can prove, so no seat is blamed and the game stops here."""
+
+    def __init__(self, halter: Seat, staller: Seat, what: str) -> None:
+        self.seat, self.halter, self.what = staller, halter, what
+        super().__init__(f"seat {halter} stopped the table over seat {staller}'s {what}, "
+                         f"which reached this seat: no seat is blamed")
+
+
 class Stalled(Exception):
     """A connected seat withheld a message it owed past its deadline and a complaint."""
 
     def __init__(self, seat: Seat, what: str, seconds: float,
                  complaints: tuple[bytes, ...] = ()) -> None:
         self.seat, self.what, self.seconds = seat, what, seconds
-        self.frames = complaints  #: the signed complaints (this peer's and others' heard)
+        #: The signed complaints and halt notices (this peer's and others' heard).
+        self.frames = complaints
         super().__init__(f"seat {seat}: sent no {what} for {seconds:.0f} s while connected "
                          f"(and after a complaint), so the table cannot go on")
+
+
+class FalseStop(Stalled):
+    """A seat named another for a stall long before that seat's deadline: it stopped the
+    table for nothing, and is the one blamed (its signed final notice is the evidence)."""
+
+    def __init__(self, halter: Seat, staller: Seat, what: str) -> None:
+        Exception.__init__(self, f"seat {halter} named seat {staller} for its {what} long "
+                                 "before its deadline, and so stopped the table")
+        self.seat, self.what, self.seconds = halter, f"stop over seat {staller}", 0.0
+        self.frames = ()
 
 
 @dataclass
@@ -113,6 +144,22 @@ def pack_complaint(key: Ed25519PrivateKey, table: bytes, hand: int, complainer: 
     return msgpack.packb({"stall": body, "sig": signature}, use_bin_type=True)
 
 
+def halt_message(table: bytes, hand: int, halter: Seat, staller: Seat, what: str, held: int,
+                 final: bool) -> bytes:
+    return HALT_CONTEXT + msgpack.packb([table, hand, halter, staller, what, held, final],
+                                        use_bin_type=True)
+
+
+def pack_halt(key: Ed25519PrivateKey, table: bytes, hand: int, halter: Seat, staller: Seat,
+              what: str, held: int, final: bool = False) -> bytes:
+    """A signed halt notice: ``halter`` stopped the table in ``hand`` because ``staller``
+    sent no ``what`` (it holds ``held`` of its frames); ``final`` once it named the staller.
+    Every seat that hears one stops too and sends the halter what it lacks."""
+    body = [table, hand, halter, staller, what, held, final]
+    signature = key.sign(halt_message(table, hand, halter, staller, what, held, final))
+    return msgpack.packb({"halt": body, "sig": signature}, use_bin_type=True)
+
+
 @dataclass(frozen=True)
 class Complaint:
     hand: int
@@ -122,36 +169,79 @@ class Complaint:
     held: int
 
 
+@dataclass(frozen=True)
+class HaltNotice:
+    hand: int
+    halter: Seat
+    staller: Seat
+    what: str
+    held: int
+    final: bool
+
+
 class ComplaintError(ValueError):
-    """A complaint that does not parse, is for another table or is not signed."""
+    """A complaint or halt notice that does not parse, is for another table or is not
+    signed."""
 
 
 def is_complaint(frame: bytes) -> bool:
     return frame[:1] == b"\x82" and b"stall" in frame[:8]
 
 
-def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
+def is_halt(frame: bytes) -> bool:
+    return frame[:1] == b"\x82" and b"halt" in frame[:8]
+
+
+def _read_signed(frame: bytes, name: str, size: int) -> tuple[list[object], bytes]:
     if len(frame) > MAX_COMPLAINT:
-        raise ComplaintError("complaint too large")
+        raise ComplaintError(f"{name} too large")
     try:
         data = msgpack.unpackb(frame, raw=False, max_bin_len=128, max_str_len=32,
-                               max_array_len=6, max_map_len=2, max_ext_len=0)
+                               max_array_len=size, max_map_len=2, max_ext_len=0)
     except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise ComplaintError(f"unreadable complaint: {exc}") from exc
-    if not isinstance(data, dict) or set(data) != {"stall", "sig"}:
-        raise ComplaintError("a complaint is {stall: [...], sig: ...}")
-    body, sig = data["stall"], data["sig"]
-    if not isinstance(body, list) or len(body) != 6 or type(sig) is not bytes:
-        raise ComplaintError("a complaint is [table, hand, complainer, about, what, held]")
+        raise ComplaintError(f"unreadable {name}: {exc}") from exc
+    key = "stall" if name == "complaint" else "halt"
+    if not isinstance(data, dict) or set(data) != {key, "sig"}:
+        raise ComplaintError(f"a {name} is {{{key}: [...], sig: ...}}")
+    body, sig = data[key], data["sig"]
+    if not isinstance(body, list) or len(body) != size or type(sig) is not bytes:
+        raise ComplaintError(f"a {name} has {size} fields")
+    return body, sig
+
+
+def _check_seats(keys: list[Ed25519PublicKey], hand: object, seats: tuple[object, ...],
+                 what: object, held: object) -> None:
+    if not all(type(v) is int for v in (hand, held, *seats)) or not (
+            all(0 <= s < len(keys) for s in seats) and hand >= 0 and held >= 0) or type(  # type: ignore[operator]
+            what) is not str:
+        raise ComplaintError("bad fields")
+
+
+def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
+    body, sig = _read_signed(frame, "complaint", 6)
     t, hand, complainer, about, what, held = body
     if t != table:
         raise ComplaintError("complaint for another table")
-    if not all(type(v) is int for v in (hand, complainer, about, held)) or not (
-            0 <= complainer < len(keys) and 0 <= about < len(keys) and hand >= 0
-            and held >= 0) or type(what) is not str:
-        raise ComplaintError("bad complaint fields")
+    _check_seats(keys, hand, (complainer, about), what, held)
     try:
-        keys[complainer].verify(sig, complaint_message(t, hand, complainer, about, what, held))
+        keys[complainer].verify(sig, complaint_message(  # type: ignore[index]
+            t, hand, complainer, about, what, held))  # type: ignore[arg-type]
     except InvalidSignature as exc:
         raise ComplaintError("complaint signature does not verify") from exc
-    return Complaint(hand, complainer, about, what, held)
+    return Complaint(hand, complainer, about, what, held)  # type: ignore[arg-type]
+
+
+def read_halt(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> HaltNotice:
+    body, sig = _read_signed(frame, "halt notice", 7)
+    t, hand, halter, staller, what, held, final = body
+    if t != table:
+        raise ComplaintError("halt notice for another table")
+    _check_seats(keys, hand, (halter, staller), what, held)
+    if type(final) is not bool:
+        raise ComplaintError("bad fields")
+    try:
+        keys[halter].verify(sig, halt_message(  # type: ignore[index]
+            t, hand, halter, staller, what, held, final))  # type: ignore[arg-type]
+    except InvalidSignature as exc:
+        raise ComplaintError("halt notice signature does not verify") from exc
+    return HaltNotice(hand, halter, staller, what, held, final)  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import msgpack
@@ -43,12 +44,19 @@ from .journal import Journal
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .stall import (
+    HALT_SETTLE,
     ComplaintError,
+    FalseStop,
+    HaltNotice,
+    StallDisputed,
     Stalled,
     StallWatch,
     is_complaint,
+    is_halt,
     pack_complaint,
+    pack_halt,
     read_complaint,
+    read_halt,
 )
 from .table import TableError
 
@@ -76,6 +84,9 @@ HAVE_EVERY = 0.25
 #: seat's messages differs from its own) waits for the two signed versions that prove who
 #: equivocated, sending none of its own frames meanwhile, before it halts on the view.
 SUSPECT = 10.0
+#: Seconds by which a halt notice may come before this peer's own verdict on the same
+#: stall would (the seats' waits start a network delay apart); an earlier one is ignored.
+STOP_TOLERANCE = 20.0
 #: Copies of frames already held that one link may bring per hand (relays and resends
 #: after a reconnect repeat some; a link that floods copies is dropped).
 MAX_COPIES = 4096
@@ -106,6 +117,24 @@ class ProcessingFailure(RuntimeError):
         self.cause = cause
         super().__init__(f"could not process messages after a frame from seat {from_seat}: "
                          f"{type(cause).__name__}: {cause}")
+
+
+@dataclass
+class _Stopping:
+    """This peer stopped the table in ``hand`` over a stall (its own stall watch, or a
+    seat's halt notice); at ``until`` it judges whether the messages came."""
+
+    hand: int
+    until: float
+    #: What the table stood at when it stopped (`PeerNode._stall_marker`).
+    marker: object
+    #: (seat, what) of every stall a notice (or this peer) stopped the table over, in order.
+    #: For this peer's own seat, whether it still owed the message when it heard.
+    stalls: dict[tuple[int, str], bool] = field(default_factory=dict)
+    #: (staller, what) -> the seat that named it in a final notice.
+    named: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: Frames this peer made meanwhile: they leave only if the table goes on.
+    held_back: list[bytes] = field(default_factory=list)
 
 
 class HelloError(ValueError):
@@ -407,6 +436,10 @@ class PeerNode:
         self._own_wait: tuple[object, float] | None = None
         #: Signed complaints heard (this peer's too) -> (hand, complainer): relayed once.
         self.complaints: dict[bytes, tuple[int, int]] = {}
+        #: Signed halt notices heard (this peer's too), relayed once (`_halt_notice_from`).
+        self.notices: dict[bytes, HaltNotice] = {}
+        #: While the table stops over a stall, until this peer's verdict.
+        self.stopping: _Stopping | None = None
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -495,6 +528,7 @@ class PeerNode:
         current = self.session.current.deck.config.hand
         self.relay.forget_before(current - 1)
         self.complaints = {c: k for c, k in self.complaints.items() if k[0] >= current - 1}
+        self.notices = {f: n for f, n in self.notices.items() if n.hand >= current - 1}
         report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
                                               if h >= 0]))
         for seat, link in list(self.links.items()):
@@ -541,6 +575,10 @@ class PeerNode:
             self._changed()
         self._was_unreachable = bool(unreachable)
         assert self.session is not None
+        if self.stopping is not None:
+            if now >= self.stopping.until:
+                self._judge_stop()
+            return  # no other deadline runs while the table is stopped
         if self._suspect is None and self._watch_stalls(now):
             return
         left = self.decision_time_left()
@@ -571,15 +609,21 @@ class PeerNode:
             self._own_wait = (marker, now)
         return self.stalls.deadline_move - (now - self._own_wait[1])
 
-    def _watch_stalls(self, now: float) -> bool:
-        """Complain about seats that owe a message past its deadline; halt (True) on one
-        still silent after the complaint (`stall.StallWatch`)."""
+    def _stall_marker(self) -> object:
+        """Changes whenever the table moves on (and so every stall wait starts again)."""
         assert self.session is not None
         table = self.session.current
         deck = table.deck
-        marker = (self.session.hand_no, table._progress(), deck.phase, deck.step,
-                  len(deck.audited), len(deck.verdicts))
-        complain, stalled = self.stalls.observe(now, marker, table.waiting_on(),
+        return (self.session.hand_no, table._progress(), deck.phase, deck.step,
+                len(deck.audited), len(deck.verdicts))
+
+    def _watch_stalls(self, now: float) -> bool:
+        """Complain about seats that owe a message past its deadline; stop the table (True)
+        over one still silent after the complaint (`stall.StallWatch`)."""
+        assert self.session is not None
+        table = self.session.current
+        deck = table.deck
+        complain, stalled = self.stalls.observe(now, self._stall_marker(), table.waiting_on(),
                                                 self.up_since)
         hand = deck.config.hand
         for seat, what in complain:
@@ -593,9 +637,151 @@ class PeerNode:
                 link.sendString(complaint)
         if stalled is None:
             return False
-        stalled.frames = tuple(c for c, k in self.complaints.items() if k[0] == hand)
-        self._halt_on_evidence(stalled, hand)
+        self._stop(hand, stalled.seat, stalled.what)
         return True
+
+    # --- stopping over a stall -------------------------------------------------------------
+    # Each peer judges a stall on its own clock, so a message sent at the last moment (a
+    # person who answers at the deadline) may reach some seats before they judge and others
+    # after. Judging at once split the table: the late seats went on and later named the
+    # honest peer that had stopped. Instead the first peer to judge *stops*: it signs a
+    # halt notice, sends nothing of its own, and every seat that hears the notice stops
+    # too and sends it whatever of the staller's messages it lacks. `HALT_SETTLE` seconds
+    # later each peer judges the frames it holds then, which (relayed) are the same at
+    # every seat: if the message came, the table goes on and the frames held back leave;
+    # if not, every peer names the staller with the same signed complaints and notices.
+
+    def _stop(self, hand: int, staller: int, what: str) -> None:
+        """Stop the table (or, stopped already, add a stall to judge)."""
+        if self.halted is not None:
+            return
+        held = len(self.relay.chain(hand, staller))
+        # This peer's own seat owes the message if its person still has a decision to make
+        # and no notice shows that a seat lacks any of its frames (it did not move yet).
+        assert self.session is not None
+        owed = (staller == self.seat and self.session.current.waiting is not None
+                and all(n.held >= held for n in self.notices.values()
+                        if (n.hand, n.staller) == (hand, staller)))
+        stop = self.stopping
+        if stop is None:
+            self.log.warn("stopping the table: seat {seat} sent no {what}", seat=staller,
+                          what=what)
+            stop = self.stopping = _Stopping(hand, self.clock.seconds() + HALT_SETTLE,
+                                             self._stall_marker())
+            self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
+                                   what, held))
+            self._changed()
+        stop.stalls.setdefault((staller, what), owed)
+
+    def _notify(self, notice: bytes) -> None:
+        self.notices[notice] = read_halt(notice, self.table, self.public_keys)
+        for link in list(self.links.values()):
+            link.sendString(notice)
+
+    def _still_stalled(self, staller: int, what: str, owed: bool) -> bool:
+        assert self.session is not None and self.stopping is not None
+        if staller == self.seat:
+            return owed
+        waits = self.session.current.waiting_on().get(staller)
+        return waits == what and self._stall_marker() == self.stopping.marker
+
+    def _judge_stop(self) -> None:
+        """The end of a stop: name a staller the table still waits on for the same step,
+        else go on (or, if another seat named one whose message came, say it is
+        disputed)."""
+        assert self.session is not None and self.stopping is not None
+        stop = self.stopping
+        stalled = [(seat, what) for (seat, what), owed in stop.stalls.items()
+                   if self._still_stalled(seat, what, owed)]
+        if stalled:
+            seat, what = min(stalled)  # the same choice everywhere from the same frames
+            self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
+                                   what, len(self.relay.chain(stop.hand, seat)), True))
+            verdict = Stalled(seat, what, self._waited(seat))
+            verdict.frames = tuple(
+                [c for c, k in self.complaints.items() if k[0] == stop.hand]
+                + [f for f, n in self.notices.items() if n.hand == stop.hand])
+            self._halt_on_evidence(verdict, stop.hand)
+        elif stop.named:
+            (seat, what), halter = min(stop.named.items())
+            self._halt(StallDisputed(halter, seat, what))
+        else:
+            self.log.info("the messages the table waited for came: it goes on")
+            self.stopping = None
+            self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
+                                     self.stalls.complaint_wait, self.stalls.settle)
+            self._broadcast(stop.held_back)
+            self._changed()
+
+    def _waited(self, staller: int) -> float:
+        wait = self.stalls._waits.get(staller)
+        return self.clock.seconds() - wait.since if wait is not None else HALT_SETTLE
+
+    def _halt_notice_from(self, link: PeerLink, frame: bytes) -> None:
+        """A seat stopped the table over a stall: relay its notice once, send it what it
+        lacks of the staller's messages, and stop too (a final notice, naming the staller,
+        is judged the same way: the same verdict, or a dispute if the message came)."""
+        try:
+            notice = read_halt(frame, self.table, self.public_keys)
+        except ComplaintError as exc:
+            link._drop(str(exc))
+            return
+        assert self.session is not None
+        current = self.session.current.deck.config.hand
+        if frame in self.notices or not current - 1 <= notice.hand <= current + 1:
+            return
+        if sum(n.hand == notice.hand and n.halter == notice.halter
+               for n in self.notices.values()) >= 2 * len(self.raw_keys):
+            return  # a seat stops a hand over a few stalls: this one floods
+        self.notices[frame] = notice
+        for seat, other in list(self.links.items()):
+            if seat not in (link.seat, notice.halter):
+                other.sendString(frame)
+        if notice.halter != self.seat:
+            self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
+        if notice.hand != current or self.halted is not None:
+            return
+        key = (notice.staller, notice.what)
+        if self._overdue(*key):
+            self._stop(notice.hand, *key)
+        elif notice.final and self.stopping is None:
+            # Named by a seat while its message is not overdue here: either it came (the
+            # halter judged too early to get it: no proof either way, no blame) or the
+            # halter named a seat before its deadline could have passed anywhere.
+            if self.session.current.waiting_on().get(notice.staller) == notice.what or (
+                    notice.staller == self.seat and self.session.current.waiting):
+                false = FalseStop(notice.halter, notice.staller, notice.what)
+                false.frames = (frame,)
+                self._halt_on_evidence(false, notice.hand)
+            else:
+                self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
+            return
+        if notice.final and self.stopping is not None:
+            self.stopping.named.setdefault(key, notice.halter)
+
+    def _overdue(self, staller: int, what: str) -> bool:
+        """Whether this peer too has waited for ``staller``'s ``what`` about as long as a
+        halt notice claims (within `STOP_TOLERANCE`): a notice that is not may not stop the
+        table, or a seat could stop it over a person still thinking."""
+        overdue = self.stalls.deadline(what) + self.stalls.complaint_wait - STOP_TOLERANCE
+        if staller == self.seat:
+            left = self.decision_time_left()
+            return left is not None and self.stalls.deadline_move - left >= overdue
+        wait = self.stalls._waits.get(staller)
+        return (wait is not None and wait.what == what
+                and self.clock.seconds() - wait.since >= overdue)
+
+    def _send_missing(self, to: int, hand: int, about: int, held: int) -> None:
+        """Give seat ``to`` the frames of ``about`` in ``hand`` past the first ``held``."""
+        target = self.links.get(to)
+        if target is None or to == self.seat:
+            return
+        if about == self.seat:
+            frames = [f for f in self.outbox.get(to, []) if peek_hand(f) == hand]
+        else:
+            frames = self.relay.chain(hand, about, held)
+        for f in frames:
+            target.sendString(f)
 
     def _complaint_from(self, link: PeerLink, frame: bytes) -> None:
         """A seat waited too long for another's message: relay its complaint once, and if
@@ -616,16 +802,8 @@ class PeerNode:
         for seat, other in list(self.links.items()):
             if seat not in (link.seat, complaint.complainer):
                 other.sendString(frame)
-        target = self.links.get(complaint.complainer)
-        if target is None or complaint.complainer == self.seat:
-            return
-        if complaint.about == self.seat:
-            frames = [f for f in self.outbox.get(complaint.complainer, [])
-                      if peek_hand(f) == complaint.hand]
-        else:
-            frames = self.relay.chain(complaint.hand, complaint.about, complaint.held)
-        for f in frames:
-            target.sendString(f)
+        self._send_missing(complaint.complainer, complaint.hand, complaint.about,
+                           complaint.held)
 
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
@@ -711,7 +889,9 @@ class PeerNode:
                              verify=False)  # signed here a moment ago
             self.relay.hold(env.header.hand, self.seat, env.header.seq, env.content, frame,
                             now, None)
-        if self._suspect is None:
+        if self.stopping is not None:
+            self.stopping.held_back += frames
+        elif self._suspect is None:
             self._broadcast(frames)
         # Else signs of a split: nothing of this peer's leaves (its keys least of all); the
         # wait ends in a halt either way (on the proof, or on the view), and the frames stay
@@ -756,6 +936,9 @@ class PeerNode:
         assert self.session is not None and link.seat is not None
         if is_complaint(frame):
             self._complaint_from(link, frame)
+            return
+        if is_halt(frame):
+            self._halt_notice_from(link, frame)
             return
         if is_have(frame):
             try:

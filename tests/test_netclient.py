@@ -16,9 +16,9 @@ from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
-from tractor.net.stall import MOVE_DEADLINE, Stalled, StallWatch
+from tractor.net.stall import MOVE_DEADLINE, FalseStop, StallDisputed, Stalled, StallWatch
 from tractor.net.table import TableError
-from tractor.net.wire import PeerNode, SeatGone
+from tractor.net.wire import PeerNode, SeatGone, _Stopping
 
 
 class FakeNode:
@@ -38,6 +38,7 @@ class FakeNode:
     decision_time_left = PeerNode.decision_time_left
     stalls = StallWatch()
     _own_wait = None
+    stopping = None
 
     def send(self, frames):
         self.deal.broadcast(self.session.seat, frames)
@@ -149,6 +150,18 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.clock.advance(MOVE_DEADLINE - 60)  # this peer's play is still owed at 253 s
     assert c.banner() == ("Decide within 47 s: the other seats end the hand when a seat "
                           "keeps the table waiting 5 minutes")
+    t.node.stopping = _Stopping(0, t.node.clock.seconds() + 4.2, None, {(3, "play"): False})
+    assert c.banner() == ("The table stopped: it waited too long for seat 3 (West)'s play. "
+                          "Every seat now shows the others what it holds; 4 s to decide "
+                          "whether the table goes on")
+    t.node.stopping = None
+    assert verdict_text(StallDisputed(1, 3, "play"), c.names) == (
+        "The table stopped: seat 1 gave up waiting for seat 3 (West)'s play, which reached "
+        "this seat; no one can prove which came first, so no seat is blamed and the game "
+        "stops here")
+    assert verdict_text(FalseStop(1, 3, "play"), c.names) == (
+        "The table stopped: seat 1 (East) claimed another seat was stalling long before its "
+        "deadline (its signed notice is the evidence)")
     t.node.halted = SeatGone(2, 120)
     assert c.banner().startswith("The table stopped: seat 2 (North) left.")
     assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"

@@ -5,19 +5,29 @@ seat named; a seat withheld from by one peer is never blamed (the relay heals it
 
 from __future__ import annotations
 
+import math
+
 import pytest
-from memnet import TABLE, MemNet, body_of, header, withhold
+from memnet import TABLE, MemNet, Tamper, body_of, header, withhold
 
 from tractor.net.stall import (
     AUTO_DEADLINE,
     COMPLAINT_WAIT,
     MOVE_DEADLINE,
     ComplaintError,
+    FalseStop,
+    HaltNotice,
+    StallDisputed,
     Stalled,
     StallWatch,
+    is_complaint,
+    is_halt,
     pack_complaint,
+    pack_halt,
     read_complaint,
+    read_halt,
 )
+from tractor.net.table import WAIT, RandomPlayer
 
 # --- the watch ------------------------------------------------------------------------------
 
@@ -83,7 +93,7 @@ def assert_named(net: MemNet, staller: int, what: str) -> None:
         assert (halted.seat, halted.what) == (staller, what), (s, str(halted))
         # The signed complaints of the other honest peers came with it.
         complainers = {read_complaint(c, TABLE, [k.public_key() for k in net.keys]).complainer
-                       for c in halted.frames}
+                       for c in halted.frames if is_complaint(c)}
         assert set(honest) <= complainers, (s, complainers)
 
 
@@ -240,3 +250,127 @@ def test_a_seat_that_never_answers_a_throw_is_named_for_its_claim():
     asked = next(seat for seat, what in filter(None, named) if what == "claim")
     # Every other seat names the silent one (which itself waits on the thrower, unaware).
     assert all(named[s] == (asked, "claim") for s in range(4) if s != asked), named
+
+
+def answer_at_the_last_second(net: MemNet, seat: int, late: int, before: float) -> None:
+    """From its 7th card shown on, ``seat``'s frames reach the other seats ``before``
+    seconds ahead of their stall verdict (a person who answers at the deadline), and
+    never reach seat ``late`` straight (it gets them relayed, a second or more after)."""
+    held: dict[int, list[bytes]] = {}
+    release: list[float] = []
+    shown: list[bytes] = []
+
+    def deliver(dst: int) -> None:
+        pair = net.pairs[tuple(sorted((seat, dst)))]
+        for frame in held.pop(dst, []):
+            pair.links[dst].dataReceived(len(frame).to_bytes(4, "big") + frame)
+
+    def tamper_for(dst: int) -> Tamper:
+        def tamper(frame: bytes) -> list[bytes]:
+            h = header(frame)
+            if h[3] == seat and h[5] == "reveal":
+                shown.append(frame)
+            if len(shown) <= 6 or (release and net.clock.seconds() >= release[0]
+                                   and dst != late):
+                return [frame]
+            if not release:  # the waits start on the clock's next whole second
+                release.append(math.ceil(net.clock.seconds() - 0.05) + MOVE_DEADLINE
+                               + COMPLAINT_WAIT - before)
+                for d in range(len(net.nodes)):
+                    if d not in (seat, late):
+                        net.clock.callLater(release[0] - net.clock.seconds(), deliver, d)
+            if dst != late:
+                held.setdefault(dst, []).append(frame)
+            return []
+        return tamper
+    for dst in range(len(net.nodes)):
+        if dst != seat:
+            net.tamper[(seat, dst)] = tamper_for(dst)
+
+
+def test_a_play_that_comes_as_one_peer_stops_the_table_lets_the_hand_go_on_everywhere():
+    # Seat 3's play reaches seats 1 and 2 just as they judge, and seat 0 only relayed,
+    # after it judged (the frames 1 and 2 then send could not reach 0 in time either).
+    # Before, seat 0 named seat 3 while seats 1 and 2 went on, and then named seat 0 for
+    # its silence: an honest seat blamed, and two verdicts.
+    net = MemNet(seed=3)
+    answer_at_the_last_second(net, 3, late=0, before=0.0)
+    net.run(limit=3000)
+    assert net.completed(), [str(n.halted) for n in net.nodes]
+    assert any(n.notices for n in net.nodes)  # the table did stop, and went on
+
+
+class GoesAway:
+    """A person who plays a few cards, then leaves the keyboard (the program stays up)."""
+
+    def __init__(self, inner: RandomPlayer, plays: int) -> None:
+        self.inner, self.plays = inner, plays
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def play(self, view: object) -> object:
+        self.plays -= 1
+        return self.inner.play(view) if self.plays >= 0 else WAIT
+
+
+def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included():
+    net = MemNet(seed=3)
+    away = GoesAway(RandomPlayer(33), plays=3)
+    net.sessions[3].player = net.sessions[3].current.player = away
+    net.run(limit=3000)
+    assert_named(net, 3, "play")
+    # The away seat's own peer comes to the same verdict, from the same notices: the others
+    # stopped the table before it answered.
+    halted = net.nodes[3].halted
+    assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (3, "play"), halted
+
+
+@pytest.mark.parametrize(("final", "named"), [(False, 3), (True, 3), (True, 2)])
+def test_a_halt_notice_long_before_the_deadline_stops_nothing_or_blames_its_signer(final,
+                                                                                  named):
+    # Seat 3's person is thinking (30 s so far) when seat 0 signs a notice that seat 3
+    # stalls. A plain notice is ignored (the table would otherwise stop over a person who
+    # still has minutes); one that names seat 3 gets seat 0 blamed by every other peer.
+    # One that names seat 2, whose plays every seat has, is disputed: nobody is blamed.
+    net = MemNet(seed=3)
+    away = GoesAway(RandomPlayer(33), plays=3)
+    net.sessions[3].player = net.sessions[3].current.player = away
+    notice = pack_halt(net.keys[0], TABLE, 0, 0, named, "play", 0, final)
+
+    def inject() -> None:
+        net.pairs[(0, 1)].links[1].stringReceived(notice)
+    play = away.play
+
+    def play_then_inject(view: object) -> object:
+        choice = play(view)
+        if choice is WAIT and away.plays == -1:
+            net.clock.callLater(30.0, inject)
+        return choice
+    away.play = play_then_inject  # type: ignore[method-assign]
+    net.run(honest=[1, 2, 3], limit=3000)
+    if named == 2:
+        for s in (1, 2, 3):
+            halted = net.nodes[s].halted
+            assert isinstance(halted, StallDisputed) and halted.halter == 0, (s, str(halted))
+    elif final:
+        for s in (1, 2, 3):
+            halted = net.nodes[s].halted
+            assert isinstance(halted, FalseStop) and halted.seat == 0, (s, str(halted))
+            assert notice in halted.frames
+    else:
+        assert_named(net, 3, "play")  # at its deadline, not 30 s after it began to think
+        assert all(net.nodes[s].halted.seconds >= MOVE_DEADLINE for s in (1, 2))
+
+
+def test_a_halt_notice_is_signed_and_read_back_and_a_forged_one_refused():
+    keys = [k.public_key() for k in MemNet(seed=1).keys]
+    net = MemNet(seed=1)
+    frame = pack_halt(net.keys[2], TABLE, 1, 2, 0, "lock", 4, True)
+    assert read_halt(frame, TABLE, keys) == HaltNotice(1, 2, 0, "lock", 4, True)
+    assert is_halt(frame) and not is_complaint(frame)
+    for bad in (pack_halt(net.keys[1], TABLE, 1, 2, 0, "lock", 4), frame[:-2],
+                frame + b"x" * 500, pack_halt(net.keys[2], b"another-table-00", 1, 2, 0,
+                                              "lock", 4)):
+        with pytest.raises(ComplaintError):
+            read_halt(bad, TABLE, keys)
