@@ -3,7 +3,9 @@
     python bench/soak.py --hands N [--seed S]
 
 Prints hands per minute, messages and bytes per hand per peer, per-move latency p50/p95
-(from the first peer that applied a play, its player, to the last peer that applied it),
+(from the first peer that applied a play, its player, to the last peer that applied it;
+each peer notes the moment its table records the play, so a hand's last play does not
+count the audit that follows it),
 and the number of disagreements (hands whose results differ between peers: must be 0).
 The last line is one JSON object with the keys ``hands``, ``disagreements``,
 ``hands_per_minute``, ``messages_per_hand_per_peer``, ``bytes_per_hand_per_peer`` (the

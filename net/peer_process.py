@@ -25,12 +25,13 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred, ensureDeferred
 
+from tractor.public import PublicHand
 from tractor.rules import Rules
 
 from .journal import Journal
 from .loopback import raw_public
 from .session import GameSession
-from .table import RandomPlayer, TableHand
+from .table import RandomPlayer
 from .wire import PeerNode
 
 
@@ -46,47 +47,38 @@ class Stats:
 
 
 def instrument(node: PeerNode, stats: Stats) -> None:
-    """Wrap the node's send and receive paths to count and time them."""
+    """Wrap the node's send and receive paths to count frames, and the table's record of
+    a play to time it: the moment the play is applied, not the end of the frame's handling
+    (which, for a hand's last play, includes this peer's audit)."""
     send_all = node._send_all
     frame_from = node.frame_from
+    session = node.session
+    assert session is not None
+    played: dict[int, int] = {}  #: hand -> plays applied here
 
     def counted_send(frames: list[bytes]) -> None:
         stats.frames_out += len(frames)
         stats.bytes_out += sum(len(f) for f in frames)
-        before = _plays(node.session)
         send_all(frames)
-        _record(node.session, before, stats)
 
     def counted_receive(link: Any, frame: bytes) -> None:
         stats.frames_in += 1
         stats.bytes_in += len(frame)
-        before = _plays(node.session)
         frame_from(link, frame)
-        _record(node.session, before, stats)
+
+    record_play = PublicHand.record_play
+
+    def timed_play(public: PublicHand, seat: int, faces: Any) -> None:
+        record_play(public, seat, faces)
+        if public is session.current.public:  # not a copy searched or checked
+            k = played.get(session.hand_no, 0)
+            played[session.hand_no] = k + 1
+            t, p = divmod(k, session.rules.players)
+            stats.applied.setdefault(f"{session.hand_no}.{t}.{p}", time.time())
 
     node._send_all = counted_send  # type: ignore[method-assign]
     node.frame_from = counted_receive  # type: ignore[method-assign]
-
-
-def _plays(session: GameSession) -> tuple[int, int, int]:
-    hand: TableHand = session.current
-    trick = len(hand.trick.plays) if hand.trick else 0
-    return (session.hand_no, len(hand.tricks), trick)
-
-
-def _record(session: GameSession, before: tuple[int, int, int], stats: Stats) -> None:
-    """Time every play applied here since ``before`` (the end of a hand counts its rest)."""
-    after = _plays(session)
-    if after == before:
-        return
-    n = session.rules.players
-    hand_no, tricks, plays = before
-    start = tricks * n + plays
-    end = after[1] * n + after[2] if after[0] == hand_no else session.rules.hand_size * n
-    now = time.time()
-    for k in range(start, end):
-        t, p = divmod(k, n)
-        stats.applied.setdefault(f"{hand_no}.{t}.{p}", now)
+    PublicHand.record_play = timed_play  # type: ignore[method-assign]  # this process only
 
 
 def transcript_hash(session: GameSession) -> str:
