@@ -8,7 +8,8 @@ until N hands were played.
 Prints hands, halts, disagreements (hands whose results differ between peers), frames
 relayed and have reports per hand per peer, and table seconds per hand. Must be 0 halts and
 0 disagreements. The last line is one JSON object with the keys ``hands``, ``halts``,
-``disagreements``, ``relayed_per_hand_per_peer``, ``have_reports_per_hand_per_peer``,
+``disagreements``, ``stops`` (peers that stopped a table over a stall: 0 here),
+``relayed_per_hand_per_peer``, ``have_reports_per_hand_per_peer``,
 ``table_seconds_per_hand``, ``cpu_seconds``.
 """
 
@@ -38,7 +39,7 @@ def main() -> None:
     parser.add_argument("--per-game", type=int, default=20)
     args = parser.parse_args()
     t0 = time.process_time()
-    hands = halts = disagreements = relayed = haves = 0
+    hands = halts = disagreements = relayed = haves = stops = 0
     table_time = 0.0
     game = 0
     while hands < args.hands:
@@ -56,12 +57,13 @@ def main() -> None:
                              > 1)
         relayed += sum(n.traffic.relayed for n in net.nodes)
         haves += sum(n.traffic.haves for n in net.nodes)
+        stops += sum(bool(n.notices) for n in net.nodes)  # a table stopped over a stall
         table_time += net.clock.seconds()
         if halts:
             print(f"game {game}: halted: {[str(n.halted) for n in net.nodes]}", flush=True)
         print(f"{hands} hands, {halts} halts, {disagreements} disagreements", flush=True)
     peers = len(net.nodes)
-    out = {"hands": hands, "halts": halts, "disagreements": disagreements,
+    out = {"hands": hands, "halts": halts, "disagreements": disagreements, "stops": stops,
            "relayed_per_hand_per_peer": round(relayed / hands / peers, 3),
            "have_reports_per_hand_per_peer": round(haves / hands / peers, 1),
            "table_seconds_per_hand": round(table_time / hands, 2),
