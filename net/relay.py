@@ -84,6 +84,10 @@ class Relay:
         self._counts: dict[Seat, dict[tuple[Hand, Seat], int]] = {
             s: {} for s in range(seats) if s != me}
         self._pushed: set[tuple[Seat, Hand, Seat]] = set()  #: conflicts already answered
+        #: Seats whose have report came since their link is up: only they get relays (a
+        #: seat that just connected says what it holds first, or a resumed peer, which
+        #: knows nothing of what the others hold, would send them whole hands).
+        self._reported: set[Seat] = set()
         self.relayed = 0  #: frames relayed so far (for the figures)
 
     def _chain(self, hand: Hand, seat: Seat) -> _Chain:
@@ -141,6 +145,7 @@ class Relay:
         to it at once: this peer's version of any chain whose hash differs from its own, the
         newest first, once per chain."""
         push: list[bytes] = []
+        self._reported.add(seat)
         for hand, counts, digests in report["have"]:
             self.heard(seat, hand, counts)
             for author, count in enumerate(counts):
@@ -157,7 +162,7 @@ class Relay:
     def due(self, now: float, up: Iterable[Seat]) -> list[tuple[Seat, bytes]]:
         """(seat, frame) for every frame a connected seat still lacks past `after`."""
         out: list[tuple[Seat, bytes]] = []
-        seats = [s for s in up if s != self.me]
+        seats = [s for s in up if s != self.me and s in self._reported]
         for (hand, author), chain in self._chains.items():
             if author == self.me:
                 continue  # this peer's own frames go to every seat straight (and again on
@@ -183,7 +188,9 @@ class Relay:
             if chain else []
 
     def link_lost(self, seat: Seat) -> None:
-        """What was relayed to ``seat`` may not have arrived: relay it again if still due."""
+        """What was relayed to ``seat`` may not have arrived: relay it again if still due
+        (once its have report on the next link says it still lacks it)."""
+        self._reported.discard(seat)
         for chain in self._chains.values():
             for held in chain.frames.values():
                 held.relayed.discard(seat)

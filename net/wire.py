@@ -498,6 +498,15 @@ class PeerNode:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed
         session owes), and watch for seats gone longer than the grace period."""
         assert self.session is not None
+        if frames is not None:  # resumed: hold again what the journal gave back
+            current = self.session.current.deck.config.hand
+            now = self.clock.seconds()
+            for frame in self.session.journal():
+                hand = peek_hand(frame)
+                if hand >= current - 1:
+                    env = open_frame(frame, self.table, hand, self.public_keys, verify=False)
+                    self.relay.hold(hand, env.seat, env.header.seq, env.content, frame, now,
+                                    None)
         self._send_all(self.session.start() if frames is None else frames)
         from twisted.internet.task import LoopingCall
 

@@ -135,6 +135,7 @@ class MemNet:
                  delay: Callable[[random.Random], float] | None = None,
                  rules: Rules | None = None, redial: float = 1.0) -> None:
         self.rng = random.Random(seed)
+        self.seed = seed
         self.clock = MemoryReactorClock()
         self.delay = delay or (lambda rng: rng.uniform(0.001, 0.02))
         self.tamper: dict[tuple[int, int], Tamper] = {}
@@ -185,13 +186,18 @@ class MemNet:
     def over(self) -> bool:
         return all(n.done.called for n in self.nodes)
 
-    def run(self, limit: float = 900.0, honest: list[int] | None = None) -> None:
-        """Start every node and run the clock until the ``honest`` nodes (default all) are
-        done (finished or halted) or ``limit`` seconds of table time passed."""
+    def run(self, limit: float = 900.0, honest: list[int] | None = None,
+            until: Callable[[], bool] | None = None, begin: bool = True) -> None:
+        """Start every node (unless ``begin`` is False: they run already) and run the clock
+        until the ``honest`` nodes (default all) are done (finished or halted), ``until``
+        says so (the nodes then keep running), or ``limit`` seconds of table time passed."""
         watch = range(len(self.nodes)) if honest is None else honest
-        for node in self.nodes:
-            node.begin()
+        if begin:
+            for node in self.nodes:
+                node.begin()
         while not all(self.nodes[s].done.called for s in watch):
+            if until is not None and until():
+                return
             calls = self.clock.getDelayedCalls()
             if not calls or self.clock.seconds() > limit:
                 break
@@ -199,6 +205,29 @@ class MemNet:
             self.clock.advance(max(step, 0.0))
         for node in self.nodes:
             node.stop()
+
+    def restart(self, seat: int) -> None:
+        """``seat`` crashes (its links and what is in flight to it are lost) and comes back
+        from its journal as a fresh session and node, which the others reconnect to."""
+        old = self.sessions[seat]
+        journal = old.journal()
+        for key, pair in list(self.pairs.items()):
+            if seat in key:
+                del self.pairs[key]  # no redial of the old pair: the new one replaces it
+                pair.close()
+        self.nodes[seat].stop()
+        session = GameSession(self.rules, TABLE, seat, self.keys[seat], old.public_keys,
+                              bytes([self.seed % 256, seat, 7]) * 11,
+                              RandomPlayer(self.seed * 10 + seat), max_hands=old.max_hands)
+        frames = session.resume(journal)
+        node = PeerNode(self.clock, session, [raw_public(k) for k in self.keys])
+        node.done.addErrback(lambda f: self.failures.__setitem__(seat, f.value))
+        self.sessions[seat], self.nodes[seat] = session, node
+        for other in range(len(self.nodes)):
+            if other != seat:
+                low, high = sorted((seat, other))
+                self.pairs[(low, high)] = _Pair(self, low, high)
+        node.begin(frames)
 
     def results(self, seats: list[int] | None = None) -> list[list[Any]]:
         seats = list(range(len(self.nodes))) if seats is None else seats

@@ -25,12 +25,16 @@ def test_a_frame_is_relayed_once_to_a_seat_that_has_not_reported_it():
     assert not relay.hold(0, 1, 0, b"m0", b"F0", now=0.1, came_from=2)  # one per place
     assert relay.held(0, 1, 0) == (b"F0", b"m0")
     relay.heard(3, 0, [0, 1, 0, 0])  # seat 3 has it; seat 2 came with a copy
+    for seat in (1, 2, 3):  # each said what it holds once its link was up
+        relay.have_from(seat, {"have": []})
     assert relay.due(2.0, [1, 2, 3]) == []  # 2 brought a copy, 3 reported it, 1 wrote it
     relay.hold(0, 1, 1, b"m1", b"F1", now=1.0, came_from=1)
     assert relay.due(2.9, [1, 2, 3]) == []
     assert relay.due(3.0, [1, 2, 3]) == [(2, b"F1"), (3, b"F1")]
     assert relay.due(5.0, [1, 2, 3]) == []
     relay.link_lost(2)  # it may not have arrived: again, unless reported meanwhile
+    assert relay.due(5.0, [1, 2, 3]) == []  # not before its next link's first report
+    relay.have_from(2, {"have": [[0, [0, 1, 0, 0], bytes(4 * DIGEST)]]})
     assert relay.due(5.0, [1, 2, 3]) == [(2, b"F1")]
     assert relay.relayed == 3
 
@@ -40,6 +44,7 @@ def test_later_seats_wait_longer_so_one_relay_is_enough():
     near, far = Relay(seats=4, me=2, after=1.0), Relay(seats=4, me=3, after=1.0)
     for relay in (near, far):
         relay.hold(0, 1, 0, b"m", b"F", now=0.0, came_from=1)
+        relay.have_from(0, {"have": []})
     assert near.due(1.0, [0]) == [(0, b"F")]
     assert far.due(1.0, [0]) == []
     far.heard(0, 0, [0, 1, 0, 0])  # the first relay arrived and seat 0 said so
@@ -317,3 +322,21 @@ def test_a_second_version_of_a_verdict_is_caught_after_the_others_moved_on():
         halted = net.nodes[s].halted
         assert getattr(halted, "seat", None) == 3, (s, str(halted))
     assert any(isinstance(net.nodes[s].halted, Equivocation) for s in (0, 2))
+
+
+def test_a_peer_resumed_after_a_crash_still_catches_a_second_version_of_an_old_message():
+    # Seat 1 crashes in the second hand and comes back from its journal. Seat 2 then shows
+    # it another version of its first-hand verdict: the resumed peer still holds the first
+    # (taken back from the journal), so it names seat 2, and so does every honest peer.
+    net = MemNet(seed=3, hands=2)
+    net.run(until=lambda: net.sessions[1].hand_no == 1 and net.sessions[2].hand_no == 1)
+    net.restart(1)
+    net.run(begin=False, until=lambda: 2 in net.nodes[1].links and 1 in net.nodes[2].links)
+    verdict = next(f for f in net.sessions[2].played[0].deck.frames()
+                   if header(f)[3] == 2 and header(f)[5] == "verdict")
+    forged = resign(verdict, net.keys[2], dict(body_of(verdict), violations=[[2, 0, "x"]]))
+    net.pairs[(1, 2)].links[1].stringReceived(forged)
+    net.run(begin=False, honest=[0, 1, 3], limit=2000)
+    for s in (0, 1, 3):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, Equivocation) and halted.seat == 2, (s, str(halted))
