@@ -78,8 +78,9 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
                 "its deadline (its signed notice is the evidence)")
     if isinstance(exc, StallDisputed):
         return (f"The table stopped: seat {exc.halter} gave up waiting for {who}'s "
-                f"{exc.what}, which reached this seat; no one can prove which came first, so "
-                "no seat is blamed and the game stops here")
+                f"{exc.what}, which this seat cannot confirm (it has that message, or could "
+                "not watch the whole wait); no one can prove who was late, so no seat is "
+                "blamed and the game stops here")
     if isinstance(exc, Stalled):
         return (f"The table stopped: {who} sent no {exc.what} for {exc.seconds:.0f} s while "
                 "connected, even after the other seats complained; the hand ends without a "

@@ -47,13 +47,15 @@ HALT_SETTLE = 5.0
 
 
 class StallDisputed(Exception):
-    """Another seat stopped the table over a message this peer holds: a verdict on the
-    timing of a message no peer can prove, so no seat is blamed and the game stops here."""
+    """Another seat named a staller that this peer cannot confirm: it holds the message, or
+    it could not watch the whole wait (it came back or reconnected meanwhile). Timing no
+    peer can prove, so no seat is blamed and the game stops here."""
 
     def __init__(self, halter: Seat, staller: Seat, what: str) -> None:
         self.seat, self.halter, self.what = staller, halter, what
-        super().__init__(f"seat {halter} stopped the table over seat {staller}'s {what}, "
-                         f"which reached this seat: no seat is blamed")
+        super().__init__(f"seat {halter} named seat {staller} for its {what}, which this "
+                         "seat cannot confirm (the message reached it, or it could not "
+                         "watch the whole wait): no seat is blamed")
 
 
 class Stalled(Exception):

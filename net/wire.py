@@ -44,6 +44,7 @@ from .journal import Journal
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .stall import (
+    DECISIONS,
     HALT_SETTLE,
     ComplaintError,
     FalseStop,
@@ -84,9 +85,6 @@ HAVE_EVERY = 0.25
 #: seat's messages differs from its own) waits for the two signed versions that prove who
 #: equivocated, sending none of its own frames meanwhile, before it halts on the view.
 SUSPECT = 10.0
-#: Seconds by which a halt notice may come before this peer's own verdict on the same
-#: stall would (the seats' waits start a network delay apart); an earlier one is ignored.
-STOP_TOLERANCE = 20.0
 #: Copies of frames already held that one link may bring per hand (relays and resends
 #: after a reconnect repeat some; a link that floods copies is dropped).
 MAX_COPIES = 4096
@@ -440,6 +438,7 @@ class PeerNode:
         self.notices: dict[bytes, HaltNotice] = {}
         #: While the table stops over a stall, until this peer's verdict.
         self.stopping: _Stopping | None = None
+        self._began = math.inf  #: when `begin` ran (a resumed peer's too)
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -498,6 +497,7 @@ class PeerNode:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed
         session owes), and watch for seats gone longer than the grace period."""
         assert self.session is not None
+        self._began = self.clock.seconds()
         if frames is not None:  # resumed: hold again what the journal gave back
             current = self.session.current.deck.config.hand
             now = self.clock.seconds()
@@ -661,16 +661,11 @@ class PeerNode:
     # if not, every peer names the staller with the same signed complaints and notices.
 
     def _stop(self, hand: int, staller: int, what: str) -> None:
-        """Stop the table (or, stopped already, add a stall to judge)."""
+        """Stop the table (or, stopped already, add a stall to judge). Only for a stall
+        `_overdue` here too: for this peer's own seat, its person then still owes the
+        decision (a move made during the stop is held back, and comes too late)."""
         if self.halted is not None:
             return
-        held = len(self.relay.chain(hand, staller))
-        # This peer's own seat owes the message if its person still has a decision to make
-        # and no notice shows that a seat lacks any of its frames (it did not move yet).
-        assert self.session is not None
-        owed = (staller == self.seat and self.session.current.waiting is not None
-                and all(n.held >= held for n in self.notices.values()
-                        if (n.hand, n.staller) == (hand, staller)))
         stop = self.stopping
         if stop is None:
             self.log.warn("stopping the table: seat {seat} sent no {what}", seat=staller,
@@ -678,9 +673,9 @@ class PeerNode:
             stop = self.stopping = _Stopping(hand, self.clock.seconds() + HALT_SETTLE,
                                              self._stall_marker())
             self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
-                                   what, held))
+                                   what, len(self.relay.chain(hand, staller))))
             self._changed()
-        stop.stalls.setdefault((staller, what), owed)
+        stop.stalls.setdefault((staller, what), staller == self.seat)
 
     def _notify(self, notice: bytes) -> None:
         self.notices[notice] = read_halt(notice, self.table, self.public_keys)
@@ -706,7 +701,9 @@ class PeerNode:
             seat, what = min(stalled)  # the same choice everywhere from the same frames
             self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
                                    what, len(self.relay.chain(stop.hand, seat)), True))
-            verdict = Stalled(seat, what, self._waited(seat))
+            # The deadline, not this peer's own count: the same words on every peer.
+            verdict = Stalled(seat, what,
+                              self.stalls.deadline(what) + self.stalls.complaint_wait)
             verdict.frames = tuple(
                 [c for c, k in self.complaints.items() if k[0] == stop.hand]
                 + [f for f, n in self.notices.items() if n.hand == stop.hand])
@@ -715,21 +712,25 @@ class PeerNode:
             (seat, what), halter = min(stop.named.items())
             self._halt(StallDisputed(halter, seat, what))
         else:
-            self.log.info("the messages the table waited for came: it goes on")
-            self.stopping = None
-            self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
-                                     self.stalls.complaint_wait, self.stalls.settle)
-            self._broadcast(stop.held_back)
-            self._changed()
+            self._go_on()
 
-    def _waited(self, staller: int) -> float:
-        wait = self.stalls._waits.get(staller)
-        return self.clock.seconds() - wait.since if wait is not None else HALT_SETTLE
+    def _go_on(self) -> None:
+        """The messages the table stopped for came: the frames held back leave (unless a
+        split transcript is suspected meanwhile: then nothing of this peer's leaves)."""
+        assert self.stopping is not None
+        self.log.info("the messages the table waited for came: it goes on")
+        held_back, self.stopping = self.stopping.held_back, None
+        self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
+                                 self.stalls.complaint_wait, self.stalls.settle)
+        if self._suspect is None:
+            self._broadcast(held_back)
+        self._changed()
 
     def _halt_notice_from(self, link: PeerLink, frame: bytes) -> None:
         """A seat stopped the table over a stall: relay its notice once, send it what it
-        lacks of the staller's messages, and stop too (a final notice, naming the staller,
-        is judged the same way: the same verdict, or a dispute if the message came)."""
+        lacks of the staller's messages, and stop too if this peer has waited as long (a
+        final notice, naming the staller, is judged the same way: the same verdict, or a
+        dispute if the message came)."""
         try:
             notice = read_halt(frame, self.table, self.public_keys)
         except ComplaintError as exc:
@@ -748,37 +749,88 @@ class PeerNode:
                 other.sendString(frame)
         if notice.halter != self.seat:
             self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
-        if notice.hand != current or self.halted is not None:
+        if notice.hand != current or self.halted is not None or notice.halter == self.seat:
             return
         key = (notice.staller, notice.what)
-        if self._overdue(*key):
+        # Whether the halter had seen all of the staller's messages this peer holds: if
+        # not, it judged without one that came (sent to it just now).
+        fair = notice.held >= len(self.relay.chain(notice.hand, notice.staller))
+        if self._overdue(*key) or (fair and self._all_stopped_over(notice)):
             self._stop(notice.hand, *key)
+            if notice.final and fair and self.stopping is not None:
+                self.stopping.named.setdefault(key, notice.halter)
         elif notice.final and self.stopping is None:
-            # Named by a seat while its message is not overdue here: either it came (the
-            # halter judged too early to get it: no proof either way, no blame) or the
-            # halter named a seat before its deadline could have passed anywhere.
-            if self.session.current.waiting_on().get(notice.staller) == notice.what or (
-                    notice.staller == self.seat and self.session.current.waiting):
+            if fair and self._clearly_early(*key):
+                # Named while this peer, which has watched the whole time, has waited
+                # far less than a deadline: the halter stopped the table for nothing.
                 false = FalseStop(notice.halter, notice.staller, notice.what)
                 false.frames = (frame,)
                 self._halt_on_evidence(false, notice.hand)
             else:
+                # The message came here, or this peer cannot tell how long the wait was
+                # (it came back or reconnected meanwhile): no proof either way, no blame.
                 self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
-            return
-        if notice.final and self.stopping is not None:
-            self.stopping.named.setdefault(key, notice.halter)
+
+    def _all_stopped_over(self, notice: HaltNotice) -> bool:
+        """Whether every seat but this one and the staller stopped over the same stall (the
+        same step, holding as many of the staller's frames as this peer): a peer that could
+        not watch the whole wait (it came back or reconnected meanwhile) then stops and
+        judges the frames as they do. One seat's notice alone may not stop it, nor do they
+        if this peer holds more of the staller's frames (it sent them what they lack)."""
+        if notice.staller == self.seat:
+            return False
+        halters = {n.halter for n in self.notices.values()
+                   if (n.hand, n.staller, n.what, n.held) == (
+                       notice.hand, notice.staller, notice.what, notice.held)}
+        others = set(range(len(self.raw_keys))) - {self.seat, notice.staller}
+        return others <= halters
 
     def _overdue(self, staller: int, what: str) -> bool:
-        """Whether this peer too has waited for ``staller``'s ``what`` about as long as a
-        halt notice claims (within `STOP_TOLERANCE`): a notice that is not may not stop the
-        table, or a seat could stop it over a person still thinking."""
-        overdue = self.stalls.deadline(what) + self.stalls.complaint_wait - STOP_TOLERANCE
+        """Whether this peer too has waited for ``staller``'s ``what`` past its deadline
+        (a halt notice comes `COMPLAINT_WAIT` later, so that much slack absorbs waits that
+        began a network delay apart): one that is not may not stop the table, or a seat
+        could stop it over a person still thinking (whose screen counts down to the
+        deadline)."""
+        deadline = self.stalls.deadline(what)
         if staller == self.seat:
             left = self.decision_time_left()
-            return left is not None and self.stalls.deadline_move - left >= overdue
-        wait = self.stalls._waits.get(staller)
+            return what in DECISIONS and left is not None and left <= 0
+        wait = self._current_wait(staller)
         return (wait is not None and wait.what == what
-                and self.clock.seconds() - wait.since >= overdue)
+                and self.clock.seconds() - wait.since >= deadline)
+
+    def _current_wait(self, staller: int) -> Any:
+        """This peer's wait for ``staller``, if the table still stands where the stall
+        watch last looked (else the table moved on since, and that wait is over)."""
+        if self.stalls._marker != self._stall_marker():
+            return None
+        assert self.session is not None
+        if self.session.current.waiting_on().get(staller) is None:
+            return None
+        return self.stalls._waits.get(staller)
+
+    def _clearly_early(self, staller: int, what: str) -> bool:
+        """Whether a notice naming ``staller`` now is provably early here: this peer waits
+        for that step of the seat for less than its deadline, and ran with every link up
+        since well before that wait began (so it had what the others had, within a
+        relay's delay)."""
+        assert self.session is not None
+        now = self.clock.seconds()
+        since: float | None = None
+        if staller == self.seat:
+            if self.decision_time_left() is not None and self._own_wait is not None:
+                since = self._own_wait[1]
+        else:
+            wait = self._current_wait(staller)
+            if wait is not None and wait.what == what:
+                since = wait.since
+        if since is None or now - since >= self.stalls.deadline(what):
+            return False
+        # A wait that began soon after this peer (re)started or a link came up may have
+        # begun only when the frames it had missed came: it proves nothing.
+        margin = SETTLE + self.stalls.complaint_wait
+        return (self._began + margin <= since and len(self.up_since) == len(self.outbox)
+                and all(t + margin <= since for t in self.up_since.values()))
 
     def _send_missing(self, to: int, hand: int, about: int, held: int) -> None:
         """Give seat ``to`` the frames of ``about`` in ``hand`` past the first ``held``."""
@@ -900,6 +952,8 @@ class PeerNode:
                             now, None)
         if self.stopping is not None:
             self.stopping.held_back += frames
+            if self.session.over or self._finished():
+                self._go_on()  # every message this peer waited for came: it is done
         elif self._suspect is None:
             self._broadcast(frames)
         # Else signs of a split: nothing of this peer's leaves (its keys least of all); the

@@ -156,9 +156,9 @@ def test_refusals_out_of_turn_chat_and_banners():
                           "whether the table goes on")
     t.node.stopping = None
     assert verdict_text(StallDisputed(1, 3, "play"), c.names) == (
-        "The table stopped: seat 1 gave up waiting for seat 3 (West)'s play, which reached "
-        "this seat; no one can prove which came first, so no seat is blamed and the game "
-        "stops here")
+        "The table stopped: seat 1 gave up waiting for seat 3 (West)'s play, which this "
+        "seat cannot confirm (it has that message, or could not watch the whole wait); no "
+        "one can prove who was late, so no seat is blamed and the game stops here")
     assert verdict_text(FalseStop(1, 3, "play"), c.names) == (
         "The table stopped: seat 1 (East) claimed another seat was stalling long before its "
         "deadline (its signed notice is the evidence)")

@@ -301,17 +301,27 @@ def test_a_play_that_comes_as_one_peer_stops_the_table_lets_the_hand_go_on_every
 
 
 class GoesAway:
-    """A person who plays a few cards, then leaves the keyboard (the program stays up)."""
+    """A person who plays a few cards, then leaves the keyboard (the program stays up).
+    With ``net``, it thinks ``first`` seconds over its first card."""
 
-    def __init__(self, inner: RandomPlayer, plays: int) -> None:
-        self.inner, self.plays = inner, plays
+    def __init__(self, inner: RandomPlayer, plays: int, net: MemNet | None = None,
+                 seat: int = 3, first: float = 20.0) -> None:
+        self.inner, self.plays, self.net, self.seat, self.first = inner, plays, net, seat, first
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
 
     def play(self, view: object) -> object:
+        if self.net is not None:
+            net, self.net = self.net, None
+
+            def decide() -> None:
+                net.nodes[self.seat].send(net.sessions[self.seat].decide(
+                    self.inner.play(view)))  # type: ignore[arg-type]
+            net.clock.callLater(self.first, decide)
+            return WAIT
         self.plays -= 1
-        return self.inner.play(view) if self.plays >= 0 else WAIT
+        return self.inner.play(view) if self.plays >= 0 else WAIT  # type: ignore[arg-type]
 
 
 def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included():
@@ -334,12 +344,18 @@ def test_a_halt_notice_long_before_the_deadline_stops_nothing_or_blames_its_sign
     # still has minutes); one that names seat 3 gets seat 0 blamed by every other peer.
     # One that names seat 2, whose plays every seat has, is disputed: nobody is blamed.
     net = MemNet(seed=3)
-    away = GoesAway(RandomPlayer(33), plays=3)
+    # Seat 3 thinks 20 s over its first card: the peers have watched the table for a while
+    # when the notice comes (a wait that begins just after a peer starts proves nothing).
+    away = GoesAway(RandomPlayer(33), plays=3, net=net)
     net.sessions[3].player = net.sessions[3].current.player = away
-    notice = pack_halt(net.keys[0], TABLE, 0, 0, named, "play", 0, final)
+    sent: list[bytes] = []
 
     def inject() -> None:
-        net.pairs[(0, 1)].links[1].stringReceived(notice)
+        # Claiming to hold every frame of the named seat that the others hold (a notice
+        # that lacks one is judged without it: disputed, not false).
+        held = len(net.nodes[1].relay.chain(0, named))
+        sent.append(pack_halt(net.keys[0], TABLE, 0, 0, named, "play", held, final))
+        net.pairs[(0, 1)].links[1].stringReceived(sent[0])
     play = away.play
 
     def play_then_inject(view: object) -> object:
@@ -357,7 +373,7 @@ def test_a_halt_notice_long_before_the_deadline_stops_nothing_or_blames_its_sign
         for s in (1, 2, 3):
             halted = net.nodes[s].halted
             assert isinstance(halted, FalseStop) and halted.seat == 0, (s, str(halted))
-            assert notice in halted.frames
+            assert sent[0] in halted.frames
     else:
         assert_named(net, 3, "play")  # at its deadline, not 30 s after it began to think
         assert all(net.nodes[s].halted.seconds >= MOVE_DEADLINE for s in (1, 2))
@@ -374,3 +390,119 @@ def test_a_halt_notice_is_signed_and_read_back_and_a_forged_one_refused():
                                               "lock", 4)):
         with pytest.raises(ComplaintError):
             read_halt(bad, TABLE, keys)
+
+
+def test_a_notice_inside_the_time_the_screen_shows_stops_nothing():
+    # Seat 3's person plays 295 s into its decision (its screen counts down from 300 s);
+    # at 291 s seat 0 signs a notice that seat 3 stalls. It used to stop seat 3's peer,
+    # hold its play back, and get it named by everyone.
+    net = MemNet(seed=3)
+    session, inner = net.sessions[3], RandomPlayer(33)
+    slow = GoesAway(inner, plays=10 ** 6)
+
+    def play(view: object) -> object:
+        slow.plays -= 1
+        if slow.plays != 10 ** 6 - 4:
+            return inner.play(view)  # type: ignore[arg-type]
+
+        def inject() -> None:
+            notice = pack_halt(net.keys[0], TABLE, 0, 0, 3, "play",
+                               len(net.nodes[1].relay.chain(0, 3)))
+            net.pairs[(0, 1)].links[1].stringReceived(notice)
+        net.clock.callLater(291.0, inject)
+        net.clock.callLater(295.0, lambda: net.nodes[3].send(session.decide(
+            inner.play(session.current.view()))))
+        return WAIT
+    slow.play = play  # type: ignore[method-assign]
+    session.player = session.current.player = slow
+    net.run(honest=[1, 2, 3], limit=3000)
+    assert net.completed([1, 2, 3]), [str(n.halted) for n in net.nodes]
+
+
+@pytest.mark.parametrize("outage", [30.0, 60.0])
+def test_a_peer_offline_as_a_wait_began_names_the_same_seat_as_the_others(outage):
+    # Seat 0's links are down for a while just as seat 3's person starts thinking (for
+    # ever): seat 0 begins its wait late. Its own deadline would come too late; it stops
+    # and judges with the others once every other seat stopped over the same stall.
+    net = MemNet(seed=3)
+    away = GoesAway(RandomPlayer(33), plays=3)
+    net.sessions[3].player = net.sessions[3].current.player = away
+    play = away.play
+
+    def cut_then_play(view: object) -> object:
+        choice = play(view)
+        if choice is WAIT and away.plays == -1:
+            net.redial = outage
+            for key, pair in list(net.pairs.items()):
+                if 0 in key:
+                    pair.close()
+            net.redial = 1.0
+        return choice
+    away.play = cut_then_play  # type: ignore[method-assign]
+    net.run(limit=3000)
+    assert_named(net, 3, "play")
+    assert isinstance(net.nodes[3].halted, Stalled) and net.nodes[3].halted.seat == 3
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_a_last_card_at_the_deadline_that_wins_the_trick_gets_one_verdict(seed):
+    # The peers' watch loops tick half a second apart (separate processes). Seat 3 plays
+    # the last card of a trick 0.3 s before seats 1 and 2 judge; the first seat to judge
+    # gets it only relayed. Seat 3 won the trick and then thinks for ever about its lead.
+    # Before, a stale wait let seats 1 and 2 stop over the lead with a fresh marker: seat
+    # 0 named seat 3, the others blamed seat 0 for a false stop.
+    from twisted.internet.task import LoopingCall
+
+    net = MemNet(seed=seed)
+    session, inner = net.sessions[3], RandomPlayer(33)
+    state: dict[str, object] = {"plays": 0, "mode": "normal", "at": None}
+    late: list[int] = []
+
+    class LastSecond:
+        def __getattr__(self, name: str) -> object:
+            return getattr(inner, name)
+
+        def play(self, view: object) -> object:
+            trick = session.current.trick
+            if state["mode"] == "away" or state["at"] == net.clock.seconds():
+                state["mode"] = "away"  # it won its own trick: leads now, and goes away
+                return WAIT
+            state["plays"] = int(state["plays"]) + 1  # type: ignore[call-overload]
+            if (int(state["plays"]) > 3 and state["mode"] == "normal"  # type: ignore[call-overload]
+                    and trick is not None and len(trick.plays) == 3):
+                state["mode"] = "delaying"
+                net.clock.callLater(2.0, plan)
+                return WAIT
+            return inner.play(view)  # type: ignore[arg-type]
+
+    def plan() -> None:
+        waits = {k: net.nodes[k].stalls._waits[3].since for k in (0, 1, 2)}
+        late[:] = [k for k in waits if waits[k] == min(waits.values())]
+        release = min(waits.values()) + MOVE_DEADLINE + COMPLAINT_WAIT - 0.3
+        net.clock.callLater(release - net.clock.seconds(), answer)
+
+    def answer() -> None:
+        state["mode"], state["at"] = "normal", net.clock.seconds()
+        net.nodes[3].send(session.decide(inner.play(session.current.view())))
+        if state["mode"] != "away":
+            state["at"] = None
+
+    def to(dst: int) -> Tamper:
+        return lambda f: [] if dst in late and state["at"] == net.clock.seconds() else [f]
+    for dst in (0, 1, 2):
+        net.tamper[(3, dst)] = to(dst)
+    session.player = session.current.player = LastSecond()
+    for node in net.nodes:
+        node.begin()
+    for s in (1, 2):  # their watch loops half a second out of phase
+        node = net.nodes[s]
+        node._watch.stop()
+
+        def restart(node: object = node) -> None:
+            node._watch = LoopingCall(node._check_gone)  # type: ignore[attr-defined]
+            node._watch.clock = net.clock  # type: ignore[attr-defined]
+            node._watch.start(1.0, now=False)  # type: ignore[attr-defined]
+        net.clock.callLater(0.5, restart)
+    net.run(limit=4000, begin=False)
+    verdicts = {(type(n.halted).__name__, getattr(n.halted, "seat", None)) for n in net.nodes}
+    assert verdicts == {("Stalled", 3)}, verdicts
