@@ -22,7 +22,11 @@ A plain state machine: no sockets and no clock; `PeerNode` feeds it and sends wh
 True
 >>> relay.due(0.5, up=[0, 1])
 []
->>> relay.due(1.0, up=[0, 1])  # seat 0 has not reported it: relay it
+>>> relay.due(1.0, up=[0, 1])  # nothing before seat 0 says what it holds on this link
+[]
+>>> relay.have_from(0, {"have": []})  # it holds nothing of hand 0
+[]
+>>> relay.due(1.0, up=[0, 1])  # so it lacks the frame: relay it
 [(0, b'F')]
 >>> relay.due(9.0, up=[0, 1])  # once per link
 []
