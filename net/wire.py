@@ -39,7 +39,14 @@ from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
 from .deck.envelope import MAX_FRAME, Envelope, FrameError, open_frame, peek_hand
-from .deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewMismatch
+from .deck.errors import (
+    DeckError,
+    Equivocation,
+    KeyTimeout,
+    Replay,
+    TranscriptSplit,
+    ViewMismatch,
+)
 from .journal import Journal
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
@@ -89,6 +96,8 @@ SUSPECT = 10.0
 #: after a reconnect repeat some; a link that floods copies is dropped).
 MAX_COPIES = 4096
 WARN_BEFORE = 60.0  #: seconds before its decision deadline a person is warned
+KEYS = "keys"  #: what a stop over overdue keys (`Deck.overdue`) names
+KEY_SLACK = 2.0  #: seconds by which another seat's key deadline may precede this peer's
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
 #: never pass for a deck message, nor a deck message for a proof.
@@ -593,16 +602,17 @@ class PeerNode:
         left = self.decision_time_left()
         if left is not None and left < WARN_BEFORE:
             self._changed()  # the screen counts the seconds down
-        try:
-            self.session.current.deck.tick(now)
-        except DeckError as exc:  # KeyTimeout, naming the seat
-            late = exc.seat
+        deck = self.session.current.deck
+        for late in sorted(deck.overdue(now)):
             if late in self.down_since or now - self.up_since.get(late, -math.inf) < SETTLE:
                 # A seat that is gone has the grace period, not the key timeout: a dropped
                 # connection is no evidence of withheld keys. Nor is a seat that just came
                 # back and is still resending what it owes.
-                return
-            self._halt(exc)
+                continue
+            # Overdue keys stop the table like any other stall: every peer judges them on
+            # the same frames (each peer's deadline runs on its own clock).
+            self._stop(deck.config.hand, late, KEYS)
+            return
 
     def decision_time_left(self) -> float | None:
         """Seconds this peer's player has left to decide before the other seats complain
@@ -684,6 +694,8 @@ class PeerNode:
 
     def _still_stalled(self, staller: int, what: str, owed: bool) -> bool:
         assert self.session is not None and self.stopping is not None
+        if what == KEYS:
+            return staller in self.session.current.deck.overdue(self.clock.seconds())
         if staller == self.seat:
             return owed
         waits = self.session.current.waiting_on().get(staller)
@@ -701,9 +713,14 @@ class PeerNode:
             seat, what = min(stalled)  # the same choice everywhere from the same frames
             self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
                                    what, len(self.relay.chain(stop.hand, seat)), True))
-            # The deadline, not this peer's own count: the same words on every peer.
-            verdict = Stalled(seat, what,
-                              self.stalls.deadline(what) + self.stalls.complaint_wait)
+            verdict: Exception
+            if what == KEYS:
+                deck = self.session.current.deck
+                verdict = KeyTimeout(seat, deck.overdue(self.clock.seconds())[seat])
+            else:
+                # The deadline, not this peer's own count: the same words on every peer.
+                verdict = Stalled(seat, what,
+                                  self.stalls.deadline(what) + self.stalls.complaint_wait)
             verdict.frames = tuple(
                 [c for c, k in self.complaints.items() if k[0] == stop.hand]
                 + [f for f, n in self.notices.items() if n.hand == stop.hand])
@@ -759,7 +776,10 @@ class PeerNode:
             self._stop(notice.hand, *key)
             if notice.final and fair and self.stopping is not None:
                 self.stopping.named.setdefault(key, notice.halter)
-        elif notice.final and self.stopping is None:
+        elif notice.final and self.stopping is None and notice.what != KEYS:
+            # (Keys are a step no person makes: a seat named for keys it does not owe here
+            # is judged by this peer's own deadlines, and a halter that then stays silent
+            # is named for its own next step.)
             if fair and self._clearly_early(*key):
                 # Named while this peer, which has watched the whole time, has waited
                 # far less than a deadline: the halter stopped the table for nothing.
@@ -791,6 +811,10 @@ class PeerNode:
         began a network delay apart): one that is not may not stop the table, or a seat
         could stop it over a person still thinking (whose screen counts down to the
         deadline)."""
+        if what == KEYS:  # deadlines set a network delay apart: a little slack
+            assert self.session is not None
+            return staller != self.seat and staller in self.session.current.deck.overdue(
+                self.clock.seconds() + KEY_SLACK)
         deadline = self.stalls.deadline(what)
         if staller == self.seat:
             left = self.decision_time_left()
@@ -817,6 +841,8 @@ class PeerNode:
         assert self.session is not None
         now = self.clock.seconds()
         since: float | None = None
+        if what == KEYS:
+            return False  # a key deadline starts with this peer's own copy of a frame
         if staller == self.seat:
             if self.decision_time_left() is not None and self._own_wait is not None:
                 since = self._own_wait[1]

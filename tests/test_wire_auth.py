@@ -76,6 +76,7 @@ def test_a_hello_with_the_seats_public_key_but_no_private_key_cannot_take_the_se
 def test_an_impostor_does_not_stop_the_grace_clock_of_a_seat_that_is_gone():
     d, sessions, clock, node = node_and_game(grace=30.0)
     sessions[0].current.deck.tick = lambda now: None  # the grace period alone, here
+    sessions[0].current.deck.overdue = lambda now: {}
     link_for(node, 2, d.signing_keys[2])
     link_for(node, 3, d.signing_keys[3])
     node.begin([])

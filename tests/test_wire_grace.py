@@ -12,6 +12,7 @@ from twisted.logger import capturedLogs
 from tractor.net.deck.errors import KeyTimeout
 from tractor.net.loopback import raw_public
 from tractor.net.session import GameSession
+from tractor.net.stall import HALT_SETTLE
 from tractor.net.wire import SETTLE, PeerLink, PeerNode, SeatGone
 
 
@@ -19,6 +20,7 @@ def without_key_deadlines(session: GameSession) -> None:
     """The stalled deal of `seated_game` also runs into the key timeout (30 s); tests of
     the grace period alone switch it off for the hand under test."""
     session.current.deck.tick = lambda now: None
+    session.current.deck.overdue = lambda now: {}
 
 
 def advance(clock: MemoryReactorClock, seconds: int) -> None:
@@ -98,6 +100,8 @@ def test_connected_seats_that_withhold_their_keys_end_the_hand_after_the_key_tim
     advance(clock, int(timeout) - 1)
     assert node.halted is None and not failures  # nothing before the timeout
     advance(clock, 1)
+    assert node.halted is None and node.stopping is not None  # it stops, sends a notice
+    advance(clock, int(HALT_SETTLE))  # and judges on what it holds then
     assert isinstance(node.halted, KeyTimeout) and node.halted.seat in (1, 2, 3)
     assert f"seat {node.halted.seat}: did not release its keys" in str(node.halted)
     assert len(failures) == 1 and failures[0].check(KeyTimeout)
@@ -120,7 +124,7 @@ def test_a_disconnected_seat_has_the_grace_period_and_a_reconnected_one_time_to_
         link_for(node, s, d.signing_keys[s])  # back at t=50, to resend what they owe
     advance(clock, int(SETTLE) - 1)
     assert node.halted is None
-    advance(clock, 1)
+    advance(clock, 1 + int(HALT_SETTLE))
     assert isinstance(node.halted, KeyTimeout) and node.halted.seat == 1
 
 

@@ -875,16 +875,25 @@ class Deck:
 
     def tick(self, now: float) -> None:
         """Raise `KeyTimeout` for the first seat whose keys are overdue at time ``now``."""
+        late = self.overdue(now)
+        if late:
+            seat, positions = min(late.items())
+            raise KeyTimeout(seat, positions)
+
+    def overdue(self, now: float) -> dict[int, list[int]]:
+        """Seat -> the positions whose keys it owes past their deadline at time ``now``."""
         late = {p for p, t in self._deadlines.items() if t <= now}
+        out: dict[int, list[int]] = {}
         for seat, positions in sorted(self.owed().items()):
             overdue = [p for p in positions if p in late]
             if overdue:
-                raise KeyTimeout(seat, overdue)
+                out[seat] = overdue
         if self.phase == READY and self._audit_deadline is not None and \
                 self._audit_deadline <= now:
             for seat in range(self.config.seats):
-                if seat not in self.audited:
-                    raise KeyTimeout(seat, list(range(self.config.size)))
+                if seat not in self.audited and seat not in out:
+                    out[seat] = list(range(self.config.size))
+        return out
 
     # --- what this peer knows ----------------------------------------------------------------
 
