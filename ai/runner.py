@@ -182,7 +182,8 @@ def tokens_from_env() -> list[bytes]:
 
 async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
-                        log_file: str | None = None, journal_dir: str | None = None) -> Any:
+                        log_file: str | None = None, journal_dir: str | None = None,
+                        identity: Any = None) -> Any:
     """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process."""
     children: list[AiChild] = []
 
@@ -197,6 +198,7 @@ async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                                          name=f"AI {len(children) + 1}",
                                          interface="0.0.0.0"))
 
-    server = await serve_ai(reactor, spawn_seat, listen=listen, announce=announce, name=name)
+    server = await serve_ai(reactor, spawn_seat, listen=listen, announce=announce, name=name,
+                            identity=identity)
     server.children = children
     return server

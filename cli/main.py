@@ -162,6 +162,9 @@ def _parser() -> argparse.ArgumentParser:
     p_host.add_argument("--rules", default=None, help="rules options, e.g. decks=3")
     p_host.add_argument("--no-announce", action="store_true",
                         help="do not announce the table on the LAN")
+    p_host.add_argument("--ai-server", default=None, metavar="HOST:PORT",
+                        help="the AI server `fill lan` asks (its key is remembered on "
+                             "first use)")
     p_host.set_defaults(seed=None)
 
     p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")

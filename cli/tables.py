@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
@@ -47,6 +47,7 @@ from tractor.net.wire import PeerNode
 from tractor.observation import Observation
 from tractor.rules import Rules
 
+from .ai_servers import AiServerChooser
 from .goes_on import GoesOn, within
 from .netclient import HumanPlayer, NetClient
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
@@ -233,7 +234,9 @@ def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list
 
 
 async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
-                        reporter: list[Callable[[str], None]] | None = None) -> Seating:
+                        reporter: list[Callable[[str], None]] | None = None,
+                        servers: Callable[[Callable[[str], None]], AiServerChooser] | None = None
+                        ) -> Seating:
     """Show the roster as it changes; read commands until the game starts. While it runs,
     ``reporter[0]`` prints above the prompt (news of the AI children)."""
     import asyncio
@@ -255,11 +258,12 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
             read.say(line)
 
     lobby.on_change = show
+    chooser = servers(read.say) if servers is not None else None
     if lobby.roster() is not None:
         show(lobby.roster())
     help_text = ("lobby commands: ready, unready, " + (
-        "fill (AI peers on this machine for the empty seats), fill lan (from an AI server "
-        "on the LAN), " if is_host else "") + "quit")
+        "fill (AI peers on this machine for the empty seats), fill lan (the AI servers "
+        "heard on the LAN; fill lan N asks one), " if is_host else "") + "quit")
     read.say(help_text)
     started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
     try:
@@ -274,9 +278,13 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
                 lobby.ready(True)
             elif line == "unready":
                 lobby.ready(False)
-            elif line in ("fill", "fill lan") and is_host:
-                d = lobby.request_fill(local=line == "fill")
+            elif line == "fill" and is_host:
+                d = lobby.request_fill()
                 d.addCallback(lambda n: read.say(f"asked for {n} AI player(s)"))
+                d.addErrback(lambda f: read.say(f"no AI: {f.getErrorMessage()}"))
+            elif line.split()[:2] == ["fill", "lan"] and is_host and chooser is not None:
+                # Not awaited: the prompt stays open while the LAN is browsed.
+                d = ensureDeferred(chooser.command(line.split()[2:]))
                 d.addErrback(lambda f: read.say(f"no AI: {f.getErrorMessage()}"))
             elif line == "quit":
                 started.cancel()
@@ -359,6 +367,13 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         say(f"tractor: a table of {rules.players} seats has room for {rules.players - 1} AI "
             f"players besides you, not {args.ai}")
         return 2
+    ai_server = None
+    if args.ai_server is not None:
+        try:
+            ai_server = lobby_endpoint(args.ai_server)
+        except AddressError as exc:
+            say(f"tractor host: --ai-server: {exc}")
+            return 2
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     children: list[AiChild] = []
@@ -391,7 +406,11 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             "(or `tractor join` to find it on the LAN)")
         if args.ai:
             await lobby.request_fill(count=args.ai)
-        seating = await _asyncio(_lobby_prompt(reactor, lobby, True, reporter))
+        pins = Journal(journal_path())
+        host_lobby = lobby
+        seating = await _asyncio(_lobby_prompt(
+            reactor, lobby, True, reporter,
+            lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server)))
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder.
         client = _seat_person(node, seating, key, args, {"local_ai": True})
@@ -628,13 +647,30 @@ async def _resume_ai(reactor: Any, path: str) -> int:
         executor.stop()
 
 
+def server_identity(path: Path) -> Ed25519PrivateKey:
+    """This machine's AI server key (hosts pin it): made on first use, kept private."""
+    if path.exists():
+        raw = path.read_bytes()
+        if len(raw) != 32:
+            raise OSError(f"{path} is not an AI server key (32 bytes): move it away, and a "
+                          "new key is made (hosts that used this server then see a warning)")
+        return Ed25519PrivateKey.from_private_bytes(raw)
+    key = Ed25519PrivateKey.generate()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key.private_bytes_raw())
+    return key
+
+
 async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
+    identity = server_identity(data_dir() / "ai-server.key")
     server = await run_ai_server(reactor, args.listen, args.strategy, args.level,
                                  announce=not args.no_announce,
                                  log_file=str(data_dir() / "ai.log"),
-                                 journal_dir=str(data_dir() / "ai"))
-    say(f"AI server ready at {server.address}: hosts on the LAN can fill empty seats "
-        "with `fill lan` in their lobby (Ctrl-C to stop)")
+                                 journal_dir=str(data_dir() / "ai"), identity=identity)
+    say(f"AI server ready at {server.address}, key {server.instance}: hosts on the LAN can "
+        "fill empty seats with `fill lan` in their lobby, after checking that key "
+        "(Ctrl-C to stop)")
     forever: Deferred[None] = Deferred()  # until Ctrl-C (or SIGTERM) cancels it
     try:
         await forever

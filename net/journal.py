@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS meta (
 CREATE TABLE IF NOT EXISTS results (
     game TEXT NOT NULL, hand INTEGER NOT NULL, result TEXT NOT NULL,
     PRIMARY KEY (game, hand));
+CREATE TABLE IF NOT EXISTS ai_servers (
+    label TEXT PRIMARY KEY, key BLOB NOT NULL, first REAL NOT NULL);
 """
 
 
@@ -97,6 +99,20 @@ class Journal:
 
     def close(self) -> None:
         self.db.close()
+
+    # --- AI servers this host has used (trust on first use) ---------------------------------
+
+    def pinned_ai_server(self, label: str) -> bytes | None:
+        """The identity key of the AI server known as ``label`` (the name it announces, or
+        the address the person gave), if this host ever used it."""
+        row = self.db.execute("SELECT key FROM ai_servers WHERE label = ?", (label,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def pin_ai_server(self, label: str, key: bytes) -> None:
+        """Remember (or, the person having accepted a new one, replace) its key."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO ai_servers VALUES (?, ?, ?)",
+                            (label, key, time.time()))
 
     def create_game(self, game: str, session: GameSession, identity: Ed25519PrivateKey,
                     master_seed: bytes) -> None:

@@ -26,12 +26,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
 SEATING_VERSION = "tractor-seating/1"
-FILL_VERSION = "tractor-fill/1"
+FILL_VERSION = "tractor-fill/2"  #: 2: the greeting is signed by the server's identity key
+#: Prefix of what an AI server's identity key signs in its greeting (its box key).
+GREETING_CONTEXT = b"tractor-fill/2 greeting\x00"
 MAX_LOBBY_FRAME = 8 * 1024  #: a start message for 12 seats is about 2 KiB
 MAX_NAME = 32  #: characters in a display name
 MAX_TABLE_NAME = 48
@@ -123,10 +127,17 @@ class NoAiServer(LobbyError):
     code = "no-ai-server"
 
 
+class WrongServerKey(LobbyError):
+    """The AI server that answered is not the one the host chose: its identity key differs
+    from the fingerprint chosen (or pinned). No seat token was sent."""
+
+    code = "wrong-server-key"
+
+
 _ERROR_CODES: dict[str, type[LobbyError]] = {
     c.code: c for c in (LobbyError, BadLobbyMessage, BadStart, WrongPassphrase,
                         PassphraseRequired, UnexpectedPassphrase, BadToken, TooManyAttempts,
-                        TableFull, LobbyClosed, NoAiServer)}
+                        TableFull, LobbyClosed, NoAiServer, WrongServerKey)}
 
 
 def error_for(code: Any, why: Any, peer: str) -> LobbyError:
@@ -928,6 +939,8 @@ class AiServerMachine:
     peer_ip: str
     who: str
     limiter: AttemptLimiter
+    #: The server's long-lived Ed25519 identity (what hosts pin), signing the box key.
+    identity: Ed25519PrivateKey | None = None
     box_key: Any = None  # nacl.public.PrivateKey
     done: bool = False
     requests: list[FillRequest] = field(default_factory=list)
@@ -939,7 +952,14 @@ class AiServerMachine:
             self.box_key = PrivateKey.generate()
 
     def greeting(self) -> bytes:
-        return pack({"v": FILL_VERSION, "box": bytes(self.box_key.public_key)})
+        """The fresh box key, signed by the identity key: only a host that checked the
+        signature against the key it chose seals its seat tokens to the box key."""
+        if self.identity is None:
+            self.identity = Ed25519PrivateKey.generate()
+        box = bytes(self.box_key.public_key)
+        return pack({"v": FILL_VERSION, "box": box,
+                     "id": self.identity.public_key().public_bytes_raw(),
+                     "sig": self.identity.sign(GREETING_CONTEXT + box)})
 
     def receive(self, frame: bytes, now: float) -> bytes:
         """The reply to send; raises `LobbyError` (nothing spawned) on a bad request."""
@@ -973,16 +993,31 @@ class AiServerMachine:
         return pack({"ok": spawned})
 
 
-def fill_request_frame(greeting: bytes, count: int, lobby: str, tokens: list[bytes],
-                       table: str, who: str) -> bytes:
-    """The host's side: read an AI server's greeting, seal the request to its key."""
-    from nacl.public import PublicKey, SealedBox
-    r = _Reader(unpack(greeting, who), who, ("v", "box"))
+def read_greeting(greeting: bytes, who: str) -> tuple[bytes, bytes]:
+    """(identity key, box key) of an AI server's greeting, its signature checked."""
+    r = _Reader(unpack(greeting, who), who, ("v", "box", "id", "sig"))
     if r.get("v", str) != FILL_VERSION:
-        raise BadLobbyMessage("not a tractor AI server", who)
-    key = r.blob("box", 32)
+        raise BadLobbyMessage("not a tractor AI server of this version", who)
+    box, identity, sig = r.blob("box", 32), r.blob("id", 32), r.blob("sig", 64)
+    try:
+        Ed25519PublicKey.from_public_bytes(identity).verify(sig, GREETING_CONTEXT + box)
+    except (InvalidSignature, ValueError) as exc:
+        raise BadLobbyMessage("the AI server's greeting is not signed by its key", who) from exc
+    return identity, box
+
+
+def fill_request_frame(greeting: bytes, count: int, lobby: str, tokens: list[bytes],
+                       table: str, who: str, expect: str | None = None) -> tuple[bytes, bytes]:
+    """The host's side: read an AI server's greeting and, if its identity key has the
+    fingerprint ``expect`` (the server the host chose), seal the request to its box key.
+    Returns (the sealed request, the server's identity key)."""
+    from nacl.public import PublicKey, SealedBox
+    identity, box = read_greeting(greeting, who)
+    if expect is not None and fingerprint(identity) != expect:
+        raise WrongServerKey(f"it answered with key {fingerprint(identity)}, not the key "
+                             f"{expect} chosen: no seat token was sent", who)
     plain = pack({"fill": count, "lobby": lobby, "tokens": list(tokens), "table": table})
-    return SealedBox(PublicKey(key)).encrypt(plain)
+    return SealedBox(PublicKey(box)).encrypt(plain), identity
 
 
 def read_fill_reply(frame: bytes, who: str) -> int:

@@ -25,6 +25,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred, ensureDeferred, fail, maybeDeferred, succeed
 from twisted.internet.endpoints import clientFromString, connectProtocol, serverFromString
 from twisted.internet.interfaces import IReactorTime
@@ -58,8 +59,10 @@ from .lobby import (
     Roster,
     Seating,
     SpawnFn,
+    WrongServerKey,
     endpoint_string,
     fill_request_frame,
+    fingerprint,
     pack,
     read_fill_reply,
     refusal,
@@ -266,6 +269,8 @@ class LobbyHost:
         self.name = name
         self.passphrase = passphrase or None
         self.fill_local = fill_local
+        #: AI server address -> the identity key it proved when it took a fill request.
+        self.ai_servers: dict[str, bytes] = {}
         self.state = HostLobby(name, rules, me, carry=carry)
         self.limiter = limiter or AttemptLimiter()
         self.links: dict[int, HostLink] = {}
@@ -337,14 +342,19 @@ class LobbyHost:
         self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
 
     def request_fill(self, ai_server: str | None = None, count: int | None = None,
-                     local: bool = True, seats: list[int] | None = None) -> Deferred[int]:
+                     local: bool = True, seats: list[int] | None = None,
+                     expect: str | None = None) -> Deferred[int]:
         """Ask for an AI on every empty seat (or ``count`` of them): one-time seat tokens
-        reserve the seats, then
-        ``fill_local(count, local_address, tokens)`` is called if given (and ``local``),
-        else the AI server
-        at ``ai_server`` (a client endpoint string), else the first one discovery finds, is
-        asked. Fires with the number of AI players asked for; on failure the reservations
-        are dropped and it fails with `NoAiServer`."""
+        reserve the seats, then ``fill_local(count, local_address, tokens)`` is called if
+        given (and ``local``), else the AI server at ``ai_server`` (a client endpoint
+        string) is asked, if its identity key has the fingerprint ``expect`` (when given):
+        the seat tokens are sealed to that key only. An AI server is never picked for the
+        host (one found on the LAN may be anyone's): see `browse_ai_servers`. Fires with
+        the number of AI players asked for; on failure the reservations are dropped and it
+        fails with `NoAiServer` (or `WrongServerKey`)."""
+        if ai_server is None and not (self.fill_local is not None and local):
+            return fail(NoAiServer("no AI server chosen: `fill lan` lists the ones heard on "
+                                   "the LAN", "fill"))
         now = self.clock.seconds()
         tokens = self.state.issue_tokens(now, count, seats)
         if not tokens:
@@ -357,28 +367,32 @@ class LobbyHost:
                 self._revoke(tokens)
                 return fail(NoAiServer(f"the local AI provider failed: {exc}", "local"))
             return succeed(len(tokens))
-        return ensureDeferred(self._fill_remote(tokens, ai_server))
+        assert ai_server is not None
+        return ensureDeferred(self._fill_remote(tokens, ai_server, expect))
 
-    async def _fill_remote(self, tokens: list[bytes], ai_server: str | None) -> int:
+    async def browse_ai_servers(self, seconds: float = FILL_BROWSE_SECONDS) -> list[Any]:
+        """The AI servers heard on the LAN (`Announcement`s; ``id`` is the fingerprint of
+        the identity key each announced, which `request_fill` then checks)."""
+        return await browse(self.reactor, seconds, kind="ai-server", clock=self.clock,
+                            port=self.discovery_port)
+
+    async def _fill_remote(self, tokens: list[bytes], ai_server: str,
+                           expect: str | None) -> int:
         try:
-            if ai_server is None:
-                found = await browse(self.reactor, FILL_BROWSE_SECONDS, kind="ai-server",
-                                     clock=self.clock, port=self.discovery_port)
-                if not found:
-                    raise NoAiServer("no AI server found on the LAN", "discovery")
-                ai_server = found[0].address
             port = self._port.getHost().port if self._port is not None else 0
-            link = FillClientLink(self.clock, len(tokens), port, tokens, self.name)
+            link = FillClientLink(self.clock, len(tokens), port, tokens, self.name, expect)
             await connectProtocol(clientFromString(self.reactor, ai_server), link)
             count = await link.result
+            assert link.identity is not None
+            self.ai_servers[ai_server] = link.identity
             self.log.info("AI server {server} starts {n} player(s)", server=ai_server, n=count)
             return count
         except Exception as exc:
             self._revoke(tokens)
-            if isinstance(exc, NoAiServer):
+            if isinstance(exc, NoAiServer | WrongServerKey):
                 raise
             why = exc.why if isinstance(exc, LobbyError) else str(exc)
-            raise NoAiServer(f"AI fill failed: {why}", ai_server or "discovery") from exc
+            raise NoAiServer(f"AI fill failed: {why}", ai_server) from exc
 
     def _revoke(self, tokens: list[bytes]) -> None:
         self.state.tokens.revoke(tokens)
@@ -596,7 +610,7 @@ class AiServerProtocol(_FramedLink):
     def connectionMade(self) -> None:
         super().connectionMade()
         self.machine = AiServerMachine(self.server.spawn, _ip(self.transport.getPeer()),
-                                       self.who, self.server.limiter)
+                                       self.who, self.server.limiter, self.server.identity)
         self.sendString(self.machine.greeting())
 
     def stringReceived(self, data: bytes) -> None:
@@ -628,9 +642,12 @@ class AiServer:
     log = Logger()
 
     def __init__(self, reactor: Any, spawn: SpawnFn, name: str = "AI server",
-                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None
-                 ) -> None:
+                 clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None,
+                 identity: Ed25519PrivateKey | None = None) -> None:
         self.reactor = reactor
+        #: What hosts pin: kept in the data folder by `tractor ai-server` (a fresh one here
+        #: when none is given), announced as its fingerprint and signing every greeting.
+        self.identity = identity or Ed25519PrivateKey.generate()
         self.clock: IReactorTime = clock or reactor
         self.spawn = spawn
         self.name = name
@@ -638,7 +655,7 @@ class AiServer:
         self.errors: list[LobbyError] = []
         self.address = ""
         self.announced_address = ""
-        self.instance = instance_id()
+        self.instance = fingerprint(self.identity.public_key().public_bytes_raw())
         self.discovery_port = PORT
         self._port: Any = None
         self._announcer: Any = None
@@ -681,12 +698,13 @@ class AiServer:
 
 async def serve_ai(reactor: Any, spawn: SpawnFn, listen: str = "tcp:0", announce: bool = True,
                    name: str = "AI server", clock: IReactorTime | None = None,
-                   discovery_port: int = PORT) -> AiServer:
+                   discovery_port: int = PORT,
+                   identity: Ed25519PrivateKey | None = None) -> AiServer:
     """Run an AI server's fill endpoint on ``listen`` and (``announce``) tell the LAN.
     ``spawn(lobby_address, token, table_name)`` is called once per AI seat a host asks for;
     the AI it starts calls ``join_table(reactor, lobby_address, Participant(..., kind="ai"),
     token=token)`` and then ``ready(True)``."""
-    server = AiServer(reactor, spawn, name, clock)
+    server = AiServer(reactor, spawn, name, clock, identity=identity)
     server.discovery_port = discovery_port
     await server.listen(listen)
     if announce:
@@ -699,12 +717,14 @@ class FillClientLink(_FramedLink):
     read the reply. ``result`` fires with the number of players the server starts."""
 
     def __init__(self, clock: IReactorTime, count: int, lobby_port: int, tokens: list[bytes],
-                 table: str) -> None:
+                 table: str, expect: str | None = None) -> None:
         super().__init__(clock)
         self.count = count
         self.lobby_port = lobby_port
         self.tokens = tokens
         self.table = table
+        self.expect = expect  #: the fingerprint of the server the host chose
+        self.identity: bytes | None = None  #: the identity key the server proved
         self.result: Deferred[int] = Deferred()
         self._sent = False
 
@@ -715,8 +735,9 @@ class FillClientLink(_FramedLink):
             if not self._sent:
                 # The AI server keeps only the port: it dials back the IP we come from.
                 lobby = endpoint_string(_bound_ip(self.transport), self.lobby_port)
-                self.sendString(fill_request_frame(data, self.count, lobby, self.tokens,
-                                                   self.table, self.who))
+                request, self.identity = fill_request_frame(
+                    data, self.count, lobby, self.tokens, self.table, self.who, self.expect)
+                self.sendString(request)
                 self._sent = True
                 return
             count = read_fill_reply(data, self.who)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ from tractor.net.lobby_wire import host_table
 async def main(reactor):
     host = await host_table(reactor, "served", Rules(start_level="A"), None,
                             listen="tcp:0:interface=127.0.0.1", announce=False)
-    asked = await host.request_fill(ai_server=sys.argv[1])
+    asked = await host.request_fill(ai_server=sys.argv[1], expect=sys.argv[2])
     seating = await host.started
     print(json.dumps({"asked": asked, "names": list(seating.names),
                       "kinds": list(seating.kinds)}), flush=True)
@@ -40,10 +41,11 @@ def test_an_ai_server_fills_a_table_and_its_players_finish_the_game(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = server.stdout.readline()
-        assert line.startswith("AI server ready at tcp:127.0.0.1:"), line
-        address = line.split()[4].rstrip(":")
-        host = subprocess.run([sys.executable, "-P", "-c", HOST, address], capture_output=True,
-                              text=True, timeout=120, env=env)
+        ready = re.match(r"AI server ready at (tcp:127\.0\.0\.1:\d+), key ([0-9a-f]{16}):", line)
+        assert ready, line
+        # The host asks it by the key it printed: the tokens are sealed to that key only.
+        host = subprocess.run([sys.executable, "-P", "-c", HOST, *ready.groups()],
+                              capture_output=True, text=True, timeout=120, env=env)
         assert host.returncode == 0, host.stderr[-3000:]
         seated = json.loads(host.stdout.strip().splitlines()[-1])
         assert seated["asked"] == 4 and seated["kinds"] == ["ai"] * 4

@@ -554,7 +554,7 @@ def test_a_silent_connection_times_out_on_the_clock():
 def fill_frame(machine: AiServerMachine, count: int = 2, lobby_address: str =
                "tcp:10.9.9.9:4242", tokens: list[bytes] | None = None) -> bytes:
     tokens = tokens if tokens is not None else [bytes([i]) * 32 for i in range(count)]
-    return fill_request_frame(machine.greeting(), count, lobby_address, tokens, NAME, "ai")
+    return fill_request_frame(machine.greeting(), count, lobby_address, tokens, NAME, "ai")[0]
 
 
 def test_the_ai_server_spawns_one_player_per_token_dialling_back_the_asking_host():
@@ -680,3 +680,27 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
                                        seating.names, seating.kinds, b"n" * 16)
     seating = guests[2].receive(copy.deepcopy(start))
     assert isinstance(seating, Seating) and seating.seat == 2 and seating.carry == carry
+
+
+def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tractor.net.lobby import WrongServerKey, fingerprint, read_greeting
+
+    chosen = Ed25519PrivateKey.generate()
+    real = AiServerMachine(lambda *a: None, "192.0.2.1", "x", AttemptLimiter(), chosen)
+    key = fingerprint(chosen.public_key().public_bytes_raw())
+    frame, identity = fill_request_frame(real.greeting(), 1, "tcp:10.0.0.1:1", [b"t" * 32],
+                                         NAME, "ai", expect=key)
+    assert identity == chosen.public_key().public_bytes_raw()
+    assert read_fill_reply(real.receive(frame, 0.0), "ai") == 1
+    # A stranger announcing itself (with its own key) gets nothing sealed to it ...
+    stranger = AiServerMachine(lambda *a: None, "192.0.2.9", "x", AttemptLimiter())
+    with pytest.raises(WrongServerKey, match="no seat token was sent"):
+        fill_request_frame(stranger.greeting(), 1, "tcp:10.0.0.1:1", [b"t" * 32], NAME,
+                           "ai", expect=key)
+    # ... nor one that shows the chosen server's key without its signature.
+    forged = msgpack.unpackb(stranger.greeting())
+    forged["id"] = chosen.public_key().public_bytes_raw()
+    with pytest.raises(BadLobbyMessage, match="not signed by its key"):
+        read_greeting(msgpack.packb(forged), "ai")

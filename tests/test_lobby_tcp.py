@@ -147,8 +147,14 @@ def discovery_child(port: int) -> None:
             print(json.dumps({"skip": "no announcement came back over multicast"}))
             return
         guest = await join_table(reactor, tables[0].address, people[1])
+        # The host chooses the server it heard (none is picked for it), by its key.
+        servers = [a for a in await host.browse_ai_servers(2.5) if a.id == server.instance]
+        if not servers:
+            print(json.dumps({"skip": "no AI server announcement came back over multicast"}))
+            return
         try:
-            asked = await host.request_fill()
+            asked = await host.request_fill(ai_server=servers[0].address,
+                                            expect=servers[0].id)
         except NoAiServer as exc:
             print(json.dumps({"skip": str(exc)}))
             return
