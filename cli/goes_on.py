@@ -22,6 +22,7 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
+from tractor.net.deck.errors import KeyTimeout
 from tractor.net.journal import Journal
 from tractor.net.lobby import LobbyError, Participant, Seating, parse_endpoint
 from tractor.net.lobby_wire import host_table, join_table
@@ -71,7 +72,7 @@ class GoesOn:
 
     def _halted(self, failure: Failure, node: PeerNode) -> None:
         """(The failure is consumed: the screen shows every halt as a banner.)"""
-        if not failure.check(SeatGone, Stalled) or node is not self.client.node:
+        if not failure.check(SeatGone, Stalled, KeyTimeout) or node is not self.client.node:
             return  # any other halt stays on the screen with its verdict
         gone = failure.value.seat
         if gone == self.seating.seat:

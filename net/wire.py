@@ -48,7 +48,7 @@ from .deck.errors import (
     ViewMismatch,
 )
 from .journal import Journal
-from .relay import HaveError, Relay, is_have, pack_have, read_have
+from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .stall import (
     DECISIONS,
@@ -135,9 +135,10 @@ class _Stopping:
     until: float
     #: What the table stood at when it stopped (`PeerNode._stall_marker`).
     marker: object
-    #: (seat, what) of every stall a notice (or this peer) stopped the table over, in order.
-    #: For this peer's own seat, whether it still owed the message when it heard.
-    stalls: dict[tuple[int, str], bool] = field(default_factory=dict)
+    #: (seat, what) of every stall a notice (or this peer) stopped the table over, in order
+    #: -> how many moves of the seat this peer held then (`PeerNode._moves_of`; for this
+    #: peer's own seat, None: it still owed its decision when it heard).
+    stalls: dict[tuple[int, str], int | None] = field(default_factory=dict)
     #: (staller, what) -> the seat that named it in a final notice.
     named: dict[tuple[int, str], int] = field(default_factory=dict)
     #: Frames this peer made meanwhile: they leave only if the table goes on.
@@ -448,6 +449,7 @@ class PeerNode:
         #: While the table stops over a stall, until this peer's verdict.
         self.stopping: _Stopping | None = None
         self._began = math.inf  #: when `begin` ran (a resumed peer's too)
+        self._spent: set[bytes] = set()  #: notices of stops that ended with the table going on
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -541,12 +543,13 @@ class PeerNode:
         if self._suspect is not None and self.halted is None and now >= self._suspect[1]:
             # No proof came: the signed view itself is the evidence.
             self._halt_on_evidence(self._suspect[0], self.session.current.deck.config.hand)
-        if self.halted is not None:
-            return
+        # A halted peer still reports and relays what it holds: the peers still judging
+        # may lack a frame only it has.
         current = self.session.current.deck.config.hand
         self.relay.forget_before(current - 1)
         self.complaints = {c: k for c, k in self.complaints.items() if k[0] >= current - 1}
         self.notices = {f: n for f, n in self.notices.items() if n.hand >= current - 1}
+        self._spent &= set(self.notices)
         report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
                                               if h >= 0]))
         for seat, link in list(self.links.items()):
@@ -594,7 +597,13 @@ class PeerNode:
         self._was_unreachable = bool(unreachable)
         assert self.session is not None
         if self.stopping is not None:
-            if now >= self.stopping.until:
+            # Judge on what every seat could send: not while a link is down (the grace
+            # period above ends that), nor before a seat that came back has resent and
+            # the relay has had its turn.
+            fresh = SETTLE + RELAY_AFTER + STAGGER * (len(self.raw_keys) - 2)
+            if self.down_since or any(now - t < fresh for t in self.up_since.values()):
+                self.stopping.until = max(self.stopping.until, now + 1.0)
+            elif now >= self.stopping.until:
                 self._judge_stop()
             return  # no other deadline runs while the table is stopped
         if self._suspect is None and self._watch_stalls(now):
@@ -685,21 +694,32 @@ class PeerNode:
             self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
                                    what, len(self.relay.chain(hand, staller))))
             self._changed()
-        stop.stalls.setdefault((staller, what), staller == self.seat)
+        stop.stalls.setdefault((staller, what),
+                               None if staller == self.seat else self._moves_of(staller))
 
     def _notify(self, notice: bytes) -> None:
         self.notices[notice] = read_halt(notice, self.table, self.public_keys)
         for link in list(self.links.values()):
             link.sendString(notice)
 
-    def _still_stalled(self, staller: int, what: str, owed: bool) -> bool:
+    def _moves_of(self, seat: int) -> int:
+        """How many of ``seat``'s messages this hand's table took, chat aside: a stall is
+        judged on the staller's own messages only (other seats' frames still in flight
+        reach peers at different times, and a seat's chat is not the move it owes)."""
+        assert self.session is not None
+        chain = self.session.current.deck._chains[seat]
+        return sum(not (e.header.kind == "app" and isinstance(e.body, dict)
+                        and isinstance(e.body.get("data"), dict) and "chat" in e.body["data"])
+                   for e in chain.frames)
+
+    def _still_stalled(self, staller: int, what: str, moves: int | None) -> bool:
         assert self.session is not None and self.stopping is not None
         if what == KEYS:
             return staller in self.session.current.deck.overdue(self.clock.seconds())
-        if staller == self.seat:
-            return owed
+        if moves is None:  # this peer's own seat, which owed its decision
+            return True
         waits = self.session.current.waiting_on().get(staller)
-        return waits == what and self._stall_marker() == self.stopping.marker
+        return waits == what and self._moves_of(staller) == moves
 
     def _judge_stop(self) -> None:
         """The end of a stop: name a staller the table still waits on for the same step,
@@ -707,8 +727,8 @@ class PeerNode:
         disputed)."""
         assert self.session is not None and self.stopping is not None
         stop = self.stopping
-        stalled = [(seat, what) for (seat, what), owed in stop.stalls.items()
-                   if self._still_stalled(seat, what, owed)]
+        stalled = [(seat, what) for (seat, what), moves in stop.stalls.items()
+                   if self._still_stalled(seat, what, moves)]
         if stalled:
             seat, what = min(stalled)  # the same choice everywhere from the same frames
             self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
@@ -737,6 +757,7 @@ class PeerNode:
         assert self.stopping is not None
         self.log.info("the messages the table waited for came: it goes on")
         held_back, self.stopping = self.stopping.held_back, None
+        self._spent |= set(self.notices)  # that stop is over: its notices stop nothing more
         self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
                                  self.stalls.complaint_wait, self.stalls.settle)
         if self._suspect is None:
@@ -766,21 +787,36 @@ class PeerNode:
                 other.sendString(frame)
         if notice.halter != self.seat:
             self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
-        if notice.hand != current or self.halted is not None or notice.halter == self.seat:
+        if self.halted is not None or notice.halter == self.seat:
             return
         key = (notice.staller, notice.what)
+        if notice.hand == current - 1 and notice.final:
+            # Its signer halted in the hand this peer finished: the table cannot go on, and
+            # this peer had the messages it named missing.
+            self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
+            return
+        if notice.hand != current:
+            return
         # Whether the halter had seen all of the staller's messages this peer holds: if
         # not, it judged without one that came (sent to it just now).
         fair = notice.held >= len(self.relay.chain(notice.hand, notice.staller))
-        if self._overdue(*key) or (fair and self._all_stopped_over(notice)):
+        if self.stopping is None and (
+                self._overdue(*key) or (fair and self._all_stopped_over(notice))):
             self._stop(notice.hand, *key)
-            if notice.final and fair and self.stopping is not None:
+        elif self.stopping is not None and self._overdue(*key):
+            self._stop(notice.hand, *key)  # one more stall to judge
+        if self.stopping is not None:
+            if notice.final:
+                # Its signer has halted: this stop can no longer end with the table going
+                # on; at worst it ends disputed (or with the same verdict).
                 self.stopping.named.setdefault(key, notice.halter)
-        elif notice.final and self.stopping is None and notice.what != KEYS:
-            # (Keys are a step no person makes: a seat named for keys it does not owe here
-            # is judged by this peer's own deadlines, and a halter that then stays silent
-            # is named for its own next step.)
-            if fair and self._clearly_early(*key):
+        elif notice.final:
+            if self._held_up_by(notice):
+                # This table has waited on the halter itself for most of the stall it
+                # claims: this peer's own deadlines name the seat that holds the table up
+                # (the halter, if it stays silent).
+                return
+            if notice.what != KEYS and fair and self._clearly_early(*key):
                 # Named while this peer, which has watched the whole time, has waited
                 # far less than a deadline: the halter stopped the table for nothing.
                 false = FalseStop(notice.halter, notice.staller, notice.what)
@@ -791,6 +827,18 @@ class PeerNode:
                 # (it came back or reconnected meanwhile): no proof either way, no blame.
                 self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
 
+    def _held_up_by(self, notice: HaltNotice) -> bool:
+        """Whether this peer's table has waited on the notice's signer for at least half of
+        the stall the notice claims (or the signer owes it overdue keys)."""
+        assert self.session is not None
+        now = self.clock.seconds()
+        if notice.halter in self.session.current.deck.overdue(now):
+            return True
+        wait = self._current_wait(notice.halter)
+        claimed = (self.session.current.deck.config.key_timeout if notice.what == KEYS
+                   else self.stalls.deadline(notice.what) + self.stalls.complaint_wait)
+        return wait is not None and now - wait.since >= claimed / 2
+
     def _all_stopped_over(self, notice: HaltNotice) -> bool:
         """Whether every seat but this one and the staller stopped over the same stall (the
         same step, holding as many of the staller's frames as this peer): a peer that could
@@ -799,8 +847,8 @@ class PeerNode:
         if this peer holds more of the staller's frames (it sent them what they lack)."""
         if notice.staller == self.seat:
             return False
-        halters = {n.halter for n in self.notices.values()
-                   if (n.hand, n.staller, n.what, n.held) == (
+        halters = {n.halter for f, n in self.notices.items()
+                   if f not in self._spent and (n.hand, n.staller, n.what, n.held) == (
                        notice.hand, notice.staller, notice.what, notice.held)}
         others = set(range(len(self.raw_keys))) - {self.seat, notice.staller}
         return others <= halters
@@ -938,6 +986,9 @@ class PeerNode:
             link.sendString(frame)
         for frame in self.evidence:  # a halted table: the seat learns why
             link.sendString(frame)
+        if self.stopping is not None:  # a stopped one: the notices, to judge the same
+            for frame in [f for f, n in self.notices.items() if n.hand == self.stopping.hand]:
+                link.sendString(frame)
         self._have_sent.pop(seat, None)  # it hears what this peer holds at the next report
         self._copies[seat] = 0
 

@@ -506,3 +506,104 @@ def test_a_last_card_at_the_deadline_that_wins_the_trick_gets_one_verdict(seed):
     net.run(limit=4000, begin=False)
     verdicts = {(type(n.halted).__name__, getattr(n.halted, "seat", None)) for n in net.nodes}
     assert verdicts == {("Stalled", 3)}, verdicts
+
+
+def _deliver(net: MemNet, src: int, dst: int, frames: list[bytes]) -> None:
+    pair = net.pairs[(min(src, dst), max(src, dst))]
+    for frame in frames:
+        pair.links[dst].dataReceived(len(frame).to_bytes(4, "big") + frame)
+
+
+def _no_honest_seat_blamed(net: MemNet, cheater: int) -> None:
+    for s in range(len(net.nodes)):
+        if s == cheater:
+            continue
+        halted = net.nodes[s].halted
+        assert halted is not None, s
+        assert getattr(halted, "seat", cheater) == cheater, (s, str(halted))
+
+
+@pytest.mark.parametrize("kind", ["play", "deal keys"])
+def test_a_message_sent_to_one_seat_as_the_others_judge_never_gets_an_honest_seat_blamed(kind):
+    # Once the table stopped over seat 3, seat 3 sends what it owes to seat 1 only, 0.3 s
+    # before the others judge (and never signs a final notice itself). Seats 0 and 2 name
+    # it; seat 1 holds the message. Before, seat 1 dropped their final notices, went on
+    # alone and named honest seat 0 for its silence 310 s later.
+    net = MemNet(seed=3)
+    kept: list[bytes] = []
+    released: list[bool] = []
+    if kind == "play":
+        inner = RandomPlayer(33)
+        away = GoesAway(inner, plays=3)
+        net.sessions[3].player = net.sessions[3].current.player = away
+
+        def owed() -> list[bytes]:
+            session = net.sessions[3]
+            return session.decide(inner.play(session.current.view()))
+    else:
+        def keep(dst: int) -> Tamper:
+            def tamper(frame: bytes) -> list[bytes]:
+                if header(frame)[5] == "deal" and not released:
+                    if dst == 1:
+                        kept.append(frame)
+                    return []
+                return [frame]
+            return tamper
+        for dst in (0, 1, 2):
+            net.tamper[(3, dst)] = keep(dst)
+
+        def owed() -> list[bytes]:
+            released.append(True)
+            return kept
+    net.nodes[3]._judge_stop = lambda: None  # type: ignore[method-assign]
+    planned: list[bool] = []
+
+    def poll() -> None:
+        if not planned and all(net.nodes[s].stopping for s in (0, 2)):
+            planned.append(True)
+            at = min(net.nodes[s].stopping.until for s in (0, 2)) - 0.3  # type: ignore[union-attr]
+            net.clock.callLater(at - net.clock.seconds(), lambda: _deliver(net, 3, 1, owed()))
+    from twisted.internet.task import LoopingCall
+
+    watch = LoopingCall(poll)
+    watch.clock = net.clock
+    watch.start(0.05)
+    net.run(limit=3000, honest=[0, 1, 2])
+    watch.stop()
+    assert planned
+    _no_honest_seat_blamed(net, 3)
+
+
+def test_a_link_outage_during_a_stop_delays_the_verdict_instead_of_splitting_it():
+    # Seat 3's person answers just before the stop; then seats {0, 2} lose their links to
+    # {1, 3} for 7 s. Nobody misbehaves. Before, 0 and 2 judged while cut off and named
+    # seat 3, while 1 and 3 called it disputed.
+    net = MemNet(seed=3)
+    inner, session = RandomPlayer(33), net.sessions[3]
+    state = {"n": 0}
+
+    class Late:
+        def __getattr__(self, name: str) -> object:
+            return getattr(inner, name)
+
+        def play(self, view: object) -> object:
+            state["n"] += 1
+            if state["n"] == 4:
+                net.clock.callLater(2.0, plan)
+                return WAIT
+            return inner.play(view)  # type: ignore[arg-type]
+
+    def plan() -> None:
+        tick = min(net.nodes[k].stalls._waits[3].since for k in (0, 1, 2)) + 310
+        net.clock.callLater(tick - 0.004 - net.clock.seconds(), lambda: net.nodes[3].send(
+            session.decide(inner.play(session.current.view()))))
+        net.clock.callLater(tick + 0.0001 - net.clock.seconds(), cut)
+
+    def cut() -> None:
+        net.redial = 7.0
+        for key in [(0, 1), (0, 3), (1, 2), (2, 3)]:
+            net.pairs[key].close()
+        net.redial = 1.0
+    session.player = session.current.player = Late()
+    net.run(limit=3000)
+    assert net.completed(), [str(n.halted) for n in net.nodes]
