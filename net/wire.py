@@ -139,8 +139,8 @@ class _Stopping:
     #: -> how many moves of the seat this peer held then (`PeerNode._moves_of`; for this
     #: peer's own seat, None: it still owed its decision when it heard).
     stalls: dict[tuple[int, str], int | None] = field(default_factory=dict)
-    #: (staller, what) -> the seat that named it in a final notice.
-    named: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: (staller, what) -> the seats that named it in a final notice.
+    named: dict[tuple[int, str], set[int]] = field(default_factory=dict)
     #: Frames this peer made meanwhile: they leave only if the table goes on.
     held_back: list[bytes] = field(default_factory=list)
 
@@ -694,8 +694,8 @@ class PeerNode:
             self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
                                    what, len(self.relay.chain(hand, staller))))
             self._changed()
-        stop.stalls.setdefault((staller, what),
-                               None if staller == self.seat else self._moves_of(staller))
+        owed = staller == self.seat and self._overdue(staller, what)
+        stop.stalls.setdefault((staller, what), None if owed else self._moves_of(staller))
 
     def _notify(self, notice: bytes) -> None:
         self.notices[notice] = read_halt(notice, self.table, self.public_keys)
@@ -729,14 +729,19 @@ class PeerNode:
         stop = self.stopping
         stalled = [(seat, what) for (seat, what), moves in stop.stalls.items()
                    if self._still_stalled(seat, what, moves)]
-        if stalled:
-            seat, what = min(stalled)  # the same choice everywhere from the same frames
+        everyone = set(range(len(self.raw_keys)))
+        # Every other seat (the staller aside) named it: the message reached this peer
+        # alone, too late for them. Their verdict stands here too, so all give the same.
+        unanimous = [key for key, halters in stop.named.items()
+                     if everyone - {self.seat, key[0]} <= halters]
+        if stalled or unanimous:
+            seat, what = min(stalled or unanimous)  # the same choice from the same frames
             self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
                                    what, len(self.relay.chain(stop.hand, seat)), True))
             verdict: Exception
             if what == KEYS:
                 deck = self.session.current.deck
-                verdict = KeyTimeout(seat, deck.overdue(self.clock.seconds())[seat])
+                verdict = KeyTimeout(seat, deck.overdue(self.clock.seconds()).get(seat, []))
             else:
                 # The deadline, not this peer's own count: the same words on every peer.
                 verdict = Stalled(seat, what,
@@ -746,8 +751,8 @@ class PeerNode:
                 + [f for f, n in self.notices.items() if n.hand == stop.hand])
             self._halt_on_evidence(verdict, stop.hand)
         elif stop.named:
-            (seat, what), halter = min(stop.named.items())
-            self._halt(StallDisputed(halter, seat, what))
+            (seat, what), halters = min(stop.named.items())
+            self._halt(StallDisputed(min(halters), seat, what))
         else:
             self._go_on()
 
@@ -809,7 +814,7 @@ class PeerNode:
             if notice.final:
                 # Its signer has halted: this stop can no longer end with the table going
                 # on; at worst it ends disputed (or with the same verdict).
-                self.stopping.named.setdefault(key, notice.halter)
+                self.stopping.named.setdefault(key, set()).add(notice.halter)
         elif notice.final:
             if self._held_up_by(notice):
                 # This table has waited on the halter itself for most of the stall it
@@ -824,8 +829,12 @@ class PeerNode:
                 self._halt_on_evidence(false, notice.hand)
             else:
                 # The message came here, or this peer cannot tell how long the wait was
-                # (it came back or reconnected meanwhile): no proof either way, no blame.
-                self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
+                # (it came back or reconnected meanwhile). Its signer has halted: stop too,
+                # hear the other seats' verdicts, and judge (the same verdict if they all
+                # named that seat, else a dispute: no proof either way, no blame).
+                self._stop(notice.hand, *key)
+                if self.stopping is not None:
+                    self.stopping.named.setdefault(key, set()).add(notice.halter)
 
     def _held_up_by(self, notice: HaltNotice) -> bool:
         """Whether this peer's table has waited on the notice's signer for at least half of

@@ -528,7 +528,8 @@ def test_a_message_sent_to_one_seat_as_the_others_judge_never_gets_an_honest_sea
     # Once the table stopped over seat 3, seat 3 sends what it owes to seat 1 only, 0.3 s
     # before the others judge (and never signs a final notice itself). Seats 0 and 2 name
     # it; seat 1 holds the message. Before, seat 1 dropped their final notices, went on
-    # alone and named honest seat 0 for its silence 310 s later.
+    # alone and named honest seat 0 for its silence 310 s later; then it called it
+    # disputed, a verdict of its own.
     net = MemNet(seed=3)
     kept: list[bytes] = []
     released: list[bool] = []
@@ -572,6 +573,10 @@ def test_a_message_sent_to_one_seat_as_the_others_judge_never_gets_an_honest_sea
     watch.stop()
     assert planned
     _no_honest_seat_blamed(net, 3)
+    # Seat 1 hears every other seat name seat 3: it gives their verdict, not a dispute.
+    verdicts = {(type(net.nodes[s].halted).__name__, net.nodes[s].halted.seat)  # type: ignore[union-attr]
+                for s in (0, 1, 2)}
+    assert verdicts == {("Stalled" if kind == "play" else "KeyTimeout", 3)}, verdicts
 
 
 def test_a_link_outage_during_a_stop_delays_the_verdict_instead_of_splitting_it():

@@ -56,6 +56,8 @@ class KeyTimeout(DeckError):
     def __init__(self, seat: int, positions: list[int]) -> None:
         self.positions = positions
         which = f"positions {positions}" if len(positions) <= 12 else f"{len(positions)} positions"
+        if not positions:  # named by every other seat (this peer got them too late)
+            which = "the positions the other seats waited for"
         super().__init__(seat, f"did not release its keys for {which} in time")
 
 
