@@ -304,7 +304,7 @@ def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
     lan` seats two AI players from `tractor ai-server` on C; both are ready."""
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
-    server.wait_for(r"AI server ready at", LOBBY_SECONDS)
+    key = server.wait_for(r"AI server ready at \S+, key ([0-9a-f]{16})", LOBBY_SECONDS)[1]
     alice = lab.person(a, "alice").plain("host", "--name", table, "--plain",
                                          "--player", "Alice", *AI)
     address = open_table(alice)
@@ -312,8 +312,15 @@ def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
     bob = lab.person(b, "bob").plain("join", address, "--plain", "--player", "Bob")
     in_lobby(bob)
     alice.wait_for(r"seat 1: Bob", LOBBY_SECONDS)
+    # As a person does: list the servers heard, check the key the server printed, pick it.
     alice.send("fill lan")
-    alice.wait_for(r"asked for 2 AI player\(s\)", LOBBY_SECONDS, also=server.report)
+    listed = alice.wait_for(rf"(\d+)\. AI server at tcp:{re.escape(c.ip)}:\d+, key {key} \(new",
+                            LOBBY_SECONDS, also=server.report)
+    alice.send(f"fill lan {listed[1]}")
+    alice.wait_for(rf"remembered the key {key} of 'AI server'", LOBBY_SECONDS,
+                   also=server.report)
+    alice.wait_for(r"asked 'AI server' for 2 AI player\(s\)", LOBBY_SECONDS,
+                   also=server.report)
     for program in (alice, bob):
         program.send("ready")
     return alice, bob
