@@ -781,15 +781,10 @@ class PeerNode:
             return
         assert self.session is not None
         current = self.session.current.deck.config.hand
-        if frame in self.notices or not current - 1 <= notice.hand <= current + 1:
+        signed = {f: (n.hand, n.halter) for f, n in self.notices.items()}
+        if not self._pass_on(link, frame, signed, notice.hand, notice.halter):
             return
-        if sum(n.hand == notice.hand and n.halter == notice.halter
-               for n in self.notices.values()) >= 2 * len(self.raw_keys):
-            return  # a seat stops a hand over a few stalls: this one floods
         self.notices[frame] = notice
-        for seat, other in list(self.links.items()):
-            if seat not in (link.seat, notice.halter):
-                other.sendString(frame)
         if notice.halter != self.seat:
             self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
         if self.halted is not None or notice.halter == self.seat:
@@ -935,19 +930,29 @@ class PeerNode:
         except ComplaintError as exc:
             link._drop(str(exc))
             return
-        assert self.session is not None
-        current = self.session.current.deck.config.hand
-        if frame in self.complaints or not current - 1 <= complaint.hand <= current + 1:
+        if not self._pass_on(link, frame, self.complaints, complaint.hand,
+                             complaint.complainer):
             return
-        if sum(k == (complaint.hand, complaint.complainer)
-               for k in self.complaints.values()) >= 2 * len(self.raw_keys):
-            return  # a seat complains about few steps in a hand: this one floods
         self.complaints[frame] = (complaint.hand, complaint.complainer)
-        for seat, other in list(self.links.items()):
-            if seat not in (link.seat, complaint.complainer):
-                other.sendString(frame)
         self._send_missing(complaint.complainer, complaint.hand, complaint.about,
                            complaint.held)
+
+    def _pass_on(self, link: PeerLink, frame: bytes, seen: dict[bytes, tuple[int, int]],
+                 hand: int, signer: int) -> bool:
+        """Whether a signed complaint or halt notice is news (for this hand or one beside
+        it, not heard yet, and within a bound per signer and hand: a seat complains about,
+        or stops over, a few steps of a hand, so more is a flood); if so it is relayed
+        once to every other seat."""
+        assert self.session is not None
+        current = self.session.current.deck.config.hand
+        if frame in seen or not current - 1 <= hand <= current + 1:
+            return False
+        if sum(k == (hand, signer) for k in seen.values()) >= 2 * len(self.raw_keys):
+            return False
+        for seat, other in list(self.links.items()):
+            if seat not in (link.seat, signer):
+                other.sendString(frame)
+        return True
 
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
