@@ -38,6 +38,9 @@ INTERVAL = 1.0  #: seconds between announcements
 EXPIRY = 3.0  #: an entry not heard for this long is gone
 MAX_DATAGRAM = 1024
 MAX_ENTRIES = 256  #: a flood of made-up ids cannot grow the browser without bound
+#: Entries one source address may hold: a host runs a table or two and an AI server, so
+#: one host announcing hundreds of made-up tables cannot hide the others.
+MAX_PER_SOURCE = 8
 MAX_NAME = 48
 MAX_RULES = 80
 KINDS = ("table", "ai-server")
@@ -84,7 +87,12 @@ def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken:
                           "seats": seats, "taken": taken, "rules": rules,
                           "passphrase": passphrase, "id": id or instance_id()},
                          use_bin_type=True)
-    parse_announcement(data, "127.0.0.1", 0.0)
+    ip = address.split(":")[1] if address.count(":") >= 2 else "127.0.0.1"
+    try:
+        sender = "127.0.0.1" if ipaddress.ip_address(ip).is_unspecified else ip
+    except ValueError:
+        sender = "127.0.0.1"
+    parse_announcement(data, sender, 0.0)  # as the sender's own address would
     return data
 
 
@@ -120,10 +128,16 @@ def parse_announcement(data: bytes, source: str, now: float) -> Announcement:
         raise BadAnnouncement("bad seat counts", who)
     try:
         ip, port = parse_endpoint(msg["address"], who)
-        address = endpoint_string(source, port) if ipaddress.ip_address(ip).is_unspecified \
-            else msg["address"]
+        named = ipaddress.ip_address(ip)
+        address = endpoint_string(source, port) if named.is_unspecified else msg["address"]
+        sender = ipaddress.ip_address(source)
     except (LobbyError, ValueError) as exc:
         raise BadAnnouncement("bad address", who) from exc
+    if not named.is_unspecified and named != sender and not (
+            named.is_loopback and sender.is_loopback):
+        # A host may only announce itself: else one host could send every browser on the
+        # LAN to dial a third (a victim, or a fake table on another machine).
+        raise BadAnnouncement(f"it announces another host's address {ip}", who)
     return Announcement(msg["kind"], msg["name"], address, msg["seats"], msg["taken"],
                         msg["rules"], msg["passphrase"], msg["id"], source, now)
 
@@ -171,7 +185,9 @@ class Browser(DatagramProtocol):
             self.log.debug("ignoring {why}", why=str(exc))
             return
         self._expire(now)
-        if ann.id not in self.entries and len(self.entries) >= MAX_ENTRIES:
+        if ann.id not in self.entries and (
+                len(self.entries) >= MAX_ENTRIES
+                or sum(a.source == source for a in self.entries.values()) >= MAX_PER_SOURCE):
             self.overflow += 1
             self.log.debug("ignoring {who}: too many entries", who=source)
             return

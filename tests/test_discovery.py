@@ -24,6 +24,7 @@ from tractor.net.discovery import (
     EXPIRY,
     MAX_DATAGRAM,
     MAX_ENTRIES,
+    MAX_PER_SOURCE,
     Announcer,
     BadAnnouncement,
     Browser,
@@ -63,9 +64,12 @@ def test_an_announcement_round_trips_and_takes_the_senders_ip():
     assert ann.address == "tcp:192.0.2.9:40123" and ann.source == "192.0.2.9"
     assert ann.seen == 5.0
     # A sender bound to one address announces that one; it is kept.
-    ai = parse_announcement(pack_announcement("ai-server", "AI box", "tcp:192.0.2.3:7000"),
-                            "192.0.2.44", 0.0)
+    data = pack_announcement("ai-server", "AI box", "tcp:192.0.2.3:7000")
+    ai = parse_announcement(data, "192.0.2.3", 0.0)
     assert ai.kind == "ai-server" and ai.seats == 0 and ai.address == "tcp:192.0.2.3:7000"
+    # But only its own: one host may not send the LAN to dial a third.
+    with pytest.raises(BadAnnouncement, match="another host's address"):
+        parse_announcement(data, "192.0.2.44", 0.0)
 
 
 def test_malformed_datagrams_are_dropped_counted_and_never_raise():
@@ -116,10 +120,16 @@ def test_the_browser_filters_by_kind_and_reports_changes():
     assert [a.kind for a in b.list("table")] == ["table"]
 
 
-def test_a_flood_of_made_up_ids_is_capped():
+def test_a_flood_of_made_up_ids_is_capped_per_source_and_in_all():
     b = browser()
-    for i in range(MAX_ENTRIES + 50):
+    for i in range(50):  # one host announcing 50 tables keeps 8: the real ones stay seen
         b.datagramReceived(table(id=f"id{i}"), SOURCE)
+    assert len(b.list()) == MAX_PER_SOURCE and b.overflow == 50 - MAX_PER_SOURCE
+    b.datagramReceived(table(id="real"), ("192.0.2.77", 42099))
+    assert any(a.source == "192.0.2.77" for a in b.list())
+    b = browser()
+    for i in range(MAX_ENTRIES + 50):  # many sources (spoofed): still bounded in all
+        b.datagramReceived(table(id=f"id{i}"), (f"10.0.{i // 250}.{i % 250 + 1}", 42099))
     assert len(b.list()) == MAX_ENTRIES and b.overflow == 50
 
 
