@@ -133,8 +133,6 @@ class _Stopping:
 
     hand: int
     until: float
-    #: What the table stood at when it stopped (`PeerNode._stall_marker`).
-    marker: object
     #: (seat, what) of every stall a notice (or this peer) stopped the table over, in order
     #: -> how many moves of the seat this peer held then (`PeerNode._moves_of`; for this
     #: peer's own seat, None: it still owed its decision when it heard).
@@ -689,8 +687,7 @@ class PeerNode:
         if stop is None:
             self.log.warn("stopping the table: seat {seat} sent no {what}", seat=staller,
                           what=what)
-            stop = self.stopping = _Stopping(hand, self.clock.seconds() + HALT_SETTLE,
-                                             self._stall_marker())
+            stop = self.stopping = _Stopping(hand, self.clock.seconds() + HALT_SETTLE)
             self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
                                    what, len(self.relay.chain(hand, staller))))
             self._changed()

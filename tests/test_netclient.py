@@ -150,7 +150,7 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.clock.advance(MOVE_DEADLINE - 60)  # this peer's play is still owed at 253 s
     assert c.banner() == ("Decide within 47 s: the other seats end the hand when a seat "
                           "keeps the table waiting 5 minutes")
-    t.node.stopping = _Stopping(0, t.node.clock.seconds() + 4.2, None, {(3, "play"): False})
+    t.node.stopping = _Stopping(0, t.node.clock.seconds() + 4.2, {(3, "play"): 12})
     assert c.banner() == ("The table stopped: it waited too long for seat 3 (West)'s play. "
                           "Every seat now shows the others what it holds; 4 s to decide "
                           "whether the table goes on")
