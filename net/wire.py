@@ -673,14 +673,16 @@ class PeerNode:
     # honest peer that had stopped. Instead the first peer to judge *stops*: it signs a
     # halt notice, sends nothing of its own, and every seat that hears the notice stops
     # too and sends it whatever of the staller's messages it lacks. `HALT_SETTLE` seconds
-    # later each peer judges the frames it holds then, which (relayed) are the same at
-    # every seat: if the message came, the table goes on and the frames held back leave;
-    # if not, every peer names the staller with the same signed complaints and notices.
+    # later (never while a link is down) each peer judges the staller's moves it holds
+    # then, which (relayed) are the same at every seat: if the message came, the table
+    # goes on and the frames held back leave; if not, every peer names the staller with
+    # the same signed complaints and notices. A final notice binds: its signer halted.
 
     def _stop(self, hand: int, staller: int, what: str) -> None:
-        """Stop the table (or, stopped already, add a stall to judge). Only for a stall
-        `_overdue` here too: for this peer's own seat, its person then still owes the
-        decision (a move made during the stop is held back, and comes too late)."""
+        """Stop the table (or, stopped already, add a stall to judge): over a stall
+        `_overdue` here, one every other seat stopped over, or one a final notice named
+        that this peer cannot confirm. This peer's own seat counts as owing the message
+        only past its deadline (a move made during the stop is held back: too late)."""
         if self.halted is not None:
             return
         stop = self.stopping
