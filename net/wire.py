@@ -448,6 +448,9 @@ class PeerNode:
         self.stopping: _Stopping | None = None
         self._began = math.inf  #: when `begin` ran (a resumed peer's too)
         self._spent: set[bytes] = set()  #: notices of stops that ended with the table going on
+        #: (hand, seat) of seats whose notice showed they lack this peer's own frames: they
+        #: wait on this peer, so it does not blame them for a stall until the table moves.
+        self._behind: set[tuple[int, int]] = set()
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -727,7 +730,8 @@ class PeerNode:
         assert self.session is not None and self.stopping is not None
         stop = self.stopping
         stalled = [(seat, what) for (seat, what), moves in stop.stalls.items()
-                   if self._still_stalled(seat, what, moves)]
+                   if (stop.hand, seat) not in self._behind
+                   and self._still_stalled(seat, what, moves)]
         everyone = set(range(len(self.raw_keys)))
         # Every other seat (the staller aside) named it: the message reached this peer
         # alone, too late for them. Their verdict stands here too, so all give the same.
@@ -761,6 +765,7 @@ class PeerNode:
         assert self.stopping is not None
         self.log.info("the messages the table waited for came: it goes on")
         held_back, self.stopping = self.stopping.held_back, None
+        self._behind.clear()
         self._spent |= set(self.notices)  # that stop is over: its notices stop nothing more
         self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
                                  self.stalls.complaint_wait, self.stalls.settle)
@@ -786,6 +791,9 @@ class PeerNode:
         self.notices[frame] = notice
         if notice.halter != self.seat:
             self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
+            if notice.staller == self.seat and notice.held < len(
+                    self.relay.chain(notice.hand, self.seat)):
+                self._behind.add((notice.hand, notice.halter))
         if self.halted is not None or notice.halter == self.seat:
             return
         key = (notice.staller, notice.what)
@@ -835,6 +843,8 @@ class PeerNode:
         the stall the notice claims (or the signer owes it overdue keys)."""
         assert self.session is not None
         now = self.clock.seconds()
+        if (notice.hand, notice.halter) in self._behind:
+            return False  # it lacks this peer's frames: it waits on this peer, not the reverse
         if notice.halter in self.session.current.deck.overdue(now):
             return True
         wait = self._current_wait(notice.halter)

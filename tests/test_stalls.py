@@ -612,3 +612,41 @@ def test_a_link_outage_during_a_stop_delays_the_verdict_instead_of_splitting_it(
     session.player = session.current.player = Late()
     net.run(limit=3000)
     assert net.completed(), [str(n.halted) for n in net.nodes]
+
+
+@pytest.mark.parametrize(("kind", "seconds", "completes"), [
+    ("shuffle", 72.0, True), ("lock", 74.0, True), ("audit", 80.0, False),
+    ("deal", 80.0, False)])
+def test_a_seat_whose_frames_are_stuck_for_a_while_gets_one_verdict(kind, seconds, completes):
+    # Seat 3 runs honest code, but from its first frame of ``kind`` on its frames stay
+    # stuck in the network for ``seconds`` (a frozen process, a stuck buffer), then all
+    # arrive at once. It waits on the others, who wait on it. Before, seat 3 named seat 0
+    # for its silence while the others went on, or named seat 3.
+    net = MemNet(seed=3)
+    stuck: dict[int, list[bytes]] = {d: [] for d in range(3)}
+    state = {"on": False, "done": False}
+
+    def release() -> None:
+        state["on"], state["done"] = False, True
+        for dst, frames in stuck.items():
+            _deliver(net, 3, dst, frames)
+
+    def hold(dst: int) -> Tamper:
+        def tamper(frame: bytes) -> list[bytes]:
+            if not state["done"] and not state["on"] and header(frame)[5] == kind:
+                state["on"] = True
+                net.clock.callLater(seconds, release)
+            if state["on"]:
+                stuck[dst].append(frame)
+                return []
+            return [frame]
+        return tamper
+    for dst in range(3):
+        net.tamper[(3, dst)] = hold(dst)
+    net.run(limit=3000)
+    if completes:
+        assert net.completed(), [str(n.halted) for n in net.nodes]
+    else:
+        verdicts = {(type(n.halted).__name__, getattr(n.halted, "seat", None))
+                    for n in net.nodes}
+        assert verdicts == {("KeyTimeout", 3)}, verdicts
