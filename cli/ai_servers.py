@@ -91,7 +91,7 @@ class AiServerChooser:
             self.say(f"no AI: {why}")
             return
         identity = self.lobby.ai_servers.get(address)
-        if identity is not None and self.journal.pinned_ai_server(label) != identity:
+        if identity is not None and pinned != identity:
             self.journal.pin_ai_server(label, identity)
             self.say(f"remembered the key {fingerprint(identity)} of {label!r}")
         self.say(f"asked {label!r} for {count} AI player(s)")

@@ -87,11 +87,11 @@ def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken:
                           "seats": seats, "taken": taken, "rules": rules,
                           "passphrase": passphrase, "id": id or instance_id()},
                          use_bin_type=True)
-    ip = address.split(":")[1] if address.count(":") >= 2 else "127.0.0.1"
     try:
+        ip, _ = parse_endpoint(address, "this announcement")
         sender = "127.0.0.1" if ipaddress.ip_address(ip).is_unspecified else ip
-    except ValueError:
-        sender = "127.0.0.1"
+    except (LobbyError, ValueError):
+        sender = "127.0.0.1"  # parse_announcement says what is wrong with it
     parse_announcement(data, sender, 0.0)  # as the sender's own address would
     return data
 

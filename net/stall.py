@@ -194,7 +194,7 @@ def is_halt(frame: bytes) -> bool:
     return frame[:1] == b"\x82" and b"halt" in frame[:8]
 
 
-def _read_signed(frame: bytes, name: str, size: int) -> tuple[list[object], bytes]:
+def _read_signed(frame: bytes, name: str, key: str, size: int) -> tuple[list[object], bytes]:
     if len(frame) > MAX_COMPLAINT:
         raise ComplaintError(f"{name} too large")
     try:
@@ -202,7 +202,6 @@ def _read_signed(frame: bytes, name: str, size: int) -> tuple[list[object], byte
                                max_array_len=size, max_map_len=2, max_ext_len=0)
     except (msgpack.UnpackException, ValueError, TypeError) as exc:
         raise ComplaintError(f"unreadable {name}: {exc}") from exc
-    key = "stall" if name == "complaint" else "halt"
     if not isinstance(data, dict) or set(data) != {key, "sig"}:
         raise ComplaintError(f"a {name} is {{{key}: [...], sig: ...}}")
     body, sig = data[key], data["sig"]
@@ -220,7 +219,7 @@ def _check_seats(keys: list[Ed25519PublicKey], hand: object, seats: tuple[object
 
 
 def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
-    body, sig = _read_signed(frame, "complaint", 6)
+    body, sig = _read_signed(frame, "complaint", "stall", 6)
     t, hand, complainer, about, what, held = body
     if t != table:
         raise ComplaintError("complaint for another table")
@@ -234,7 +233,7 @@ def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> 
 
 
 def read_halt(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> HaltNotice:
-    body, sig = _read_signed(frame, "halt notice", 7)
+    body, sig = _read_signed(frame, "halt notice", "halt", 7)
     t, hand, halter, staller, what, held, final = body
     if t != table:
         raise ComplaintError("halt notice for another table")
