@@ -31,6 +31,8 @@ TOKENS_ENV = "TRACTOR_AI_TOKENS"
 #: The pid a child started with ``--exit-with-parent`` must outlive no longer.
 PARENT_ENV = "TRACTOR_PARENT_PID"
 MAX_LINE = 300  #: characters of a child's last line kept for the report
+#: The line a `tractor ai` child writes on its standard output once its table started.
+SEATED_LINE = "tractor ai: seated"
 REAP_SECONDS = 0.25  #: how often exited children are collected (see `_Reaper`)
 
 
@@ -54,8 +56,11 @@ class AiChild(ProcessProtocol):
         self._partial = {1: b"", 2: b""}
         self._gone = False
         self.stopping = False  #: this process asked it to stop (no news when it does)
+        self.seated = False  #: it said `SEATED_LINE`: its table started
         #: Told (one line) when it dies without being asked to; may be changed any time.
         self.on_death: Callable[[str], None] | None = None
+        #: Told (this child) when it says it is seated.
+        self.on_seated: Callable[[AiChild], None] | None = None
 
     # --- what the process does -----------------------------------------------------------
 
@@ -63,6 +68,11 @@ class AiChild(ProcessProtocol):
         lines = (self._partial.get(fd, b"") + data).split(b"\n")
         self._partial[fd] = lines.pop()[-4096:]  # an unfinished line, bounded
         for line in lines:
+            if fd == 1 and line.strip() == SEATED_LINE.encode():
+                self.seated = True
+                if self.on_seated is not None:
+                    self.on_seated(self)
+                continue
             self._line(line)
 
     def _line(self, raw: bytes) -> None:

@@ -13,16 +13,20 @@ table, and both cores work during the shuffle proofs.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import DeferredList
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
+from tractor.net.gate import Gate, Refused
 from tractor.net.journal import Journal, private_folder
-from tractor.net.lobby import Participant
+from tractor.net.lobby import Participant, Seating, parse_endpoint
 from tractor.net.lobby_wire import join_table, serve_ai
 from tractor.net.seat import game_id, listen_node, raw_public, take_seat
 from tractor.net.session import GameSession
@@ -35,7 +39,12 @@ from .strategies import make_strategy
 
 log = Logger()
 
-MAX_AI_PROCESSES = 24  #: AI players one server runs at once (a lobby may never start)
+MAX_AI_PROCESSES = 24  #: AI players one server runs at once (about 50 MB each)
+MAX_PER_REQUESTER = 7  #: AI players for one requesting address (a table of 8, one person)
+SEAT_DEADLINE = 600.0  #: seconds a spawned AI player may wait for its table to start
+CHECK_SECONDS = 5.0
+KILL_AFTER = 5.0  #: seconds a player told to stop has before it is killed
+JOURNAL_DAYS = 14.0  #: an AI journal untouched this long is of a game that never resumes
 
 
 async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
@@ -44,13 +53,15 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        name: str = "AI", journal_dir: str | None = None,
                        max_hands: int | None = None, grace: float = GRACE,
                        interface: str = "0.0.0.0",
-                       executor: Executor | None = None) -> GameSession:
+                       executor: Executor | None = None,
+                       on_seated: Callable[[Seating], None] | None = None) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end.
 
     The game node listens on ``interface``: every interface by default, since the lobby
     gives the other seats this machine's LAN address when it joined from the host's own
     machine; a practice game on loopback passes 127.0.0.1. Decisions are worked out in
-    ``executor`` (by default a worker thread of this seat's own)."""
+    ``executor`` (by default a worker thread of this seat's own); ``on_seated`` is told
+    the seating when the table starts."""
     own = executor is None
     executor = executor or ThreadExecutor(reactor)
     key = Ed25519PrivateKey.generate()
@@ -66,6 +77,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                                  passphrase=passphrase, token=token)
         guest.ready(True)
         seating = await guest.started
+        if on_seated is not None:
+            on_seated(seating)
         seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
         player = StrategyPlayer(make_strategy(strategy, level, seed + seating.seat),
                                 seating.rules, seed + seating.seat, executor)
@@ -90,7 +103,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                         seed: int | None, tokens: Sequence[bytes] = (),
                         passphrase: str | None = None,
                         journal_dir: str | None = None, name: str = "AI",
-                        grace: float = GRACE, interface: str = "0.0.0.0") -> list[str]:
+                        grace: float = GRACE, interface: str = "0.0.0.0",
+                        on_seated: Callable[[Seating], None] | None = None) -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended. Their
     decisions are worked out in one pool of worker threads."""
     executor = ThreadExecutor(reactor, threads=count)
@@ -101,7 +115,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
                                  journal_dir, grace=grace, interface=interface,
-                                 executor=executor))
+                                 executor=executor, on_seated=on_seated))
     from twisted.internet.defer import ensureDeferred
 
     try:
@@ -180,25 +194,125 @@ def tokens_from_env() -> list[bytes]:
     return [bytes.fromhex(t) for t in raw.split(",") if t]
 
 
+class AiPlayers:
+    """The AI players an AI server runs, bounded so that no host on the LAN can take them
+    all or keep them for ever (`tractor.net.gate.Gate`):
+
+    - at most `MAX_AI_PROCESSES` at once, and `MAX_PER_REQUESTER` for one requesting
+      address (a table of 8 with one person in it);
+    - a player not seated within `SEAT_DEADLINE` (its lobby never started, or never
+      existed) is stopped and its place freed;
+    - when every place is taken, a new request from an address with fewer unseated players
+      stops the oldest unseated player of the address holding the most;
+    - journals of games over (or untouched for `JOURNAL_DAYS`) are deleted.
+    """
+
+    def __init__(self, reactor: Any, spawn_one: Callable[[str, bytes, str, str], AiChild],
+                 journal_dir: str | None = None) -> None:
+        self.reactor = reactor
+        self.spawn_one = spawn_one
+        self.journal_dir = journal_dir
+        self.running: dict[int, AiChild] = {}  #: by the place each holds in the gate
+        self.gate = Gate(MAX_PER_REQUESTER, MAX_AI_PROCESSES, "AI players",
+                         "are not seated yet", per_source_total=MAX_PER_REQUESTER)
+        self._started = 0
+        self._loop = LoopingCall(self.check)
+        self._loop.clock = reactor
+        self._loop.start(CHECK_SECONDS, now=False)
+        prune_journals(journal_dir, time.time())
+
+    @property
+    def children(self) -> list[AiChild]:
+        return list(self.running.values())
+
+    def spawn(self, lobby: str, token: bytes, table: str) -> None:
+        """One AI player for ``table``, dialing ``lobby`` (the requester's own address)."""
+        requester, _ = parse_endpoint(lobby)
+        key = self._started + 1
+        try:
+            evicted = self.gate.admit(key, requester, self.reactor.seconds())
+        except Refused as exc:
+            raise RuntimeError(f"no AI player for {requester}: {exc}") from exc
+        for old in evicted:
+            self._stop(old, "stopped to make room for another host's request")
+        self._started = key
+        log.info("starting AI {n} for table {table!r} at {lobby}", n=key, table=table,
+                 lobby=lobby)
+        try:
+            child = self.spawn_one(lobby, token, table, f"AI {key}")
+        except BaseException:
+            self.gate.release(key)
+            raise
+        child.on_seated = lambda c: self.gate.settle(key)
+        child.ended.addCallback(lambda c: self._ended(key))
+        self.running[key] = child
+
+    def _ended(self, key: int) -> None:
+        self.gate.release(key)
+        self.running.pop(key, None)
+        prune_journals(self.journal_dir, time.time())
+
+    def _stop(self, key: Any, why: str) -> None:
+        child = self.running.get(key)
+        if child is not None and child.alive:
+            log.info("{name} {why}", name=child.name, why=why)
+            child.terminate()
+            self.reactor.callLater(KILL_AFTER, child.kill)
+        self.gate.release(key)
+
+    def check(self) -> None:
+        """Stop the players whose table has not started in time."""
+        for key in self.gate.expired(self.reactor.seconds(), SEAT_DEADLINE):
+            self._stop(key, f"was not seated within {SEAT_DEADLINE:.0f} s: its lobby never "
+                       "started")
+
+    def close(self) -> None:
+        if self._loop.running:
+            self._loop.stop()
+
+
+def prune_journals(journal_dir: str | None, now: float, days: float | None = None) -> list[str]:
+    """Delete the AI journals of games that are over, or that nobody touched for ``days``
+    (`JOURNAL_DAYS`): a game that never resumes would otherwise keep its file for ever.
+    Returns the names deleted."""
+    if not journal_dir or not os.path.isdir(journal_dir):
+        return []
+    days = JOURNAL_DAYS if days is None else days
+    deleted = []
+    for path in sorted(Path(journal_dir).glob("ai-*.sqlite")):
+        try:
+            stale = now - path.stat().st_mtime > days * 86400
+            if not stale:
+                journal = Journal(str(path))
+                try:
+                    games = journal.games()
+                finally:
+                    journal.close()
+                stale = bool(games) and all(g.finished for g in games)
+            if stale:
+                path.unlink()
+                for extra in ("-journal", "-wal", "-shm"):
+                    Path(str(path) + extra).unlink(missing_ok=True)
+                deleted.append(path.name)
+        except (OSError, sqlite3.Error) as exc:
+            log.warn("cannot prune {path}: {why}", path=str(path), why=str(exc))
+    return deleted
+
+
 async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
                         log_file: str | None = None, journal_dir: str | None = None,
                         identity: Any = None) -> Any:
-    """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process."""
-    children: list[AiChild] = []
+    """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process
+    (bounded by `AiPlayers`)."""
 
-    def spawn_seat(lobby: str, token: bytes, table: str) -> None:
-        children[:] = [c for c in children if c.alive]
-        if len(children) >= MAX_AI_PROCESSES:
-            raise RuntimeError(f"this AI server already runs {len(children)} AI players")
-        log.info("starting an AI seat for table {table!r} at {lobby}", table=table,
-                 lobby=lobby)
-        children.append(spawn_ai_process(reactor, lobby, [token], strategy, level,
-                                         log_file=log_file, journal_dir=journal_dir,
-                                         name=f"AI {len(children) + 1}",
-                                         interface="0.0.0.0"))
+    def spawn_one(lobby: str, token: bytes, table: str, child_name: str) -> AiChild:
+        return spawn_ai_process(reactor, lobby, [token], strategy, level, log_file=log_file,
+                                journal_dir=journal_dir, name=child_name,
+                                interface="0.0.0.0")
 
-    server = await serve_ai(reactor, spawn_seat, listen=listen, announce=announce, name=name,
-                            identity=identity)
-    server.children = children
+    players = AiPlayers(reactor, spawn_one, journal_dir)
+    server = await serve_ai(reactor, players.spawn, listen=listen, announce=announce,
+                            name=name, identity=identity)
+    server.players = players
     return server

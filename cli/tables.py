@@ -21,7 +21,7 @@ from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from tractor.ai.children import AiChild, stop_all, terminate_on_shutdown
+from tractor.ai.children import SEATED_LINE, AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.executors import ThreadExecutor
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import (
@@ -258,6 +258,8 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
             read.say(line)
 
     lobby.on_change = show
+    if is_host:
+        lobby.on_warning = read.say
     chooser = servers(read.say) if servers is not None else None
     if lobby.roster() is not None:
         show(lobby.roster())
@@ -299,6 +301,8 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
         return await started
     finally:
         lobby.on_change = None
+        if is_host:
+            lobby.on_warning = None
 
 
 class _LineReader:
@@ -577,7 +581,8 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
         return 2
     lines = await play_ai_seats(reactor, address, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(), passphrase, args.journal_dir,
-                                args.name, args.grace, args.interface)
+                                args.name, args.grace, args.interface,
+                                on_seated=lambda seating: say(SEATED_LINE))
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1
@@ -675,9 +680,11 @@ async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
     try:
         await forever
     finally:
-        say(f"AI server stopping: {sum(c.alive for c in server.children)} AI player(s) "
+        children = server.players.children
+        say(f"AI server stopping: {sum(c.alive for c in children)} AI player(s) "
             "leave their tables")
         server.close()
-        await stop_all(reactor, server.children)
+        server.players.close()
+        await stop_all(reactor, children)
     return 0
 

@@ -260,6 +260,37 @@ def is_loopback(ip: str) -> bool:
     return addr.is_loopback
 
 
+def out_of_scope(ip: str, lobby_ip: str | None) -> str:
+    """Why a seat's address in a start message is not one to dial ("" if it is), for a
+    guest that reached the lobby at ``lobby_ip``. The host names the address each seat
+    connected from; a lying host could name any, and every guest would redial it for the
+    game. So: never an address nobody can be at (unspecified, multicast, broadcast);
+    from a lobby on the LAN, no address on the internet; from a lobby elsewhere than this
+    machine, never this machine's loopback (the honest host names a LAN address instead).
+
+        >>> out_of_scope("198.18.0.7", "198.18.0.2"), out_of_scope("127.0.0.1", "127.0.0.1")
+        ('', '')
+        >>> out_of_scope("8.8.8.8", "192.168.1.4")
+        'an internet address, for a table on the LAN'
+    """
+    addr = ipaddress.ip_address(ip)
+    if not _usable(ip) or str(addr) == "255.255.255.255":
+        return "an address no seat can be at"
+    if lobby_ip is None:
+        return ""
+    try:
+        lobby = ipaddress.ip_address(lobby_ip)
+    except ValueError:
+        return ""
+    if isinstance(lobby, ipaddress.IPv6Address) and lobby.ipv4_mapped is not None:
+        lobby = lobby.ipv4_mapped
+    if addr.is_loopback and not lobby.is_loopback:
+        return "this machine's loopback, for a table on another machine"
+    if addr.is_global and not lobby.is_global:
+        return "an internet address, for a table on the LAN"
+    return ""
+
+
 def _usable(ip: str) -> bool:
     try:
         addr = ipaddress.ip_address(ip)
@@ -402,13 +433,17 @@ class _Token:
     secret: bytes
     seat: int
     expires: float
-    state: str = "fresh"  # fresh -> pending (PAKE running) -> used (until its join)
+    used: bool = False  # proven (until its holder joins or leaves)
 
 
 class TokenBook:
     """One-time AI seat tokens of one table. A token reserves its seat until it expires
-    unused or its holder has joined (or dropped); a PAKE in progress holds it so two
-    connections cannot both use one token."""
+    unused or its holder has joined (or dropped).
+
+    Any number of handshakes may run with one token at once, and the first to prove it
+    takes it: the token id travels in clear, so a sniffer on the LAN could otherwise keep
+    a token busy with handshakes it can never finish and lock the AI out of its seat (the
+    connection gate bounds how many such handshakes a source may hold)."""
 
     def __init__(self, entropy: Callable[[int], bytes] = os.urandom) -> None:
         self._tokens: dict[bytes, _Token] = {}
@@ -423,29 +458,28 @@ class TokenBook:
         return out
 
     def _purge(self, now: float) -> None:
-        for tid in [t for t, tok in self._tokens.items()
-                    if tok.state == "fresh" and tok.expires <= now]:
+        for tid in [t for t, tok in self._tokens.items() if not tok.used and tok.expires <= now]:
             del self._tokens[tid]
 
     def begin(self, tid: bytes, now: float, who: str) -> bytes:
         """The secret to run the PAKE with; `BadToken` if there is no usable token."""
         self._purge(now)
         tok = self._tokens.get(tid)
-        if tok is None or tok.state != "fresh":
+        if tok is None or tok.used:
             raise BadToken("unknown, expired or used seat token", who)
-        tok.state = "pending"
         return tok.secret
 
     def fail(self, tid: bytes) -> None:
-        """The PAKE with this token failed or was cut: the real holder may still come."""
-        tok = self._tokens.get(tid)
-        if tok is not None and tok.state == "pending":
-            tok.state = "fresh"
+        """A PAKE with this token failed or was cut: nothing changes (the real holder may
+        be running its own at the same time)."""
 
-    def succeed(self, tid: bytes) -> int:
-        """The token was proven: it is used now; returns its reserved seat."""
-        tok = self._tokens[tid]
-        tok.state = "used"
+    def succeed(self, tid: bytes, who: str = "?") -> int:
+        """The token was proven: it is used now; returns its reserved seat. `BadToken` if
+        another connection proved it first, or it expired meanwhile."""
+        tok = self._tokens.get(tid)
+        if tok is None or tok.used:
+            raise BadToken("this seat token was used or expired meanwhile", who)
+        tok.used = True
         return tok.seat
 
     def settle(self, tid: bytes) -> None:
@@ -455,7 +489,7 @@ class TokenBook:
     def revoke(self, tokens: Iterable[bytes]) -> None:
         for token in tokens:
             tok = self._tokens.get(token_id(token))
-            if tok is not None and tok.state == "fresh":
+            if tok is not None and not tok.used:
                 del self._tokens[token_id(token)]
 
     def reserved(self, now: float) -> dict[int, bytes]:
@@ -470,41 +504,84 @@ class TokenBook:
 # --- guess limiting -------------------------------------------------------------------------
 
 
-class AttemptLimiter:
-    """At most ``limit`` failed attempts per source IP in a sliding ``window`` of seconds.
-    An attempt counts from the moment it starts (a client that never confirms still got
-    its one online guess) and is refunded when it succeeds, so several honest players
-    behind one address are not locked out."""
+@dataclass(eq=False)
+class Attempt:
+    """One online guess, from its start (see `AttemptLimiter`)."""
 
-    def __init__(self, limit: int = 5, window: float = 60.0) -> None:
+    source: str
+    start: float
+    ended: bool = False
+
+
+class AttemptLimiter:
+    """Online guesses of a secret (a passphrase, a seat token), bounded twice.
+
+    Per source IP: at most ``limit`` failed attempts in a sliding ``window`` of seconds.
+    Per table, across every source (a LAN host can take many addresses): ``budget``
+    attempts in ``table_window`` seconds are free; past that the table takes one attempt
+    at a time, ``backoff`` seconds after the last, the wait doubling with every further
+    attempt up to ``max_backoff``. An attempt counts from the moment it starts (the host's
+    first answer already tells a guesser whether it guessed right) and is refunded when it
+    succeeds, so honest players are not locked out by their own joins. ``wrong`` counts
+    the failed attempts, which the host is shown.
+
+        >>> limiter = AttemptLimiter(limit=5, budget=2, backoff=4.0)
+        >>> for ip in ("10.0.0.1", "10.0.0.2"):
+        ...     limiter.fail(limiter.start(ip, 0.0))
+        >>> limiter.allowed("10.0.0.3", 1.0), limiter.allowed("10.0.0.3", 4.0)
+        (False, True)
+        >>> limiter.wrong, limiter.last_wrong
+        (2, '10.0.0.2')
+    """
+
+    def __init__(self, limit: int = 5, window: float = 60.0, budget: int = 20,
+                 table_window: float = 600.0, backoff: float = 2.0,
+                 max_backoff: float = 60.0) -> None:
         self.limit = limit
         self.window = window
-        self._failures: dict[str, list[list[float]]] = {}
+        self.budget = budget
+        self.table_window = table_window
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self._attempts: list[Attempt] = []  #: not refunded, newest last
+        self.wrong = 0
+        self.last_wrong = ""  #: the source of the last failed attempt
 
-    def _live(self, ip: str, now: float) -> list[list[float]]:
-        entries = [e for e in self._failures.get(ip, []) if e[0] > now - self.window]
-        if entries:
-            self._failures[ip] = entries
-        else:
-            self._failures.pop(ip, None)
-        return entries
+    def _live(self, now: float, within: float) -> list[Attempt]:
+        return [a for a in self._attempts if a.start > now - within]
+
+    def wait(self, now: float) -> float:
+        """Seconds until the table takes another attempt from any source (0: now)."""
+        self._attempts = self._live(now, max(self.window, self.table_window))
+        live = self._live(now, self.table_window)
+        over = len(live) - self.budget
+        if over < 0:
+            return 0.0
+        delay = min(self.max_backoff, self.backoff * 2 ** over)
+        return max(0.0, live[-1].start + delay - now)
 
     def allowed(self, ip: str, now: float) -> bool:
-        return len(self._live(ip, now)) < self.limit
+        mine = [a for a in self._live(now, self.window) if a.source == ip]
+        return len(mine) < self.limit and self.wait(now) == 0.0
 
-    def start(self, ip: str, now: float) -> list[float]:
-        """Count one attempt; returns a ticket for `succeed`."""
-        ticket = [now]
-        self._live(ip, now)
-        self._failures.setdefault(ip, []).append(ticket)
-        return ticket
+    def start(self, ip: str, now: float) -> Attempt:
+        """Count one attempt; returns it for `succeed` or `fail`."""
+        attempt = Attempt(ip, now)
+        self._attempts.append(attempt)
+        return attempt
 
-    def succeed(self, ip: str, ticket: list[float]) -> None:
-        entries = self._failures.get(ip, [])
-        for i, e in enumerate(entries):
-            if e is ticket:
-                del entries[i]
-                break
+    def succeed(self, attempt: Attempt) -> None:
+        attempt.ended = True
+        self._attempts = [a for a in self._attempts if a is not attempt]
+
+    def fail(self, attempt: Attempt) -> None:
+        """The attempt ended without proving the secret (refused, or abandoned after the
+        host's answer): one more wrong guess for the host to see."""
+        if attempt.ended:
+            return
+        attempt.ended = True
+        self.wrong += 1
+        self.last_wrong = attempt.source
 
 
 # --- the host's state machine ---------------------------------------------------------------
@@ -779,6 +856,9 @@ class GuestLobby:
         self.expect_carry = expect_carry
         self.roster: Roster | None = None
         self.seating: Seating | None = None
+        #: The IP this guest reached the lobby at (the start's addresses are checked
+        #: against its scope); None: not known (a test's in-memory lobby).
+        self.lobby_ip: str | None = None
 
     def join_message(self) -> dict[str, Any]:
         me = self.me
@@ -866,9 +946,14 @@ class GuestLobby:
         if any(k not in KINDS for k in kinds):
             raise BadStart("bad kind", who)
         try:
-            ports = [parse_endpoint(a, who)[1] for a in addrs]
+            endpoints = [parse_endpoint(a, who) for a in addrs]
         except BadLobbyMessage as exc:
             raise BadStart(exc.why, who) from exc
+        ports = [port for _, port in endpoints]
+        for ip, _ in endpoints:
+            why = out_of_scope(ip, self.lobby_ip)
+            if why:
+                raise BadStart(f"the start names {ip}, {why}", who)
         nonce = r.blob("nonce", NONCE_SIZE)
         table = r.blob("table", 32)
         if self.me.public_key not in keys:

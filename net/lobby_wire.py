@@ -45,6 +45,7 @@ from .discovery import (
     pack_announcement,
     start_announcer,
 )
+from .gate import Gate, Refused
 from .lobby import (
     MAX_LOBBY_FRAME,
     AiServerMachine,
@@ -72,6 +73,9 @@ from .pake import Channel, GuestHandshake, HostHandshake
 HANDSHAKE_TIMEOUT = 10.0  #: seconds to finish the PAKE (or the AI fill exchange)
 JOIN_TIMEOUT = 10.0  #: seconds from the handshake to the join message
 MAX_LINKS = 64  #: lobby connections one host keeps at once
+#: Connections from one address that hold no seat yet (a person needs one; a machine with
+#: a person and its AI players a few at once).
+MAX_UNSEATED_PER_SOURCE = 4
 RATE_WINDOW = 10.0
 RATE_LIMIT = 40  #: lobby messages per connection per window (a human clicks a few)
 FILL_BROWSE_SECONDS = 2.0
@@ -181,11 +185,21 @@ class HostLink(_FramedLink):
         super().connectionMade()
         self.peer_ip = _ip(self.transport.getPeer())
         self.local_ip = _ip(self.transport.getHost())
-        if self.host.closed or len(self.host.links) >= MAX_LINKS:
-            self.log.warn("refusing lobby peer {who}: {why}", who=self.who,
-                          why="lobby closed" if self.host.closed else "too many connections")
+        if self.host.closed:
+            self.log.warn("refusing lobby peer {who}: lobby closed", who=self.who)
             self.close()
             return
+        try:
+            evicted = self.host.gate.admit(self.conn, self.peer_ip, self.clock.seconds())
+        except Refused as exc:
+            self.log.warn("refusing lobby peer {who}: {why}", who=self.who, why=str(exc))
+            self.close()
+            return
+        for conn in evicted:  # the oldest of a source that holds the most, to make room
+            link = self.host.links.get(conn)
+            if link is not None:
+                link.drop(BadLobbyMessage("dropped to make room: too many connections "
+                                          "without a seat", link.who), refuse=False)
         self.host.links[self.conn] = self
         self.handshake = HostHandshake(self.host.name, self.host.passphrase,
                                        self.host.state.tokens, self.host.limiter,
@@ -201,6 +215,7 @@ class HostLink(_FramedLink):
                 self.sendString(step.send)
             if step.error is not None:
                 self.drop(step.error, refuse=False)  # the step carried the refusal
+                self.host.tell_guesses()
             elif step.channel is not None:
                 self.channel = step.channel
                 self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
@@ -223,6 +238,7 @@ class HostLink(_FramedLink):
         if self.host.state.conns.get(self.conn) is not None and \
                 self.host.state.conns[self.conn].seat is not None:
             self.setTimeout(None)  # seated: a lobby may wait long for the last player
+            self.host.gate.settle(self.conn)  # and its place is never taken for a stranger
         self.host.dispatch(sends)
         if msg.get("t") == "leave":
             self.log.info("lobby peer {who} left", who=self.who)
@@ -244,9 +260,11 @@ class HostLink(_FramedLink):
         super().connectionLost(reason)
         if self.host.links.get(self.conn) is self:
             del self.host.links[self.conn]
+            self.host.gate.release(self.conn)
         if self.channel is None:
             if self.handshake is not None:
                 self.handshake.abort()
+                self.host.tell_guesses()
             return
         self.host.dispatch(self.host.state.drop(self.conn, self.clock.seconds()))
 
@@ -274,8 +292,13 @@ class LobbyHost:
         self.state = HostLobby(name, rules, me, carry=carry)
         self.limiter = limiter or AttemptLimiter()
         self.links: dict[int, HostLink] = {}
+        #: Places for connections: a seated one keeps its own, strangers share the rest.
+        self.gate = Gate(MAX_UNSEATED_PER_SOURCE, MAX_LINKS, "connections", "hold no seat")
         self.started: Deferred[Seating] = Deferred()
         self.on_change: Callable[[Roster], None] | None = None
+        #: Called with one line for the host to read: wrong passphrase guesses so far.
+        self.on_warning: Callable[[str], None] | None = None
+        self._guesses_told = 0
         self.errors: list[LobbyError] = []
         self.closed = False
         self.address = ""  #: the lobby endpoint joiners on the LAN dial
@@ -394,6 +417,21 @@ class LobbyHost:
             why = exc.why if isinstance(exc, LobbyError) else str(exc)
             raise NoAiServer(f"AI fill failed: {why}", ai_server) from exc
 
+    def tell_guesses(self) -> None:
+        """Tell the host of each new wrong guess (a joiner's typo, or someone guessing)."""
+        wrong = self.limiter.wrong
+        if wrong == self._guesses_told:
+            return
+        self._guesses_told = wrong
+        wait = self.limiter.wait(self.clock.seconds())
+        line = (f"{wrong} wrong passphrase guess{'es' if wrong > 1 else ''} at this table, "
+                f"the last from {self.limiter.last_wrong}")
+        if wait:
+            line += f"; the table takes the next guess in {wait:.0f} s"
+        self.log.warn("{line}", line=line)
+        if self.on_warning is not None:
+            self.on_warning(line)
+
     def _revoke(self, tokens: list[bytes]) -> None:
         self.state.tokens.revoke(tokens)
         self.dispatch(self.state.broadcast(self.clock.seconds()))
@@ -477,6 +515,7 @@ class GuestLink(_FramedLink):
         super().connectionMade()
         self.guest.link = self
         self.guest.state.who = self.who
+        self.guest.state.lobby_ip = _ip(self.transport.getPeer())
         self.guest.handshake.who = self.who
         self.sendString(self.guest.handshake.hello())
 
@@ -651,8 +690,11 @@ class AiServer:
         self.clock: IReactorTime = clock or reactor
         self.spawn = spawn
         self.name = name
-        self.limiter = limiter or AttemptLimiter(limit=20, window=60.0)
+        # Requests are not guesses (unless the server has a passphrase): 20 a minute from
+        # one address, 200 in ten minutes from all.
+        self.limiter = limiter or AttemptLimiter(limit=20, window=60.0, budget=200)
         self.errors: list[LobbyError] = []
+        self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""
         self.announced_address = ""
         self.instance = fingerprint(self.identity.public_key().public_bytes_raw())

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import unicodedata
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from .lobby import (
     NONCE_SIZE,
     TOKEN_ID_SIZE,
     TOKEN_SIZE,
+    Attempt,
     AttemptLimiter,
     BadLobbyMessage,
     BadToken,
@@ -248,7 +250,7 @@ class HostHandshake:
         self.mode = ""
         self.token: bytes | None = None  #: the token id proven, once done
         self._tid: bytes | None = None
-        self._ticket: list[float] | None = None
+        self._attempt: Attempt | None = None
         self._expect = b""
         self._keys: _Keys | None = None
 
@@ -265,11 +267,15 @@ class HostHandshake:
             return Step(_refusal_frame(exc), error=exc)
 
     def abort(self) -> None:
-        """The connection went away during the handshake: a token it held is free again
-        (the attempt stays counted against its address)."""
-        if self._tid is not None and self.state != "done":
+        """The connection went away during the handshake (or it failed): a token it held
+        is free again; the attempt stays counted, as one more wrong guess."""
+        if self.state == "done":
+            return
+        if self._tid is not None:
             self.tokens.fail(self._tid)
             self._tid = None
+        if self._attempt is not None:
+            self.limiter.fail(self._attempt)
 
     def _hello(self, frame: bytes, now: float) -> Step:
         who = self.who
@@ -294,15 +300,18 @@ class HostHandshake:
         secret, host_msg = b"", b""
         if mode != "none":
             if not self.limiter.allowed(self.ip, now):
-                raise TooManyAttempts("too many failed attempts from this address; wait a "
-                                      "minute", who)
+                wait = self.limiter.wait(now)
+                raise TooManyAttempts(
+                    f"too many wrong guesses at this table: try again in {math.ceil(wait)} s"
+                    if wait else "too many failed attempts from this address; wait a minute",
+                    who)
             if mode == "token":
                 password = self.tokens.begin(tid, now, who)
                 self._tid = tid
             else:
                 assert self._password is not None
                 password = self._password
-            self._ticket = self.limiter.start(self.ip, now)
+            self._attempt = self.limiter.start(self.ip, now)
             spake = SPAKE2_B(password, idA=ID_GUEST, idB=ID_HOST, entropy_f=self._entropy)
             host_msg = spake.start()
             try:
@@ -334,11 +343,11 @@ class HostHandshake:
             if self.mode == "token":
                 raise BadToken("wrong seat token", who)
             raise BadLobbyMessage("handshake confirmation does not match", who)
-        if self._ticket is not None:
-            self.limiter.succeed(self.ip, self._ticket)
         if self._tid is not None:
-            self.tokens.succeed(self._tid)
+            self.tokens.succeed(self._tid, who)
             self.token = self._tid
+        if self._attempt is not None:
+            self.limiter.succeed(self._attempt)
         self.state = "done"
         assert self._keys is not None
         return Step(channel=Channel(self._keys.host_to_guest, self._keys.guest_to_host, who))

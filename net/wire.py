@@ -47,7 +47,9 @@ from .deck.errors import (
     TranscriptSplit,
     ViewMismatch,
 )
+from .gate import Gate, Refused
 from .journal import Journal
+from .lobby import is_loopback, parse_endpoint
 from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .stall import (
@@ -265,6 +267,9 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self.log.warn("dropping {who}: this peer is not seated yet", who=self._who())
             self.transport.loseConnection()
             return
+        if self.expected is None and not self.node.admit(self):
+            self.transport.loseConnection()
+            return
         self.node.connections.add(self)
         # One deadline for the whole handshake: not reset by the hello, so a peer cannot
         # hold a half-open link longer by trickling its messages.
@@ -328,11 +333,13 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             return
         self.up = True
         self.setTimeout(LINK_SILENCE)
+        node.gate.settle(self)
         node.link_up(self.seat, self)
 
     def connectionLost(self, reason: Any = None) -> None:
         self.setTimeout(None)
         self.node.connections.discard(self)
+        self.node.gate.release(self)
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)
 
@@ -398,6 +405,11 @@ class PeerNode:
         self.on_change: Callable[[], None] | None = None
         self.session: GameSession | None = None
         self.traffic = Traffic()
+        #: Incoming connections that have not proved a seat: a few per address, a few in
+        #: all (replaced by `attach` with the table's size).
+        self.gate = Gate(2, 4, "connections", "have not proved a seat")
+        #: The IPs the seating names: only they may connect (loopback always may).
+        self.allowed_ips: set[str] | None = None
         self._watch: Any = None
         self._beat: Any = None
         self._gossip_loop: Any = None
@@ -413,6 +425,9 @@ class PeerNode:
         self.table = session.table
         self.seat = session.seat
         self.raw_keys = list(raw_keys)
+        players = len(raw_keys)
+        # Each seat has a link of its own; seats of one machine share an address.
+        self.gate = Gate(players, 2 * players + 4, "connections", "have not proved a seat")
         self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
                                                 if s != self.seat}
         self._outbox_hand = 0
@@ -470,9 +485,36 @@ class PeerNode:
         self.port = await endpoint.listen(self.factory())
         return self.port.getHost().port
 
+    def admit(self, link: PeerLink) -> bool:
+        """May this incoming connection try to prove a seat? Only from an address the
+        seating names (once `dial` knows them), and within the gate's bounds: a stranger
+        on the LAN cannot hold this port's descriptors (the journal needs some)."""
+        peer = link.transport.getPeer()
+        ip = getattr(peer, "host", "?")
+        if self.allowed_ips is not None and ip not in self.allowed_ips and not is_loopback(ip):
+            self.log.warn("dropping {who}: not an address of this table's seats",
+                          who=link._who())
+            return False
+        try:
+            evicted = self.gate.admit(link, ip, self.clock.seconds())
+        except Refused as exc:
+            self.log.warn("dropping {who}: {why}", who=link._who(), why=str(exc))
+            return False
+        for old in evicted:
+            assert isinstance(old, PeerLink)
+            old._drop("dropped to make room: too many connections without a seat")
+        return True
+
     def dial(self, addresses: dict[int, str]) -> None:
         """Connect to every higher seat (``addresses``: seat -> client endpoint string), with
-        reconnection and backoff; lower seats dial us."""
+        reconnection and backoff; lower seats dial us. From then on only the addresses
+        named here (and loopback) may connect to this peer."""
+        self.allowed_ips = set(self.allowed_ips or ())
+        for address in addresses.values():
+            try:
+                self.allowed_ips.add(parse_endpoint(address)[0])
+            except ValueError:
+                pass
         for seat, address in sorted(addresses.items()):
             if seat <= self.seat:
                 continue

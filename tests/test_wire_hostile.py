@@ -189,6 +189,7 @@ def test_a_hello_that_does_not_fit_is_dropped_with_a_reason():
         assert transport.disconnecting and link.seat is None and not link.up
         assert len(sent_frames(transport)) == 1  # the node's hello, and no proof
         assert any("dropping" in e["log_format"] for e in events)
+        link.connectionLost(None)  # its place at the gate frees
     assert not node.links
 
 

@@ -1,0 +1,131 @@
+"""Bounding what strangers can hold: connections (or AI processes) that have not proved
+themselves yet, per source address and in total.
+
+On a LAN anyone can open connections. Without bounds, a few hosts holding silent
+connections (re-opened as they time out) refuse every genuine joiner, and at the
+descriptor limit even the journal cannot open its file. A `Gate` admits a newcomer as
+long as its source holds fewer than ``per_source`` unproven places; when all ``total``
+places are taken it makes room by evicting the oldest unproven place of the source that
+holds the most, so a host that floods from many addresses pushes out its own first and a
+person with one connection gets in. Places that proved themselves (`settle`) are never
+evicted and still count against ``total``.
+
+    >>> gate = Gate(per_source=2, total=3)
+    >>> gate.admit("a", "10.0.0.9", 0.0), gate.admit("b", "10.0.0.9", 1.0)
+    ([], [])
+    >>> gate.admit("c", "10.0.0.9", 2.0)
+    Traceback (most recent call last):
+    ...
+    tractor.net.gate.Refused: 2 connections from 10.0.0.9 have not finished their handshake
+    >>> gate.admit("d", "10.0.0.5", 3.0)
+    []
+    >>> gate.admit("e", "10.0.0.7", 4.0)  # full: the flooding source's oldest goes
+    ['a']
+
+This module is plain state: the Twisted protocols call it and close what it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+
+class Refused(Exception):
+    """No place for this newcomer (its source holds enough already)."""
+
+
+@dataclass
+class _Place:
+    source: str
+    since: float
+    proven: bool = False
+
+
+class Gate:
+    """Places per source and in total; see the module's docstring."""
+
+    def __init__(self, per_source: int, total: int, what: str = "connections",
+                 unproven: str = "have not finished their handshake",
+                 per_source_total: int | None = None) -> None:
+        if not 1 <= per_source <= total:
+            raise ValueError("a gate needs 1 <= per_source <= total")
+        self.per_source = per_source
+        self.total = total
+        #: Places of one source, proven or not (None: only ``total`` bounds them).
+        self.per_source_total = per_source_total
+        self.what = what
+        self.unproven = unproven
+        self._places: dict[Hashable, _Place] = {}
+        #: How many newcomers were refused or evicted, by source (what a host is shown).
+        self.turned_away: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._places
+
+    def pending(self, source: str | None = None) -> int:
+        """Unproven places (of ``source``, or in all)."""
+        return sum(1 for p in self._places.values()
+                   if not p.proven and (source is None or p.source == source))
+
+    def admit(self, key: Hashable, source: str, now: float) -> list[Hashable]:
+        """Take a place for ``key`` from ``source``; returns the keys evicted to make room
+        (close them), or raises `Refused`."""
+        if key in self._places:
+            raise ValueError(f"{key!r} holds a place already")
+        if self.pending(source) >= self.per_source:
+            self._turn_away(source)
+            raise Refused(f"{self.per_source} {self.what} from {source} {self.unproven}")
+        if self.per_source_total is not None and sum(
+                1 for p in self._places.values() if p.source == source) >= self.per_source_total:
+            self._turn_away(source)
+            raise Refused(f"{self.per_source_total} {self.what} from {source} already")
+        evicted: list[Hashable] = []
+        if len(self._places) >= self.total:
+            victim = self._victim(source)
+            if victim is None:
+                self._turn_away(source)
+                raise Refused(f"{self.total} {self.what} already, none of them evictable")
+            self._turn_away(self._places[victim].source)
+            del self._places[victim]
+            evicted.append(victim)
+        self._places[key] = _Place(source, now)
+        return evicted
+
+    def _victim(self, newcomer: str) -> Hashable | None:
+        """The oldest unproven place of the source holding the most; never one of a source
+        holding no more than the newcomer's would (so two people do not evict each other)."""
+        counts: dict[str, int] = {}
+        for p in self._places.values():
+            if not p.proven:
+                counts[p.source] = counts.get(p.source, 0) + 1
+        if not counts:
+            return None
+        most = max(counts.values())
+        if most <= counts.get(newcomer, 0):
+            return None
+        candidates = [(p.since, k) for k, p in self._places.items()
+                      if not p.proven and counts[p.source] == most]
+        return min(candidates, key=lambda c: c[0])[1]
+
+    def settle(self, key: Hashable) -> None:
+        """``key`` proved itself: it keeps its place and is never evicted."""
+        place = self._places.get(key)
+        if place is not None:
+            place.proven = True
+
+    def release(self, key: Hashable) -> None:
+        """``key`` is gone: its place frees (a key without one is ignored)."""
+        self._places.pop(key, None)
+
+    def expired(self, now: float, deadline: float) -> list[Hashable]:
+        """Unproven places older than ``deadline`` seconds (the caller closes and releases
+        them)."""
+        return [k for k, p in self._places.items()
+                if not p.proven and now - p.since >= deadline]
+
+    def _turn_away(self, source: str) -> None:
+        self.turned_away[source] = self.turned_away.get(source, 0) + 1
