@@ -49,7 +49,7 @@ from .deck.errors import (
 )
 from .gate import Gate, Refused
 from .journal import Journal
-from .lobby import is_loopback, parse_endpoint
+from .lobby import parse_endpoint
 from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
 from .session import GameSession
 from .stall import (
@@ -408,7 +408,8 @@ class PeerNode:
         #: Incoming connections that have not proved a seat: a few per address, a few in
         #: all (replaced by `attach` with the table's size).
         self.gate = Gate(2, 4, "connections", "have not proved a seat")
-        #: The IPs the seating names: only they may connect (loopback always may).
+        #: The IPs the seating names: only they may connect (None: not dialed yet).
+        self.strangers: dict[str, int] = {}  #: address -> connections refused
         self.allowed_ips: set[str] | None = None
         self._watch: Any = None
         self._beat: Any = None
@@ -491,24 +492,32 @@ class PeerNode:
         on the LAN cannot hold this port's descriptors (the journal needs some)."""
         peer = link.transport.getPeer()
         ip = getattr(peer, "host", "?")
-        if self.allowed_ips is not None and ip not in self.allowed_ips and not is_loopback(ip):
-            self.log.warn("dropping {who}: not an address of this table's seats",
-                          who=link._who())
+        if self.allowed_ips is not None and ip not in self.allowed_ips:
+            self._turned_away(ip, link, "not an address of this table's seats")
             return False
         try:
             evicted = self.gate.admit(link, ip, self.clock.seconds())
         except Refused as exc:
-            self.log.warn("dropping {who}: {why}", who=link._who(), why=str(exc))
+            self._turned_away(ip, link, str(exc))
             return False
         for old in evicted:
             assert isinstance(old, PeerLink)
             old._drop("dropped to make room: too many connections without a seat")
         return True
 
+    def _turned_away(self, ip: str, link: PeerLink, why: str) -> None:
+        """Log a refused connection: the first few of an address, then every 1000th (a
+        flood must not fill the disk with the same line)."""
+        n = self.strangers[ip] = self.strangers.get(ip, 0) + 1
+        if n <= 3 or n % 1000 == 0:
+            self.log.warn("dropping {who}: {why} ({n} from this address)", who=link._who(),
+                          why=why, n=n)
+
     def dial(self, addresses: dict[int, str]) -> None:
         """Connect to every higher seat (``addresses``: seat -> client endpoint string), with
         reconnection and backoff; lower seats dial us. From then on only the addresses
-        named here (and loopback) may connect to this peer."""
+        named here may connect to this peer (each seat dials from the address it reached
+        the lobby from, which is what the seating names)."""
         self.allowed_ips = set(self.allowed_ips or ())
         for address in addresses.values():
             try:
