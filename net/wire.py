@@ -508,6 +508,8 @@ class PeerNode:
     def _turned_away(self, ip: str, link: PeerLink, why: str) -> None:
         """Log a refused connection: the first few of an address, then every 1000th (a
         flood must not fill the disk with the same line)."""
+        if len(self.strangers) >= 4096 and ip not in self.strangers:
+            self.strangers.clear()  # bounded: a flood from ever new addresses
         n = self.strangers[ip] = self.strangers.get(ip, 0) + 1
         if n <= 3 or n % 1000 == 0:
             self.log.warn("dropping {who}: {why} ({n} from this address)", who=link._who(),

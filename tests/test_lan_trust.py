@@ -1,0 +1,298 @@
+"""The attacks of "trust on the LAN" that need no real network, each with the clock:
+passphrase guessing from many addresses, an AI server asked for players by anyone, a
+lying start message, a stranger on the mesh port. Each failed before its fix; each ends
+with the genuine players getting what they came for."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from twisted.internet.address import IPv4Address
+from twisted.internet.defer import Deferred
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+from twisted.test.iosim import FakeTransport, connect
+
+from tractor import Rules
+from tractor.ai.runner import (
+    MAX_AI_PROCESSES,
+    MAX_PER_REQUESTER,
+    SEAT_DEADLINE,
+    AiPlayers,
+    prune_journals,
+)
+from tractor.net.gate import Gate, Refused
+from tractor.net.journal import Journal
+from tractor.net.lobby import (
+    AttemptLimiter,
+    BadStart,
+    GuestLobby,
+    HostLobby,
+    Participant,
+    TokenBook,
+    TooManyAttempts,
+    WrongPassphrase,
+)
+from tractor.net.lobby_wire import LobbyGuest, LobbyHost
+from tractor.net.pake import GuestHandshake, HostHandshake
+from tractor.net.wire import PeerLink, PeerNode
+
+PASS = "plum tree"
+
+
+# --- passphrase guessing ----------------------------------------------------------------------
+
+
+_unused: dict[str, tuple[GuestHandshake, bytes]] = {}
+
+
+def guess(limiter: AttemptLimiter, ip: str, now: float, passphrase: str = "wrong") -> str:
+    """One online guess from ``ip``: what the host said. (A refused guesser sends the same
+    hello again: making a new one for each refusal would only slow the test.)"""
+    host = HostHandshake("t", PASS, TokenBook(), limiter, ip, ip)
+    if passphrase not in _unused:
+        g = GuestHandshake(passphrase)
+        _unused[passphrase] = (g, g.hello())
+    guest, hello = _unused[passphrase]
+    welcome = host.receive(hello, now)
+    if welcome.error is not None:
+        return type(welcome.error).__name__
+    del _unused[passphrase]
+    step = guest.receive(welcome.send)
+    if step.send is None:
+        host.abort()  # the guesser learned its answer from the welcome and left
+        return type(step.error).__name__
+    done = host.receive(step.send, now)
+    return "ok" if done.error is None else type(done.error).__name__
+
+
+def test_guesses_from_forty_addresses_are_bounded_per_table_and_the_right_one_still_gets_in():
+    limiter = AttemptLimiter()
+    answered = 0
+    # A host on the LAN with 40 addresses guesses as fast as it is let, for ten minutes.
+    for second in range(600):
+        for k in range(40):
+            if guess(limiter, f"198.18.0.{10 + k}", float(second)) == "WrongPassphrase":
+                answered += 1
+    # Before the table-wide budget: 5 a minute per address, 2000 in ten minutes.
+    assert answered <= 40, answered
+    assert limiter.wrong == answered
+    # The person with the passphrase waits at most the back-off (60 s), then joins.
+    t = 600.0
+    while guess(limiter, "198.18.0.200", t, PASS) == "TooManyAttempts":
+        t += 1.0
+    assert t - 600.0 <= 60.0
+    assert guess(limiter, "198.18.0.201", t + 61.0, PASS) == "ok"
+
+
+def test_the_host_is_told_of_every_wrong_guess_and_from_where():
+    clock = Clock()
+    host = LobbyHost(clock, "t", Rules(), None, PASS, clock=clock)
+    told: list[str] = []
+    host.on_warning = told.append
+    for k in range(3):
+        guest = LobbyGuest(clock, Participant(f"g{k}", bytes([k + 1]) * 32, 4000), "wrong",
+                           clock=clock)
+        client, server = guest.protocol(), host.protocol()
+        pump = connect(server, FakeTransport(server, False, peerAddress=IPv4Address(
+            "TCP", f"198.18.0.{20 + k}", 5000)), client, FakeTransport(client, True))
+        pump.flush()
+        guest.joined.addErrback(lambda f: None)
+    assert host.limiter.wrong == 3
+    assert told[-1] == "3 wrong passphrase guesses at this table, the last from 198.18.0.22"
+
+
+def test_a_budget_exhausted_says_how_long_the_table_waits():
+    limiter = AttemptLimiter(budget=2)
+    for k in range(2):
+        assert guess(limiter, f"10.0.0.{k}", 0.0) == "WrongPassphrase"
+    host = HostHandshake("t", PASS, TokenBook(), limiter, "10.0.0.9", "x")
+    step = host.receive(GuestHandshake("x").hello(), 1.0)
+    assert isinstance(step.error, TooManyAttempts)
+    assert "too many wrong guesses at this table: try again in 1 s" in str(step.error)
+    assert not isinstance(step.error, WrongPassphrase)
+
+
+# --- the AI server protects itself -------------------------------------------------------------
+
+
+class FakeChild:
+    """Stands for one spawned `tractor ai` process."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.alive = True
+        self.ended: Deferred[Any] = Deferred()
+        self.on_seated: Any = None
+        self.stopping = False
+
+    def seat(self) -> None:
+        self.on_seated(self)
+
+    def terminate(self) -> None:
+        if self.alive:
+            self.alive = False
+            self.stopping = True
+            self.ended.callback(self)
+
+    def kill(self) -> None:
+        self.terminate()
+
+
+def players(tmp_path: Any = None) -> tuple[AiPlayers, Clock, list[tuple[str, FakeChild]]]:
+    clock = Clock()
+    started: list[tuple[str, FakeChild]] = []
+
+    def spawn_one(lobby: str, token: bytes, table: str, name: str) -> FakeChild:
+        child = FakeChild(name)
+        started.append((lobby, child))
+        return child
+
+    return AiPlayers(clock, spawn_one, str(tmp_path) if tmp_path else None), clock, started
+
+
+def test_one_requester_gets_a_table_of_ai_players_and_no_more():
+    ai, clock, started = players()
+    for _ in range(MAX_PER_REQUESTER):
+        ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
+    with pytest.raises(RuntimeError, match="7 AI players from 198.18.0.66"):
+        ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
+    for _, child in started:  # seated: still theirs, still counted
+        child.seat()
+    with pytest.raises(RuntimeError):
+        ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
+    assert len(ai.children) == MAX_PER_REQUESTER
+
+
+def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
+    ai, clock, started = players()
+    for _ in range(3):
+        ai.spawn("tcp:198.18.0.66:4000", bytes(32), "never starts")
+    ai.spawn("tcp:198.18.0.5:4000", bytes(32), "real")
+    started[-1][1].seat()
+    clock.advance(SEAT_DEADLINE + 10)
+    assert [c.alive for _, c in started] == [False, False, False, True]
+    assert len(ai.children) == 1
+    assert len(ai.gate) == 1
+
+
+def test_a_full_server_makes_room_for_a_new_host_from_the_busiest_stranger():
+    ai, clock, started = players()
+    # Strangers from four addresses take every place with lobbies that never start
+    # (before: eight requests of three filled the 24-process cap for everyone).
+    for k in range(MAX_AI_PROCESSES):
+        ai.spawn(f"tcp:198.18.0.{60 + k % 4}:4000", bytes(32), "t")
+        clock.advance(1)
+    assert len(ai.children) == MAX_AI_PROCESSES
+    for _ in range(3):  # a genuine host asks for three
+        ai.spawn("tcp:198.18.0.5:4000", bytes(32), "friday")
+    mine = [c for lobby, c in started if "198.18.0.5:" in lobby]
+    assert len(mine) == 3 and all(c.alive for c in mine)
+    gone = [lobby for lobby, c in started if not c.alive]
+    assert len(gone) == 3 and all("198.18.0.6" in lobby for lobby in gone)
+    # Seated players are never stopped for a newcomer.
+    for c in mine:
+        c.seat()
+    assert all(c.alive for c in mine)
+
+
+def test_journals_of_finished_or_abandoned_games_are_pruned(tmp_path):
+    def journal(name: str, finished: bool | None) -> Any:
+        path = tmp_path / name
+        j = Journal(str(path))
+        if finished is not None:
+            j.db.execute("INSERT INTO games (id, seat, identity, master_seed, rules, table_id,"
+                         " public_keys, first, rounds, created, finished) VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?)",
+                         ("g", 0, b"", b"", "{}", b"", b"", 0, 0, 0.0, int(finished)))
+            j.db.commit()
+        j.close()
+        return path
+
+    over = journal("ai-over.sqlite", True)
+    going = journal("ai-going.sqlite", False)
+    old = journal("ai-old.sqlite", False)
+    os.utime(old, (0, 0))
+    other = tmp_path / "notes.txt"
+    other.write_text("not ours")
+    deleted = prune_journals(str(tmp_path), 30 * 86400.0)
+    assert sorted(deleted) == ["ai-old.sqlite", "ai-over.sqlite"]
+    assert going.exists() and other.exists() and not over.exists()
+
+
+# --- a lying start message ----------------------------------------------------------------------
+
+
+def started(addresses: list[str], lobby_ip: str) -> Any:
+    rules = Rules()
+    host = HostLobby("t", rules, None)
+    me = Participant("me", b"\x01" * 32, 5001)
+    guest = GuestLobby(me)
+    guest.lobby_ip = lobby_ip
+    keys = [bytes([s + 1]) * 32 for s in range(4)]
+    from tractor.net.lobby import seating_id
+
+    names, kinds = ["me", "b", "c", "d"], ["human"] * 4
+    addrs = dict(enumerate(addresses))
+    nonce = b"\x07" * 16
+    table = seating_id("t", rules, keys, addrs, names, kinds, nonce, None)
+    del host
+    return guest.verify_start({"t": "start", "name": "t", "rules": rules.to_data(),
+                               "keys": keys, "addresses": addresses, "names": names,
+                               "kinds": kinds, "nonce": nonce, "table": table,
+                               "carry": None})
+
+
+@pytest.mark.parametrize("bad", ["tcp:8.8.8.8:53", "tcp:127.0.0.1:22", "tcp:224.0.0.1:9",
+                                 "tcp:0.0.0.0:9", "tcp:255.255.255.255:9"])
+def test_a_start_pointing_guests_at_a_third_host_is_refused(bad):
+    good = ["tcp:198.18.0.2:5001", "tcp:198.18.0.3:5002", "tcp:198.18.0.4:5003"]
+    assert started([*good, "tcp:198.18.0.5:5004"], "198.18.0.9").seat == 0
+    with pytest.raises(BadStart, match="the start names"):
+        started([*good, bad], "198.18.0.9")
+
+
+# --- the mesh port ---------------------------------------------------------------------------
+
+
+def test_the_mesh_drops_a_stranger_at_once_and_bounds_the_seats_own_addresses():
+    from test_wire_hostile import seated_game  # the same seated four-peer game
+
+    from tractor.net.loopback import raw_public
+
+    d, sessions = seated_game()
+    node = PeerNode(Clock(), sessions[0], [raw_public(k) for k in d.signing_keys])
+    node.clock = Clock()
+    node.allowed_ips = {"198.18.0.2", "198.18.0.3"}
+
+    def incoming(ip: str) -> tuple[PeerLink, StringTransport]:
+        link = PeerLink(node)
+        transport = StringTransport(peerAddress=IPv4Address("TCP", ip, 4000))
+        link.makeConnection(transport)
+        return link, transport
+
+    _, stranger = incoming("198.18.0.66")
+    assert stranger.disconnecting and stranger.value() == b""  # not even a hello
+    held = [incoming("198.18.0.2") for _ in range(4)]
+    assert all(not t.disconnecting for _, t in held)
+    _, fifth = incoming("198.18.0.2")
+    assert fifth.disconnecting  # four unproven from one address at most (4 seats)
+    assert node.strangers == {"198.18.0.66": 1, "198.18.0.2": 1}
+
+
+def test_the_gate_evicts_only_from_a_source_holding_more_than_the_newcomer():
+    gate = Gate(per_source=4, total=4)
+    for key, ip, t in [("a", "10.0.0.1", 0.0), ("b", "10.0.0.1", 1.0), ("c", "10.0.0.2", 2.0),
+                       ("d", "10.0.0.2", 3.0)]:
+        assert gate.admit(key, ip, t) == []
+    with pytest.raises(Refused):
+        gate.admit("e", "10.0.0.2", 4.0)  # as many as anyone: it may not push one out
+    gate.settle("c")
+    assert gate.admit("f", "10.0.0.3", 5.0) == ["a"]  # the oldest of the busiest
+    assert gate.admit("g", "10.0.0.4", 6.0) == ["b"]
+    assert gate.admit("h", "10.0.0.5", 7.0) == ["d"]
+    with pytest.raises(Refused):  # one each now, and c proved itself
+        gate.admit("i", "10.0.0.5", 8.0)
+    assert gate.turned_away == {"10.0.0.2": 2, "10.0.0.1": 2, "10.0.0.5": 1}
