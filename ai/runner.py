@@ -45,6 +45,7 @@ SEAT_DEADLINE = 600.0  #: seconds a spawned AI player may wait for its table to 
 CHECK_SECONDS = 5.0
 KILL_AFTER = 5.0  #: seconds a player told to stop has before it is killed
 JOURNAL_DAYS = 14.0  #: an AI journal untouched this long is of a game that never resumes
+FINISHED_DAYS = 1.0  #: a finished game's journal is kept this long (to look into it)
 
 
 async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
@@ -243,9 +244,13 @@ class AiPlayers:
         except BaseException:
             self.gate.release(key)
             raise
-        child.on_seated = lambda c: self.gate.settle(key)
+        child.on_seated = lambda c: self._seated(key, c)
         child.ended.addCallback(lambda c: self._ended(key))
         self.running[key] = child
+
+    def _seated(self, key: int, child: AiChild) -> None:
+        self.gate.settle(key)
+        log.info("{name} is seated: its table started", name=child.name)
 
     def _ended(self, key: int) -> None:
         self.gate.release(key)
@@ -271,18 +276,18 @@ class AiPlayers:
             self._loop.stop()
 
 
-def prune_journals(journal_dir: str | None, now: float, days: float | None = None) -> list[str]:
-    """Delete the AI journals of games that are over, or that nobody touched for ``days``
-    (`JOURNAL_DAYS`): a game that never resumes would otherwise keep its file for ever.
+def prune_journals(journal_dir: str | None, now: float) -> list[str]:
+    """Delete the AI journals of games over for `FINISHED_DAYS`, or that nobody touched for
+    `JOURNAL_DAYS`: a game that never resumes would otherwise keep its file for ever.
     Returns the names deleted."""
     if not journal_dir or not os.path.isdir(journal_dir):
         return []
-    days = JOURNAL_DAYS if days is None else days
     deleted = []
     for path in sorted(Path(journal_dir).glob("ai-*.sqlite")):
         try:
-            stale = now - path.stat().st_mtime > days * 86400
-            if not stale:
+            age = now - path.stat().st_mtime
+            stale = age > JOURNAL_DAYS * 86400
+            if not stale and age > FINISHED_DAYS * 86400:
                 journal = Journal(str(path))
                 try:
                     games = journal.games()

@@ -67,3 +67,6 @@ def test_an_ai_server_fills_a_table_and_its_players_finish_the_game(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # Each player told the server it was seated: none is reaped as a lobby that never started.
+    log = server.stderr.read()
+    assert all(f"AI {n} is seated: its table started" in log for n in range(1, 5)), log[-3000:]

@@ -211,15 +211,18 @@ def test_journals_of_finished_or_abandoned_games_are_pruned(tmp_path):
         j.close()
         return path
 
+    now = 100 * 86400.0
     over = journal("ai-over.sqlite", True)
+    just_over = journal("ai-just-over.sqlite", True)
     going = journal("ai-going.sqlite", False)
     old = journal("ai-old.sqlite", False)
-    os.utime(old, (0, 0))
+    for path, age_days in [(over, 2), (just_over, 0.5), (going, 3), (old, 15)]:
+        os.utime(path, (now - age_days * 86400, now - age_days * 86400))
     other = tmp_path / "notes.txt"
     other.write_text("not ours")
-    deleted = prune_journals(str(tmp_path), 30 * 86400.0)
+    deleted = prune_journals(str(tmp_path), now)
     assert sorted(deleted) == ["ai-old.sqlite", "ai-over.sqlite"]
-    assert going.exists() and other.exists() and not over.exists()
+    assert going.exists() and just_over.exists() and other.exists()
 
 
 # --- a lying start message ----------------------------------------------------------------------
