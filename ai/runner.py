@@ -307,7 +307,7 @@ def prune_journals(journal_dir: str | None, now: float) -> list[str]:
 async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
                         log_file: str | None = None, journal_dir: str | None = None,
-                        identity: Any = None) -> Any:
+                        identity: Any = None, passphrase: str | None = None) -> Any:
     """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process
     (bounded by `AiPlayers`)."""
 
@@ -318,6 +318,6 @@ async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
 
     players = AiPlayers(reactor, spawn_one, journal_dir)
     server = await serve_ai(reactor, players.spawn, listen=listen, announce=announce,
-                            name=name, identity=identity)
+                            name=name, identity=identity, passphrase=passphrase)
     server.players = players
     return server

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tractor.net.journal import Journal
-from tractor.net.lobby import fingerprint
+from tractor.net.lobby import PassphraseRequired, fingerprint
 
 ANYWAY = "anyway"
 
@@ -24,9 +24,10 @@ class AiServerChooser:
     """The lobby commands ``fill lan`` (list the servers heard) and ``fill lan N``."""
 
     def __init__(self, lobby: Any, journal: Journal, say: Callable[[str], None],
-                 fixed: str | None = None) -> None:
+                 fixed: str | None = None, passphrase: str | None = None) -> None:
         self.lobby, self.journal, self.say = lobby, journal, say
         self.fixed = fixed  #: the server named with ``--ai-server`` (an endpoint string)
+        self.passphrase = passphrase  #: ``--ai-server-passphrase``, for a server that has one
         self.heard: list[Any] = []  #: what the last listing showed, numbered from 1
 
     async def command(self, words: list[str]) -> None:
@@ -59,7 +60,8 @@ class AiServerChooser:
         self.say("AI servers heard on the LAN (anyone can announce one: check the key "
                  "with the person who runs it):")
         for k, server in enumerate(self.heard, 1):
-            self.say(f"  {k}. {server.name} at {server.address}, key {server.id}"
+            needs = ", needs a passphrase" if getattr(server, "passphrase", False) else ""
+            self.say(f"  {k}. {server.name} at {server.address}, key {server.id}{needs}"
                      f"{self._trust(server.name, server.id)}")
         self.say("ask one with `fill lan N`")
 
@@ -85,7 +87,11 @@ class AiServerChooser:
             expect = fingerprint(pinned)
         try:
             count = await self.lobby.request_fill(ai_server=address, local=False,
-                                                  expect=expect)
+                                                  expect=expect, passphrase=self.passphrase)
+        except PassphraseRequired:
+            self.say(f"no AI: {label!r} needs its passphrase, and no seat token was sent: "
+                     "open the table with `tractor host --ai-server-passphrase -`")
+            return
         except Exception as exc:
             why = getattr(exc, "why", None) or str(exc)
             self.say(f"no AI: {why}")

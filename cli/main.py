@@ -165,6 +165,9 @@ def _parser() -> argparse.ArgumentParser:
     p_host.add_argument("--ai-server", default=None, metavar="HOST:PORT",
                         help="the AI server `fill lan` asks (its key is remembered on "
                              "first use)")
+    p_host.add_argument("--ai-server-passphrase", default=None, metavar="PASSPHRASE",
+                        help="the passphrase of an AI server that has one ('-' to type it "
+                             "hidden)")
     p_host.set_defaults(seed=None)
 
     p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")
@@ -199,6 +202,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="fill endpoint (default: a free port on every interface)")
     p_srv.add_argument("--no-announce", action="store_true",
                        help="do not announce the server on the LAN")
+    p_srv.add_argument("--passphrase", default=None,
+                       help="only hosts who know it get AI players ('-' to type it hidden)")
 
     p_resume = sub.add_parser("resume", help="continue your game after a crash")
     game_options(p_resume)
@@ -231,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
     args = _parser().parse_args(argv)
     command = args.command
+    from tractor.net.gate import raise_descriptor_limit
+
+    raise_descriptor_limit()  # many systems start at 1024 open files: far below their limit
     if command == "rules":
         print(RULES_SUMMARY)
         return 0

@@ -342,7 +342,8 @@ def _line_reader() -> _LineReader:
     return _LineReader()
 
 
-async def _passphrase(given: str | None, needed: bool) -> str | None:
+async def _passphrase(given: str | None, needed: bool,
+                      what: str = "table passphrase") -> str | None:
     """The passphrase given, else (``-``, or a table that needs one) asked for: hidden on
     a terminal; from a pipe, the next line of the one shared standard-input reader (a
     getpass there would race that reader for the line and wait for ever)."""
@@ -351,17 +352,17 @@ async def _passphrase(given: str | None, needed: bool) -> str | None:
     for _ in range(PASSPHRASE_TRIES):
         if sys.stdin.isatty():
             import getpass
-            typed: str | None = getpass.getpass("table passphrase: ")
+            typed: str | None = getpass.getpass(f"{what}: ")
         else:
             from .stdin_lines import read_line
 
-            say("table passphrase: ")
+            say(f"{what}: ")
             typed = await _asyncio(read_line())
             if typed is None:
                 break  # the end of input
         if typed and typed.strip():
             return typed.strip() if not sys.stdin.isatty() else typed
-        say("an empty passphrase: type one (without it the table would be open to anyone)")
+        say("an empty passphrase: type one (without it anyone could get in)")
     raise GaveUp("no passphrase given")
 
 
@@ -402,6 +403,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     lobby: LobbyHost | None = None
     try:
         passphrase = await _passphrase(args.passphrase, False)
+        ai_passphrase = await _passphrase(args.ai_server_passphrase, False,
+                                          "AI server passphrase")
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase, listen=args.listen,
@@ -414,7 +417,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         host_lobby = lobby
         seating = await _asyncio(_lobby_prompt(
             reactor, lobby, True, reporter,
-            lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server)))
+            lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase)))
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder.
         client = _seat_person(node, seating, key, args, {"local_ai": True})
@@ -669,13 +672,20 @@ def server_identity(path: Path) -> Ed25519PrivateKey:
 
 async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
     identity = server_identity(data_dir() / "ai-server.key")
+    try:
+        passphrase = await _passphrase(args.passphrase, False, "AI server passphrase")
+    except GaveUp as exc:
+        say(f"tractor ai-server: {exc}")
+        return 2
     server = await run_ai_server(reactor, args.listen, args.strategy, args.level,
                                  announce=not args.no_announce,
                                  log_file=str(data_dir() / "ai.log"),
-                                 journal_dir=str(data_dir() / "ai"), identity=identity)
+                                 journal_dir=str(data_dir() / "ai"), identity=identity,
+                                 passphrase=passphrase)
     say(f"AI server ready at {server.address}, key {server.instance}: hosts on the LAN can "
-        "fill empty seats with `fill lan` in their lobby, after checking that key "
-        "(Ctrl-C to stop)")
+        "fill empty seats with `fill lan` in their lobby, after checking that key"
+        + (" (they need its passphrase: `tractor host --ai-server-passphrase -`)"
+           if passphrase else "") + " (Ctrl-C to stop)")
     forever: Deferred[None] = Deferred()  # until Ctrl-C (or SIGTERM) cancels it
     try:
         await forever

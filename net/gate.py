@@ -27,6 +27,7 @@ This module is plain state: the Twisted protocols call it and close what it name
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -47,13 +48,16 @@ class Gate:
 
     def __init__(self, per_source: int, total: int, what: str = "connections",
                  unproven: str = "have not finished their handshake",
-                 per_source_total: int | None = None) -> None:
+                 per_source_total: int | None = None, min_age: float = 0.0) -> None:
         if not 1 <= per_source <= total:
             raise ValueError("a gate needs 1 <= per_source <= total")
         self.per_source = per_source
         self.total = total
         #: Places of one source, proven or not (None: only ``total`` bounds them).
         self.per_source_total = per_source_total
+        #: An unproven place younger than this is never evicted: a newcomer has the time
+        #: to say its first word before a flood of newer strangers can push it out.
+        self.min_age = min_age
         self.what = what
         self.unproven = unproven
         self._places: dict[Hashable, _Place] = {}
@@ -85,7 +89,7 @@ class Gate:
             raise Refused(f"{self.per_source_total} {self.what} from {source} already")
         evicted: list[Hashable] = []
         if len(self._places) >= self.total:
-            victim = self._victim(source)
+            victim = self._victim(source, now)
             if victim is None:
                 self._turn_away(source)
                 raise Refused(f"{self.total} {self.what} already, none of them evictable")
@@ -95,12 +99,13 @@ class Gate:
         self._places[key] = _Place(source, now)
         return evicted
 
-    def _victim(self, newcomer: str) -> Hashable | None:
-        """The oldest unproven place of the source holding the most; never one of a source
-        holding no more than the newcomer's would (so two people do not evict each other)."""
+    def _victim(self, newcomer: str, now: float) -> Hashable | None:
+        """The oldest unproven place (older than ``min_age``) of the source holding the
+        most; never one of a source holding no more than the newcomer's would (so two
+        people do not evict each other)."""
         counts: dict[str, int] = {}
         for p in self._places.values():
-            if not p.proven:
+            if not p.proven and now - p.since >= self.min_age:
                 counts[p.source] = counts.get(p.source, 0) + 1
         if not counts:
             return None
@@ -108,11 +113,13 @@ class Gate:
         if most <= counts.get(newcomer, 0):
             return None
         candidates = [(p.since, k) for k, p in self._places.items()
-                      if not p.proven and counts[p.source] == most]
+                      if not p.proven and now - p.since >= self.min_age
+                      and counts[p.source] == most]
         return min(candidates, key=lambda c: c[0])[1]
 
     def settle(self, key: Hashable) -> None:
-        """``key`` proved itself: it keeps its place and is never evicted."""
+        """``key`` proved itself (or made the progress that costs a stranger something, such
+        as a counted guess): it keeps its place and is never evicted."""
         place = self._places.get(key)
         if place is not None:
             place.proven = True
@@ -129,3 +136,42 @@ class Gate:
 
     def _turn_away(self, source: str) -> None:
         self.turned_away[source] = self.turned_away.get(source, 0) + 1
+
+
+#: Descriptors kept free for what must never fail for want of one: the journal's SQLite
+#: file and its rollback journal, a log line, a reconnect to a seat.
+DESCRIPTOR_RESERVE = 48
+
+
+def descriptors_left() -> int | None:
+    """How many more files this process may open (None where it cannot be told)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        used = len(os.listdir("/proc/self/fd"))
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    return soft - used
+
+
+def room_for_a_stranger() -> bool:
+    """False when accepting one more unproven connection would eat into the reserve."""
+    left = descriptors_left()
+    return left is None or left > DESCRIPTOR_RESERVE
+
+
+def raise_descriptor_limit(wanted: int = 4096) -> None:
+    """Lift the soft limit on open files towards the hard one (many systems start at 1024,
+    far below what they allow): more room before any bound is reached."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ImportError, OSError, ValueError):
+        pass

@@ -19,7 +19,9 @@ talk if they started from the same roster.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -979,6 +981,7 @@ class GuestLobby:
 
 MAX_FILL = MAX_PLAYERS - 1
 _FILL_FIELDS = ("fill", "lobby", "tokens", "table")
+PAKE_SIZE = 33  #: a SPAKE2 message: side byte + an Ed25519 group element
 
 
 @dataclass(frozen=True)
@@ -1009,6 +1012,19 @@ def read_fill_request(msg: Any, who: str) -> FillRequest:
 SpawnFn = Callable[[str, bytes, str], None]
 
 
+FILL_HOST_ID = b"tractor-fill/2 host"
+FILL_SERVER_ID = b"tractor-fill/2 server"
+
+
+def _fill_confirm(key: bytes, box: bytes, server_msg: bytes, host_msg: bytes,
+                  identity: bytes) -> bytes:
+    """What a host proves it knows the AI server's passphrase with: a MAC under the
+    SPAKE2 key over everything both sides said (the box key, both PAKE messages, the
+    server's identity), so it fits this connection only."""
+    transcript = pack([FILL_VERSION, box, server_msg, host_msg, identity])
+    return hmac.new(key, b"tractor-fill/2 confirm\x00" + transcript, hashlib.sha256).digest()
+
+
 @dataclass
 class AiServerMachine:
     """One connection to an AI server's fill endpoint.
@@ -1018,6 +1034,11 @@ class AiServerMachine:
     The lobby address's IP is replaced by the IP the request came from: an AI server only
     ever dials back the machine that asked, never a third host named in a message.
     ``spawn(lobby_address, token, table_name)`` is called once per token.
+
+    A server with a ``passphrase`` adds its SPAKE2 message to the greeting; the host's
+    request carries its own and a confirmation (`_fill_confirm`), which the server checks
+    before anything is spawned. Each request is one online guess, bounded by
+    ``limiter``; the server never confirms first, so nothing can be checked offline.
     """
 
     spawn: SpawnFn
@@ -1027,9 +1048,12 @@ class AiServerMachine:
     #: The server's long-lived Ed25519 identity (what hosts pin), signing the box key.
     identity: Ed25519PrivateKey | None = None
     box_key: Any = None  # nacl.public.PrivateKey
+    passphrase: str | None = None
     done: bool = False
     requests: list[FillRequest] = field(default_factory=list)
     spawn_errors: list[str] = field(default_factory=list)
+    _spake: Any = None
+    _server_msg: bytes = b""
 
     def __post_init__(self) -> None:
         from nacl.public import PrivateKey
@@ -1037,14 +1061,25 @@ class AiServerMachine:
             self.box_key = PrivateKey.generate()
 
     def greeting(self) -> bytes:
-        """The fresh box key, signed by the identity key: only a host that checked the
-        signature against the key it chose seals its seat tokens to the box key."""
+        """The fresh box key (and PAKE message), signed by the identity key: only a host
+        that checked the signature against the key it chose seals its seat tokens to the
+        box key."""
+        from spake2 import SPAKE2_B
+
+        from .pake import passphrase_bytes
         if self.identity is None:
             self.identity = Ed25519PrivateKey.generate()
         box = bytes(self.box_key.public_key)
-        return pack({"v": FILL_VERSION, "box": box,
-                     "id": self.identity.public_key().public_bytes_raw(),
-                     "sig": self.identity.sign(GREETING_CONTEXT + box)})
+        if self.passphrase:
+            self._spake = SPAKE2_B(passphrase_bytes(self.passphrase), idA=FILL_HOST_ID,
+                                   idB=FILL_SERVER_ID)
+            self._server_msg = self._spake.start()
+        greeting = {"v": FILL_VERSION, "box": box,
+                    "id": self.identity.public_key().public_bytes_raw(),
+                    "sig": self.identity.sign(GREETING_CONTEXT + box + self._server_msg)}
+        if self._server_msg:
+            greeting["pake"] = self._server_msg
+        return pack(greeting)
 
     def receive(self, frame: bytes, now: float) -> bytes:
         """The reply to send; raises `LobbyError` (nothing spawned) on a bad request."""
@@ -1055,16 +1090,27 @@ class AiServerMachine:
         if type(frame) is not bytes or len(frame) > MAX_LOBBY_FRAME:
             raise BadLobbyMessage("request too large", self.who)
         if not self.limiter.allowed(self.peer_ip, now):
-            raise TooManyAttempts("too many fill requests from this address", self.who)
+            wait = self.limiter.wait(now)
+            raise TooManyAttempts(
+                f"too many requests at this AI server: try again in {math.ceil(wait)} s"
+                if wait else "too many fill requests from this address", self.who)
         try:
             plain = SealedBox(self.box_key).decrypt(frame)
         except (CryptoError, ValueError, TypeError) as exc:
             raise BadLobbyMessage("request not sealed to this server", self.who) from exc
-        request = read_fill_request(unpack(plain, self.who, max_bin=TOKEN_SIZE), self.who)
+        msg = unpack(plain, self.who, max_bin=TOKEN_SIZE + 1)
+        # Every request counts against the address (a host asks a few times an evening);
+        # with a passphrase, a wrong one is a wrong guess.
+        attempt = self.limiter.start(self.peer_ip, now)
+        if self._spake is not None:
+            self._check_passphrase(msg, attempt)
+        elif isinstance(msg, dict) and ("pake" in msg or "confirm" in msg):
+            raise UnexpectedPassphrase("this AI server has no passphrase", self.who)
+        if isinstance(msg, dict):
+            msg = {k: v for k, v in msg.items() if k not in ("pake", "confirm")}
+        request = read_fill_request(msg, self.who)
         _, port = parse_endpoint(request.lobby, self.who)
         lobby = endpoint_string(self.peer_ip, port)
-        # Every request counts against the address (a host asks a few times an evening).
-        self.limiter.start(self.peer_ip, now)
         self.done = True
         self.requests.append(request)
         spawned = 0
@@ -1077,32 +1123,79 @@ class AiServerMachine:
             spawned += 1
         return pack({"ok": spawned})
 
+    def _check_passphrase(self, msg: Any, attempt: Attempt) -> None:
+        if not isinstance(msg, dict) or "pake" not in msg:
+            self.limiter.fail(attempt)
+            raise PassphraseRequired("this AI server needs a passphrase", self.who)
+        host_msg, confirm = msg.get("pake"), msg.get("confirm")
+        if type(host_msg) is not bytes or type(confirm) is not bytes or len(confirm) != 32:
+            self.limiter.fail(attempt)
+            raise BadLobbyMessage("a passphrase proof is a PAKE message and 32 bytes", self.who)
+        assert self.identity is not None
+        try:
+            key = self._spake.finish(host_msg)
+        except Exception as exc:  # spake2 raises plain ValueError/AssertionError too
+            self.limiter.fail(attempt)
+            raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
+                                  self.who) from exc
+        expected = _fill_confirm(key, bytes(self.box_key.public_key), self._server_msg,
+                                 host_msg, self.identity.public_key().public_bytes_raw())
+        if not hmac.compare_digest(confirm, expected):
+            self.limiter.fail(attempt)
+            raise WrongPassphrase("wrong AI server passphrase", self.who)
+        self.limiter.succeed(attempt)
 
-def read_greeting(greeting: bytes, who: str) -> tuple[bytes, bytes]:
-    """(identity key, box key) of an AI server's greeting, its signature checked."""
-    r = _Reader(unpack(greeting, who), who, ("v", "box", "id", "sig"))
+
+def read_greeting(greeting: bytes, who: str) -> tuple[bytes, bytes, bytes]:
+    """(identity key, box key, PAKE message or b"") of an AI server's greeting, its
+    signature checked."""
+    msg = unpack(greeting, who)
+    fields = ("v", "box", "id", "sig") + (("pake",) if isinstance(msg, dict)
+                                          and "pake" in msg else ())
+    r = _Reader(msg, who, fields)
     if r.get("v", str) != FILL_VERSION:
         raise BadLobbyMessage("not a tractor AI server of this version", who)
     box, identity, sig = r.blob("box", 32), r.blob("id", 32), r.blob("sig", 64)
+    server_msg = r.blob("pake", PAKE_SIZE) if "pake" in fields else b""
     try:
-        Ed25519PublicKey.from_public_bytes(identity).verify(sig, GREETING_CONTEXT + box)
+        Ed25519PublicKey.from_public_bytes(identity).verify(
+            sig, GREETING_CONTEXT + box + server_msg)
     except (InvalidSignature, ValueError) as exc:
         raise BadLobbyMessage("the AI server's greeting is not signed by its key", who) from exc
-    return identity, box
+    return identity, box, server_msg
 
 
 def fill_request_frame(greeting: bytes, count: int, lobby: str, tokens: list[bytes],
-                       table: str, who: str, expect: str | None = None) -> tuple[bytes, bytes]:
+                       table: str, who: str, expect: str | None = None,
+                       passphrase: str | None = None) -> tuple[bytes, bytes]:
     """The host's side: read an AI server's greeting and, if its identity key has the
-    fingerprint ``expect`` (the server the host chose), seal the request to its box key.
+    fingerprint ``expect`` (the server the host chose), seal the request to its box key,
+    with the proof of ``passphrase`` if the server asks for one.
     Returns (the sealed request, the server's identity key)."""
     from nacl.public import PublicKey, SealedBox
-    identity, box = read_greeting(greeting, who)
+    from spake2 import SPAKE2_A
+
+    from .pake import passphrase_bytes
+    identity, box, server_msg = read_greeting(greeting, who)
     if expect is not None and fingerprint(identity) != expect:
         raise WrongServerKey(f"it answered with key {fingerprint(identity)}, not the key "
                              f"{expect} chosen: no seat token was sent", who)
-    plain = pack({"fill": count, "lobby": lobby, "tokens": list(tokens), "table": table})
-    return SealedBox(PublicKey(box)).encrypt(plain), identity
+    request: dict[str, Any] = {"fill": count, "lobby": lobby, "tokens": list(tokens),
+                               "table": table}
+    if server_msg:
+        if not passphrase:
+            raise PassphraseRequired("this AI server needs a passphrase: no seat token was "
+                                     "sent", who)
+        spake = SPAKE2_A(passphrase_bytes(passphrase), idA=FILL_HOST_ID, idB=FILL_SERVER_ID)
+        host_msg = spake.start()
+        try:
+            key = spake.finish(server_msg)
+        except Exception as exc:
+            raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
+                                  who) from exc
+        request["pake"] = host_msg
+        request["confirm"] = _fill_confirm(key, box, server_msg, host_msg, identity)
+    return SealedBox(PublicKey(box)).encrypt(pack(request)), identity
 
 
 def read_fill_reply(frame: bytes, who: str) -> int:

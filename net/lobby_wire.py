@@ -45,7 +45,7 @@ from .discovery import (
     pack_announcement,
     start_announcer,
 )
-from .gate import Gate, Refused
+from .gate import Gate, Refused, room_for_a_stranger
 from .lobby import (
     MAX_LOBBY_FRAME,
     AiServerMachine,
@@ -57,9 +57,12 @@ from .lobby import (
     LobbyError,
     NoAiServer,
     Participant,
+    PassphraseRequired,
     Roster,
     Seating,
     SpawnFn,
+    TooManyAttempts,
+    WrongPassphrase,
     WrongServerKey,
     endpoint_string,
     fill_request_frame,
@@ -72,10 +75,14 @@ from .pake import Channel, GuestHandshake, HostHandshake
 
 HANDSHAKE_TIMEOUT = 10.0  #: seconds to finish the PAKE (or the AI fill exchange)
 JOIN_TIMEOUT = 10.0  #: seconds from the handshake to the join message
-MAX_LINKS = 64  #: lobby connections one host keeps at once
-#: Connections from one address that hold no seat yet (a person needs one; a machine with
-#: a person and its AI players a few at once).
-MAX_UNSEATED_PER_SOURCE = 4
+#: Lobby connections one host keeps at once: far more than a table needs, so that a
+#: flood must come from over a hundred addresses to fill them (a descriptor each).
+MAX_LINKS = 512
+#: Connections from one address that have not begun a handshake: a person needs one, a
+#: machine starting a person and seven AI players at once eight.
+MAX_SILENT_PER_SOURCE = 8
+MAX_PER_SOURCE = 16  #: connections from one address in all
+SILENT_GRACE = 2.0  #: seconds a new connection cannot be pushed out for a newer one
 RATE_WINDOW = 10.0
 RATE_LIMIT = 40  #: lobby messages per connection per window (a human clicks a few)
 FILL_BROWSE_SECONDS = 2.0
@@ -185,8 +192,9 @@ class HostLink(_FramedLink):
         super().connectionMade()
         self.peer_ip = _ip(self.transport.getPeer())
         self.local_ip = _ip(self.transport.getHost())
-        if self.host.closed:
-            self.log.warn("refusing lobby peer {who}: lobby closed", who=self.who)
+        if self.host.closed or not room_for_a_stranger():
+            self.log.warn("refusing lobby peer {who}: {why}", who=self.who,
+                          why="lobby closed" if self.host.closed else "out of descriptors")
             self.close()
             return
         try:
@@ -216,7 +224,11 @@ class HostLink(_FramedLink):
             if step.error is not None:
                 self.drop(step.error, refuse=False)  # the step carried the refusal
                 self.host.tell_guesses()
-            elif step.channel is not None:
+                return
+            # A handshake under way (a guess counted against its address and the table):
+            # no longer a silent stranger that a flood may push out.
+            self.host.gate.settle(self.conn)
+            if step.channel is not None:
                 self.channel = step.channel
                 self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
                                         self.handshake.token)
@@ -238,7 +250,6 @@ class HostLink(_FramedLink):
         if self.host.state.conns.get(self.conn) is not None and \
                 self.host.state.conns[self.conn].seat is not None:
             self.setTimeout(None)  # seated: a lobby may wait long for the last player
-            self.host.gate.settle(self.conn)  # and its place is never taken for a stranger
         self.host.dispatch(sends)
         if msg.get("t") == "leave":
             self.log.info("lobby peer {who} left", who=self.who)
@@ -293,7 +304,9 @@ class LobbyHost:
         self.limiter = limiter or AttemptLimiter()
         self.links: dict[int, HostLink] = {}
         #: Places for connections: a seated one keeps its own, strangers share the rest.
-        self.gate = Gate(MAX_UNSEATED_PER_SOURCE, MAX_LINKS, "connections", "hold no seat")
+        self.gate = Gate(MAX_SILENT_PER_SOURCE, MAX_LINKS, "connections",
+                         "have not begun a handshake", per_source_total=MAX_PER_SOURCE,
+                         min_age=SILENT_GRACE)
         self.started: Deferred[Seating] = Deferred()
         self.on_change: Callable[[Roster], None] | None = None
         #: Called with one line for the host to read: wrong passphrase guesses so far.
@@ -366,12 +379,14 @@ class LobbyHost:
 
     def request_fill(self, ai_server: str | None = None, count: int | None = None,
                      local: bool = True, seats: list[int] | None = None,
-                     expect: str | None = None) -> Deferred[int]:
+                     expect: str | None = None,
+                     passphrase: str | None = None) -> Deferred[int]:
         """Ask for an AI on every empty seat (or ``count`` of them): one-time seat tokens
         reserve the seats, then ``fill_local(count, local_address, tokens)`` is called if
         given (and ``local``), else the AI server at ``ai_server`` (a client endpoint
         string) is asked, if its identity key has the fingerprint ``expect`` (when given):
-        the seat tokens are sealed to that key only. An AI server is never picked for the
+        the seat tokens are sealed to that key only (with the proof of ``passphrase`` for a
+        server that has one). An AI server is never picked for the
         host (one found on the LAN may be anyone's): see `browse_ai_servers`. Fires with
         the number of AI players asked for; on failure the reservations are dropped and it
         fails with `NoAiServer` (or `WrongServerKey`)."""
@@ -391,7 +406,7 @@ class LobbyHost:
                 return fail(NoAiServer(f"the local AI provider failed: {exc}", "local"))
             return succeed(len(tokens))
         assert ai_server is not None
-        return ensureDeferred(self._fill_remote(tokens, ai_server, expect))
+        return ensureDeferred(self._fill_remote(tokens, ai_server, expect, passphrase))
 
     async def browse_ai_servers(self, seconds: float = FILL_BROWSE_SECONDS) -> list[Any]:
         """The AI servers heard on the LAN (`Announcement`s; ``id`` is the fingerprint of
@@ -400,10 +415,11 @@ class LobbyHost:
                             port=self.discovery_port)
 
     async def _fill_remote(self, tokens: list[bytes], ai_server: str,
-                           expect: str | None) -> int:
+                           expect: str | None, passphrase: str | None) -> int:
         try:
             port = self._port.getHost().port if self._port is not None else 0
-            link = FillClientLink(self.clock, len(tokens), port, tokens, self.name, expect)
+            link = FillClientLink(self.clock, len(tokens), port, tokens, self.name, expect,
+                                  passphrase)
             await connectProtocol(clientFromString(self.reactor, ai_server), link)
             count = await link.result
             assert link.identity is not None
@@ -412,7 +428,8 @@ class LobbyHost:
             return count
         except Exception as exc:
             self._revoke(tokens)
-            if isinstance(exc, NoAiServer | WrongServerKey):
+            if isinstance(exc, NoAiServer | WrongServerKey | PassphraseRequired |
+                          WrongPassphrase | TooManyAttempts):
                 raise
             why = exc.why if isinstance(exc, LobbyError) else str(exc)
             raise NoAiServer(f"AI fill failed: {why}", ai_server) from exc
@@ -648,9 +665,26 @@ class AiServerProtocol(_FramedLink):
 
     def connectionMade(self) -> None:
         super().connectionMade()
-        self.machine = AiServerMachine(self.server.spawn, _ip(self.transport.getPeer()),
-                                       self.who, self.server.limiter, self.server.identity)
+        ip = _ip(self.transport.getPeer())
+        try:
+            if not room_for_a_stranger():
+                raise Refused("out of descriptors")
+            evicted = self.server.gate.admit(self, ip, self.clock.seconds())
+        except Refused as exc:
+            self.log.warn("refusing AI server peer {who}: {why}", who=self.who, why=str(exc))
+            self.close()
+            return
+        for link in evicted:
+            assert isinstance(link, AiServerProtocol)
+            link.drop(BadLobbyMessage("dropped to make room: too many open requests",
+                                      link.who), refuse=False)
+        self.machine = AiServerMachine(self.server.spawn, ip, self.who, self.server.limiter,
+                                       self.server.identity, passphrase=self.server.passphrase)
         self.sendString(self.machine.greeting())
+
+    def connectionLost(self, reason: Any = None) -> None:
+        super().connectionLost(reason)
+        self.server.gate.release(self)
 
     def stringReceived(self, data: bytes) -> None:
         if self.closing or self.machine is None:
@@ -682,17 +716,24 @@ class AiServer:
 
     def __init__(self, reactor: Any, spawn: SpawnFn, name: str = "AI server",
                  clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None,
-                 identity: Ed25519PrivateKey | None = None) -> None:
+                 identity: Ed25519PrivateKey | None = None,
+                 passphrase: str | None = None) -> None:
         self.reactor = reactor
+        #: Hosts must prove it (SPAKE2) before a request is read; None: any host may ask.
+        self.passphrase = passphrase or None
+        #: Open requests (each holds a descriptor and, with a passphrase, a PAKE): a few
+        #: per address, 32 in all.
+        self.gate = Gate(4, 32, "requests", "are open")
         #: What hosts pin: kept in the data folder by `tractor ai-server` (a fresh one here
         #: when none is given), announced as its fingerprint and signing every greeting.
         self.identity = identity or Ed25519PrivateKey.generate()
         self.clock: IReactorTime = clock or reactor
         self.spawn = spawn
         self.name = name
-        # Requests are not guesses (unless the server has a passphrase): 20 a minute from
-        # one address, 200 in ten minutes from all.
-        self.limiter = limiter or AttemptLimiter(limit=20, window=60.0, budget=200)
+        # Without a passphrase, requests are not guesses: 20 a minute from one address,
+        # 200 in ten minutes from all. With one, each is a guess, bounded as at a table.
+        self.limiter = limiter or (AttemptLimiter() if self.passphrase else
+                                   AttemptLimiter(limit=20, window=60.0, budget=200))
         self.errors: list[LobbyError] = []
         self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""
@@ -720,7 +761,7 @@ class AiServer:
 
     def announcement(self) -> bytes:
         return pack_announcement("ai-server", self.name, self.announced_address,
-                                 id=self.instance)
+                                 passphrase=self.passphrase is not None, id=self.instance)
 
     def start_announcing(self) -> None:
         try:
@@ -741,12 +782,13 @@ class AiServer:
 async def serve_ai(reactor: Any, spawn: SpawnFn, listen: str = "tcp:0", announce: bool = True,
                    name: str = "AI server", clock: IReactorTime | None = None,
                    discovery_port: int = PORT,
-                   identity: Ed25519PrivateKey | None = None) -> AiServer:
+                   identity: Ed25519PrivateKey | None = None,
+                   passphrase: str | None = None) -> AiServer:
     """Run an AI server's fill endpoint on ``listen`` and (``announce``) tell the LAN.
     ``spawn(lobby_address, token, table_name)`` is called once per AI seat a host asks for;
     the AI it starts calls ``join_table(reactor, lobby_address, Participant(..., kind="ai"),
     token=token)`` and then ``ready(True)``."""
-    server = AiServer(reactor, spawn, name, clock, identity=identity)
+    server = AiServer(reactor, spawn, name, clock, identity=identity, passphrase=passphrase)
     server.discovery_port = discovery_port
     await server.listen(listen)
     if announce:
@@ -759,8 +801,9 @@ class FillClientLink(_FramedLink):
     read the reply. ``result`` fires with the number of players the server starts."""
 
     def __init__(self, clock: IReactorTime, count: int, lobby_port: int, tokens: list[bytes],
-                 table: str, expect: str | None = None) -> None:
+                 table: str, expect: str | None = None, passphrase: str | None = None) -> None:
         super().__init__(clock)
+        self.passphrase = passphrase  #: the AI server's, if it asks for one
         self.count = count
         self.lobby_port = lobby_port
         self.tokens = tokens
@@ -778,7 +821,8 @@ class FillClientLink(_FramedLink):
                 # The AI server keeps only the port: it dials back the IP we come from.
                 lobby = endpoint_string(_bound_ip(self.transport), self.lobby_port)
                 request, self.identity = fill_request_frame(
-                    data, self.count, lobby, self.tokens, self.table, self.who, self.expect)
+                    data, self.count, lobby, self.tokens, self.table, self.who, self.expect,
+                    self.passphrase)
                 self.sendString(request)
                 self._sent = True
                 return

@@ -47,7 +47,7 @@ from .deck.errors import (
     TranscriptSplit,
     ViewMismatch,
 )
-from .gate import Gate, Refused
+from .gate import Gate, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
 from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
@@ -496,6 +496,8 @@ class PeerNode:
             self._turned_away(ip, link, "not an address of this table's seats")
             return False
         try:
+            if not room_for_a_stranger():
+                raise Refused("out of descriptors (the journal keeps its reserve)")
             evicted = self.gate.admit(link, ip, self.clock.seconds())
         except Refused as exc:
             self._turned_away(ip, link, str(exc))

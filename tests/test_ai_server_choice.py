@@ -24,7 +24,8 @@ class FakeLobby:
     async def browse_ai_servers(self) -> list[Any]:
         return self.heard
 
-    async def request_fill(self, ai_server: str, local: bool, expect: str | None) -> int:
+    async def request_fill(self, ai_server: str, local: bool, expect: str | None,
+                           passphrase: str | None = None) -> int:
         self.asked.append((ai_server, expect))
         if expect is not None and expect != fingerprint(self.proves):
             raise WrongServerKey("it answered with another key: no seat token was sent")

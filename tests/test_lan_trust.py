@@ -299,3 +299,121 @@ def test_the_gate_evicts_only_from_a_source_holding_more_than_the_newcomer():
     with pytest.raises(Refused):  # one each now, and c proved itself
         gate.admit("i", "10.0.0.5", 8.0)
     assert gate.turned_away == {"10.0.0.2": 2, "10.0.0.1": 2, "10.0.0.5": 1}
+
+
+# --- an AI server with a passphrase ----------------------------------------------------------
+
+
+def test_an_ai_server_passphrase_is_proven_before_anything_is_spawned():
+    from tractor.net.lobby import (
+        AiServerMachine,
+        PassphraseRequired,
+        fill_request_frame,
+        fingerprint,
+        read_fill_reply,
+    )
+
+    spawned: list[Any] = []
+    limiter = AttemptLimiter()
+
+    def machine(ip: str = "198.18.0.5") -> AiServerMachine:
+        return AiServerMachine(lambda *a: spawned.append(a), ip, ip, limiter,
+                               passphrase="orchard at noon")
+
+    def ask(m: AiServerMachine, passphrase: str | None) -> Any:
+        frame, identity = fill_request_frame(m.greeting(), 1, "tcp:10.0.0.1:4242",
+                                             [b"t" * 32], "t", "ai", passphrase=passphrase)
+        assert fingerprint(identity) == fingerprint(
+            m.identity.public_key().public_bytes_raw())  # type: ignore[union-attr]
+        return m.receive(frame, 0.0)
+
+    with pytest.raises(PassphraseRequired):  # the host side stops: no token leaves
+        ask(machine(), None)
+    with pytest.raises(WrongPassphrase):
+        ask(machine(), "orchard at dusk")
+    assert spawned == [] and limiter.wrong == 1
+    assert read_fill_reply(ask(machine(), "orchard at noon"), "ai") == 1
+    assert spawned == [("tcp:198.18.0.5:4242", b"t" * 32, "t")]
+    # A request that skips the proof (a hostile host) is refused and counted too.
+    m = machine("198.18.0.66")
+    m.greeting()
+    from nacl.public import SealedBox
+    bare = SealedBox(m.box_key.public_key).encrypt(msgpack_request())
+    with pytest.raises(PassphraseRequired):
+        m.receive(bare, 0.0)
+    assert len(spawned) == 1 and limiter.wrong == 2
+
+
+def msgpack_request() -> bytes:
+    import msgpack
+    return msgpack.packb({"fill": 1, "lobby": "tcp:10.0.0.1:4242", "tokens": [b"t" * 32],
+                          "table": "t"})
+
+
+def test_an_ai_server_bounds_open_requests_per_address():
+    from tractor.net.lobby_wire import AiServer
+
+    clock = Clock()
+    server = AiServer(clock, lambda *a: None, clock=clock)
+    links = []
+    for _ in range(6):
+        proto = server.protocol()
+        transport = StringTransport(peerAddress=IPv4Address("TCP", "198.18.0.66", 4000))
+        proto.makeConnection(transport)
+        links.append(transport)
+    # Four silent requests held from one address; the fifth and sixth are closed at once.
+    assert [t.disconnecting for t in links] == [False] * 4 + [True] * 2
+    proto = server.protocol()
+    other = StringTransport(peerAddress=IPv4Address("TCP", "198.18.0.5", 4000))
+    proto.makeConnection(other)
+    assert not other.disconnecting and other.value()  # a genuine host is greeted
+
+
+def test_a_stranger_is_refused_when_only_the_reserve_of_descriptors_is_left(monkeypatch):
+    import tractor.net.gate as gate
+    from tractor.net.lobby_wire import LobbyHost
+
+    clock = Clock()
+    host = LobbyHost(clock, "t", Rules(), None, clock=clock)
+    left = [gate.DESCRIPTOR_RESERVE + 1]
+    monkeypatch.setattr(gate, "descriptors_left", lambda: left[0])
+    ok = StringTransport(peerAddress=IPv4Address("TCP", "198.18.0.5", 4000))
+    host.protocol().makeConnection(ok)
+    left[0] = gate.DESCRIPTOR_RESERVE
+    refused = StringTransport(peerAddress=IPv4Address("TCP", "198.18.0.6", 4000))
+    host.protocol().makeConnection(refused)
+    assert not ok.disconnecting and refused.disconnecting
+
+
+def test_descriptors_left_counts_this_process():
+    from tractor.net.gate import descriptors_left
+
+    before = descriptors_left()
+    if before is None:
+        pytest.skip("no /proc here")
+    files = [open(os.devnull) for _ in range(10)]
+    try:
+        assert descriptors_left() == before - 10
+    finally:
+        for f in files:
+            f.close()
+
+
+def test_a_fast_flood_from_many_addresses_cannot_push_out_a_joiner_before_its_first_word():
+    # Before: the oldest stranger was evicted for each newcomer, so a flood re-opening
+    # thousands of connections a second pushed a joiner out before its hello was read.
+    gate = Gate(per_source=8, total=16, min_age=2.0)
+    for k in range(16):
+        gate.admit(("stranger", k), f"10.0.1.{k}", 0.0)
+    assert gate.admit("joiner", "10.0.0.5", 5.0) == [("stranger", 0)]
+    evicted: list[Any] = []
+    refused = 0
+    for k in range(16, 1016):  # a thousand more within the next millisecond
+        try:
+            evicted += gate.admit(("stranger", k), f"10.0.1.{k % 250}", 5.0 + k * 1e-6)
+        except Refused:
+            refused += 1
+    assert "joiner" in gate and "joiner" not in evicted
+    assert len(evicted) == 15 and refused == 985  # only strangers older than 2 s went
+    gate.settle("joiner")  # its hello came: a handshake under way is never evicted
+    assert gate.admit(("stranger", 9999), "10.0.1.1", 60.0) != ["joiner"]

@@ -1,9 +1,9 @@
-"""A stranger floods a passphrase table's lobby on real loopback TCP: hundreds of silent
-connections from 100 addresses (re-opened the moment the host closes one) while two people
-join with the passphrase and the host fills the last seat with an AI that joins with its
-seat token. Before the lobby bounded connections per address (and evicted the flooder's
-oldest to make room), 64 silent connections refused every genuine joiner; now every seat
-fills and the table starts."""
+"""A stranger floods a passphrase table's lobby on real loopback TCP: silent connections
+from 100 addresses, as many as it is let hold (re-opened the moment the host closes one,
+thousands a second), while two people join with the passphrase and the host fills the last
+seat with an AI that joins with its seat token. Before the lobby bounded connections per
+address, 64 silent connections refused every genuine joiner; now every seat fills and the
+table starts."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def child() -> None:
                                 listen="tcp:0:interface=127.0.0.1", fill_local=fill_local,
                                 announce=False)
         port = int(host.address.rsplit(":", 1)[1])
-        flood = Flood([port], per_port=400)
+        flood = Flood([port], per_port=1200)
         flood.thread.start()
         await task.deferLater(reactor, 1.5, lambda: None)
         at_height = flood.max_open
@@ -67,7 +67,7 @@ def child() -> None:
                           "ids": sorted({s.table.hex() for s in seatings}),
                           "joined_seconds": joined, "flood_at_height": at_height,
                           "flood_opened": flood.opened, "closed_by_host": flood.closed_by_peer,
-                          "lobby_links_cap": 64}))
+                          "host_errors": len(host.errors)}))
 
     task.react(lambda r: ensureDeferred(main(r)))
 
@@ -78,9 +78,10 @@ def test_a_flood_of_silent_connections_does_not_keep_people_or_an_ai_out_of_a_lo
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["seats"] == [0, 1, 2, 3] and len(out["ids"]) == 1
-    # The flood was there all along: more silent connections than the lobby holds.
-    assert out["flood_at_height"] >= 300, out
-    assert out["closed_by_host"] > 300, out
+    # The flood was there all along: more connections than the lobby holds, most of them
+    # closed by the host at once (8 silent ones per address at most).
+    assert out["flood_at_height"] >= 1000, out
+    assert out["closed_by_host"] > 200, out
     assert out["joined_seconds"] < 20, out
 
 
