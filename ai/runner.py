@@ -31,6 +31,7 @@ from tractor.net.lobby_wire import join_table, serve_ai
 from tractor.net.seat import game_id, listen_node, raw_public, take_seat
 from tractor.net.session import GameSession
 from tractor.net.wire import GRACE
+from tractor.rules import MAX_PLAYERS
 
 from .children import TOKENS_ENV, AiChild, spawn
 from .executors import Executor, ThreadExecutor
@@ -40,8 +41,8 @@ from .strategies import make_strategy
 log = Logger()
 
 MAX_AI_PROCESSES = 24  #: AI players one server runs at once (about 50 MB each)
-MAX_PER_REQUESTER = 7  #: AI players for one requesting address (a table of 8, one person)
-SEAT_DEADLINE = 600.0  #: seconds a spawned AI player may wait for its table to start
+MAX_PER_REQUESTER = MAX_PLAYERS - 1  #: for one requesting address (a full table, one person)
+SEAT_DEADLINE = 1800.0  #: seconds a spawned AI player may wait for its table to start
 CHECK_SECONDS = 5.0
 KILL_AFTER = 5.0  #: seconds a player told to stop has before it is killed
 JOURNAL_DAYS = 14.0  #: an AI journal untouched this long is of a game that never resumes

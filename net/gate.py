@@ -8,7 +8,11 @@ long as its source holds fewer than ``per_source`` unproven places; when all ``t
 places are taken it makes room by evicting the oldest unproven place of the source that
 holds the most, so a host that floods from many addresses pushes out its own first and a
 person with one connection gets in. Places that proved themselves (`settle`) are never
-evicted and still count against ``total``.
+evicted and still count against ``total``. A place younger than ``min_age`` is not
+evicted (a newcomer has time to say its first word), and a source turned away in the last
+``noisy_for`` seconds evicts nobody: a flood that retries the moment it is refused cannot
+churn the places to keep them all young, so the places it holds age and a quiet
+newcomer's arrival pushes one out.
 
     >>> gate = Gate(per_source=2, total=3)
     >>> gate.admit("a", "10.0.0.9", 0.0), gate.admit("b", "10.0.0.9", 1.0)
@@ -48,7 +52,8 @@ class Gate:
 
     def __init__(self, per_source: int, total: int, what: str = "connections",
                  unproven: str = "have not finished their handshake",
-                 per_source_total: int | None = None, min_age: float = 0.0) -> None:
+                 per_source_total: int | None = None, min_age: float = 0.0,
+                 noisy_for: float = 5.0) -> None:
         if not 1 <= per_source <= total:
             raise ValueError("a gate needs 1 <= per_source <= total")
         self.per_source = per_source
@@ -63,6 +68,7 @@ class Gate:
         self._places: dict[Hashable, _Place] = {}
         #: How many newcomers were refused or evicted, by source (what a host is shown).
         self.turned_away: dict[str, int] = {}
+        self._noisy = Recent(noisy_for)  #: sources turned away lately
 
     def __len__(self) -> int:
         return len(self._places)
@@ -81,19 +87,21 @@ class Gate:
         if key in self._places:
             raise ValueError(f"{key!r} holds a place already")
         if self.pending(source) >= self.per_source:
-            self._turn_away(source)
+            self._turn_away(source, now)
             raise Refused(f"{self.per_source} {self.what} from {source} {self.unproven}")
         if self.per_source_total is not None and sum(
                 1 for p in self._places.values() if p.source == source) >= self.per_source_total:
-            self._turn_away(source)
+            self._turn_away(source, now)
             raise Refused(f"{self.per_source_total} {self.what} from {source} already")
         evicted: list[Hashable] = []
         if len(self._places) >= self.total:
-            victim = self._victim(source, now)
+            noisy = self._noisy.count(source, now) > 0
+            victim = None if noisy else self._victim(source, now)
             if victim is None:
-                self._turn_away(source)
-                raise Refused(f"{self.total} {self.what} already, none of them evictable")
-            self._turn_away(self._places[victim].source)
+                self._turn_away(source, now)
+                raise Refused(f"{self.total} {self.what} already, none of them evictable"
+                              + (" by an address turned away a moment ago" if noisy else ""))
+            self._turn_away(self._places[victim].source, now)
             del self._places[victim]
             evicted.append(victim)
         self._places[key] = _Place(source, now)
@@ -134,8 +142,11 @@ class Gate:
         return [k for k, p in self._places.items()
                 if not p.proven and now - p.since >= deadline]
 
-    def _turn_away(self, source: str) -> None:
+    def _turn_away(self, source: str, now: float) -> None:
+        if len(self.turned_away) >= 4096 and source not in self.turned_away:
+            self.turned_away.clear()  # bounded: a flood from ever new addresses
         self.turned_away[source] = self.turned_away.get(source, 0) + 1
+        self._noisy.hit(source, now)
 
 
 #: Descriptors kept free for what must never fail for want of one: the journal's SQLite
@@ -175,3 +186,33 @@ def raise_descriptor_limit(wanted: int = 4096) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     except (ImportError, OSError, ValueError):
         pass
+
+
+class Recent:
+    """Events per source in a sliding window, for what needs a rate rather than a count of
+    open places (greetings that cost a key exchange, log lines of refusals). Holds at most
+    ``max_sources`` sources: past that it starts over (a flood from ever new addresses
+    must not grow it).
+
+        >>> recent = Recent(window=10.0)
+        >>> [recent.hit("10.0.0.9", t) for t in (0.0, 1.0, 2.0, 12.5)]
+        [1, 2, 3, 1]
+    """
+
+    def __init__(self, window: float, max_sources: int = 4096) -> None:
+        self.window = window
+        self.max_sources = max_sources
+        self._times: dict[str, list[float]] = {}
+
+    def count(self, source: str, now: float) -> int:
+        """Events of ``source`` in the window ending ``now`` (none counted)."""
+        return sum(1 for t in self._times.get(source, ()) if t > now - self.window)
+
+    def hit(self, source: str, now: float) -> int:
+        """Count one event of ``source`` now; returns its events in the window."""
+        if len(self._times) >= self.max_sources and source not in self._times:
+            self._times.clear()
+        times = [t for t in self._times.get(source, []) if t > now - self.window]
+        times.append(now)
+        self._times[source] = times[-1000:]
+        return len(times)

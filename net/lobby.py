@@ -512,39 +512,48 @@ class Attempt:
 
     source: str
     start: float
+    fresh: bool = False  #: taken past the table's budget by an address new to the window
     ended: bool = False
 
 
 class AttemptLimiter:
-    """Online guesses of a secret (a passphrase, a seat token), bounded twice.
+    """Online guesses of a passphrase, bounded per address and per table.
 
-    Per source IP: at most ``limit`` failed attempts in a sliding ``window`` of seconds.
+    Per source IP: at most ``limit`` attempts in a sliding ``window`` of seconds.
     Per table, across every source (a LAN host can take many addresses): ``budget``
-    attempts in ``table_window`` seconds are free; past that the table takes one attempt
-    at a time, ``backoff`` seconds after the last, the wait doubling with every further
-    attempt up to ``max_backoff``. An attempt counts from the moment it starts (the host's
-    first answer already tells a guesser whether it guessed right) and is refunded when it
-    succeeds, so honest players are not locked out by their own joins. ``wrong`` counts
-    the failed attempts, which the host is shown.
+    attempts in ``table_window`` seconds are free. Past that, an address that has not
+    tried in the window still gets its one attempt (up to ``fresh_budget`` such in the
+    window), so a person who knows the passphrase is not locked out by someone guessing
+    from elsewhere; an address that has tried waits its turn: the table takes one such
+    attempt at a time, ``backoff`` seconds after the last, the wait doubling with every
+    further attempt up to ``max_backoff``. An attempt counts from the moment it starts
+    (the host's first answer already tells a guesser whether it guessed right) and is
+    refunded when it succeeds. ``wrong`` counts the failed attempts, which the host is
+    shown.
 
         >>> limiter = AttemptLimiter(limit=5, budget=2, backoff=4.0)
         >>> for ip in ("10.0.0.1", "10.0.0.2"):
         ...     limiter.fail(limiter.start(ip, 0.0))
-        >>> limiter.allowed("10.0.0.3", 1.0), limiter.allowed("10.0.0.3", 4.0)
+        >>> limiter.allowed("10.0.0.1", 1.0), limiter.allowed("10.0.0.1", 4.0)
         (False, True)
+        >>> limiter.allowed("10.0.0.3", 1.0)  # new to the window: its one attempt
+        True
         >>> limiter.wrong, limiter.last_wrong
         (2, '10.0.0.2')
     """
 
     def __init__(self, limit: int = 5, window: float = 60.0, budget: int = 20,
                  table_window: float = 600.0, backoff: float = 2.0,
-                 max_backoff: float = 60.0) -> None:
+                 max_backoff: float = 60.0, fresh_budget: int = 64,
+                 what: str = "wrong guesses at this table") -> None:
+        self.what = what  #: what a refusal says there were too many of
         self.limit = limit
         self.window = window
         self.budget = budget
         self.table_window = table_window
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.fresh_budget = fresh_budget
         self._attempts: list[Attempt] = []  #: not refunded, newest last
         self.wrong = 0
         self.last_wrong = ""  #: the source of the last failed attempt
@@ -553,7 +562,8 @@ class AttemptLimiter:
         return [a for a in self._attempts if a.start > now - within]
 
     def wait(self, now: float) -> float:
-        """Seconds until the table takes another attempt from any source (0: now)."""
+        """Seconds until the table takes another attempt from an address that has tried
+        in the window (0: now)."""
         self._attempts = self._live(now, max(self.window, self.table_window))
         live = self._live(now, self.table_window)
         over = len(live) - self.budget
@@ -562,13 +572,35 @@ class AttemptLimiter:
         delay = min(self.max_backoff, self.backoff * 2 ** over)
         return max(0.0, live[-1].start + delay - now)
 
+    def _fresh(self, ip: str, now: float) -> bool | None:
+        """Past the budget: whether ``ip`` would take a fresh attempt (None: within it)."""
+        live = self._live(now, self.table_window)
+        if len(live) < self.budget:
+            return None
+        return all(a.source != ip for a in live)
+
     def allowed(self, ip: str, now: float) -> bool:
+        return not self.why_not(ip, now)
+
+    def why_not(self, ip: str, now: float) -> str:
+        """Why ``ip`` may not try now, in the words a refusal gives ("" if it may)."""
         mine = [a for a in self._live(now, self.window) if a.source == ip]
-        return len(mine) < self.limit and self.wait(now) == 0.0
+        if len(mine) >= self.limit:
+            return "too many attempts from this address; wait a minute"
+        wait = self.wait(now)
+        fresh = self._fresh(ip, now)
+        if fresh:
+            live = self._live(now, self.table_window)
+            if sum(a.fresh for a in live) >= self.fresh_budget:
+                return f"too many {self.what} from many addresses; try again in a few minutes"
+            return ""
+        if fresh is None or wait == 0.0:
+            return ""
+        return f"too many {self.what}: try again in {max(1, math.ceil(wait))} s"
 
     def start(self, ip: str, now: float) -> Attempt:
         """Count one attempt; returns it for `succeed` or `fail`."""
-        attempt = Attempt(ip, now)
+        attempt = Attempt(ip, now, fresh=bool(self._fresh(ip, now)))
         self._attempts.append(attempt)
         return attempt
 
@@ -1089,11 +1121,9 @@ class AiServerMachine:
             raise BadLobbyMessage("one request per connection", self.who)
         if type(frame) is not bytes or len(frame) > MAX_LOBBY_FRAME:
             raise BadLobbyMessage("request too large", self.who)
-        if not self.limiter.allowed(self.peer_ip, now):
-            wait = self.limiter.wait(now)
-            raise TooManyAttempts(
-                f"too many requests at this AI server: try again in {math.ceil(wait)} s"
-                if wait else "too many fill requests from this address", self.who)
+        why = self.limiter.why_not(self.peer_ip, now)
+        if why:
+            raise TooManyAttempts(why, self.who)
         try:
             plain = SealedBox(self.box_key).decrypt(frame)
         except (CryptoError, ValueError, TypeError) as exc:

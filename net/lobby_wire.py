@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,7 @@ from .discovery import (
     pack_announcement,
     start_announcer,
 )
-from .gate import Gate, Refused, room_for_a_stranger
+from .gate import Gate, Recent, Refused, room_for_a_stranger
 from .lobby import (
     MAX_LOBBY_FRAME,
     AiServerMachine,
@@ -83,9 +84,14 @@ MAX_LINKS = 512
 MAX_SILENT_PER_SOURCE = 8
 MAX_PER_SOURCE = 16  #: connections from one address in all
 SILENT_GRACE = 2.0  #: seconds a new connection cannot be pushed out for a newer one
+#: Connections a minute one address may open to an AI server with a passphrase (each
+#: greeting costs a SPAKE2 message, 5 ms of this server's CPU).
+GREETINGS_PER_MINUTE = 30
 RATE_WINDOW = 10.0
 RATE_LIMIT = 40  #: lobby messages per connection per window (a human clicks a few)
 FILL_BROWSE_SECONDS = 2.0
+MAX_ERRORS = 64  #: errors of dropped peers kept for a look (the log has them all, in short)
+LOGGED_PER_MINUTE = 5  #: refusals logged per address and minute (a flood fills no disk)
 
 FillLocal = Callable[[int, str, list[bytes]], None]
 
@@ -151,12 +157,24 @@ class _FramedLink(Int32StringReceiver, TimeoutMixin):
         self.drop(BadLobbyMessage(f"frame of {length} bytes is over the limit", self.who),
                   refuse=False)
 
+    _logged = Recent(60.0)  #: refusals logged, per address (shared by every lobby link)
+
+    def warn(self, what: str, why: str) -> None:
+        """Log a refusal: `LOGGED_PER_MINUTE` per address, then one line saying the rest
+        of the minute's are not logged."""
+        ip = _ip(self.transport.getPeer()) if self.transport is not None else "?"
+        n = self._logged.hit(ip, self.clock.seconds())
+        if n <= LOGGED_PER_MINUTE:
+            self.log.warn("{what} lobby peer {who}: {why}", what=what, who=self.who, why=why)
+        elif n == LOGGED_PER_MINUTE + 1:
+            self.log.warn("more refusals of {ip} this minute are not logged", ip=ip)
+
     def drop(self, exc: LobbyError, refuse: bool = True) -> None:
         """Log, tell the peer why (if ``refuse``), close. Subclasses record the error."""
         if self.closing:
             return
         self.closing = True
-        self.log.warn("dropping lobby peer {who}: {why}", who=self.who, why=exc.why)
+        self.warn("dropping", exc.why)
         self.failed(exc)
         self.transport.loseConnection()
 
@@ -193,14 +211,13 @@ class HostLink(_FramedLink):
         self.peer_ip = _ip(self.transport.getPeer())
         self.local_ip = _ip(self.transport.getHost())
         if self.host.closed or not room_for_a_stranger():
-            self.log.warn("refusing lobby peer {who}: {why}", who=self.who,
-                          why="lobby closed" if self.host.closed else "out of descriptors")
+            self.warn("refusing", "lobby closed" if self.host.closed else "out of descriptors")
             self.close()
             return
         try:
             evicted = self.host.gate.admit(self.conn, self.peer_ip, self.clock.seconds())
         except Refused as exc:
-            self.log.warn("refusing lobby peer {who}: {why}", who=self.who, why=str(exc))
+            self.warn("refusing", str(exc))
             self.close()
             return
         for conn in evicted:  # the oldest of a source that holds the most, to make room
@@ -225,9 +242,11 @@ class HostLink(_FramedLink):
                 self.drop(step.error, refuse=False)  # the step carried the refusal
                 self.host.tell_guesses()
                 return
-            # A handshake under way (a guess counted against its address and the table):
-            # no longer a silent stranger that a flood may push out.
-            self.host.gate.settle(self.conn)
+            if self.handshake.mode in ("pass", "token"):
+                # A handshake under way that cost something (a guess counted against its
+                # address and the table, or a live seat token): no longer a stranger that
+                # a flood may push out. An open table's costs nothing: only a seat counts.
+                self.host.gate.settle(self.conn)
             if step.channel is not None:
                 self.channel = step.channel
                 self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
@@ -250,6 +269,7 @@ class HostLink(_FramedLink):
         if self.host.state.conns.get(self.conn) is not None and \
                 self.host.state.conns[self.conn].seat is not None:
             self.setTimeout(None)  # seated: a lobby may wait long for the last player
+            self.host.gate.settle(self.conn)
         self.host.dispatch(sends)
         if msg.get("t") == "leave":
             self.log.info("lobby peer {who} left", who=self.who)
@@ -265,7 +285,7 @@ class HostLink(_FramedLink):
         super().drop(exc, refuse)
 
     def failed(self, exc: LobbyError) -> None:
-        self.host.errors.append(exc)
+        self.host.errors.append(exc.with_traceback(None))
 
     def connectionLost(self, reason: Any = None) -> None:
         super().connectionLost(reason)
@@ -312,7 +332,9 @@ class LobbyHost:
         #: Called with one line for the host to read: wrong passphrase guesses so far.
         self.on_warning: Callable[[str], None] | None = None
         self._guesses_told = 0
-        self.errors: list[LobbyError] = []
+        #: The last `MAX_ERRORS` errors peers were dropped for (without their tracebacks,
+        #: which would keep each dead connection alive).
+        self.errors: deque[LobbyError] = deque(maxlen=MAX_ERRORS)
         self.closed = False
         self.address = ""  #: the lobby endpoint joiners on the LAN dial
         self.announced_address = ""
@@ -671,13 +693,18 @@ class AiServerProtocol(_FramedLink):
                 raise Refused("out of descriptors")
             evicted = self.server.gate.admit(self, ip, self.clock.seconds())
         except Refused as exc:
-            self.log.warn("refusing AI server peer {who}: {why}", who=self.who, why=str(exc))
+            self.warn("refusing", str(exc))
             self.close()
             return
         for link in evicted:
             assert isinstance(link, AiServerProtocol)
             link.drop(BadLobbyMessage("dropped to make room: too many open requests",
                                       link.who), refuse=False)
+        if self.server.passphrase and self.server.greetings.hit(
+                ip, self.clock.seconds()) > GREETINGS_PER_MINUTE:
+            self.warn("refusing", "too many connections a minute from this address")
+            self.close()
+            return
         self.machine = AiServerMachine(self.server.spawn, ip, self.who, self.server.limiter,
                                        self.server.identity, passphrase=self.server.passphrase)
         self.sendString(self.machine.greeting())
@@ -704,7 +731,7 @@ class AiServerProtocol(_FramedLink):
         self.close()
 
     def failed(self, exc: LobbyError) -> None:
-        self.server.errors.append(exc)
+        self.server.errors.append(exc.with_traceback(None))
 
 
 class AiServer:
@@ -723,18 +750,22 @@ class AiServer:
         self.passphrase = passphrase or None
         #: Open requests (each holds a descriptor and, with a passphrase, a PAKE): a few
         #: per address, 32 in all.
-        self.gate = Gate(4, 32, "requests", "are open")
+        self.gate = Gate(4, 32, "requests", "are open", min_age=SILENT_GRACE)
+        #: Greetings per address (with a passphrase each costs a key exchange).
+        self.greetings = Recent(60.0)
         #: What hosts pin: kept in the data folder by `tractor ai-server` (a fresh one here
         #: when none is given), announced as its fingerprint and signing every greeting.
         self.identity = identity or Ed25519PrivateKey.generate()
         self.clock: IReactorTime = clock or reactor
         self.spawn = spawn
         self.name = name
-        # Without a passphrase, requests are not guesses: 20 a minute from one address,
-        # 200 in ten minutes from all. With one, each is a guess, bounded as at a table.
-        self.limiter = limiter or (AttemptLimiter() if self.passphrase else
-                                   AttemptLimiter(limit=20, window=60.0, budget=200))
-        self.errors: list[LobbyError] = []
+        # Without a passphrase, requests are not guesses: 20 a minute from one address
+        # (the players it may start are bounded by the AI layer). With one, each is a
+        # guess, bounded as at a table.
+        self.limiter = limiter or (
+            AttemptLimiter(what="wrong guesses at this AI server") if self.passphrase else
+            AttemptLimiter(limit=20, window=60.0, budget=1 << 30))
+        self.errors: deque[LobbyError] = deque(maxlen=MAX_ERRORS)
         self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""
         self.announced_address = ""

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
 import os
 import unicodedata
 from collections.abc import Callable
@@ -299,19 +298,19 @@ class HostHandshake:
             raise UnexpectedPassphrase(f"table {self.name!r} has no passphrase", who)
         secret, host_msg = b"", b""
         if mode != "none":
-            if not self.limiter.allowed(self.ip, now):
-                wait = self.limiter.wait(now)
-                raise TooManyAttempts(
-                    f"too many wrong guesses at this table: try again in {math.ceil(wait)} s"
-                    if wait else "too many failed attempts from this address; wait a minute",
-                    who)
             if mode == "token":
+                # A live token id or nothing (a cheap check): 32 random bytes are not
+                # guessed online, so token handshakes are not counted as guesses, and an
+                # AI player is never refused for someone else's guessing.
                 password = self.tokens.begin(tid, now, who)
                 self._tid = tid
             else:
+                why = self.limiter.why_not(self.ip, now)
+                if why:
+                    raise TooManyAttempts(why, who)
                 assert self._password is not None
                 password = self._password
-            self._attempt = self.limiter.start(self.ip, now)
+                self._attempt = self.limiter.start(self.ip, now)
             spake = SPAKE2_B(password, idA=ID_GUEST, idB=ID_HOST, entropy_f=self._entropy)
             host_msg = spake.start()
             try:

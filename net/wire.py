@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -72,6 +73,7 @@ from .table import TableError
 
 WIRE_VERSION = "tractor-wire/4"  #: 4: frames relayed, have reports (3: heartbeats)
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
+STRANGER_HELLO = 3.0  #: the same from an address the seating does not name
 #: Seconds between heartbeats on an up link that has sent nothing else meanwhile, and
 #: seconds of silence after which a link is taken for dead and dropped (its seat is then
 #: dialed again). A connection whose other end vanished (a router restart, a Wi-Fi
@@ -248,6 +250,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.nonce = os.urandom(NONCE_SIZE)
         self.peer_nonce = b""
         self.last_sent = 0.0  #: when this link last sent a frame (heartbeats fill gaps)
+        self.deadline = HELLO_TIMEOUT  #: seconds to prove a seat (less for a stranger)
 
     def callLater(self, delay: float, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         return self.node.clock.callLater(delay, fn, *a, **kw)
@@ -273,7 +276,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.node.connections.add(self)
         # One deadline for the whole handshake: not reset by the hello, so a peer cannot
         # hold a half-open link longer by trickling its messages.
-        self.setTimeout(HELLO_TIMEOUT)
+        self.setTimeout(self.deadline)
         node = self.node
         self.sendString(pack_hello(node.table, node.seat, node.raw_keys[node.seat], self.nonce))
 
@@ -333,13 +336,14 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             return
         self.up = True
         self.setTimeout(LINK_SILENCE)
-        node.gate.settle(self)
+        node.proved(self)
         node.link_up(self.seat, self)
 
     def connectionLost(self, reason: Any = None) -> None:
         self.setTimeout(None)
         self.node.connections.discard(self)
         self.node.gate.release(self)
+        self.node.stranger_gate.release(self)
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)
 
@@ -397,7 +401,8 @@ class PeerNode:
         self.connections: set[PeerLink] = set()
         self.port: IListeningPort | None = None
         self.services: list[ClientService] = []
-        self.errors: list[Exception] = []
+        #: The last errors seats were refused for (bounded: a seat may keep reconnecting).
+        self.errors: deque[Exception] = deque(maxlen=256)
         self.halted: Exception | None = None
         self.done: Deferred[GameSession] = Deferred()
         self.grace = grace
@@ -408,7 +413,10 @@ class PeerNode:
         #: Incoming connections that have not proved a seat: a few per address, a few in
         #: all (replaced by `attach` with the table's size).
         self.gate = Gate(2, 4, "connections", "have not proved a seat")
-        #: The IPs the seating names: only they may connect (None: not dialed yet).
+        #: Connections from addresses the seating does not name (`admit`).
+        self.stranger_gate = Gate(2, 8, "connections", "have not proved a seat", min_age=1.0)
+        #: The IPs the seating names, and those seats proved themselves from (None: not
+        #: dialed yet).
         self.strangers: dict[str, int] = {}  #: address -> connections refused
         self.allowed_ips: set[str] | None = None
         self._watch: Any = None
@@ -428,7 +436,8 @@ class PeerNode:
         self.raw_keys = list(raw_keys)
         players = len(raw_keys)
         # Each seat has a link of its own; seats of one machine share an address.
-        self.gate = Gate(players, 2 * players + 4, "connections", "have not proved a seat")
+        self.gate = Gate(players, 2 * players + 4, "connections", "have not proved a seat",
+                         min_age=1.0)
         self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
                                                 if s != self.seat}
         self._outbox_hand = 0
@@ -487,25 +496,39 @@ class PeerNode:
         return self.port.getHost().port
 
     def admit(self, link: PeerLink) -> bool:
-        """May this incoming connection try to prove a seat? Only from an address the
-        seating names (once `dial` knows them), and within the gate's bounds: a stranger
-        on the LAN cannot hold this port's descriptors (the journal needs some)."""
+        """May this incoming connection try to prove a seat? Within the bounds of a gate:
+        a stranger on the LAN cannot hold this port's descriptors (the journal needs
+        some). The addresses the seating names (once `dial` knows them) and those a seat
+        proved itself from have a gate of their own; any other address shares a small one
+        and has `STRANGER_HELLO` seconds to prove a seat: a seat of a machine with several
+        addresses may dial from one the seating does not name, and the link proof, not
+        the address, says who it is."""
         peer = link.transport.getPeer()
         ip = getattr(peer, "host", "?")
-        if self.allowed_ips is not None and ip not in self.allowed_ips:
-            self._turned_away(ip, link, "not an address of this table's seats")
-            return False
+        known = self.allowed_ips is None or ip in self.allowed_ips
+        gate = self.gate if known else self.stranger_gate
         try:
             if not room_for_a_stranger():
                 raise Refused("out of descriptors (the journal keeps its reserve)")
-            evicted = self.gate.admit(link, ip, self.clock.seconds())
+            evicted = gate.admit(link, ip, self.clock.seconds())
         except Refused as exc:
-            self._turned_away(ip, link, str(exc))
+            why = str(exc) if known else f"{exc} (not an address the seating names)"
+            self._turned_away(ip, link, why)
             return False
         for old in evicted:
             assert isinstance(old, PeerLink)
             old._drop("dropped to make room: too many connections without a seat")
+        if not known:
+            link.deadline = STRANGER_HELLO
         return True
+
+    def proved(self, link: PeerLink) -> None:
+        """``link`` proved its seat: its place is its own, and its address is known now."""
+        self.gate.settle(link)
+        self.stranger_gate.settle(link)
+        ip = getattr(link.transport.getPeer(), "host", None)
+        if self.allowed_ips is not None and type(ip) is str:
+            self.allowed_ips.add(ip)
 
     def _turned_away(self, ip: str, link: PeerLink, why: str) -> None:
         """Log a refused connection: the first few of an address, then every 1000th (a
@@ -519,9 +542,8 @@ class PeerNode:
 
     def dial(self, addresses: dict[int, str]) -> None:
         """Connect to every higher seat (``addresses``: seat -> client endpoint string), with
-        reconnection and backoff; lower seats dial us. From then on only the addresses
-        named here may connect to this peer (each seat dials from the address it reached
-        the lobby from, which is what the seating names)."""
+        reconnection and backoff; lower seats dial us. From then on the addresses named
+        here have the larger share of this peer's places for connections (`admit`)."""
         self.allowed_ips = set(self.allowed_ips or ())
         for address in addresses.values():
             try:

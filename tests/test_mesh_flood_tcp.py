@@ -89,5 +89,5 @@ def test_a_flood_of_strangers_on_the_mesh_ports_does_not_stop_a_game_or_its_resu
     # The flood was real: hundreds of connections at once, thousands over the game, each
     # refused at once by the peer it reached.
     assert flood.max_open >= 600 and flood.closed_by_peer > 1000, vars(flood)
-    assert "not an address of this table's seats" in logs
+    assert "not an address the seating names" in logs
     assert "unable to open database file" not in logs
