@@ -216,3 +216,24 @@ class Recent:
         times.append(now)
         self._times[source] = times[-1000:]
         return len(times)
+
+
+class LastFew(list):  # type: ignore[type-arg]
+    """A list that keeps only its last ``limit`` items as more are appended (errors a
+    peer may cause again and again); it compares and prints as the list it is.
+
+        >>> kept = LastFew(2)
+        >>> for n in range(5):
+        ...     kept.append(n)
+        >>> kept == [3, 4]
+        True
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def append(self, item: object) -> None:
+        super().append(item)
+        if len(self) > self.limit:
+            del self[: len(self) - self.limit]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +45,7 @@ from .discovery import (
     pack_announcement,
     start_announcer,
 )
-from .gate import Gate, Recent, Refused, room_for_a_stranger
+from .gate import Gate, LastFew, Recent, Refused, room_for_a_stranger
 from .lobby import (
     MAX_LOBBY_FRAME,
     AiServerMachine,
@@ -334,7 +333,7 @@ class LobbyHost:
         self._guesses_told = 0
         #: The last `MAX_ERRORS` errors peers were dropped for (without their tracebacks,
         #: which would keep each dead connection alive).
-        self.errors: deque[LobbyError] = deque(maxlen=MAX_ERRORS)
+        self.errors: list[LobbyError] = LastFew(MAX_ERRORS)
         self.closed = False
         self.address = ""  #: the lobby endpoint joiners on the LAN dial
         self.announced_address = ""
@@ -765,7 +764,7 @@ class AiServer:
         self.limiter = limiter or (
             AttemptLimiter(what="wrong guesses at this AI server") if self.passphrase else
             AttemptLimiter(limit=20, window=60.0, budget=1 << 30))
-        self.errors: deque[LobbyError] = deque(maxlen=MAX_ERRORS)
+        self.errors: list[LobbyError] = LastFew(MAX_ERRORS)
         self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""
         self.announced_address = ""

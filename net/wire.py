@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -48,7 +47,7 @@ from .deck.errors import (
     TranscriptSplit,
     ViewMismatch,
 )
-from .gate import Gate, Refused, room_for_a_stranger
+from .gate import Gate, LastFew, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
 from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
@@ -402,7 +401,7 @@ class PeerNode:
         self.port: IListeningPort | None = None
         self.services: list[ClientService] = []
         #: The last errors seats were refused for (bounded: a seat may keep reconnecting).
-        self.errors: deque[Exception] = deque(maxlen=256)
+        self.errors: list[Exception] = LastFew(256)
         self.halted: Exception | None = None
         self.done: Deferred[GameSession] = Deferred()
         self.grace = grace
