@@ -10,9 +10,9 @@ holds the most, so a host that floods from many addresses pushes out its own fir
 person with one connection gets in. Places that proved themselves (`settle`) are never
 evicted and still count against ``total``. A place younger than ``min_age`` is not
 evicted (a newcomer has time to say its first word), and a source turned away in the last
-``noisy_for`` seconds evicts nobody: a flood that retries the moment it is refused cannot
-churn the places to keep them all young, so the places it holds age and a quiet
-newcomer's arrival pushes one out.
+``noisy_for`` seconds (a few times), or that opened many places in that time, evicts
+nobody: a flood that retries the moment it is refused, or closes its own connections
+before they age, cannot churn the places to keep them all young.
 
     >>> gate = Gate(per_source=2, total=3)
     >>> gate.admit("a", "10.0.0.9", 0.0), gate.admit("b", "10.0.0.9", 1.0)
@@ -34,6 +34,10 @@ from __future__ import annotations
 import os
 from collections.abc import Hashable
 from dataclasses import dataclass
+
+#: A source turned away this many times within ``noisy_for`` evicts nobody (a person who
+#: retries once is not caught by it; a flood retrying at once is).
+NOISY_AFTER = 3
 
 
 class Refused(Exception):
@@ -69,6 +73,10 @@ class Gate:
         #: How many newcomers were refused or evicted, by source (what a host is shown).
         self.turned_away: dict[str, int] = {}
         self._noisy = Recent(noisy_for)  #: sources turned away lately
+        #: Sources that open more than this many places in ``noisy_for`` seconds evict
+        #: nobody either (a flood that closes its own connections before they age).
+        self.per_source_rate = max(2 * per_source, 4)
+        self._opened = Recent(noisy_for)
 
     def __len__(self) -> int:
         return len(self._places)
@@ -94,13 +102,15 @@ class Gate:
             self._turn_away(source, now)
             raise Refused(f"{self.per_source_total} {self.what} from {source} already")
         evicted: list[Hashable] = []
+        opened = self._opened.hit(source, now)
         if len(self._places) >= self.total:
-            noisy = self._noisy.count(source, now) > 0
+            noisy = (self._noisy.count(source, now) >= NOISY_AFTER
+                     or opened > self.per_source_rate)
             victim = None if noisy else self._victim(source, now)
             if victim is None:
                 self._turn_away(source, now)
                 raise Refused(f"{self.total} {self.what} already, none of them evictable"
-                              + (" by an address turned away a moment ago" if noisy else ""))
+                              + (" by an address this busy" if noisy else ""))
             self._turn_away(self._places[victim].source, now)
             del self._places[victim]
             evicted.append(victim)

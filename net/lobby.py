@@ -34,6 +34,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
+from .gate import Recent
+
 SEATING_VERSION = "tractor-seating/1"
 FILL_VERSION = "tractor-fill/2"  #: 2: the greeting is signed by the server's identity key
 #: Prefix of what an AI server's identity key signs in its greeting (its box key).
@@ -505,6 +507,8 @@ class TokenBook:
 
 # --- guess limiting -------------------------------------------------------------------------
 
+TOKEN_HANDSHAKES = 20  #: seat-token handshakes a minute from one address
+
 
 @dataclass(eq=False)
 class Attempt:
@@ -524,10 +528,11 @@ class AttemptLimiter:
     attempts in ``table_window`` seconds are free. Past that, an address that has not
     tried in the window still gets its one attempt (up to ``fresh_budget`` such in the
     window), so a person who knows the passphrase is not locked out by someone guessing
-    from elsewhere; an address that has tried waits its turn: the table takes one such
-    attempt at a time, ``backoff`` seconds after the last, the wait doubling with every
-    further attempt up to ``max_backoff``. An attempt counts from the moment it starts
-    (the host's first answer already tells a guesser whether it guessed right) and is
+    from elsewhere; an address that has tried (or a newcomer past those) waits its turn:
+    the table takes one such attempt at a time, ``backoff`` seconds after the last, the
+    wait doubling with every further attempt up to ``max_backoff``. An attempt counts from
+    the moment it starts (the host's first answer already tells a guesser whether it
+    guessed right) and is
     refunded when it succeeds. ``wrong`` counts the failed attempts, which the host is
     shown.
 
@@ -544,7 +549,7 @@ class AttemptLimiter:
 
     def __init__(self, limit: int = 5, window: float = 60.0, budget: int = 20,
                  table_window: float = 600.0, backoff: float = 2.0,
-                 max_backoff: float = 60.0, fresh_budget: int = 64,
+                 max_backoff: float = 60.0, fresh_budget: int = 32,
                  what: str = "wrong guesses at this table") -> None:
         self.what = what  #: what a refusal says there were too many of
         self.limit = limit
@@ -555,6 +560,7 @@ class AttemptLimiter:
         self.max_backoff = max_backoff
         self.fresh_budget = fresh_budget
         self._attempts: list[Attempt] = []  #: not refunded, newest last
+        self._tokens = Recent(60.0)  #: seat-token handshakes per address
         self.wrong = 0
         self.last_wrong = ""  #: the source of the last failed attempt
 
@@ -582,6 +588,16 @@ class AttemptLimiter:
     def allowed(self, ip: str, now: float) -> bool:
         return not self.why_not(ip, now)
 
+    def _fresh_left(self, now: float) -> bool:
+        live = self._live(now, self.table_window)
+        return sum(a.fresh for a in live) < self.fresh_budget
+
+    def token_ok(self, ip: str, now: float) -> bool:
+        """Seat-token handshakes are not guesses (32 random bytes), but each costs a key
+        exchange: `TOKEN_HANDSHAKES` a minute per address (a machine starts 11 AI players
+        at most)."""
+        return self._tokens.hit(ip, now) <= TOKEN_HANDSHAKES
+
     def why_not(self, ip: str, now: float) -> str:
         """Why ``ip`` may not try now, in the words a refusal gives ("" if it may)."""
         mine = [a for a in self._live(now, self.window) if a.source == ip]
@@ -589,18 +605,13 @@ class AttemptLimiter:
             return "too many attempts from this address; wait a minute"
         wait = self.wait(now)
         fresh = self._fresh(ip, now)
-        if fresh:
-            live = self._live(now, self.table_window)
-            if sum(a.fresh for a in live) >= self.fresh_budget:
-                return f"too many {self.what} from many addresses; try again in a few minutes"
-            return ""
-        if fresh is None or wait == 0.0:
-            return ""
+        if fresh is None or (fresh and self._fresh_left(now)) or wait == 0.0:
+            return ""  # within the budget, a newcomer's one try, or its turn in the queue
         return f"too many {self.what}: try again in {max(1, math.ceil(wait))} s"
 
     def start(self, ip: str, now: float) -> Attempt:
         """Count one attempt; returns it for `succeed` or `fail`."""
-        attempt = Attempt(ip, now, fresh=bool(self._fresh(ip, now)))
+        attempt = Attempt(ip, now, fresh=bool(self._fresh(ip, now)) and self._fresh_left(now))
         self._attempts.append(attempt)
         return attempt
 

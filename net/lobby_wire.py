@@ -79,8 +79,8 @@ JOIN_TIMEOUT = 10.0  #: seconds from the handshake to the join message
 #: flood must come from over a hundred addresses to fill them (a descriptor each).
 MAX_LINKS = 512
 #: Connections from one address that have not begun a handshake: a person needs one, a
-#: machine starting a person and seven AI players at once eight.
-MAX_SILENT_PER_SOURCE = 8
+#: machine starting a person and eleven AI players at once twelve.
+MAX_SILENT_PER_SOURCE = 12
 MAX_PER_SOURCE = 16  #: connections from one address in all
 SILENT_GRACE = 2.0  #: seconds a new connection cannot be pushed out for a newer one
 #: Connections a minute one address may open to an AI server with a passphrase (each
@@ -125,6 +125,13 @@ def _bound_ip(listening: Any) -> str:
         return "127.0.0.1" if ipaddress.ip_address(ip).is_unspecified else ip
     except ValueError:
         return "127.0.0.1"
+
+
+def _bare(exc: LobbyError) -> LobbyError:
+    """The error without what would keep a dead connection alive (its traceback, and the
+    errors it was raised from)."""
+    exc.__cause__ = exc.__context__ = None
+    return exc.with_traceback(None)
 
 
 class _FramedLink(Int32StringReceiver, TimeoutMixin):
@@ -284,7 +291,7 @@ class HostLink(_FramedLink):
         super().drop(exc, refuse)
 
     def failed(self, exc: LobbyError) -> None:
-        self.host.errors.append(exc.with_traceback(None))
+        self.host.errors.append(_bare(exc))
 
     def connectionLost(self, reason: Any = None) -> None:
         super().connectionLost(reason)
@@ -688,6 +695,9 @@ class AiServerProtocol(_FramedLink):
         super().connectionMade()
         ip = _ip(self.transport.getPeer())
         try:
+            if self.server.passphrase and self.server.greetings.hit(
+                    ip, self.clock.seconds()) > GREETINGS_PER_MINUTE:
+                raise Refused("too many connections a minute from this address")
             if not room_for_a_stranger():
                 raise Refused("out of descriptors")
             evicted = self.server.gate.admit(self, ip, self.clock.seconds())
@@ -699,11 +709,6 @@ class AiServerProtocol(_FramedLink):
             assert isinstance(link, AiServerProtocol)
             link.drop(BadLobbyMessage("dropped to make room: too many open requests",
                                       link.who), refuse=False)
-        if self.server.passphrase and self.server.greetings.hit(
-                ip, self.clock.seconds()) > GREETINGS_PER_MINUTE:
-            self.warn("refusing", "too many connections a minute from this address")
-            self.close()
-            return
         self.machine = AiServerMachine(self.server.spawn, ip, self.who, self.server.limiter,
                                        self.server.identity, passphrase=self.server.passphrase)
         self.sendString(self.machine.greeting())
@@ -730,7 +735,7 @@ class AiServerProtocol(_FramedLink):
         self.close()
 
     def failed(self, exc: LobbyError) -> None:
-        self.server.errors.append(exc.with_traceback(None))
+        self.server.errors.append(_bare(exc))
 
 
 class AiServer:
@@ -763,7 +768,7 @@ class AiServer:
         # guess, bounded as at a table.
         self.limiter = limiter or (
             AttemptLimiter(what="wrong guesses at this AI server") if self.passphrase else
-            AttemptLimiter(limit=20, window=60.0, budget=1 << 30))
+            AttemptLimiter(limit=20, window=60.0, budget=1 << 30, table_window=60.0))
         self.errors: list[LobbyError] = LastFew(MAX_ERRORS)
         self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""

@@ -303,6 +303,9 @@ class HostHandshake:
                 # guessed online, so token handshakes are not counted as guesses, and an
                 # AI player is never refused for someone else's guessing.
                 password = self.tokens.begin(tid, now, who)
+                if not self.limiter.token_ok(self.ip, now):
+                    raise TooManyAttempts("too many seat-token handshakes from this address; "
+                                          "wait a minute", who)
                 self._tid = tid
             else:
                 why = self.limiter.why_not(self.ip, now)

@@ -523,3 +523,55 @@ def test_an_ai_server_protects_a_new_request_and_rations_passphrase_greetings():
     transport = StringTransport(peerAddress=IPv4Address("TCP", "198.18.0.66", 99))
     proto.makeConnection(transport)
     assert transport.value()
+
+
+# --- what the second review found -------------------------------------------------------------
+
+
+def test_a_newcomer_past_the_newcomers_share_waits_in_the_queue_instead_of_being_refused():
+    limiter = AttemptLimiter(budget=2, fresh_budget=1, backoff=4.0)
+    for ip in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):  # the budget, then one newcomer's try
+        limiter.fail(limiter.start(ip, 0.0))
+    assert not limiter.allowed("10.0.0.9", 1.0)  # a second newcomer: the queue's turn...
+    assert limiter.allowed("10.0.0.9", 9.0)  # ...comes (before: refused for ten minutes)
+
+
+def test_seat_token_handshakes_are_rationed_per_address():
+    import msgpack
+
+    from tractor.net.lobby import TOKEN_HANDSHAKES, token_id
+
+    book = TokenBook()
+    (token,) = book.issue([3], 0.0)
+    limiter = AttemptLimiter()
+    hello = msgpack.unpackb(GuestHandshake(token=bytes(32)).hello(), raw=False)
+    hello["tid"] = token_id(token)  # a sniffer with the live id, over and over
+    answered = 0
+    for _ in range(TOKEN_HANDSHAKES + 10):
+        host = HostHandshake("t", PASS, book, limiter, "198.18.0.66", "x")
+        answered += host.receive(msgpack.packb(hello), 0.0).error is None
+        host.abort()
+    assert answered == TOKEN_HANDSHAKES and limiter.wrong == 0
+    g = GuestHandshake(token=token)  # the AI itself, from its own address
+    host = HostHandshake("t", PASS, book, limiter, "198.18.0.5", "ai")
+    step = g.receive(host.receive(g.hello(), 0.0).send)
+    assert host.receive(step.send, 0.0).channel is not None
+
+
+def test_a_flood_that_closes_its_own_connections_young_evicts_nobody():
+    gate = Gate(per_source=4, total=4, min_age=2.0)
+    for k in range(4):
+        gate.admit(("old", k), f"10.0.1.{k}", 0.0)
+    # One address opens and closes its own connections before they age: never refused,
+    # but past twice its share in 5 s it may not push anyone out.
+    for k in range(8):
+        gate.release(("old", 0)) if k == 0 else None
+        try:
+            gate.admit(("churn", k), "10.0.9.9", 3.0 + k * 0.1)
+        except Refused:
+            pass
+        gate.release(("churn", k))
+    gate.admit(("old", 0), "10.0.1.0", 3.9)
+    with pytest.raises(Refused, match="by an address this busy"):
+        gate.admit(("churn", 99), "10.0.9.9", 4.0)
+    assert gate.admit("person", "10.0.0.5", 4.0) == [("old", 1)]
