@@ -19,6 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from flood import Flood  # noqa: E402
+from test_crash_process import read_json  # noqa: E402
 
 LIMIT = 256  #: descriptors each peer may open
 
@@ -35,17 +36,6 @@ def spawn(seat: int, tmp_path, *extra: str) -> subprocess.Popen:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / f"seat{seat}.log",
                                                                    "w"),
         text=True, preexec_fn=limited)
-
-
-def read_json(proc: subprocess.Popen, key: str, deadline: float) -> dict:
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"peer ended early (exit {proc.poll()})")
-        data = json.loads(line)
-        if key in data:
-            return data
-    raise AssertionError(f"no {key!r} line in time")
 
 
 def test_a_flood_of_strangers_on_the_mesh_ports_does_not_stop_a_game_or_its_resume(tmp_path):
