@@ -567,30 +567,31 @@ class AttemptLimiter:
     def _live(self, now: float, within: float) -> list[Attempt]:
         return [a for a in self._attempts if a.start > now - within]
 
-    def wait(self, now: float) -> float:
-        """Seconds until the table takes another attempt from an address that has tried
-        in the window (0: now)."""
+    def _table(self, now: float) -> list[Attempt]:
+        """The attempts of every address in the table's window (older ones forgotten)."""
         self._attempts = self._live(now, max(self.window, self.table_window))
-        live = self._live(now, self.table_window)
+        return self._live(now, self.table_window)
+
+    def _wait(self, live: list[Attempt], now: float) -> float:
         over = len(live) - self.budget
         if over < 0:
             return 0.0
         delay = min(self.max_backoff, self.backoff * 2 ** over)
         return max(0.0, live[-1].start + delay - now)
 
-    def _fresh(self, ip: str, now: float) -> bool | None:
-        """Past the budget: whether ``ip`` would take a fresh attempt (None: within it)."""
-        live = self._live(now, self.table_window)
-        if len(live) < self.budget:
-            return None
-        return all(a.source != ip for a in live)
+    def _newcomer(self, ip: str, live: list[Attempt]) -> bool:
+        """Past the budget, whether ``ip`` takes a newcomer's one try: it has not tried in
+        the window, and the newcomers' share is not spent."""
+        return (len(live) >= self.budget and all(a.source != ip for a in live)
+                and sum(a.fresh for a in live) < self.fresh_budget)
+
+    def wait(self, now: float) -> float:
+        """Seconds until the table takes another attempt from an address that has tried
+        in the window (0: now)."""
+        return self._wait(self._table(now), now)
 
     def allowed(self, ip: str, now: float) -> bool:
         return not self.why_not(ip, now)
-
-    def _fresh_left(self, now: float) -> bool:
-        live = self._live(now, self.table_window)
-        return sum(a.fresh for a in live) < self.fresh_budget
 
     def token_ok(self, ip: str, now: float) -> bool:
         """Seat-token handshakes are not guesses (32 random bytes), but each costs a key
@@ -603,15 +604,17 @@ class AttemptLimiter:
         mine = [a for a in self._live(now, self.window) if a.source == ip]
         if len(mine) >= self.limit:
             return "too many attempts from this address; wait a minute"
-        wait = self.wait(now)
-        fresh = self._fresh(ip, now)
-        if fresh is None or (fresh and self._fresh_left(now)) or wait == 0.0:
-            return ""  # within the budget, a newcomer's one try, or its turn in the queue
+        live = self._table(now)
+        if len(live) < self.budget or self._newcomer(ip, live):
+            return ""  # within the budget, or a newcomer's one try
+        wait = self._wait(live, now)
+        if wait == 0.0:
+            return ""  # its turn in the queue
         return f"too many {self.what}: try again in {max(1, math.ceil(wait))} s"
 
     def start(self, ip: str, now: float) -> Attempt:
         """Count one attempt; returns it for `succeed` or `fail`."""
-        attempt = Attempt(ip, now, fresh=bool(self._fresh(ip, now)) and self._fresh_left(now))
+        attempt = Attempt(ip, now, fresh=self._newcomer(ip, self._table(now)))
         self._attempts.append(attempt)
         return attempt
 
