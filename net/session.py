@@ -20,12 +20,15 @@ from tractor.game import after_hand, after_redeal
 from tractor.hand import HandResult, IllegalAction
 from tractor.rules import Rules
 
-from .deck.engine import Deck, DeckConfig
-from .deck.envelope import FrameError, open_frame, peek_hand
-from .deck.errors import Replay
+from .deck.engine import Deck, DeckConfig, Runner
+from .deck.envelope import peek_hand
+from .deck.errors import DeckError
 from .table import HandSetup, Player, TableHand
 
-MAX_EARLY = 512  #: frames of the next hand kept while this one finishes
+#: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
+#: the cards are dealt and the talon buried, the deck of this hand has little left to do
+#: and the players take seconds a trick.
+SHUFFLE_AHEAD_FROM = frozenset({"play", "audit"})
 
 
 def dealer_by_lot(table: bytes, players: int) -> int:
@@ -68,24 +71,48 @@ class GameSession:
         self.winner: int | None = None
         self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
         self._journal: dict[int, list[bytes]] = {}
-        self.current = self._new_hand()
-        self._early: list[bytes] = []
-        self._early_seen: set[bytes] = set()  #: their signed contents (relays repeat them)
+        #: Where the next hand's deck does its heavy work while this hand is played (a
+        #: `PeerNode` sets a worker thread); None: at once, on the caller's thread.
+        self.runner: Runner | None = None
+        #: The next hand's deck, shuffled and locked while this hand is played; its first
+        #: drawer is named when this hand's result gives it.
+        self.upcoming: Deck | None = None
+        self.current = self._new_hand(self._new_deck(self.hand_no, self.first))
 
     def hand_seed(self, hand_no: int) -> bytes:
         """This peer's secrets for one hand (persist the master seed to resume)."""
         return hmac.new(self._master, f"hand/{hand_no}".encode(), hashlib.sha256).digest()
 
-    def _new_hand(self) -> TableHand:
-        config = DeckConfig(table=self.table, hand=self.hand_no, public_keys=self.public_keys,
+    def _new_deck(self, hand_no: int, first: int | None) -> Deck:
+        config = DeckConfig(table=self.table, hand=hand_no, public_keys=self.public_keys,
                             decks=self.rules.decks, hand_size=self.rules.hand_size,
-                            first=self.first)
-        deck = Deck(config, self.seat, self._key, self.hand_seed(self.hand_no))
-        if self.hand_no in self._journal:
-            deck.load_journal(self._journal.pop(self.hand_no))
+                            first=first)
+        deck = Deck(config, self.seat, self._key, self.hand_seed(hand_no))
+        if hand_no in self._journal:
+            deck.load_journal(self._journal.pop(hand_no))
+        return deck
+
+    def _new_hand(self, deck: Deck) -> TableHand:
+        deck.set_first(self.first)
         setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
                           self.starter, self.declarers)
         return TableHand(setup, deck, self.player, now=lambda: self.now())
+
+    def _shuffle_ahead(self) -> list[bytes]:
+        """Start the next hand's deck (its shuffle and lock need nothing of this hand's
+        result) once this hand is being played, or once another seat started it; returns
+        this peer's frames for it. Not past the last hand a test or benchmark plays."""
+        if self.upcoming is not None or self.over:
+            return []
+        last = self.max_hands is not None and len(self.results) + 1 >= self.max_hands
+        if self.current.phase not in SHUFFLE_AHEAD_FROM or last:
+            return []
+        return self._start_upcoming()
+
+    def _start_upcoming(self) -> list[bytes]:
+        deck = self.upcoming = self._new_deck(self.hand_no + 1, None)
+        deck.runner = self.runner
+        return deck.start()
 
     def carry(self) -> tuple[Any, ...]:
         """Where the game stands between hands, for a new table that goes on with it."""
@@ -101,7 +128,9 @@ class GameSession:
     def journal(self) -> list[bytes]:
         """Every frame of this game this peer accepted or holds (what a crash must not lose;
         `net.journal` keeps it on disk)."""
-        return [f for hand in [*self.played, self.current] for f in hand.deck.frames()]
+        decks = [hand.deck for hand in [*self.played, self.current]]
+        return [f for deck in [*decks, *[self.upcoming] * (self.upcoming is not None)]
+                for f in deck.frames()]
 
     def resume(self, journal: Sequence[bytes]) -> list[bytes]:
         """Start a fresh session (same seat, keys, master seed and player) from the journal of
@@ -115,22 +144,30 @@ class GameSession:
         return self.start()
 
     def receive(self, frame: bytes) -> list[bytes]:
-        """One frame from a peer: for this hand, kept for the next one, or refused."""
+        """One frame from a peer: for this hand, for the next one (its deck is shuffled
+        meanwhile; the rest waits there for this hand's result), or refused."""
         hand = peek_hand(frame)
         current = self.current.deck.config.hand
         if hand < current:
             return []  # a frame of a finished hand, sent again after a reconnect
         if hand == current + 1:
-            # A faster peer already started the next hand: keep its frame (checked) for it.
-            env = open_frame(frame, self.table, hand, list(self.public_keys))
-            if env.content in self._early_seen:
-                return []  # relayed again by another seat
-            if len(self._early) >= MAX_EARLY:
-                raise FrameError("too many frames for the next hand", env.seat)
-            self._early.append(frame)
-            self._early_seen.add(env.content)
-            return []
+            if self.over:
+                return []  # the game ended here: nothing comes after it
+            out = self._start_upcoming() if self.upcoming is None else []
+            assert self.upcoming is not None
+            try:
+                return out + self.upcoming.receive(frame)
+            except DeckError as exc:
+                exc.outgoing = out + exc.outgoing
+                raise
         out = self.current.receive(frame)
+        return out + self._maybe_next()
+
+    def poll(self) -> list[bytes]:
+        """Go on after the runner finished work of a deck (see `Deck.poll`)."""
+        out = self.upcoming.poll() if self.upcoming is not None else []
+        if self.current.deck.runner is not None:  # the deck began as an upcoming one
+            out += self.current.deck.poll() + self.current.step()
         return out + self._maybe_next()
 
     def decide(self, answer: object) -> list[bytes]:
@@ -158,16 +195,10 @@ class GameSession:
                                  and len(self.results) >= self.max_hands):
                     break
             self.hand_no += 1
-            self.current = self._new_hand()
+            deck, self.upcoming = self.upcoming, None
+            self.current = self._new_hand(deck or self._new_deck(self.hand_no, self.first))
             out += self.current.start()
-            early, self._early = self._early, []
-            self._early_seen = set()
-            for frame in early:
-                try:
-                    out += self.receive(frame)
-                except Replay:
-                    pass  # came from the journal too (a resume)
-        return out
+        return out + self._shuffle_ahead()
 
     def forfeit(self, seat: int) -> HandResult | None:
         """The hand in progress ends because ``seat`` stalled or left it (every honest

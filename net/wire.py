@@ -31,13 +31,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import clientFromString, serverFromString
-from twisted.internet.interfaces import IListeningPort, IReactorTime, IStreamClientEndpoint
+from twisted.internet.interfaces import (
+    IListeningPort,
+    IReactorThreads,
+    IReactorTime,
+    IStreamClientEndpoint,
+)
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
+from .deck.engine import Runner
 from .deck.envelope import MAX_FRAME, Envelope, FrameError, open_frame, peek_hand
 from .deck.errors import (
     DeckError,
@@ -47,6 +53,7 @@ from .deck.errors import (
     TranscriptSplit,
     ViewMismatch,
 )
+from .deck_worker import DeckWorker
 from .gate import Gate, LastFew, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
@@ -391,8 +398,12 @@ class PeerNode:
 
     def __init__(self, reactor: Any, session: GameSession | None = None,
                  raw_keys: Sequence[bytes] = (), listen: str = "tcp:0:interface=127.0.0.1",
-                 journal: Journal | None = None, game: str = "", grace: float = GRACE) -> None:
+                 journal: Journal | None = None, game: str = "", grace: float = GRACE,
+                 deck_runner: Runner | None = None) -> None:
         self.reactor = reactor
+        #: Where the decks' heavy work runs (the next hand's, while this one is played): a
+        #: low-priority thread (`DeckWorker`) when the reactor has threads, else at once.
+        self.deck_runner = deck_runner
         self.clock: IReactorTime = reactor
         self.listen_description = listen
         self.links: dict[int, PeerLink] = {}  #: seat -> its link, once its proof checked
@@ -430,6 +441,10 @@ class PeerNode:
         self.session = session
         # The table stamps key-release deadlines with this clock, which `_check_gone` reads.
         session.now = self.clock.seconds
+        if self.deck_runner is None and IReactorThreads.providedBy(self.reactor):
+            self.deck_runner = DeckWorker(self.reactor).run
+        if self.deck_runner is not None:
+            session.runner = self._run_deck_job
         self.table = session.table
         self.seat = session.seat
         self.raw_keys = list(raw_keys)
@@ -1262,21 +1277,52 @@ class PeerNode:
             self._refused(link, exc)
             return False
         except (DeckError, TableError) as exc:
-            outgoing = getattr(exc, "outgoing", [])
-            if outgoing:
-                self._send_all(outgoing)
             if isinstance(exc, Replay):
+                if exc.outgoing:
+                    self._send_all(exc.outgoing)
                 self._copy(link)
                 return True  # sent again after a reconnect, or relayed: harmless
-            self.errors.append(exc)
-            if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
-                    self._suspect_proof(exc), Equivocation):
-                self._suspect_split(exc)
-                return True
-            # A validly signed frame that breaks the protocol: the table halts on evidence,
-            # and every seat gets the signed frames that show it.
-            self._halt_on_evidence(self._suspect_proof(exc), env.header.hand)
+            self._violation(exc, env.header.hand)
         return True
+
+    def _violation(self, exc: DeckError | TableError, hand: int | None = None) -> None:
+        """A validly signed frame broke the protocol (found as it came, or once its checks
+        came back from the worker): send what was made meanwhile; halt on the evidence,
+        or wait for the proof of a split."""
+        outgoing = getattr(exc, "outgoing", [])
+        if outgoing:
+            self._send_all(outgoing)
+        self.errors.append(exc)
+        if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
+                self._suspect_proof(exc), Equivocation):
+            self._suspect_split(exc)
+            return
+        # The table halts on evidence, and every seat gets the signed frames that show it.
+        assert self.session is not None
+        if hand is None:  # the hand of the refused message, else the one being played
+            shown = getattr(exc, "frames", ())
+            hand = peek_hand(shown[0]) if shown else self.session.current.deck.config.hand
+        self._halt_on_evidence(self._suspect_proof(exc), hand)
+
+    def _run_deck_job(self, job: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """The session's `Runner`: the job in the worker; once done, the deck goes on."""
+        assert self.deck_runner is not None
+
+        def finished(result: Any) -> None:
+            done(result)
+            if self.halted is None and self.session is not None:
+                self._go_on_with(self.session.poll)
+
+        self.deck_runner(job, finished)
+
+    def _go_on_with(self, step: Callable[[], list[bytes]]) -> None:
+        """Run a step of the session that is not a frame from a link (a deck's work came
+        back) and send what it makes; a violation it finds halts the table as a frame's
+        would."""
+        try:
+            self._send_all(step())
+        except (DeckError, TableError) as exc:
+            self._violation(exc)
 
     def _suspect_proof(self, exc: Exception) -> Exception:
         """The strongest fault among those found at once: an equivocation, if any."""

@@ -29,8 +29,9 @@ Protocol (n seats, N = 54 * decks positions):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -78,6 +79,12 @@ _BODY_KEYS = {
 }
 ZERO = bytes(32)
 
+#: Where a deck engine runs its heavy work (shuffles, proofs and their checks) when it is
+#: not to hold up the protocol's thread: ``runner(job, done)`` calls ``job()`` somewhere (a
+#: worker thread) and later ``done(result)`` on the protocol's thread. ``job`` never raises:
+#: it returns the exception it met. The engine never sees a thread (`Deck.runner`).
+Runner = Callable[[Callable[[], Any], Callable[[Any], None]], None]
+
 
 @dataclass(frozen=True)
 class DeckConfig:
@@ -88,7 +95,9 @@ class DeckConfig:
     public_keys: tuple[Ed25519PublicKey, ...]
     decks: int = 2
     hand_size: int = 25
-    first: int = 0  #: the seat that draws position 0
+    #: The seat that draws position 0; None while the hand before is still played (the
+    #: deck is shuffled and locked meanwhile, `Deck.set_first` names it).
+    first: int | None = 0
     key_timeout: float = 30.0
 
     @property
@@ -105,7 +114,7 @@ class DeckConfig:
         return self.seats * self.hand_size
 
     def owner_by_deal(self, position: int) -> int | None:
-        if position < self.dealt:
+        if position < self.dealt and self.first is not None:
             return (self.first + position) % self.seats
         return None
 
@@ -133,6 +142,41 @@ class Reveal:
 class _Chain:
     frames: list[Envelope] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=lambda: [ZERO])
+
+
+@dataclass
+class _Work:
+    """One job given to the runner: its result once done."""
+
+    done: bool = False
+    value: Any = None
+
+    def finish(self, value: Any) -> None:
+        self.done, self.value = True, value
+
+
+def _returning_errors(job: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        try:
+            return job()
+        except Exception as exc:  # raised again on the protocol's thread (`_background`)
+            return exc
+    return run
+
+
+def _lock_key(secrets: SecretStream, binding: str, position: int) -> bytes:
+    return secrets.scalar("lock-key", binding, position)
+
+
+def _judged(seat: int, kind: str, check: Callable[[], Any]) -> Any:
+    """``check()`` of ``seat``'s ``kind`` message; what a malformed body makes it raise is
+    that seat's `BadMessage`."""
+    try:
+        return check()
+    except DeckError:
+        raise
+    except (GroupError, KeyError, TypeError, IndexError, ValueError) as exc:
+        raise BadMessage(seat, f"malformed {kind} message: {exc!r:.80}") from exc
 
 
 def _is_chat(env: Envelope) -> bool:
@@ -194,6 +238,58 @@ class Deck:
         self._deadlines: dict[int, float] = {}
         self._audit_deadline: float | None = None
         self._bindings: dict[str, str] = {}
+        #: Runs the shuffles, the proofs and their checks off the protocol's thread (the next
+        #: hand's deck, while this one is played); None: here, at once.
+        self.runner: Runner | None = None
+        self._work: dict[tuple[Any, ...], _Work] = {}
+        #: Checked shuffles and locks, by (seat, message number), for `_apply` to take.
+        self._results: dict[tuple[int, int], Any] = {}
+
+    def set_first(self, first: int) -> None:
+        """Name the seat that draws position 0, once the hand before says which one. A deck
+        made with ``first=None`` shuffles and locks meanwhile; the deal, and every message
+        of the play, wait for it.
+
+        >>> from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        >>> keys = [Ed25519PrivateKey.generate() for _ in range(4)]
+        >>> cfg = DeckConfig(b"t" * 32, 1, tuple(k.public_key() for k in keys), first=None)
+        >>> deck = Deck(cfg, 0, keys[0], bytes(32))
+        >>> deck.owner[0] is None
+        True
+        >>> deck.set_first(2); deck.owner[:5]
+        [2, 3, 0, 1, 2]
+        """
+        if self.config.first is not None:
+            if first != self.config.first:
+                raise ValueError(f"the first drawer is seat {self.config.first} already")
+            return
+        if not 0 <= first < self.config.seats:
+            raise ValueError(f"no seat {first} at a table of {self.config.seats}")
+        self.config = replace(self.config, first=first)
+        self.owner = [self.config.owner_by_deal(p) for p in range(self.config.size)]
+
+    def _background(self, key: tuple[Any, ...], job: Callable[[], Any]) -> tuple[bool, Any]:
+        """``job``'s result as (True, result), or (False, None) while the `runner` works on
+        it (it is started on the first call; a later call with the same key takes the
+        result). Without a runner, or rebuilding from a journal, it runs here at once. A
+        job's exception is raised here, on the protocol's thread."""
+        if self.runner is None or self._restoring:
+            return True, job()
+        work = self._work.get(key)
+        if work is None:
+            work = self._work[key] = _Work()
+            self.runner(_returning_errors(job), work.finish)
+        if not work.done:
+            return False, None
+        del self._work[key]
+        if isinstance(work.value, BaseException):
+            raise work.value
+        return True, work.value
+
+    @property
+    def working(self) -> bool:
+        """Whether the runner has work of this engine under way (`poll` once it is done)."""
+        return any(not w.done for w in self._work.values())
 
     # --- my secrets --------------------------------------------------------------------------
 
@@ -228,7 +324,7 @@ class Deck:
                                          self._binding("shuffle"))
 
     def _lock_key(self, position: int) -> bytes:
-        return self._secrets.scalar("lock-key", self._binding("lock"), position)
+        return _lock_key(self._secrets, self._binding("lock"), position)
 
     def _lock_input(self, seat: int) -> list[bytes]:
         """The deck seat ``seat`` locks: the last shuffle's, or the previous seat's lock."""
@@ -241,8 +337,17 @@ class Deck:
         the others' when their turn comes, as frames arrive). Frames that arrived before,
         or came back from the journal (`load_journal`), are applied now."""
         self._started = True
+        return self.poll()
+
+    def poll(self) -> list[bytes]:
+        """Go on after the `runner` finished a job: this peer's move it computed, the
+        messages whose checks it ran. Returns the frames to broadcast, as `receive` does."""
         out = self._act()
-        return out + self._drain()
+        try:
+            return out + self._drain()
+        except DeckError as exc:
+            exc.outgoing = out + exc.outgoing
+            raise
 
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         if self._restoring:
@@ -331,6 +436,8 @@ class Deck:
                         continue  # for a later step of the protocol: wait
                     if when < 0:
                         raise BadMessage(seat, f"a {env.header.kind} message out of turn")
+                    if not self._checked(env):
+                        continue  # its proofs are being checked by the runner
                     self._apply(env)
                 except DeckError as exc:
                     del self._pending[seat][env.header.seq]
@@ -401,7 +508,9 @@ class Deck:
         if slot != now:
             return 1 if slot > now else -1
         if slot == (3,):
-            return 0 if self._ready_for(env) else 1
+            # Nothing of the play is judged before the first drawer is known: who owns a
+            # position decides whether a deal, a reveal or a turned-over card is right.
+            return 0 if self.config.first is not None and self._ready_for(env) else 1
         return 0
 
     def _ready_for(self, env: Envelope) -> bool:
@@ -428,18 +537,37 @@ class Deck:
 
     def _apply(self, env: Envelope) -> None:
         kind, seat, body = env.header.kind, env.seat, env.body
-        if set(body) != _BODY_KEYS[kind]:
-            raise BadMessage(seat, f"a {kind} message holds exactly {sorted(_BODY_KEYS[kind])}")
+        self._check_shape(env)
         handler = getattr(self, f"_on_{kind}")
         self._applying = env.header.seq  # stamps reveals and table messages with it
         try:
-            handler(seat, body)
-        except DeckError:
-            raise
-        except (GroupError, KeyError, TypeError, IndexError, ValueError) as exc:
-            raise BadMessage(seat, f"malformed {kind} message: {exc!r:.80}") from exc
+            _judged(seat, kind, lambda: handler(seat, body))
         finally:
             self._applying = -1
+
+    def _check_shape(self, env: Envelope) -> None:
+        kind = env.header.kind
+        if set(env.body) != _BODY_KEYS[kind]:
+            raise BadMessage(env.seat, f"a {kind} message holds exactly "
+                                       f"{sorted(_BODY_KEYS[kind])}")
+
+    def _checked(self, env: Envelope) -> bool:
+        """Whether another seat's shuffle or lock, whose turn has come, is checked (its
+        points and proofs: the heavy part, done by the `runner` if there is one; the
+        result waits in ``_results`` for `_apply`). Other messages need no such check."""
+        kind, seat = env.header.kind, env.seat
+        if kind not in (SHUFFLE, LOCK) or seat == self.me or self.runner is None:
+            return True
+        self._check_shape(env)
+        job: Callable[[], Any] = (
+            partial(self._check_shuffle, seat, env.body, self.decks[-1], self.step)
+            if kind == SHUFFLE else
+            partial(self._check_lock, seat, env.body, self.locks_input(), self.shuffle_keys[seat]))
+        ready, result = self._background(("check", seat, env.header.seq),
+                                         partial(_judged, seat, kind, job))
+        if ready:
+            self._results[(seat, env.header.seq)] = result
+        return ready
 
     def _points(self, seat: int, values: object, count: int, what: str) -> list[bytes]:
         if not isinstance(values, list) or len(values) != count:
@@ -464,8 +592,20 @@ class Deck:
         return shuffle_context(self.config.table, self.config.hand, seat, step)
 
     def _on_shuffle(self, seat: int, body: dict[str, Any]) -> None:
-        self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(self.decks[-1]),
-                              "input deck")
+        checked = self._results.pop((seat, self._applying), None)
+        deck, key = checked or self._check_shuffle(seat, body, self.decks[-1], self.step)
+        self.decks.append(deck)
+        self.shuffle_keys.append(key)
+        if seat + 1 < self.config.seats:
+            self.step = seat + 1
+        else:
+            self.phase, self.step = LOCK, 0
+
+    def _check_shuffle(self, seat: int, body: dict[str, Any], src: list[bytes],
+                       step: int) -> tuple[list[bytes], bytes]:
+        """The shuffled deck and key of ``seat``'s shuffle of ``src``, checked with its
+        proof. Reads nothing that changes (the runner may call it in another thread)."""
+        self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(src), "input deck")
         size = self.config.size
         deck = self._points(seat, body["deck"], size, "shuffled deck")
         key = self._points(seat, [body["key"]], 1, "shuffle key")[0]
@@ -477,20 +617,28 @@ class Deck:
             raise CheatDetected(seat, "the shuffled deck holds a card twice")
         try:
             if seat != self.me:  # this peer's own proof is right by construction
-                shuffle_proof.verify(self.shuffle_context(seat, self.step), self.decks[-1],
-                                     deck, key, proof)
+                shuffle_proof.verify(self.shuffle_context(seat, step), src, deck, key, proof)
         except shuffle_proof.ShuffleProofError as exc:
             raise CheatDetected(seat, f"shuffle proof fails: {exc}") from exc
-        self.decks.append(deck)
-        self.shuffle_keys.append(key)
+        return deck, key
+
+    def _on_lock(self, seat: int, body: dict[str, Any]) -> None:
+        checked = self._results.pop((seat, self._applying), None)
+        deck, locks = checked or self._check_lock(seat, body, self.locks_input(),
+                                                  self.shuffle_keys[seat])
+        self.locks.append(locks)
+        self.lock_decks.append(deck)
         if seat + 1 < self.config.seats:
             self.step = seat + 1
         else:
-            self.phase, self.step = LOCK, 0
+            self.final = deck
+            self.phase = READY
 
-    def _on_lock(self, seat: int, body: dict[str, Any]) -> None:
+    def _check_lock(self, seat: int, body: dict[str, Any], before: list[bytes],
+                    key: bytes) -> tuple[list[bytes], list[bytes]]:
+        """The locked deck and lock keys of ``seat``'s lock of ``before``, each position's
+        proof checked against its shuffle ``key``. Reads nothing that changes."""
         size = self.config.size
-        before = self.locks_input()
         self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(before), "input deck")
         deck = self._points(seat, body["deck"], size, "locked deck")
         locks = self._points(seat, body["locks"], size, "lock keys")
@@ -498,7 +646,6 @@ class Deck:
         if not isinstance(raw, list) or len(raw) != size:
             raise BadMessage(seat, "a lock carries one proof per position")
         context = self.context + b"lock" + seat.to_bytes(2, "little")
-        key = self.shuffle_keys[seat]
         for p in range(size):
             item = raw[p]
             if not isinstance(item, list) or len(item) != 5:
@@ -510,13 +657,7 @@ class Deck:
                 lock_proof.verify(context, p, before[p], deck[p], key, locks[p], proof)
             except lock_proof.LockProofError as exc:
                 raise CheatDetected(seat, f"lock proof fails: {exc}") from exc
-        self.locks.append(locks)
-        self.lock_decks.append(deck)
-        if seat + 1 < self.config.seats:
-            self.step = seat + 1
-        else:
-            self.final = deck
-            self.phase = READY
+        return deck, locks
 
     def locks_input(self) -> list[bytes]:
         """The deck the current locking seat works on."""
@@ -551,11 +692,17 @@ class Deck:
             return self._send("shuffle", {})
         src = self.decks[-1]
         k, perm = self._my_k, self._my_perm
-        deck, key = shuffle_proof.shuffle(src, k, perm)
-        proof = shuffle_proof.prove(self.shuffle_context(self.me, len(self.shuffle_keys)), src,
-                                    deck, key, k, perm, self._secrets, self._proof_label())
-        return self._send("shuffle", {"deck": deck, "key": key, "proof": proof.pack(),
-                                      "input": shuffle_proof.deck_hash(src)})
+        context = self.shuffle_context(self.me, len(self.shuffle_keys))
+        label, secrets = self._proof_label(), self._secrets
+
+        def make() -> dict[str, Any]:
+            deck, key = shuffle_proof.shuffle(src, k, perm)
+            proof = shuffle_proof.prove(context, src, deck, key, k, perm, secrets, label)
+            return {"deck": deck, "key": key, "proof": proof.pack(),
+                    "input": shuffle_proof.deck_hash(src)}
+
+        ready, body = self._background(("make", SHUFFLE), make)
+        return self._send("shuffle", body) if ready else []
 
     def _proof_label(self) -> str:
         """The label of this peer's shuffle-proof nonces: bound to its input deck, like its
@@ -565,23 +712,29 @@ class Deck:
     def _send_lock(self) -> list[bytes]:
         if self._journaled("lock"):
             return self._send("lock", {})
-        size = self.config.size
         before = self.locks_input()
-        k_inv = inv(self._my_k)
+        k = self._my_k
         key = self.shuffle_keys[self.me]
         context = self.context + b"lock" + self.me.to_bytes(2, "little")
-        deck, locks, proofs = [], [], []
-        for p in range(size):
-            lk = self._lock_key(p)
-            e2 = mul(smul(lk, k_inv), before[p])
-            lock = base(lk)
-            pr = lock_proof.prove(context, p, before[p], e2, self._my_k, key, lk, lock,
-                                  self._secrets, "lock/" + self._binding("lock"))
-            deck.append(e2)
-            locks.append(lock)
-            proofs.append([pr.a1, pr.a2, pr.a3, pr.z1, pr.z2])
-        return self._send("lock", {"deck": deck, "locks": locks, "proofs": proofs,
-                                   "input": shuffle_proof.deck_hash(before)})
+        binding, secrets = self._binding("lock"), self._secrets
+
+        def make() -> dict[str, Any]:
+            k_inv = inv(k)
+            deck, locks, proofs = [], [], []
+            for p, e in enumerate(before):
+                lk = _lock_key(secrets, binding, p)
+                e2 = mul(smul(lk, k_inv), e)
+                lock = base(lk)
+                pr = lock_proof.prove(context, p, e, e2, k, key, lk, lock, secrets,
+                                      "lock/" + binding)
+                deck.append(e2)
+                locks.append(lock)
+                proofs.append([pr.a1, pr.a2, pr.a3, pr.z1, pr.z2])
+            return {"deck": deck, "locks": locks, "proofs": proofs,
+                    "input": shuffle_proof.deck_hash(before)}
+
+        ready, body = self._background(("make", LOCK), make)
+        return self._send("lock", body) if ready else []
 
     # --- dealing, revealing, burying -----------------------------------------------------------
 
@@ -868,7 +1021,10 @@ class Deck:
         watches."""
         n = self.config.seats
         if self.phase in (SHUFFLE, LOCK):
-            return [self.step]
+            # A message that came and is being checked (by the runner) is not owed: this
+            # peer waits on its own worker then, which is no seat's fault.
+            arrived = len(self._chains[self.step].frames) in self._pending[self.step]
+            return [] if arrived and self.working else [self.step]
         if self.phase == READY and self._audit_deadline is not None:
             return [s for s in range(n) if s not in self.audited]
         return []
