@@ -1,0 +1,374 @@
+"""The next hand's deck is shuffled and locked while this hand is played.
+
+A deck engine may start before its first drawer is known (`Deck.set_first`); its heavy
+work may run elsewhere (a `Runner`: here `StepRunner`, which runs a job when the test
+says); `GameSession` starts the next hand's deck once the cards are in play. Checked here:
+nothing of the play is judged before the first drawer is known; a runner changes no
+deck and catches every cheat the inline checks catch, naming the cheater; the game is the
+same game with or without shuffling ahead; and a peer that crashes at any step of the
+next deck's set-up resumes from its journal.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pytest
+from helpers import sender, transcript
+from test_deck_cheats import SEED, SHUFFLE_CHEATS, SMALL, forge
+
+from tractor import Rules
+from tractor.net import session as session_module
+from tractor.net.deck.engine import LOCK, READY, SHUFFLE, Deck
+from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
+from tractor.net.deck.local import LocalDeal
+from tractor.net.deck.shuffle_proof import deck_hash
+from tractor.net.session import GameSession
+from tractor.net.table import RandomPlayer
+
+TABLE = b"shuffle-ahead-01"
+
+
+class StepRunner:
+    """A deck `Runner` whose jobs wait until the test runs them (`step`), as a worker
+    thread's would until it gets the processor."""
+
+    def __init__(self) -> None:
+        self.jobs: deque[tuple[Callable[[], Any], Callable[[Any], None]]] = deque()
+        self.ran = 0
+
+    def __call__(self, job: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        self.jobs.append((job, done))
+
+    def step(self) -> None:
+        job, done = self.jobs.popleft()
+        self.ran += 1
+        done(job())
+
+
+# --- one deck -----------------------------------------------------------------------------------
+
+def unknown_first(**config: Any) -> LocalDeal:
+    return LocalDeal(**{**SMALL, **config, "first": None}, seed=SEED)
+
+
+def drive(d: LocalDeal, runners: list[StepRunner] | None = None) -> list[tuple[int, Exception]]:
+    """Deliver every frame and run every job (a job after the frames in flight, one peer
+    at a time); refusals are recorded as (receiver, error)."""
+    errors: list[tuple[int, Exception]] = []
+
+    def at(seat: int, call: Callable[[], list[bytes]]) -> None:
+        try:
+            d.broadcast(seat, call())
+        except DeckError as exc:
+            d.broadcast(seat, exc.outgoing)
+            errors.extend((seat, e) for e in [exc, *exc.also])
+
+    while True:
+        if d.queue:
+            _src, dst, frame = d.queue.popleft()
+            at(dst, partial(d.peers[dst].receive, frame))
+            continue
+        busy = [s for s, r in enumerate(runners or []) if r.jobs]
+        if not busy:
+            return errors
+        for s in busy:
+            runners[s].step()  # type: ignore[index]
+            at(s, d.peers[s].poll)
+
+
+def test_a_deck_is_shuffled_and_locked_before_its_first_drawer_is_known():
+    d = unknown_first()
+    d.setup()
+    assert all(p.phase == READY and p.config.first is None for p in d.peers)
+    assert all(o is None for p in d.peers for o in p.owner)
+    # Three peers learn the first drawer and deal the first round; the fourth does not
+    # know it yet: their keys wait there, unjudged.
+    for s in (0, 1, 2):
+        d.peers[s].set_first(2)
+        d.call(s, "deal", [0, 1, 2, 3])
+    assert drive(d) == []
+    late = d.peers[3]
+    assert all(not late.keys[p] for p in range(4))
+    assert sum(len(q) for q in late._pending) == 3
+    late.set_first(2)
+    assert late.owner[:4] == [2, 3, 0, 1]
+    d.broadcast(3, late.poll())
+    d.call(3, "deal", [0, 1, 2, 3])
+    assert drive(d) == []
+    assert all(len(p.keys[q]) >= 3 for p in d.peers for q in range(4))
+    # Each peer now holds the card it drew: seat 2 drew position 0.
+    assert list(d.peers[2].hand()) == [0] and list(d.peers[3].hand()) == [1]
+
+
+def test_the_first_drawer_is_named_once():
+    d = unknown_first()
+    d.peers[0].set_first(1)
+    d.peers[0].set_first(1)  # the same again: nothing changes
+    with pytest.raises(ValueError, match="seat 1 already"):
+        d.peers[0].set_first(2)
+    with pytest.raises(ValueError, match="no seat 4"):
+        d.peers[1].set_first(4)
+
+
+def test_nothing_of_the_play_is_judged_before_the_first_drawer_is_known():
+    # A seat turns over a position that will be dealt, before the others know who draws
+    # it: a peer that judged it then would accept what another refuses. It waits, and is
+    # refused once the first drawer is known, naming its sender.
+    d = unknown_first()
+    d.setup()
+    opener = d.peers[0]
+    frame = forge(d, 0, "open", {"positions": [0], "keys": [opener._lock_key(0)]})
+    d.queue.append((0, 3, frame))
+    assert drive(d) == []
+    late = d.peers[3]
+    assert not late.public and late._pending[0]
+    late.set_first(0)
+    with pytest.raises(BadMessage, match="is dealt") as caught:
+        late.poll()
+    assert caught.value.seat == 0 and not late.public
+
+
+def test_a_runner_gives_the_same_deck_and_does_the_heavy_work():
+    inline = LocalDeal(**SMALL, seed=SEED)
+    inline.setup()
+    d = LocalDeal(**SMALL, seed=SEED)
+    runners = [StepRunner() for _ in d.peers]
+    for peer, runner in zip(d.peers, runners, strict=True):
+        peer.runner = runner
+    d.call_all("start")
+    assert [p.phase for p in d.peers] == [SHUFFLE] * 4  # seat 0's shuffle is being made
+    assert drive(d, runners) == []
+    for peer, honest in zip(d.peers, inline.peers, strict=True):
+        assert peer.phase == READY and peer.final == honest.final
+        assert peer.shuffle_keys == honest.shuffle_keys and peer.locks == honest.locks
+        assert not peer.working and not peer._results
+    # Per peer: its own shuffle and lock made, the 3 others' shuffles and locks checked.
+    assert [r.ran for r in runners] == [2 + 2 * 3] * 4
+
+
+def test_a_seat_whose_message_is_being_checked_is_not_owed():
+    d = LocalDeal(**SMALL, seed=SEED)
+    runner = StepRunner()
+    d.peers[3].runner = runner
+    d.call_all("start")
+    while d.queue:  # seat 0's shuffle reaches seat 3, whose worker has not checked it yet
+        _src, dst, frame = d.queue.popleft()
+        d.broadcast(dst, d.peers[dst].receive(frame))
+        if dst == 3:
+            break
+    peer = d.peers[3]
+    assert peer.working and peer.step == 0
+    assert peer.waiting_for() == []  # this peer waits on its own worker, not on seat 0
+    runner.step()
+    d.broadcast(3, peer.poll())
+    assert peer.step == 1 and peer.waiting_for() == [1]
+
+
+@pytest.mark.parametrize("cls", SHUFFLE_CHEATS, ids=lambda c: c.__name__)
+def test_shuffle_cheats_are_caught_by_the_runner(cls: type[Deck]):
+    d = LocalDeal(**SMALL, seed=SEED)
+    d.peers[1] = cls(d.config, 1, d.signing_keys[1], d.seeds[1])
+    runners = [StepRunner() for _ in d.peers]
+    for peer, runner in zip(d.peers, runners, strict=True):
+        peer.runner = runner
+    d.call_all("start")
+    errors = drive(d, runners)
+    assert sorted(dst for dst, _ in errors) == [0, 2, 3]
+    for _dst, exc in errors:
+        assert type(exc) is CheatDetected and exc.seat == 1, exc
+        assert "shuffle proof fails" in str(exc) and exc.frames  # its signed frame shows it
+    for s in (0, 2, 3):
+        assert (d.peers[s].phase, d.peers[s].step, len(d.peers[s].decks)) == (SHUFFLE, 1, 2)
+
+
+class WrongLock(Deck):
+    """Locks one position with another key than the one it publishes."""
+
+    def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
+        if kind == "lock":
+            body = {**body, "deck": [body["deck"][1], body["deck"][0], *body["deck"][2:]]}
+        return super()._send(kind, body)
+
+
+def test_a_lock_cheat_is_caught_by_the_runner():
+    d = LocalDeal(**SMALL, seed=SEED)
+    d.peers[2] = WrongLock(d.config, 2, d.signing_keys[2], d.seeds[2])
+    runners = [StepRunner() for _ in d.peers]
+    for peer, runner in zip(d.peers, runners, strict=True):
+        peer.runner = runner
+    d.call_all("start")
+    errors = drive(d, runners)
+    assert sorted(dst for dst, _ in errors) == [0, 1, 3]
+    for _dst, exc in errors:
+        assert type(exc) is CheatDetected and exc.seat == 2 and "lock proof fails" in str(exc)
+    assert all((p.phase, p.step) == (LOCK, 2) for s, p in enumerate(d.peers) if s != 2)
+
+
+def test_a_malformed_shuffle_checked_by_the_runner_is_the_senders_fault():
+    d = LocalDeal(**SMALL, seed=SEED)
+    runners = [StepRunner() for _ in d.peers]
+    for peer, runner in zip(d.peers, runners, strict=True):
+        peer.runner = runner
+    bad = forge(d, 0, "shuffle", {"deck": "not a deck", "key": b"", "proof": [],
+                                  "input": deck_hash(d.peers[0].decks[-1])})
+    for s in (1, 2, 3):
+        d.peers[s].start()
+        d.queue.append((0, s, bad))
+    errors = drive(d, runners)
+    assert sorted(dst for dst, _ in errors) == [1, 2, 3]
+    for _dst, exc in errors:
+        assert type(exc) is BadMessage and exc.seat == 0 and "expected 54 points" in str(exc)
+
+
+# --- a game of sessions -------------------------------------------------------------------------
+
+def make(d: LocalDeal, seat: int, seed: int, hands: int) -> GameSession:
+    keys = [k.public_key() for k in d.signing_keys]
+    return GameSession(Rules(), TABLE, seat, d.signing_keys[seat], keys,
+                       bytes([seed, seat]) * 16, RandomPlayer(seed * 10 + seat),
+                       max_hands=hands)
+
+
+def table(seed: int, hands: int, runners: bool = False) -> tuple[LocalDeal, list[StepRunner]]:
+    d = LocalDeal(seats=4, seed=seed)
+    d.peers = [make(d, s, seed, hands) for s in range(4)]
+    steps = [StepRunner() for _ in range(4)] if runners else []
+    for session, runner in zip(d.peers, steps, strict=False):
+        session.runner = runner
+    return d, steps
+
+
+def play(d: LocalDeal, runners: list[StepRunner],
+         until: Callable[[], bool] | None = None, every: int = 20) -> None:
+    """Deliver frames one by one, running a job of each busy runner after every ``every``
+    frames or when nothing is in flight (the workers run beside the table), until nothing
+    is left or ``until()``."""
+    delivered = 0
+    while not (until and until()):
+        if d.queue and (delivered := delivered + 1) % every:
+            _src, dst, frame = d.queue.popleft()
+            try:
+                d.broadcast(dst, d.peers[dst].receive(frame))
+            except Replay:
+                pass  # sent again after a reconnect
+            continue
+        busy = [s for s, r in enumerate(runners) if r.jobs]
+        if not busy and not d.queue:
+            return
+        for s in busy:
+            runners[s].step()
+            d.broadcast(s, d.peers[s].poll())
+
+
+def finished(seed: int, hands: int, runners: bool = False) -> list[GameSession]:
+    d, steps = table(seed, hands, runners)
+    d.call_all("start")
+    play(d, steps)
+    return d.peers
+
+
+@pytest.fixture(scope="module")
+def reference() -> list[GameSession]:
+    """Three hands shuffled ahead, every deck's work done at once."""
+    return finished(7, 3)
+
+
+def test_the_next_deck_is_ready_before_the_hand_ends(reference):
+    d, steps = table(7, 3)
+    d.call_all("start")
+    play(d, steps, until=lambda: d.peers[0].current.phase == "audit")
+    for s in d.peers:
+        assert s.hand_no == 0 and s.upcoming is not None
+        assert s.upcoming.phase == READY and s.upcoming.config.first is None
+    upcoming = [s.upcoming for s in d.peers]
+    play(d, steps, until=lambda: all(s.hand_no == 1 for s in d.peers))
+    for s, deck in zip(d.peers, upcoming, strict=True):
+        assert s.current.deck is deck and deck.config.first == s.first
+    play(d, steps)
+    assert [s.results for s in d.peers] == [s.results for s in reference]
+    # Not past the last hand: its deck is not shuffled for nothing.
+    assert all(s.upcoming is None and len(s.results) == 3 for s in d.peers)
+
+
+def test_the_game_is_the_same_without_shuffling_ahead(reference, monkeypatch):
+    monkeypatch.setattr(session_module, "SHUFFLE_AHEAD_FROM", frozenset())
+    plain = finished(7, 3)
+    assert [s.results for s in plain] == [s.results for s in reference]
+    for a, b in zip(plain, reference, strict=True):
+        assert [h.deck.final for h in a.played] == [h.deck.final for h in b.played]
+
+
+def test_sessions_with_runners_play_the_same_game(reference):
+    peers = finished(7, 3, runners=True)
+    assert [s.results for s in peers] == [s.results for s in reference]
+    for a, b in zip(peers, reference, strict=True):
+        assert [h.deck.deck_order() for h in a.played] == [
+            h.deck.deck_order() for h in b.played]
+
+
+def where_upcoming(phase: str, step: int | None = None) -> Callable[[GameSession], bool]:
+    def at(s: GameSession) -> bool:
+        deck = s.upcoming
+        return deck is not None and deck.phase == phase and step in (None, deck.step)
+    return at
+
+
+#: Where the crashed peer stands: the next deck at each step of its set-up, and the
+#: first moment of the hand it was shuffled for.
+CRASH_POINTS = {
+    "next deck not started": lambda s: s.current.phase == "play" and s.upcoming is None,
+    "next deck: shuffle 0": where_upcoming(SHUFFLE, 0),
+    "next deck: shuffle 1": where_upcoming(SHUFFLE, 1),
+    "next deck: shuffle 3": where_upcoming(SHUFFLE, 3),
+    "next deck: lock 0": where_upcoming(LOCK, 0),
+    "next deck: lock 1": where_upcoming(LOCK, 1),
+    "next deck: lock 3": where_upcoming(LOCK, 3),
+    "next deck ready": where_upcoming(READY),
+    "the hand it was shuffled for": lambda s: s.hand_no == 1,
+}
+
+
+#: Only with a runner does a peer stand at its own step: its move is being made.
+OWN_STEPS = {
+    "its own shuffle being made": where_upcoming(SHUFFLE, 2),
+    "its own lock being made": where_upcoming(LOCK, 2),
+}
+CRASHES = [(point, False) for point in CRASH_POINTS] + [
+    (point, True) for point in [*CRASH_POINTS, *OWN_STEPS]]
+
+
+@pytest.mark.parametrize(("point", "runners"), CRASHES,
+                         ids=[f"{p}-{'runner' if r else 'inline'}" for p, r in CRASHES])
+def test_a_peer_crashed_during_the_next_decks_set_up_resumes(reference, point, runners):
+    crashed, seed, hands = 2, 7, 3
+    d, steps = table(seed, hands, runners)
+    d.call_all("start")
+    at = {**CRASH_POINTS, **OWN_STEPS}[point]
+    play(d, steps, until=lambda: at(d.peers[crashed]))
+    assert at(d.peers[crashed]), f"never reached: {point}"
+    journal = d.peers[crashed].journal()
+    if d.peers[crashed].upcoming is not None:  # the journal holds the next deck's frames
+        assert set(d.peers[crashed].upcoming.frames()) <= set(journal)
+    # The crash: the frames in flight to it and its worker's jobs are lost.
+    d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != crashed)
+    fresh = make(d, crashed, seed, hands)
+    if runners:
+        steps[crashed] = StepRunner()
+        fresh.runner = steps[crashed]
+    d.peers[crashed] = fresh
+    d.broadcast(crashed, fresh.resume(journal))
+    for s in range(4):  # the others reconnect and send all of theirs again
+        if s != crashed:
+            d.queue.extend((s, crashed, f) for f in d.peers[s].journal() if sender(f) == s)
+    play(d, steps)
+    # Its player is asked again from where the journal ends (a fresh random player: the
+    # later hands differ from the reference); every peer agrees on all of them.
+    assert all(len(s.results) == hands for s in d.peers)
+    assert all(s.results == d.peers[0].results for s in d.peers)
+    assert all(transcript(s) == transcript(d.peers[0]) for s in d.peers)
+    if point == "the hand it was shuffled for":  # the crash came after the first hand
+        assert d.peers[0].results[0] == reference[0].results[0]
