@@ -133,8 +133,11 @@ class MemNet:
 
     def __init__(self, seed: int = 1, seats: int = 4, hands: int = 1,
                  delay: Callable[[random.Random], float] | None = None,
-                 rules: Rules | None = None, redial: float = 1.0) -> None:
+                 rules: Rules | None = None, redial: float = 1.0,
+                 worker: float | None = None) -> None:
         self.rng = random.Random(seed)
+        #: Seconds each deck job takes in a node's worker (None: the decks work at once).
+        self.worker = worker
         self.seed = seed
         self.clock = MemoryReactorClock()
         self.delay = delay or (lambda rng: rng.uniform(0.001, 0.02))
@@ -150,8 +153,7 @@ class MemNet:
                                      bytes([seed % 256, s, 7]) * 11,
                                      RandomPlayer(seed * 10 + s), max_hands=hands)
                          for s in range(seats)]
-        self.nodes = [PeerNode(self.clock, self.sessions[s], [raw_public(k) for k in self.keys])
-                      for s in range(seats)]
+        self.nodes = [self._node(self.sessions[s]) for s in range(seats)]
         self.failures: list[Exception | None] = [None] * seats
         for s, node in enumerate(self.nodes):
             node.done.addErrback(lambda f, s=s: self.failures.__setitem__(s, f.value))
@@ -159,6 +161,21 @@ class MemNet:
         for low in range(seats):
             for high in range(low + 1, seats):
                 self.pairs[(low, high)] = _Pair(self, low, high)
+
+    def _node(self, session: GameSession) -> PeerNode:
+        return PeerNode(self.clock, session, [raw_public(k) for k in self.keys],
+                        deck_runner=None if self.worker is None else self._worker())
+
+    def _worker(self) -> Callable[[Callable[[], Any], Callable[[Any], None]], None]:
+        """A node's deck worker: one job after another, each `worker` seconds of the clock."""
+        free = [0.0]
+
+        def run(job: Callable[[], Any], done: Callable[[Any], None]) -> None:
+            assert self.worker is not None
+            now = self.clock.seconds()
+            free[0] = max(free[0], now) + self.worker
+            self.clock.callLater(free[0] - now, lambda: done(job()))
+        return run
 
     def _send(self, pair: _Pair, src: int, dst: int, frame: bytes) -> None:
         tamper = self.tamper.get((src, dst))
@@ -220,7 +237,7 @@ class MemNet:
                               bytes([self.seed % 256, seat, 7]) * 11,
                               RandomPlayer(self.seed * 10 + seat), max_hands=old.max_hands)
         frames = session.resume(journal)
-        node = PeerNode(self.clock, session, [raw_public(k) for k in self.keys])
+        node = self._node(session)
         node.done.addErrback(lambda f: self.failures.__setitem__(seat, f.value))
         self.sessions[seat], self.nodes[seat] = session, node
         for other in range(len(self.nodes)):

@@ -11,6 +11,10 @@ next deck's set-up resumes from its journal.
 
 from __future__ import annotations
 
+import os
+import queue
+import sys
+import threading
 from collections import deque
 from collections.abc import Callable
 from functools import partial
@@ -18,7 +22,8 @@ from typing import Any
 
 import pytest
 from helpers import sender, transcript
-from test_deck_cheats import SEED, SHUFFLE_CHEATS, SMALL, forge
+from memnet import MemNet
+from test_deck_cheats import SEED, SHUFFLE_CHEATS, SMALL, Substitutes, forge
 
 from tractor import Rules
 from tractor.net import session as session_module
@@ -26,6 +31,7 @@ from tractor.net.deck.engine import LOCK, READY, SHUFFLE, Deck
 from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
 from tractor.net.deck.local import LocalDeal
 from tractor.net.deck.shuffle_proof import deck_hash
+from tractor.net.deck_worker import NICE, DeckWorker
 from tractor.net.session import GameSession
 from tractor.net.table import RandomPlayer
 
@@ -372,3 +378,80 @@ def test_a_peer_crashed_during_the_next_decks_set_up_resumes(reference, point, r
     assert all(transcript(s) == transcript(d.peers[0]) for s in d.peers)
     if point == "the hand it was shuffled for":  # the crash came after the first hand
         assert d.peers[0].results[0] == reference[0].results[0]
+
+
+# --- peers on in-memory links, each with a deck worker that takes its time -----------------------
+
+def test_a_table_whose_deck_workers_are_slow_plays_on_and_blames_nobody():
+    net = MemNet(seed=3, hands=3, worker=0.5)  # each proof or check: half a second
+    net.run()
+    assert net.completed(), [str(n.halted) for n in net.nodes]
+    for node, session in zip(net.nodes, net.sessions, strict=True):
+        assert node.errors == [] and not node.complaints and node.stopping is None
+        # Hands 1 and 2 were shuffled ahead, by the worker (only such decks have one).
+        assert [h.deck.runner is not None for h in session.played] == [False, True, True]
+
+
+def test_a_cheat_in_the_next_hands_shuffle_halts_the_table_naming_the_cheater():
+    net = MemNet(seed=3, hands=2, worker=0.2)
+    cheater = net.sessions[1]
+    made = cheater._new_deck
+
+    def cheating_deck(hand_no: int, first: int | None) -> Deck:
+        deck = made(hand_no, first)
+        if hand_no == 1:
+            deck.__class__ = Substitutes  # its next shuffle puts a card of its own in
+        return deck
+
+    cheater._new_deck = cheating_deck  # type: ignore[method-assign]
+    net.run(honest=[0, 2, 3])
+    for s in (0, 2, 3):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, CheatDetected) and halted.seat == 1, halted
+        assert "shuffle proof fails" in str(halted)
+        # Caught by the worker while the hand before was still being played.
+        assert net.sessions[s].hand_no == 0 and net.sessions[s].upcoming is not None
+
+
+class ThreadReactor:
+    """What `DeckWorker` needs of a reactor: answers come back through `callFromThread`."""
+
+    def __init__(self) -> None:
+        self.answers: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]]] = queue.Queue()
+        self.triggers: list[Callable[[], None]] = []
+
+    def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], None]) -> None:
+        self.triggers.append(f)
+
+    def callFromThread(self, f: Callable[..., Any], *args: Any) -> None:
+        self.answers.put((f, args))
+
+
+def test_the_deck_worker_runs_jobs_in_order_in_a_low_priority_thread():
+    reactor = ThreadReactor()
+    worker = DeckWorker(reactor)
+    seen: list[Any] = []
+
+    def job(i: int) -> tuple[int, str, int]:
+        return i, threading.current_thread().name, os.getpriority(
+            os.PRIO_PROCESS, threading.get_native_id())
+
+    for i in range(3):
+        worker.run(partial(job, i), seen.append)
+    worker.run(lambda: 1 // 0, seen.append)  # a job that fails anyway: the thread goes on
+    worker.run(partial(job, 3), seen.append)
+    for _ in range(5):  # the answers come back on the reactor's thread, in order
+        f, args = reactor.answers.get(timeout=10)
+        f(*args)
+    assert [s[0] for s in seen[:3]] == [0, 1, 2] and seen[4][0] == 3
+    assert isinstance(seen[3], ZeroDivisionError)
+    assert all(s[1] == "tractor-deck" for s in seen if isinstance(s, tuple))
+    if worker.lowered:  # Linux: the thread alone is at nice 19
+        assert all(s[2] == NICE for s in seen if isinstance(s, tuple))
+        assert os.getpriority(os.PRIO_PROCESS, 0) < NICE
+    assert sys.platform != "linux" or worker.lowered
+    for stop in reactor.triggers:  # the reactor stops: later jobs are dropped
+        stop()
+    worker.run(partial(job, 9), seen.append)
+    worker._thread.join(timeout=10)
+    assert not worker._thread.is_alive() and len(seen) == 5
