@@ -24,7 +24,15 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
+from tractor.net.deck_worker import FOREGROUND
+
 T = TypeVar("T")
+
+
+def _in_foreground(work: Callable[[], T]) -> T:
+    """The work, marked as what the decks' worker gives way to (`net.deck_worker`)."""
+    with FOREGROUND.running():
+        return work()
 
 
 class Executor(Protocol):
@@ -69,7 +77,7 @@ class ThreadExecutor:
             else:
                 outer.callback(result)
 
-        deferToThreadPool(self.reactor, self._pool, work).addBoth(settle)
+        deferToThreadPool(self.reactor, self._pool, _in_foreground, work).addBoth(settle)
         return outer
 
     def stop(self) -> None:
