@@ -4,7 +4,10 @@
 hand number, so every frame and proof is bound to it; fresh secrets from the peer's
 master seed), carries levels, declarers and starter from one hand's result to the
 next, deals again after a first hand nobody declared, and ends when a team passes Ace.
-Like the rest of the protocol it is a state machine fed with frames.
+The next hand's deck is shuffled and locked while this hand is played (`upcoming`: its
+shuffle needs nothing of this hand's result; its deal waits for the first drawer), its
+heavy work given to a `Runner` when one is set. Like the rest of the protocol it is a
+state machine fed with frames (and, with a runner, told when work is done: `poll`).
 """
 
 from __future__ import annotations
