@@ -8,9 +8,10 @@ Protocol with the parent, one JSON object per line: the child prints
 ``{"port": P}`` once it listens; the parent writes ``{"addresses": {seat: "tcp:..."}}``;
 the child plays H hands with a random-legal player and prints
 ``{"results": [...], "stats": {...}}`` before it exits. With ``--progress`` it also
-prints ``{"hand": h, "tricks": t}`` whenever a trick completes. With ``--journal`` it
-keeps its SQLite journal; ``--resume`` rebuilds the peer from that file after a crash
-(listen on the same ``--port`` so the others find it again).
+prints ``{"hand": h, "tricks": t, "next_deck": "lock 2"}`` whenever a trick completes or
+the next hand's deck (shuffled while this hand is played) moves on (null: not started).
+With ``--journal`` it keeps its SQLite journal; ``--resume`` rebuilds the peer from that
+file after a crash (listen on the same ``--port`` so the others find it again).
 """
 
 from __future__ import annotations
@@ -113,13 +114,16 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
     stats = Stats()
     instrument(node, stats)
     if args.progress:
-        told = [(-1, -1)]
+        told: list[tuple[int, int, str | None]] = [(-1, -1, None)]
 
         def progress() -> None:
-            now = (session.hand_no, len(session.current.tricks))
+            upcoming = session.upcoming
+            now = (session.hand_no, len(session.current.tricks),
+                   None if upcoming is None else f"{upcoming.phase} {upcoming.step}")
             if now != told[0]:
                 told[0] = now
-                print(json.dumps({"hand": now[0], "tricks": now[1]}), flush=True)
+                print(json.dumps({"hand": now[0], "tricks": now[1], "next_deck": now[2]}),
+                      flush=True)
 
         node.on_change = progress
     port = await node.start()

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def spawn(seat: int, tmp_path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
@@ -29,7 +31,18 @@ def read_json(proc: subprocess.Popen, key: str, deadline: float) -> dict:
     raise AssertionError(f"no {key!r} line in time")
 
 
-def test_a_peer_killed_mid_hand_resumes_from_its_journal_and_all_agree(tmp_path):
+def mid_tricks(line: dict) -> bool:
+    return line["hand"] == 0 and line["tricks"] >= 6
+
+
+def next_deck_locking(line: dict) -> bool:
+    """The next hand's deck is being locked (by this peer's worker thread or another seat)
+    while the first hand's tricks are played."""
+    return line["hand"] == 0 and str(line["next_deck"]).startswith("lock")
+
+
+@pytest.mark.parametrize("when", [mid_tricks, next_deck_locking], ids=lambda f: f.__name__)
+def test_a_peer_killed_mid_hand_resumes_from_its_journal_and_all_agree(tmp_path, when):
     deadline = time.time() + 240
     procs = [spawn(s, tmp_path) for s in range(4)]
     try:
@@ -40,10 +53,8 @@ def test_a_peer_killed_mid_hand_resumes_from_its_journal_and_all_agree(tmp_path)
             p.stdin.write(addresses)
             p.stdin.flush()
         victim = procs[2]
-        while True:  # kill seat 2 in the middle of the first hand's tricks
-            line = read_json(victim, "tricks", deadline)
-            if line["hand"] == 0 and line["tricks"] >= 6:
-                break
+        while not when(read_json(victim, "tricks", deadline)):
+            pass  # kill seat 2 in the middle of the first hand
         victim.kill()
         victim.wait()
         procs[2] = spawn(2, tmp_path, "--resume", "--port", str(ports[2]))
