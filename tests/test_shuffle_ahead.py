@@ -61,6 +61,14 @@ def unknown_first(**config: Any) -> LocalDeal:
     return LocalDeal(**{**SMALL, **config, "first": None}, seed=SEED)
 
 
+def with_runners(d: LocalDeal) -> list[StepRunner]:
+    """A runner of its own for every peer of ``d``."""
+    runners = [StepRunner() for _ in d.peers]
+    for peer, runner in zip(d.peers, runners, strict=True):
+        peer.runner = runner
+    return runners
+
+
 def drive(d: LocalDeal, runners: list[StepRunner] | None = None) -> list[tuple[int, Exception]]:
     """Deliver every frame and run every job (a job after the frames in flight, one peer
     at a time); refusals are recorded as (receiver, error)."""
@@ -142,9 +150,7 @@ def test_a_runner_gives_the_same_deck_and_does_the_heavy_work():
     inline = LocalDeal(**SMALL, seed=SEED)
     inline.setup()
     d = LocalDeal(**SMALL, seed=SEED)
-    runners = [StepRunner() for _ in d.peers]
-    for peer, runner in zip(d.peers, runners, strict=True):
-        peer.runner = runner
+    runners = with_runners(d)
     d.call_all("start")
     assert [p.phase for p in d.peers] == [SHUFFLE] * 4  # seat 0's shuffle is being made
     assert drive(d, runners) == []
@@ -178,9 +184,7 @@ def test_a_seat_whose_message_is_being_checked_is_not_owed():
 def test_shuffle_cheats_are_caught_by_the_runner(cls: type[Deck]):
     d = LocalDeal(**SMALL, seed=SEED)
     d.peers[1] = cls(d.config, 1, d.signing_keys[1], d.seeds[1])
-    runners = [StepRunner() for _ in d.peers]
-    for peer, runner in zip(d.peers, runners, strict=True):
-        peer.runner = runner
+    runners = with_runners(d)
     d.call_all("start")
     errors = drive(d, runners)
     assert sorted(dst for dst, _ in errors) == [0, 2, 3]
@@ -203,9 +207,7 @@ class WrongLock(Deck):
 def test_a_lock_cheat_is_caught_by_the_runner():
     d = LocalDeal(**SMALL, seed=SEED)
     d.peers[2] = WrongLock(d.config, 2, d.signing_keys[2], d.seeds[2])
-    runners = [StepRunner() for _ in d.peers]
-    for peer, runner in zip(d.peers, runners, strict=True):
-        peer.runner = runner
+    runners = with_runners(d)
     d.call_all("start")
     errors = drive(d, runners)
     assert sorted(dst for dst, _ in errors) == [0, 1, 3]
@@ -216,9 +218,7 @@ def test_a_lock_cheat_is_caught_by_the_runner():
 
 def test_a_malformed_shuffle_checked_by_the_runner_is_the_senders_fault():
     d = LocalDeal(**SMALL, seed=SEED)
-    runners = [StepRunner() for _ in d.peers]
-    for peer, runner in zip(d.peers, runners, strict=True):
-        peer.runner = runner
+    runners = with_runners(d)
     bad = forge(d, 0, "shuffle", {"deck": "not a deck", "key": b"", "proof": [],
                                   "input": deck_hash(d.peers[0].decks[-1])})
     for s in (1, 2, 3):
