@@ -2,7 +2,7 @@
 
 Plays the same hands three times with the search player at every seat, each decision a
 fixed number of sampled worlds (the same work each time, seeded): alone; "beside" a
-`DeckWorker` (`tractor.net.deck_worker`: its thread in the same process, at nice 19) kept
+`DeckWorker` (`tractor.net.deck_worker`: its thread in the same process) kept
 busy with a table's real deck jobs, shuffles and locks made and checked, without a pause;
 and "gated": the same, with the decisions marked as foreground work as the AI's executor
 marks them, so the worker starts no job while one runs. Without a pause is the worst
@@ -20,8 +20,7 @@ search's own time varies by some 8 % from run to run on a 2-core machine).
 The last line is one JSON object: ``{"hands", "worlds", "seats", "decks",
 "search_alone_s", "search_beside_deck_work_s", "search_gated_deck_work_s",
 "slowdown_beside", "slowdown_gated", "deck_jobs_per_table", "deck_jobs_beside",
-"deck_jobs_gated", "timer_late_p99_ms": {"alone", "beside", "gated"}, "rounds",
-"lowered"}``.
+"deck_jobs_gated", "timer_late_p99_ms": {"alone", "beside", "gated"}, "rounds"}``.
 """
 
 from __future__ import annotations
@@ -166,7 +165,6 @@ def main() -> None:
     timer = Timer()
     timer.start()
     runs: dict[str, list[tuple[float, float, int]]] = {m: [] for m in MODES}
-    lowered = None
     for r in range(args.rounds):  # interleaved: the machine's drift falls on every mode
         for mode in MODES:
             timer.late = []
@@ -174,7 +172,6 @@ def main() -> None:
             seconds = search_hands(args.hands, args.worlds, marked=mode == "gated")
             if work is not None:
                 work.stop()
-                lowered = work.worker.lowered
             runs[mode].append((seconds, p99(timer.late), work.done if work else 0))
             print(f"round {r + 1} {mode:>6}: search {seconds:.2f} s, a 10 ms timer late by "
                   f"{1000 * runs[mode][-1][1]:.2f} ms (p99), deck jobs done beside it "
@@ -193,10 +190,10 @@ def main() -> None:
         "deck_jobs_per_table": per_table,
         "deck_jobs_beside": figures["beside"][2], "deck_jobs_gated": figures["gated"][2],
         "timer_late_p99_ms": {m: round(1000 * f[1], 2) for m, f in figures.items()},
-        "rounds": args.rounds, "lowered": lowered,
+        "rounds": args.rounds,
     }
     print(f"slowdown of the search: x{out['slowdown_beside']} with the deck work beside it "
-          f"at nice 19, x{out['slowdown_gated']} when it gives way to the search "
+          f"x{out['slowdown_gated']} when it gives way to the search "
           f"(a table's set-up is {per_table} jobs)")
     print(json.dumps(out))
 

@@ -1,36 +1,28 @@
-"""`DeckWorker`: one background thread, at a low CPU priority, for the decks' heavy work.
+"""`DeckWorker`: one background thread for the decks' heavy work, giving way to searches.
 
 The next hand's deck is shuffled, locked and checked while this hand is played
 (`GameSession.upcoming`). Its proofs cost a few hundred milliseconds of scalar
 multiplications a hand; on the reactor's thread they would freeze the screen and the
 links for that long at every step. The deck engine hands that work to a `Runner`
 (`net.deck.engine.Runner`); this is the one a `PeerNode` gives it: jobs run one after
-another in a thread whose scheduling priority is the lowest (nice 19 on Linux, where a
-thread has its own), so a person's screen and an AI's search come first, and the answer
-comes back on the reactor's thread.
+another in a thread, and the answer comes back on the reactor's thread.
 
-A thread's priority does not order the interpreter lock, and the proofs' arithmetic is
-partly Python: run beside a search, they slowed it by some 12 % and got little done
-themselves (``bench/shuffle_ahead.py``). So the worker also gives way to `FOREGROUND` work:
-while an AI's search runs (`tractor.ai.executors` marks it), no job starts, for up to
-`MAX_DEFER` seconds a job (a process whose searches never pause still gets its decks
-ready). A job takes 45-90 ms at 4 seats and 2 decks, so a search that begins during one
-shares the processor that long at most.
+The worker gives way to `FOREGROUND` work: while an AI's search runs
+(`tractor.ai.executors` marks it), no job starts, for up to `MAX_DEFER` seconds a job (a
+process whose searches never pause still gets its decks ready). A job takes 45-90 ms at 4
+seats and 2 decks, so a search that begins during one shares the processor that long at
+most (``bench/shuffle_ahead.py`` measures the search beside the worker). The thread is not
+given a lower OS priority: preempted while it holds the interpreter lock, it would hold up
+the reactor and the search behind it.
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-
-#: The nice value of the worker thread: the lowest priority short of SCHED_IDLE, which a
-#: busy machine could starve for ever (the next hand would never be ready).
-NICE = 19
-
 
 #: Seconds a job waits at most for the foreground work to pause.
 MAX_DEFER = 2.0
@@ -64,17 +56,6 @@ class Foreground:
 FOREGROUND = Foreground()
 
 
-def lower_this_thread() -> bool:
-    """Give the calling thread the lowest priority; False where the system does not allow
-    one thread its own (its work then runs at the process's priority)."""
-    try:
-        native = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, native, NICE)
-    except (AttributeError, OSError):
-        return False
-    return True
-
-
 class DeckWorker:
     """Runs jobs in order in one daemon thread; ``done(result)`` is called on the reactor's
     thread. Stopped with the reactor (a job under way is left: its deck is thrown away)."""
@@ -83,7 +64,6 @@ class DeckWorker:
         self._reactor = reactor
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Callable[[Any], None]] | None]
         self._jobs = queue.SimpleQueue()
-        self.lowered = False  #: whether the thread got its low priority
         self.ran = 0  #: jobs finished
         self.deferred_past = 0  #: jobs started while foreground work went on past MAX_DEFER
         self._thread = threading.Thread(target=self._loop, name="tractor-deck", daemon=True)
@@ -101,7 +81,9 @@ class DeckWorker:
         self._jobs.put(None)
 
     def _loop(self) -> None:
-        self.lowered = lower_this_thread()
+        # Not niced: a thread preempted for its low priority while it holds the interpreter
+        # lock would stall the reactor and the search behind it (an outside review measured
+        # 276 ms under one competing process). The gate keeps the jobs out of the searches.
         while (item := self._jobs.get()) is not None:
             job, done = item
             if not FOREGROUND.wait_idle(MAX_DEFER):

@@ -24,7 +24,7 @@ from tractor.hand import HandResult, IllegalAction
 from tractor.rules import Rules
 
 from .deck.engine import Deck, DeckConfig, Runner
-from .deck.envelope import peek_hand
+from .deck.envelope import open_frame, peek_hand
 from .deck.errors import DeckError
 from .table import HandSetup, Player, TableHand
 
@@ -156,6 +156,10 @@ class GameSession:
         if hand == current + 1:
             if self.over:
                 return []  # the game ended here: nothing comes after it
+            if self.upcoming is None:
+                # Only a frame signed by a seat starts the next deck (a forged one would
+                # make this peer sign its shuffle for nothing, and lose it with the error).
+                open_frame(frame, self.table, hand, list(self.public_keys))
             out = self._start_upcoming() if self.upcoming is None else []
             assert self.upcoming is not None
             try:

@@ -35,13 +35,14 @@ def mid_tricks(line: dict) -> bool:
     return line["hand"] == 0 and line["tricks"] >= 6
 
 
-def next_deck_locking(line: dict) -> bool:
-    """The next hand's deck is being locked (by this peer's worker thread or another seat)
-    while the first hand's tricks are played."""
-    return line["hand"] == 0 and str(line["next_deck"]).startswith("lock")
+def next_deck_set_up(line: dict) -> bool:
+    """The next hand's deck is being shuffled or locked (by this peer's worker thread or
+    another seat) while the first hand is played; on a loaded machine the first hand may
+    end before that is seen: then at the start of the hand it was shuffled for."""
+    return str(line["next_deck"]).startswith(("shuffle", "lock")) or line["hand"] >= 1
 
 
-@pytest.mark.parametrize("when", [mid_tricks, next_deck_locking], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("when", [mid_tricks, next_deck_set_up], ids=lambda f: f.__name__)
 def test_a_peer_killed_mid_hand_resumes_from_its_journal_and_all_agree(tmp_path, when):
     deadline = time.time() + 240
     procs = [spawn(s, tmp_path) for s in range(4)]

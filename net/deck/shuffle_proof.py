@@ -24,6 +24,7 @@ hashed from the whole proof, so the same inputs give the same bytes and the same
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -111,6 +112,7 @@ class ShuffleProof:
 # --- generators nobody knows relations between ----------------------------------------------
 
 _GENERATORS: list[bytes] = []
+_GROWING = threading.Lock()
 #: The second generator of the scalar commitments t_1, t_0.
 H_SCALAR = point_from_hash(DOMAIN, b"scalar-commitment generator")
 
@@ -120,11 +122,14 @@ def generators(n: int) -> list[bytes]:
     every table, so nobody knows a relation between them, G and `H_SCALAR`."""
     if not 0 < n <= MAX_CARDS:
         raise ValueError(f"a deck has 1 to {MAX_CARDS} cards")
-    while len(_GENERATORS) < n:
-        h = point_from_hash(DOMAIN, b"vector generator", len(_GENERATORS).to_bytes(4, "little"))
-        check_point(h)  # never fails but with probability 2^-250 (identity after the map)
-        _GENERATORS.append(h)
-    return _GENERATORS[:n]
+    # A deck worker's thread and the reactor's may both ask first: one grows the list.
+    with _GROWING:
+        while len(_GENERATORS) < n:
+            h = point_from_hash(DOMAIN, b"vector generator",
+                                len(_GENERATORS).to_bytes(4, "little"))
+            check_point(h)  # never fails but with probability 2^-250 (identity after the map)
+            _GENERATORS.append(h)
+        return _GENERATORS[:n]
 
 
 # --- scalar and point helpers -------------------------------------------------------------------
