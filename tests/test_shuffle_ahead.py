@@ -179,13 +179,19 @@ def test_a_seat_whose_message_is_being_checked_is_not_owed():
     assert peer.step == 1 and peer.waiting_for() == [1]
 
 
-@pytest.mark.parametrize("cls", SHUFFLE_CHEATS, ids=lambda c: c.__name__)
-def test_shuffle_cheats_are_caught_by_the_runner(cls: type[Deck]):
+def cheating_run_with_runners(seat: int, cls: type[Deck]) -> tuple[
+        LocalDeal, list[tuple[int, Exception]]]:
+    """`test_deck_cheats.cheating_run`, every peer with a runner: ``seat`` plays ``cls``."""
     d = LocalDeal(**SMALL, seed=SEED)
-    d.peers[1] = cls(d.config, 1, d.signing_keys[1], d.seeds[1])
+    d.peers[seat] = cls(d.config, seat, d.signing_keys[seat], d.seeds[seat])
     runners = with_runners(d)
     d.call_all("start")
-    errors = drive(d, runners)
+    return d, drive(d, runners)
+
+
+@pytest.mark.parametrize("cls", SHUFFLE_CHEATS, ids=lambda c: c.__name__)
+def test_shuffle_cheats_are_caught_by_the_runner(cls: type[Deck]):
+    d, errors = cheating_run_with_runners(1, cls)
     assert sorted(dst for dst, _ in errors) == [0, 2, 3]
     for _dst, exc in errors:
         assert type(exc) is CheatDetected and exc.seat == 1, exc
@@ -204,11 +210,7 @@ class WrongLock(Deck):
 
 
 def test_a_lock_cheat_is_caught_by_the_runner():
-    d = LocalDeal(**SMALL, seed=SEED)
-    d.peers[2] = WrongLock(d.config, 2, d.signing_keys[2], d.seeds[2])
-    runners = with_runners(d)
-    d.call_all("start")
-    errors = drive(d, runners)
+    d, errors = cheating_run_with_runners(2, WrongLock)
     assert sorted(dst for dst, _ in errors) == [0, 1, 3]
     for _dst, exc in errors:
         assert type(exc) is CheatDetected and exc.seat == 2 and "lock proof fails" in str(exc)
