@@ -27,11 +27,8 @@ from twisted.python.failure import Failure
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.follow import follow_error, lead_error
 from tractor.hand import Hand, IllegalAction
-from tractor.net.deck.envelope import FrameError
-from tractor.net.deck.errors import DeckError
 from tractor.net.session import GameSession
-from tractor.net.table import WAIT, RandomPlayer, SeatView, TableError, TableHand
-from tractor.net.wire import ProcessingFailure
+from tractor.net.table import WAIT, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
 from tractor.rules import Rules
 
@@ -69,7 +66,7 @@ class ServedNode(Protocol):
     def send(self, frames: list[bytes]) -> None:
         ...
 
-    def _halt(self, exc: Exception) -> None:
+    def move_failed(self, exc: Exception, what: str) -> None:
         ...
 
 
@@ -292,16 +289,10 @@ class StrategyPlayer:
                               kind=ticket.kind, why=str(exc))
                 frames = session.decide(self._settle(ticket.kind, ticket.view, ticket.args,
                                                      None))
-        except (FrameError, DeckError, TableError) as exc:
-            # A peer's message that was waiting behind this decision breaks the protocol:
-            # send what was made before it (the evidence) and halt, as for a person's move.
-            outgoing = getattr(exc, "outgoing", [])
-            if outgoing:
-                node.send(outgoing)
-            node._halt(exc)
-            return
         except Exception as exc:
-            self.log.failure("the table failed on the AI's {kind}", kind=ticket.kind)
-            node._halt(ProcessingFailure(None, exc))
+            # A peer's message that was waiting behind this decision breaks the protocol
+            # (the node sends what was made before it, the evidence, and halts, as for a
+            # person's move), or the table failed here.
+            node.move_failed(exc, f"the AI's {ticket.kind}")
             return
         node.send(frames)

@@ -213,12 +213,9 @@ class NetClient:
         return None
 
     def _failed(self, exc: Exception) -> None:
-        """The table cannot go on: send what was made before the failure (this peer's
-        signed move, so the others see the same evidence) and halt with the verdict."""
-        outgoing = getattr(exc, "outgoing", [])
-        if outgoing:
-            self.node.send(outgoing)
-        self.node._halt(exc)
+        """The table cannot go on: the node sends what was made before the failure (this
+        peer's signed move, so the others see the same evidence) and halts."""
+        self.node.move_failed(exc, "the person's move")
         self._changed()
 
     def hint(self) -> Action | None:

@@ -69,7 +69,8 @@ class DeckWorker:
         self._thread = threading.Thread(target=self._loop, name="tractor-deck", daemon=True)
         self._thread.start()
         self._stopped = False
-        reactor.addSystemEventTrigger("during", "shutdown", self.stop)
+        self._trigger: Any = reactor.addSystemEventTrigger("during", "shutdown",
+                                                           self._shutdown)
 
     def run(self, job: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """A `Runner`: ``job()`` in the thread, then ``done`` with its result."""
@@ -77,8 +78,18 @@ class DeckWorker:
             self._jobs.put((job, done))
 
     def stop(self) -> None:
+        """End the thread once the job under way is done; later jobs are dropped."""
+        if self._stopped:
+            return
         self._stopped = True
         self._jobs.put(None)
+        if self._trigger is not None:
+            self._reactor.removeSystemEventTrigger(self._trigger)
+            self._trigger = None
+
+    def _shutdown(self) -> None:
+        self._trigger = None  # firing now: nothing to remove
+        self.stop()
 
     def _loop(self) -> None:
         # Not niced: a thread preempted for its low priority while it holds the interpreter

@@ -5,8 +5,8 @@ hand number, so every frame and proof is bound to it; fresh secrets from the pee
 master seed), carries levels, declarers and starter from one hand's result to the
 next, deals again after a first hand nobody declared, and ends when a team passes Ace.
 The next hand's deck is shuffled and locked while this hand is played (`upcoming`: its
-shuffle needs nothing of this hand's result; its deal waits for the first drawer), its
-heavy work given to a `Runner` when one is set. Like the rest of the protocol it is a
+shuffle needs nothing of this hand's result; its deal waits for the first drawer). Every
+deck's heavy work is given to a `Runner` when one is set. Like the rest of the protocol it is a
 state machine fed with frames (and, with a runner, told when work is done: `poll`).
 """
 
@@ -25,7 +25,7 @@ from tractor.rules import Rules
 
 from .deck.engine import Deck, DeckConfig, Runner
 from .deck.envelope import open_frame, peek_hand
-from .deck.errors import DeckError
+from .deck.errors import carrying, followed_by
 from .table import HandSetup, Player, TableHand
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
@@ -74,13 +74,25 @@ class GameSession:
         self.winner: int | None = None
         self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
         self._journal: dict[int, list[bytes]] = {}
-        #: Where the next hand's deck does its heavy work while this hand is played (a
-        #: `PeerNode` sets a worker thread); None: at once, on the caller's thread.
-        self.runner: Runner | None = None
+        self._runner: Runner | None = None
         #: The next hand's deck, shuffled and locked while this hand is played; its first
         #: drawer is named when this hand's result gives it.
         self.upcoming: Deck | None = None
         self.current = self._new_hand(self._new_deck(self.hand_no, self.first))
+
+    @property
+    def runner(self) -> Runner | None:
+        """Where every deck of this game does its heavy work (a `PeerNode` sets a worker
+        thread: the next hand's deck while this one is played, the first hand's while the
+        screen shows it is shuffled); None: at once, on the caller's thread."""
+        return self._runner
+
+    @runner.setter
+    def runner(self, runner: Runner | None) -> None:
+        self._runner = runner
+        for deck in (self.current.deck, self.upcoming):
+            if deck is not None:
+                deck.runner = runner
 
     def hand_seed(self, hand_no: int) -> bytes:
         """This peer's secrets for one hand (persist the master seed to resume)."""
@@ -91,6 +103,7 @@ class GameSession:
                             decks=self.rules.decks, hand_size=self.rules.hand_size,
                             first=first)
         deck = Deck(config, self.seat, self._key, self.hand_seed(hand_no))
+        deck.runner = self._runner
         if hand_no in self._journal:
             deck.load_journal(self._journal.pop(hand_no))
         return deck
@@ -105,17 +118,18 @@ class GameSession:
         """Start the next hand's deck (its shuffle and lock need nothing of this hand's
         result) once this hand is being played, or once another seat started it; returns
         this peer's frames for it. Not past the last hand a test or benchmark plays."""
-        if self.upcoming is not None or self.over:
+        if self.over:
             return []
         last = self.max_hands is not None and len(self.results) + 1 >= self.max_hands
-        if self.current.phase not in SHUFFLE_AHEAD_FROM or last:
+        if self.upcoming is None and (self.current.phase not in SHUFFLE_AHEAD_FROM or last):
             return []
-        return self._start_upcoming()
+        return self._begin_upcoming()
 
-    def _start_upcoming(self) -> list[bytes]:
-        deck = self.upcoming = self._new_deck(self.hand_no + 1, None)
-        deck.runner = self.runner
-        return deck.start()
+    def _begin_upcoming(self) -> list[bytes]:
+        """Start the next hand's deck (made if need be), unless it has started."""
+        if self.upcoming is None:
+            self.upcoming = self._new_deck(self.hand_no + 1, None)
+        return [] if self.upcoming.started else self.upcoming.start()
 
     def carry(self) -> tuple[Any, ...]:
         """Where the game stands between hands, for a new table that goes on with it."""
@@ -126,7 +140,7 @@ class GameSession:
         return self.winner is not None
 
     def start(self) -> list[bytes]:
-        return self.current.start() + self._maybe_next()
+        return followed_by(self.current.start(), self._maybe_next)
 
     def journal(self) -> list[bytes]:
         """Every frame of this game this peer accepted or holds (what a crash must not lose;
@@ -157,55 +171,55 @@ class GameSession:
             if self.over:
                 return []  # the game ended here: nothing comes after it
             if self.upcoming is None:
-                # Only a frame signed by a seat starts the next deck (a forged one would
-                # make this peer sign its shuffle for nothing, and lose it with the error).
+                # Only a frame signed by a seat makes the next deck (a forged one would
+                # make this peer sign its shuffle for nothing).
                 open_frame(frame, self.table, hand, list(self.public_keys))
-            out = self._start_upcoming() if self.upcoming is None else []
-            assert self.upcoming is not None
-            try:
-                return out + self.upcoming.receive(frame)
-            except DeckError as exc:
-                exc.outgoing = out + exc.outgoing
-                raise
-        out = self.current.receive(frame)
-        return out + self._maybe_next()
+                self.upcoming = self._new_deck(hand, None)
+            # The frame first, then the deck starts: a frame refused unread (`FrameError`)
+            # leaves nothing of this peer's made and unsent.
+            return followed_by(self.upcoming.receive(frame), self._begin_upcoming)
+        return followed_by(self.current.receive(frame), self._maybe_next)
 
     def poll(self) -> list[bytes]:
         """Go on after the runner finished work of a deck (see `Deck.poll`)."""
         out = self.upcoming.poll() if self.upcoming is not None else []
-        if self.current.deck.runner is not None:  # the deck began as an upcoming one
-            out += self.current.deck.poll() + self.current.step()
-        return out + self._maybe_next()
+        with carrying(out):
+            if self.current.deck.runner is not None:  # else it has no work to go on with
+                out += followed_by(self.current.deck.poll(), self.current.step)
+            out += self._maybe_next()
+        return out
 
     def decide(self, answer: object) -> list[bytes]:
         """This peer's player answers the decision the current hand waits for (see
         `TableHand.decide`; raises `IllegalAction` on a move the rules refuse)."""
-        return self.current.decide(answer) + self._maybe_next()
+        return followed_by(self.current.decide(answer), self._maybe_next)
 
     def say(self, text: str) -> list[bytes]:
         """A chat line at the table (signed like a move)."""
-        return self.current.say(text) + self._maybe_next()
+        return followed_by(self.current.say(text), self._maybe_next)
 
     def _maybe_next(self) -> list[bytes]:
         out: list[bytes] = []
-        while self.current.phase in ("done", "redeal") and not self.over:
-            hand = self.current
-            self.played.append(hand)
-            if hand.phase == "redeal":
-                self.first = after_redeal(self.rules, self.first)
-            else:
-                assert hand.result is not None
-                self._end_hand(hand.result)
-                if self.on_hand_end:
-                    self.on_hand_end(self, hand)
-                if self.over or (self.max_hands is not None
-                                 and len(self.results) >= self.max_hands):
-                    break
-            self.hand_no += 1
-            deck, self.upcoming = self.upcoming, None
-            self.current = self._new_hand(deck or self._new_deck(self.hand_no, self.first))
-            out += self.current.start()
-        return out + self._shuffle_ahead()
+        with carrying(out):  # a frame of the next hand, applied as it starts, may fail
+            while self.current.phase in ("done", "redeal") and not self.over:
+                hand = self.current
+                self.played.append(hand)
+                if hand.phase == "redeal":
+                    self.first = after_redeal(self.rules, self.first)
+                else:
+                    assert hand.result is not None
+                    self._end_hand(hand.result)
+                    if self.on_hand_end:
+                        self.on_hand_end(self, hand)
+                    if self.over or (self.max_hands is not None
+                                     and len(self.results) >= self.max_hands):
+                        break
+                self.hand_no += 1
+                deck, self.upcoming = self.upcoming, None
+                self.current = self._new_hand(deck or self._new_deck(self.hand_no, self.first))
+                out += self.current.start()
+            out += self._shuffle_ahead()
+        return out
 
     def forfeit(self, seat: int) -> HandResult | None:
         """The hand in progress ends because ``seat`` stalled or left it (every honest

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -57,6 +58,7 @@ from tractor.trump import Ladder, Trump
 from .deck.audit import PlayRecord, Violation, audit_hand
 from .deck.engine import DONE as DECK_DONE
 from .deck.engine import LOCK, READY, SHUFFLE, Deck
+from .deck.errors import carrying, followed_by
 
 MAX_CHAT = 280  #: characters in one chat line
 
@@ -66,6 +68,9 @@ class TableError(ValueError):
 
     def __init__(self, seat: int, message: str) -> None:
         self.seat = seat
+        #: This peer's frames made before the refusal was found (see `DeckError`).
+        self.outgoing: list[bytes] = []
+        self.hand: int | None = None  #: the hand whose table refused (set by `TableHand`)
         super().__init__(f"seat {seat}: {message}")
 
 
@@ -286,30 +291,43 @@ class TableHand:
     # --- frames in and out -------------------------------------------------------------------
 
     def start(self) -> list[bytes]:
-        return self.deck.start() + self.step()
+        return followed_by(self.deck.start(), self.step)
 
     def receive(self, frame: bytes) -> list[bytes]:
-        return self.deck.receive(frame) + self.step()
+        return followed_by(self.deck.receive(frame), self.step)
 
     def step(self) -> list[bytes]:
         """Apply what has arrived and make this peer's moves, until nothing changes."""
         out: list[bytes] = []
-        while True:
-            if self._chat_out and self.deck.phase == READY:
-                for text in self._chat_out:
-                    out += self.deck.post({"chat": text})
-                self._chat_out.clear()
-            for seat, data, seq in self.deck.inbox:
-                if "chat" in data:
-                    self._take_chat(seat, data)
-                else:
-                    self._queues[seat].append((data, seq))
-            self.deck.inbox.clear()
-            before = self._progress()
-            out += self._advance()
-            after = self._progress()
-            if before == after and not self.deck.inbox:
-                return out
+        # Frames made already go out with an error found later; the error is this hand's.
+        with carrying(out), self._refusing():
+            while True:
+                if self._chat_out and self.deck.phase == READY:
+                    for text in self._chat_out:
+                        out += self.deck.post({"chat": text})
+                    self._chat_out.clear()
+                for seat, data, seq in self.deck.inbox:
+                    if "chat" in data:
+                        self._take_chat(seat, data)
+                    else:
+                        self._queues[seat].append((data, seq))
+                self.deck.inbox.clear()
+                before = self._progress()
+                out += self._advance()
+                after = self._progress()
+                if before == after and not self.deck.inbox:
+                    return out
+
+    @contextmanager
+    def _refusing(self) -> Iterator[None]:
+        """A `TableError` raised here is of this hand (the frame that brought it to light
+        may be of the hand before)."""
+        try:
+            yield
+        except TableError as exc:
+            if exc.hand is None:
+                exc.hand = self.deck.config.hand
+            raise
 
     def say(self, text: str) -> list[bytes]:
         """A table chat line, signed and chained like a move."""
@@ -946,20 +964,21 @@ class TableHand:
         out = self.deck.audit(self.now()) if self._once("audit") else []
         if self.deck.phase != DECK_DONE:
             return out
-        if self.violations is None:
-            assert self.trump is not None and self.starter is not None
-            assert self.declarers is not None
-            self.violations = audit_hand(self.rules, self.deck.deck_order(),
-                                         self.setup.levels, self.setup.first, self.trump,
-                                         self.starter, self.declarers, self.deck.buried,
-                                         self.records)
-            out += self.deck.verdict([v.to_data() for v in self.violations])
-        if len(self.deck.verdicts) < self.n:
-            return out
-        mine = [v.to_data() for v in self.violations]
-        for seat, verdict in self.deck.verdicts.items():
-            if verdict["violations"] != mine:
-                raise TableError(seat, "its audit verdict differs from this peer's")
+        with carrying(out):  # this peer's verdict goes out even if another's differs
+            if self.violations is None:
+                assert self.trump is not None and self.starter is not None
+                assert self.declarers is not None
+                self.violations = audit_hand(self.rules, self.deck.deck_order(),
+                                             self.setup.levels, self.setup.first,
+                                             self.trump, self.starter, self.declarers,
+                                             self.deck.buried, self.records)
+                out += self.deck.verdict([v.to_data() for v in self.violations])
+            if len(self.deck.verdicts) < self.n:
+                return out
+            mine = [v.to_data() for v in self.violations]
+            for seat, verdict in self.deck.verdicts.items():
+                if verdict["violations"] != mine:
+                    raise TableError(seat, "its audit verdict differs from this peer's")
         self._score()
         self.phase = "done"
         return out

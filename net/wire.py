@@ -44,7 +44,7 @@ from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
 from .deck.engine import Runner
-from .deck.envelope import MAX_FRAME, Envelope, FrameError, open_frame, peek_hand
+from .deck.envelope import MAX_FRAME, Envelope, FrameError, NoRoom, open_frame, peek_hand
 from .deck.errors import (
     DeckError,
     Equivocation,
@@ -129,10 +129,12 @@ class ProcessingFailure(RuntimeError):
     cannot go on safely, so the node halts. ``from_seat`` is the link the frame came on;
     it is not blamed (the fault may be this peer's own), only named."""
 
-    def __init__(self, from_seat: int | None, cause: BaseException) -> None:
+    def __init__(self, from_seat: int | None, cause: BaseException,
+                 after: str | None = None) -> None:
         self.from_seat = from_seat
         self.cause = cause
-        super().__init__(f"could not process messages after a frame from seat {from_seat}: "
+        after = after or f"a frame from seat {from_seat}"
+        super().__init__(f"could not process messages after {after}: "
                          f"{type(cause).__name__}: {cause}")
 
 
@@ -401,9 +403,11 @@ class PeerNode:
                  journal: Journal | None = None, game: str = "", grace: float = GRACE,
                  deck_runner: Runner | None = None) -> None:
         self.reactor = reactor
-        #: Where the decks' heavy work runs (the next hand's, while this one is played): a
-        #: low-priority thread (`DeckWorker`) when the reactor has threads, else at once.
+        #: Where the decks' heavy work runs: a thread that gives way to the AI's searches
+        #: (`DeckWorker`) when the reactor has threads, else at once.
         self.deck_runner = deck_runner
+        self._worker: DeckWorker | None = None  #: the thread this node started, if any
+        self.stopped = False  #: `stop` was called
         self.clock: IReactorTime = reactor
         self.listen_description = listen
         self.links: dict[int, PeerLink] = {}  #: seat -> its link, once its proof checked
@@ -442,7 +446,8 @@ class PeerNode:
         # The table stamps key-release deadlines with this clock, which `_check_gone` reads.
         session.now = self.clock.seconds
         if self.deck_runner is None and IReactorThreads.providedBy(self.reactor):
-            self.deck_runner = DeckWorker(self.reactor).run
+            self._worker = DeckWorker(self.reactor)
+            self.deck_runner = self._worker.run
         if self.deck_runner is not None:
             session.runner = self._run_deck_job
         self.table = session.table
@@ -1073,6 +1078,7 @@ class PeerNode:
             self.on_change()
 
     def stop(self) -> None:
+        self.stopped = True  # a deck job that comes back later sends nothing
         for loop in (self._watch, self._beat, self._gossip_loop):
             if loop is not None and loop.running:
                 loop.stop()
@@ -1082,6 +1088,8 @@ class PeerNode:
             link.transport.loseConnection()
         if self.port is not None:
             self.port.stopListening()
+        if self._worker is not None:  # a process may play game after game
+            self._worker.stop()
 
     def link_up(self, seat: int, link: PeerLink) -> None:
         """``link`` proved it speaks for ``seat``: it replaces any older link of that seat
@@ -1179,12 +1187,7 @@ class PeerNode:
         try:
             self._frame_from(link, frame)
         except Exception as exc:
-            self.log.failure("could not process a frame from seat {seat}", seat=link.seat)
-            try:
-                self._halt(ProcessingFailure(link.seat, exc))
-            except Exception:
-                self.log.failure("halting after a frame from seat {seat} failed too",
-                                 seat=link.seat)
+            self._failed(ProcessingFailure(link.seat, exc))
 
     def _frame_from(self, link: PeerLink, frame: bytes) -> None:
         assert self.session is not None and link.seat is not None
@@ -1273,6 +1276,12 @@ class PeerNode:
             out = self.session.receive(env.frame)
             self._keep([env.frame])
             self._send_all(out)
+        except NoRoom as exc:
+            # Valid, but too far ahead to keep yet. Not held, so not relayed: it comes again
+            # from its author once the link is new; a seat that relayed it is not at fault.
+            if link.seat == env.seat:
+                self._refused(link, exc)
+            return False
         except FrameError as exc:
             self._refused(link, exc)
             return False
@@ -1290,6 +1299,7 @@ class PeerNode:
         came back from the worker): send what was made meanwhile; halt on the evidence,
         or wait for the proof of a split."""
         outgoing = getattr(exc, "outgoing", [])
+        outgoing += [f for f in self._unsent() if f not in outgoing]
         if outgoing:
             self._send_all(outgoing)
         self.errors.append(exc)
@@ -1299,10 +1309,28 @@ class PeerNode:
             return
         # The table halts on evidence, and every seat gets the signed frames that show it.
         assert self.session is not None
-        if hand is None:  # the hand of the refused message, else the one being played
-            shown = getattr(exc, "frames", ())
-            hand = peek_hand(shown[0]) if shown else self.session.current.deck.config.hand
+        # The hand of the refused message (a frame that ends a hand may bring to light a
+        # message of the next one, judged as that hand starts), or of the table that
+        # refused, else of the frame that found it, else the hand being played.
+        shown = getattr(self._suspect_proof(exc), "frames", ())
+        if shown:
+            hand = peek_hand(shown[0])
+        elif getattr(exc, "hand", None) is not None:
+            hand = exc.hand  # type: ignore[union-attr]
+        elif hand is None:
+            hand = self.session.current.deck.config.hand
         self._halt_on_evidence(self._suspect_proof(exc), hand)
+
+    def _unsent(self) -> list[bytes]:
+        """This peer's frames accepted in its own chains that never left: made in a call
+        that then raised, past whatever ``outgoing`` caught. Every seat needs them (an
+        audit verdict, say); kept back, they would get this peer blamed for a stall."""
+        assert self.session is not None
+        s = self.session
+        decks = [h.deck for h in s.played[-1:]] + [s.current.deck] + (
+            [s.upcoming] if s.upcoming is not None else [])
+        return [frame for deck in decks for seq, frame in enumerate(deck.mine())
+                if self.relay.held(deck.config.hand, self.seat, seq) is None]
 
     def _run_deck_job(self, job: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """The session's `Runner`: the job in the worker; once done, the deck goes on."""
@@ -1310,7 +1338,7 @@ class PeerNode:
 
         def finished(result: Any) -> None:
             done(result)
-            if self.halted is None and self.session is not None:
+            if self.halted is None and self.session is not None and not self.stopped:
                 self._go_on_with(self.session.poll)
 
         self.deck_runner(job, finished)
@@ -1323,6 +1351,26 @@ class PeerNode:
             self._send_all(step())
         except (DeckError, TableError) as exc:
             self._violation(exc)
+        except Exception as exc:  # a bug: as after a frame (`frame_from`), halt
+            self._failed(ProcessingFailure(None, exc, "the deck worker's job"))
+
+    def move_failed(self, exc: Exception, what: str = "this peer's move") -> None:
+        """This peer's own move (its player's decision, a chat line) raised: a protocol
+        error it brought to light (a message waiting behind it) halts on evidence as a
+        frame's would; anything else is a failure here, and halts too."""
+        if isinstance(exc, DeckError | TableError):
+            self._violation(exc)
+        else:
+            self._failed(ProcessingFailure(None, exc, what))
+
+    def _failed(self, failure: ProcessingFailure) -> None:
+        """This peer failed (not a refused frame): log it with its traceback (called while
+        handling the exception) and halt."""
+        self.log.failure("{why}", why=str(failure))
+        try:
+            self._halt(failure)
+        except Exception:
+            self.log.failure("halting failed too: {why}", why=str(failure))
 
     def _suspect_proof(self, exc: Exception) -> Exception:
         """The strongest fault among those found at once: an equivocation, if any."""

@@ -13,9 +13,11 @@ from twisted.internet.defer import CancelledError, Deferred
 
 from tractor import Hand, Rules
 from tractor.cards import format_cards, parse_faces
-from tractor.net.deck.errors import Replay
+from tractor.net.deck.errors import DeckError, Replay
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
+from tractor.net.table import TableError
+from tractor.net.wire import ProcessingFailure
 
 
 def F(text: str) -> list[int]:
@@ -153,6 +155,15 @@ class MemNode:
     def _halt(self, exc: Exception) -> None:
         self.halted = exc
         self._changed([])
+
+    def move_failed(self, exc: Exception, what: str) -> None:
+        """As `PeerNode.move_failed`: a protocol error sends what was made, then halts;
+        anything else halts as a failure."""
+        if isinstance(exc, DeckError | TableError):
+            self.send(exc.outgoing)
+            self._halt(exc)
+        else:
+            self._halt(ProcessingFailure(None, exc, what))
 
     def _changed(self, frames: list[bytes]) -> list[bytes]:
         if self.on_change is not None:

@@ -46,6 +46,11 @@ class FakeNode:
     def _halt(self, exc):
         self.halted = exc
 
+    def move_failed(self, exc, what):  # as `PeerNode.move_failed` does, without a relay
+        if getattr(exc, "outgoing", None):
+            self.send(exc.outgoing)
+        self._halt(exc)
+
 
 class Table:
     def __init__(self, seed: int, hands: int = 1) -> None:
@@ -180,10 +185,12 @@ def test_a_failure_inside_a_move_halts_with_the_evidence_sent_not_a_traceback():
     t.node.send = sent.append
 
     class Broken(TableError):
-        outgoing = [b"signed-move"]
+        pass
 
     def decide(answer):
-        raise Broken(2, "its buffered message does not check out")
+        exc = Broken(2, "its buffered message does not check out")
+        exc.outgoing = [b"signed-move"]  # made before the refusal was found
+        raise exc
 
     t.sessions[0].decide = decide
     kind = c.decision()

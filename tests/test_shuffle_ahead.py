@@ -21,18 +21,25 @@ from typing import Any
 
 import pytest
 from helpers import sender, transcript
-from memnet import MemNet
+from memnet import TABLE as TABLE_OF_MEMNET
+from memnet import MemNet, withhold
 from test_deck_cheats import SEED, SHUFFLE_CHEATS, SMALL, Substitutes, forge
+from twisted.internet.interfaces import IReactorThreads
+from twisted.internet.testing import MemoryReactorClock
+from zope.interface import implementer
 
 from tractor import Rules
 from tractor.net import session as session_module
+from tractor.net.deck import engine
 from tractor.net.deck.engine import LOCK, READY, SHUFFLE, Deck
+from tractor.net.deck.envelope import Header, NoRoom, peek_hand, seal
 from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
 from tractor.net.deck.local import LocalDeal
 from tractor.net.deck.shuffle_proof import deck_hash
 from tractor.net.deck_worker import DeckWorker
 from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
+from tractor.net.table import RandomPlayer, TableError
+from tractor.net.wire import PeerNode, ProcessingFailure
 
 TABLE = b"shuffle-ahead-01"
 
@@ -143,6 +150,51 @@ def test_nothing_of_the_play_is_judged_before_the_first_drawer_is_known():
     with pytest.raises(BadMessage, match="is dealt") as caught:
         late.poll()
     assert caught.value.seat == 0 and not late.public
+
+
+def test_a_seat_that_moved_on_may_chat_before_the_first_drawer_is_known():
+    # Seat 0 knows the first drawer (it finished the hand before) and chats; seat 3 does
+    # not yet, and its copy of the first line is late (lost with a link). The lines wait,
+    # before and after the first drawer is known: a peer that has them all applies them,
+    # so none of them may be refused, let alone blamed on seat 0.
+    d = unknown_first()
+    d.setup()
+    talker, late = d.peers[0], d.peers[3]
+    talker.set_first(1)
+    lines = [f for i in range(100) for f in talker.post({"chat": f"hi {i}"})]
+    for frame in lines[1:50]:
+        assert late.receive(frame) == []
+    late.set_first(1)
+    for frame in lines[50:]:
+        assert late.receive(frame) == []
+    assert len(late._pending[0]) == 99 and not late.inbox
+    late.receive(lines[0])
+    assert [data["chat"] for _seat, data, _seq in late.inbox] == [f"hi {i}" for i in range(100)]
+
+
+@pytest.mark.parametrize("bound", ["number", "bytes"])
+def test_a_flood_too_far_ahead_is_refused_unread_blaming_nobody(monkeypatch, bound):
+    # Beyond the bound a frame is refused unread (`NoRoom`: it comes again later), whoever
+    # sent it: a peer that is further on applies it.
+    d = unknown_first()
+    d.setup()
+    monkeypatch.setattr(engine, "MAX_AHEAD" if bound == "number" else "MAX_AHEAD_BYTES",
+                        10 if bound == "number" else 2000)
+    talker, late = d.peers[0], d.peers[3]
+    talker.set_first(1)
+    lines = [f for i in range(30) for f in talker.post({"chat": f"line {i} " + "x" * 100})]
+    taken = 0
+    with pytest.raises(NoRoom):
+        for frame in lines:
+            late.receive(frame)
+            taken += 1
+    assert 0 < taken < 30 and len(late._pending[0]) == taken
+    late.set_first(1)
+    late.poll()  # the lines it kept are applied; the rest come again
+    assert len(late.inbox) == taken
+    for frame in lines[taken:]:
+        late.receive(frame)
+    assert len(late.inbox) == 30
 
 
 def test_a_runner_gives_the_same_deck_and_does_the_heavy_work():
@@ -381,16 +433,48 @@ def test_a_peer_crashed_during_the_next_decks_set_up_resumes(reference, point, r
         assert d.peers[0].results[0] == reference[0].results[0]
 
 
+def test_frames_the_next_deck_made_go_out_with_an_error_of_this_hands_deck(monkeypatch):
+    # One poll: the next deck makes a frame (signed, chained), then this hand's deck
+    # refuses a message. The frame is carried in the error, for the node to send.
+    d = LocalDeal(seats=4, seed=5)
+    session = make(d, 0, 5, 2)
+
+    class Upcoming:
+        def poll(self) -> list[bytes]:
+            return [b"the next deck's shuffle"]
+
+    def refuses() -> list[bytes]:
+        raise BadMessage(2, "a message this deck refuses")
+
+    session.upcoming = Upcoming()  # type: ignore[assignment]
+    session.current.deck.runner = StepRunner()
+    monkeypatch.setattr(session.current.deck, "poll", refuses)
+    with pytest.raises(BadMessage) as caught:
+        session.poll()
+    assert caught.value.outgoing == [b"the next deck's shuffle"]
+
+
 # --- peers on in-memory links, each with a deck worker that takes its time -----------------------
 
 def test_a_table_whose_deck_workers_are_slow_plays_on_and_blames_nobody():
     net = MemNet(seed=3, hands=3, worker=0.5)  # each proof or check: half a second
+    ahead: list[list[int]] = []
+    for session in net.sessions:
+        ahead.append(started := [])
+        make = session._new_deck
+
+        def recorded(hand_no: int, first: int | None, make=make, started=started) -> Deck:
+            if first is None:  # made before its first drawer is known: ahead of its hand
+                started.append(hand_no)
+            return make(hand_no, first)
+
+        session._new_deck = recorded  # type: ignore[method-assign]
     net.run()
     assert net.completed(), [str(n.halted) for n in net.nodes]
-    for node, session in zip(net.nodes, net.sessions, strict=True):
+    for node, session, started in zip(net.nodes, net.sessions, ahead, strict=True):
         assert node.errors == [] and not node.complaints and node.stopping is None
-        # Hands 1 and 2 were shuffled ahead, by the worker (only such decks have one).
-        assert [h.deck.runner is not None for h in session.played] == [False, True, True]
+        assert started == [1, 2]  # hands 1 and 2 were shuffled ahead
+        assert all(h.deck.runner is not None for h in session.played)  # all by the worker
 
 
 def test_a_cheat_in_the_next_hands_shuffle_halts_the_table_naming_the_cheater():
@@ -414,15 +498,106 @@ def test_a_cheat_in_the_next_hands_shuffle_halts_the_table_naming_the_cheater():
         assert net.sessions[s].hand_no == 0 and net.sessions[s].upcoming is not None
 
 
+def test_a_failure_after_a_deck_job_halts_the_node_as_after_a_frame():
+    # Not a refused frame but a bug (here: made up) while the session goes on after its
+    # worker's answer: the node's state can no longer be trusted, so it halts, naming it.
+    net = MemNet(seed=3, hands=2, worker=0.2)
+    session = net.sessions[2]
+
+    def broken() -> list[bytes]:
+        raise RuntimeError("a bug in the session")
+
+    session.poll = broken  # type: ignore[method-assign]
+    net.run(honest=[2])
+    halted = net.nodes[2].halted
+    assert isinstance(halted, ProcessingFailure) and halted.from_seat is None
+    assert "after the deck worker's job: RuntimeError: a bug in the session" in str(halted)
+
+
+@pytest.mark.parametrize("path", ["relayed", "straight"])
+def test_a_frame_too_far_ahead_drops_only_its_authors_link(path):
+    # Seat 1 signs a message numbered far past anything it sent. Relayed by seat 0 (as
+    # any seat relays what it holds), seat 2 refuses it without dropping seat 0's link:
+    # seat 0 is not at fault. Sent straight by seat 1, the link it came on drops.
+    net = MemNet(seed=3, hands=1)
+    views = tuple((0, bytes(32)) for _ in range(4))
+    far = seal(Header(TABLE_OF_MEMNET, 0, 1, 5000, "app", views), {"data": {"chat": "x"}},
+               net.keys[1])
+    src = 0 if path == "relayed" else 1
+    added = [False]
+
+    def add_far(frame: bytes) -> list[bytes]:
+        if added[0]:
+            return [frame]
+        added[0] = True
+        return [frame, far]
+
+    net.tamper[(src, 2)] = add_far
+    net.run()
+    assert net.completed() and added[0]
+    refused = [e for e in net.nodes[2].errors if isinstance(e, NoRoom)]
+    assert len(refused) == (path == "straight"), net.nodes[2].errors
+    assert all(n.errors == [] for s, n in enumerate(net.nodes) if s != 2)
+
+
+class OpensADealtCard(Deck):
+    """Once its deck is locked, turns over position 0 (a card that will be dealt): refused
+    by every peer, but only once the first drawer is known, as the hand starts."""
+
+    def _act(self) -> list[bytes]:
+        out = super()._act()
+        if self.phase == READY and not getattr(self, "opened", False) and not out:
+            self.opened = True
+            out += self._send("open", {"positions": [0], "keys": [self._lock_key(0)]})
+        return out
+
+
+def test_a_bad_message_of_the_next_hand_found_as_it_starts_shows_that_hands_evidence():
+    net = MemNet(seed=3, hands=2)
+    cheater = net.sessions[1]
+    made = cheater._new_deck
+
+    def cheating_deck(hand_no: int, first: int | None) -> Deck:
+        deck = made(hand_no, first)
+        if hand_no == 1:
+            deck.__class__ = OpensADealtCard
+        return deck
+
+    cheater._new_deck = cheating_deck  # type: ignore[method-assign]
+    sent: dict[int, list[bytes]] = {s: [] for s in range(4)}
+    for s in (0, 2, 3):
+        node, send = net.nodes[s], net.nodes[s]._broadcast
+        node._broadcast = lambda frames, s=s, send=send: (  # type: ignore[method-assign]
+            sent[s].extend(frames), send(frames))[1]
+    net.run(honest=[0, 2, 3])
+    for s in (0, 2, 3):
+        node, session = net.nodes[s], net.sessions[s]
+        halted = node.halted
+        assert isinstance(halted, BadMessage) and halted.seat == 1, halted
+        assert "is dealt" in str(halted)
+        # Found as hand 1 started: its evidence is of hand 1, not of the frame of hand 0
+        # that ended the hand.
+        assert session.hand_no == 1 and node.evidence
+        assert {peek_hand(f) for f in node.evidence} == {1}
+        # Every frame this peer made went out, the ones made with the refusal too.
+        mine = [e.frame for h in [*session.played, session.current]
+                for e in h.deck._chains[s].frames]
+        assert set(mine) <= set(sent[s])
+
+
 class ThreadReactor:
     """What `DeckWorker` needs of a reactor: answers come back through `callFromThread`."""
 
     def __init__(self) -> None:
         self.answers: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]]] = queue.Queue()
-        self.triggers: list[Callable[[], None]] = []
+        self.triggers: dict[int, Callable[[], None]] = {}
 
-    def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], None]) -> None:
-        self.triggers.append(f)
+    def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], None]) -> int:
+        self.triggers[len(self.triggers)] = f
+        return len(self.triggers) - 1
+
+    def removeSystemEventTrigger(self, trigger: int) -> None:
+        del self.triggers[trigger]
 
     def callFromThread(self, f: Callable[..., Any], *args: Any) -> None:
         self.answers.put((f, args))
@@ -450,8 +625,73 @@ def test_the_deck_worker_runs_jobs_in_order_in_its_thread():
     # At the process's priority: a thread preempted while holding the interpreter lock
     # would hold up the reactor behind it.
     assert all(s[2] == os.getpriority(os.PRIO_PROCESS, 0) for s in seen if isinstance(s, tuple))
-    for stop in reactor.triggers:  # the reactor stops: later jobs are dropped
+    for stop in list(reactor.triggers.values()):  # the reactor stops: later jobs dropped
         stop()
     worker.run(partial(job, 9), seen.append)
     worker._thread.join(timeout=10)
     assert not worker._thread.is_alive() and len(seen) == 5
+
+
+def test_a_deck_worker_stopped_before_the_reactor_ends_its_thread_and_trigger():
+    # A process may play game after game: each node's worker goes with the node.
+    reactor = ThreadReactor()
+    worker = DeckWorker(reactor)
+    assert len(reactor.triggers) == 1
+    worker.stop()
+    worker.stop()  # twice: harmless
+    worker._thread.join(timeout=10)
+    assert not worker._thread.is_alive() and reactor.triggers == {}
+    seen: list[Any] = []
+    worker.run(lambda: 1, seen.append)
+    assert reactor.answers.empty() and seen == []
+
+
+@implementer(IReactorThreads)
+class ThreadedMemoryReactor(MemoryReactorClock):
+    """A memory reactor that says it has threads (so a node starts its `DeckWorker`) and
+    keeps count of its shutdown triggers."""
+
+    def addSystemEventTrigger(self, phase: str, event: str, f: Any, *args: Any,
+                              **kw: Any) -> Any:
+        super().addSystemEventTrigger(phase, event, f, *args, **kw)
+        return (phase, event, (f, args, kw))
+
+    def removeSystemEventTrigger(self, trigger: Any) -> None:
+        phase, event, entry = trigger
+        self.triggers[phase][event].remove(entry)
+
+    def callFromThread(self, f: Callable[..., Any], *args: Any, **kw: Any) -> None:
+        self.callLater(0, f, *args, **kw)
+
+
+def test_a_stopped_node_leaves_no_deck_worker_behind():
+    reactor = ThreadedMemoryReactor()
+    d = LocalDeal(seats=4, seed=5)
+    session = make(d, 0, 5, 1)
+    node = PeerNode(reactor, session, [b"k" * 32] * 4)
+    worker = node._worker
+    assert worker is not None and worker._thread.is_alive()
+    assert session.runner is not None and len(reactor.triggers["during"]["shutdown"]) == 1
+    node.stop()
+    worker._thread.join(timeout=10)
+    assert not worker._thread.is_alive() and reactor.triggers["during"]["shutdown"] == []
+
+
+def test_a_lie_in_a_verdict_halts_every_honest_peer_naming_the_liar_and_no_one_else():
+    # Seat 1 revokes (found only by the audit); seat 3 signs a clean verdict. A peer may
+    # find seat 3's verdict in the same call in which it signs its own: that one must
+    # still leave, or the others would wait for it and name this honest peer.
+    from test_table import LiesInVerdict, Revoker
+
+    net = MemNet(seed=4, hands=1)
+    net.tamper[(0, 2)] = withhold("audit")  # seat 2 gets it late, relayed: verdicts first
+    net.sessions[1].current.player = Revoker(41)
+    net.sessions[3].current.__class__ = LiesInVerdict
+    net.run(honest=[0, 1, 2], limit=600)
+    assert net.sessions[1].current.player.revoked is not None
+    for s in (0, 1, 2):
+        halted = net.nodes[s].halted
+        assert isinstance(halted, TableError) and halted.seat == 3, (s, halted)
+        session = net.sessions[s]
+        assert all(net.nodes[s].relay.held(0, s, seq) is not None
+                   for seq in range(len(session.current.deck.mine())))

@@ -163,3 +163,54 @@ def test_an_auction_hand_has_no_starter_or_declarers_before_it_starts():
     with pytest.raises(ValueError, match="auction"):
         TableHand(HandSetup(Rules(declaration="auction"), ("2", "2"), first=0, starter=0,
                             declarers=0), d.peers[0], RandomPlayer(0))
+
+
+class LiesInVerdict(TableHand):
+    """Signs a clean verdict whatever the audit found (a hand with a revoke in it)."""
+
+    def _phase_audit(self):
+        real = self.deck.verdict
+        self.deck.verdict = lambda violations: real([])
+        try:
+            return super()._phase_audit()
+        finally:
+            self.deck.verdict = real
+
+
+def test_a_verdict_that_differs_leaves_no_frame_of_this_peer_unsent():
+    # Seat 3 lies in its verdict. A peer that holds seat 3's verdict when it makes its own
+    # refuses seat 3 in the same call: its own verdict, signed and chained, must still go
+    # out with the error, or the others would wait for it and blame this peer.
+    setup = HandSetup(Rules(), ("2", "2"), first=0)
+    d = LocalDeal(seats=4, decks=2, hand_size=25, seed=4, first=0)
+    players = [RandomPlayer(40), Revoker(41), RandomPlayer(42), RandomPlayer(43)]
+    tables = [(LiesInVerdict if s == 3 else TableHand)(setup, d.peers[s], players[s])
+              for s in range(4)]
+    d.peers = tables
+    sent: dict[int, set[bytes]] = {s: set() for s in range(4)}
+    broadcast = d.broadcast
+
+    def recorded(src, frames):
+        sent[src].update(frames)
+        broadcast(src, frames)
+
+    d.broadcast = recorded
+    d.call_all("start")
+    held, refused = [], []
+    while d.queue or held:
+        if not d.queue:
+            d.queue.extend(held)
+            held.clear()
+        src, dst, frame = d.queue.popleft()
+        if (src, dst) == (0, 2) and b"audit" in frame and d.queue:
+            held.append((src, dst, frame))  # seat 2 gets seat 0's audit last
+            continue
+        try:
+            d.broadcast(dst, tables[dst].receive(frame))
+        except TableError as exc:
+            refused.append((dst, exc.seat))
+            d.broadcast(dst, exc.outgoing)
+    assert players[1].revoked is not None and (2, 3) in refused
+    for s in range(4):
+        mine = [e.frame for e in tables[s].deck._chains[s].frames]
+        assert set(mine) <= sent[s], f"seat {s} kept frames of its own back"

@@ -37,7 +37,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from . import lock_proof, shuffle_proof
-from .envelope import PROTOCOL, Envelope, Header, chain_digest, open_frame, seal
+from .envelope import PROTOCOL, Envelope, Header, NoRoom, chain_digest, open_frame, seal
 from .errors import (
     BadMessage,
     CheatDetected,
@@ -47,6 +47,7 @@ from .errors import (
     Replay,
     TranscriptSplit,
     ViewMismatch,
+    followed_by,
 )
 from .group import (
     POINT_BYTES,
@@ -62,13 +63,18 @@ from .group import (
     smul,
 )
 
-MAX_PENDING = 64  #: frames buffered per seat ahead of the phase that needs them
-
 SHUFFLE, LOCK, READY, DONE = ("shuffle", "lock", "ready", "done")
 KINDS = frozenset({"shuffle", "lock", "deal", "reveal", "bury", "audit", "verdict", "open",
                    "app"})
 MAX_INBOX = 4096  #: table messages kept for the table to read
 MAX_APP_PER_SEAT = 1024  #: table messages one seat may send in a hand
+#: How far past the messages of a seat applied here its frames are kept until their turn
+#: (by message number), and how many bytes of them: a seat may run ahead with its chat
+#: and moves (the next hand's, while this peer finishes the one before; a frame lost with
+#: a link leaves a gap). Beyond that a frame is refused unread (`NoRoom`), never blamed:
+#: a peer that is further on applies it.
+MAX_AHEAD = MAX_APP_PER_SEAT + 256
+MAX_AHEAD_BYTES = 4 << 20
 MAX_VIEW_COUNT = 1 << 20
 _BODY_KEYS = {
     "shuffle": {"deck", "key", "proof", "input"},
@@ -207,6 +213,8 @@ class Deck:
         self._started = False  #: `start` was called: this peer makes its moves
         self._chains = [_Chain() for _ in range(n)]
         self._pending: list[dict[int, Envelope]] = [{} for _ in range(n)]
+        #: Sequence numbers of other seats' frames taken back from the journal (`_make_room`).
+        self._loaded: list[set[int]] = [set() for _ in range(n)]
         self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
         self._sent_seq = 0
         self._restoring = False
@@ -287,6 +295,11 @@ class Deck:
         return True, work.value
 
     @property
+    def started(self) -> bool:
+        """Whether `start` was called (this peer makes its moves)."""
+        return self._started
+
+    @property
     def working(self) -> bool:
         """Whether the runner has work of this engine under way (`poll` once it is done)."""
         return any(not w.done for w in self._work.values())
@@ -342,12 +355,7 @@ class Deck:
     def poll(self) -> list[bytes]:
         """Go on after the `runner` finished a job: this peer's move it computed, the
         messages whose checks it ran. Returns the frames to broadcast, as `receive` does."""
-        out = self._act()
-        try:
-            return out + self._drain()
-        except DeckError as exc:
-            exc.outgoing = out + exc.outgoing
-            raise
+        return followed_by(self._act(), self._drain)
 
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         if self._restoring:
@@ -361,9 +369,9 @@ class Deck:
                 break
             del self._journal_frames[self._sent_seq]
             self._sent_seq += 1
-            replayed += [entry[0], *self.receive(entry[0])]
+            replayed = followed_by([*replayed, entry[0]], partial(self.receive, entry[0]))
         if replayed:
-            return replayed + self._send(kind, body)
+            return followed_by(replayed, partial(self._send, kind, body))
         entry = self._journal_frames.pop(self._sent_seq, None)
         if entry is not None:
             # Resuming: this move was made before the crash; use its frame from the journal
@@ -372,7 +380,7 @@ class Deck:
             if kind_sent != kind:
                 raise RuntimeError(f"the journal has a {kind_sent} where a {kind} is due")
             self._sent_seq += 1
-            return [journaled, *self.receive(journaled)]
+            return followed_by([journaled], partial(self.receive, journaled))
         views = tuple((len(c.frames), c.hashes[-1]) for c in self._chains)
         header = Header(self.config.table, self.config.hand, self.me, self._sent_seq, kind, views)
         frame = seal(header, body, self._key)
@@ -395,8 +403,8 @@ class Deck:
     def receive(self, frame: bytes) -> list[bytes]:
         """Check and apply one frame; returns this peer's frames to broadcast in answer.
 
-        Raises `FrameError` (malformed, unsigned ...) or a `DeckError` naming the seat to blame;
-        the state is unchanged by a refused frame.
+        Raises `FrameError` (malformed, unsigned ...; `NoRoom`: not yet) or a `DeckError`
+        naming the seat to blame; the state is unchanged by a refused frame.
         """
         env = open_frame(frame, self.config.table, self.config.hand,
                          list(self.config.public_keys))
@@ -411,10 +419,21 @@ class Deck:
             raise exc
         if env.header.kind not in KINDS:
             raise BadMessage(seat, f"unknown message kind {env.header.kind!r:.30}")
-        if len(self._pending[seat]) >= MAX_PENDING:
-            raise BadMessage(seat, "too many messages ahead of the protocol")
+        self._make_room(seat, seq, frame)
         self._pending[seat][seq] = env
         return self._drain()
+
+    def _make_room(self, seat: int, seq: int, frame: bytes) -> None:
+        """Refuse a frame from the network beyond what this peer keeps of ``seat`` until
+        its turn (`MAX_AHEAD`); the frames taken back from this peer's journal do not
+        count: they were accepted before."""
+        if seq >= len(self._chains[seat].frames) + MAX_AHEAD:
+            raise NoRoom(f"message {seq} is too far ahead of this peer", seat)
+        kept = sum(len(e.frame) for q, e in self._pending[seat].items()
+                   if q not in self._loaded[seat])
+        if kept + len(frame) > MAX_AHEAD_BYTES:
+            raise NoRoom(f"more than {MAX_AHEAD_BYTES >> 20} MiB of its messages wait here",
+                         seat)
 
     def _drain(self) -> list[bytes]:
         """Apply every buffered message whose turn has come. A refused message is dropped
@@ -1065,6 +1084,10 @@ class Deck:
         waiting = [e.frame for pending in self._pending for _, e in sorted(pending.items())]
         return accepted + waiting
 
+    def mine(self) -> list[bytes]:
+        """This peer's own accepted frames of this hand, in order (number ``i`` at ``i``)."""
+        return [e.frame for e in self._chains[self.me].frames]
+
     def evidence(self, seat: int, seq: int) -> bytes:
         """The signed frame number ``seq`` of ``seat`` as this peer received it."""
         return self._chains[seat].frames[seq].frame
@@ -1104,6 +1127,7 @@ class Deck:
                 self._journal_frames[env.header.seq] = (frame, env)  # for the moves again
             else:
                 self._pending[env.seat][env.header.seq] = env
+                self._loaded[env.seat].add(env.header.seq)
 
     @classmethod
     def restore(cls, config: DeckConfig, seat: int, signing_key: Ed25519PrivateKey,

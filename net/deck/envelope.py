@@ -31,6 +31,11 @@ class FrameError(ValueError):
         super().__init__(message if seat is None else f"seat {seat}: {message}")
 
 
+class NoRoom(FrameError):
+    """A valid frame this peer cannot keep yet (too far ahead of the messages it applied;
+    see `engine.MAX_AHEAD`): refused unread, blaming nobody; it is to come again."""
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
     table: bytes

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 
 class DeckError(ValueError):
     """A protocol violation, blamed on ``seat``.
@@ -66,3 +69,31 @@ class TranscriptSplit(DeckError):
     some seat sent different messages to different peers. ``seat`` is the
     seat whose message shows the split, not necessarily the one to blame: compare the
     signed frames (`Deck.evidence`, `Deck.check_evidence`) to find the equivocator."""
+
+
+@contextmanager
+def carrying(out: list[bytes]) -> Iterator[None]:
+    """Frames this peer made already (signed, chained: ``out``, a list the block extends)
+    go first in the ``outgoing`` of a `DeckError`, or of a table's error, raised in the
+    block: whoever handles the error sends them as usual."""
+    try:
+        yield
+    except Exception as exc:
+        if out and isinstance(getattr(exc, "outgoing", None), list):
+            exc.outgoing = out + exc.outgoing  # type: ignore[attr-defined]
+        raise
+
+
+def followed_by(out: list[bytes], more: Callable[[], list[bytes]]) -> list[bytes]:
+    """``out + more()``, the frames of ``out`` `carrying` into an error ``more`` raises.
+
+    >>> def refused() -> list[bytes]:
+    ...     raise BadMessage(2, "no")
+    >>> try:
+    ...     followed_by([b"mine"], refused)
+    ... except DeckError as exc:
+    ...     exc.outgoing
+    [b'mine']
+    """
+    with carrying(out):
+        return out + more()
