@@ -27,6 +27,7 @@ class OpenConfig:
     decks: int
     hand_size: int
     first: int
+    hand: int = 0  #: the hand number, as `DeckConfig` has it
 
     @property
     def size(self) -> int:
