@@ -1295,16 +1295,17 @@ class PeerNode:
         return True
 
     def _violation(self, exc: DeckError | TableError, hand: int | None = None) -> None:
-        """A validly signed frame broke the protocol (found as it came, or once its checks
-        came back from the worker): send what was made meanwhile; halt on the evidence,
-        or wait for the proof of a split."""
+        """A validly signed frame broke the protocol (found as it came, once its checks came
+        back from the worker, or behind this peer's own move): send what was made
+        meanwhile; halt on the evidence, or wait for the proof of a split."""
         outgoing = getattr(exc, "outgoing", [])
         outgoing += [f for f in self._unsent() if f not in outgoing]
         if outgoing:
             self._send_all(outgoing)
         self.errors.append(exc)
+        proof = self._suspect_proof(exc)
         if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
-                self._suspect_proof(exc), Equivocation):
+                proof, Equivocation):
             self._suspect_split(exc)
             return
         # The table halts on evidence, and every seat gets the signed frames that show it.
@@ -1312,14 +1313,14 @@ class PeerNode:
         # The hand of the refused message (a frame that ends a hand may bring to light a
         # message of the next one, judged as that hand starts), or of the table that
         # refused, else of the frame that found it, else the hand being played.
-        shown = getattr(self._suspect_proof(exc), "frames", ())
+        shown = getattr(proof, "frames", ())
         if shown:
             hand = peek_hand(shown[0])
         elif getattr(exc, "hand", None) is not None:
             hand = exc.hand  # type: ignore[union-attr]
         elif hand is None:
             hand = self.session.current.deck.config.hand
-        self._halt_on_evidence(self._suspect_proof(exc), hand)
+        self._halt_on_evidence(proof, hand)
 
     def _unsent(self) -> list[bytes]:
         """This peer's frames accepted in its own chains that never left: made in a call
