@@ -35,7 +35,6 @@ from prompt_toolkit.layout import (
     Dimension,
     HSplit,
     Layout,
-    VSplit,
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
@@ -48,7 +47,7 @@ from prompt_toolkit.styles import Style
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.observation import Observation
 
-from . import render
+from . import render, table_view
 from .cards_input import (
     HandCompleter,
     SelectionError,
@@ -86,6 +85,10 @@ KEYS: list[tuple[str, str]] = [
     ("Ctrl-Q", "quit"),
 ]
 
+#: What the first Ctrl-Q asks (the message line).
+QUIT_QUESTION = ("Quit? Ctrl-Q again leaves; your game is saved and `tractor resume` "
+                 "continues it. Any other key goes on.")
+
 _COLORS = {
     "status": "reverse bold",
     "keys": "reverse",
@@ -95,6 +98,7 @@ _COLORS = {
     "cursor": "underline bold",
     "cursor-mark": "bold",
     "selected-mark": "bold",
+    "talon": "bold fg:ansigreen",
     "error": "fg:ansired bold",
     "info": "fg:ansicyan",
     "dim": "fg:ansibrightblack",
@@ -111,7 +115,8 @@ _COLORS = {
 _MONO = {
     "status": "reverse bold", "keys": "reverse", "banner": "reverse bold",
     "selected": "reverse", "cursor": "underline bold", "cursor-mark": "bold",
-    "selected-mark": "bold", "error": "bold", "me": "bold", "turn": "bold", "trump": "bold",
+    "selected-mark": "bold", "talon": "bold", "error": "bold", "me": "bold", "turn": "bold",
+    "trump": "bold",
     "points": "bold", "label": "bold", "header": "underline", "panel.title": "bold underline",
 }
 
@@ -130,6 +135,9 @@ class PlayView:
         self.panel: str | None = None
         self.chatting = False
         self.quit_requested = False
+        #: The first Ctrl-Q asks; a second one quits, any other key takes the question back.
+        self.quit_pending = False
+        self._quit_asked_now = False
         self._last_decision: str | None = None
         self._last_turn: tuple[Any, ...] | None = None
         self._summary_shown = False
@@ -431,6 +439,24 @@ class PlayView:
         self.client.next_hand()
         self.sync()
 
+    def ask_quit(self) -> None:
+        """Ctrl-Q: the first asks, the second quits (the game stays in the journal)."""
+        summary = self.client.summary()
+        if self.quit_pending or (summary is not None and summary.get("game_over")):
+            self.quit_requested = True
+            if self.app is not None:
+                self.app.exit()
+            return
+        self.quit_pending = True
+        self._quit_asked_now = True
+
+    def key_pressed(self) -> None:
+        """After every key: a key other than the one that asked takes the question back."""
+        if self._quit_asked_now:
+            self._quit_asked_now = False
+        elif self.quit_pending and not self.quit_requested:
+            self.quit_pending = False
+
     def start_chat(self) -> None:
         self.chatting = True
         self.chat_buffer.reset()
@@ -464,6 +490,11 @@ class PlayView:
 
     def table_fragments(self) -> StyleAndTextTuples:
         return render.table_fragments(self.obs(), self.client.names)
+
+    def table_pane(self, width: int, height: int) -> StyleAndTextTuples:
+        """The seats around the trick, and the log beside or under them."""
+        return table_view.table_pane(self.obs(), self.client.names, self.client.events(),
+                                     width, height)
 
     def log_fragments(self, width: int, height: int) -> StyleAndTextTuples:
         """The log pane: the newest events that fit, wrapped between words."""
@@ -509,6 +540,8 @@ class PlayView:
         return [(style, "\n".join(lines))]
 
     def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
+        if self.quit_pending:
+            return [("class:warn", QUIT_QUESTION)]
         state = self.input.complete_state
         if state is not None and state.completions:
             return _choices(state, width)
@@ -517,8 +550,12 @@ class PlayView:
         if self.info:
             return [("class:info", self.info)]
         obs = self.obs()
-        return [("", render.decision_prompt(self.client.decision(), obs, self.client.names,
-                                            self.client.declaration_options()))]
+        decision = self.client.decision()
+        prompt = render.decision_prompt(decision, obs, self.client.names,
+                                        self.client.declaration_options())
+        if decision == BURY and render.talon_positions(obs):
+            prompt += " + marks the cards from the talon."
+        return [("", prompt)]
 
     def prompt_text(self) -> str:
         decision = self.client.decision()
@@ -653,8 +690,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     @bind("c-q")
     @bind("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        view.quit_requested = True
-        event.app.exit()
+        view.ask_quit()
 
     # Normal play: the hand cursor and the selection.
     bind("left", filter=normal)(lambda e: view.move(-1))
@@ -731,11 +767,10 @@ def _layout(view: PlayView) -> Layout:
     banner = Condition(_safe(lambda: bool(view.client.banner())))
 
     log_panel = Condition(lambda: view.panel == "log")
-    table = Window(FormattedTextControl(_safe(view.table_fragments)), wrap_lines=True)
-    # The log, the banner, the hand and the message are made for the size they are drawn
-    # at (cli/panes.py): wrapped between words, the newest log lines kept in view.
-    log = Window(FittedText(view.log_fragments), width=Dimension(preferred=31, max=40))
-    main = VSplit([table, Window(width=1, char="│", style="class:separator"), log])
+    # The table (with the log beside it or under it), the banner, the hand and the message
+    # are made for the size they are drawn at (cli/panes.py): wrapped between words, the
+    # newest log lines kept in view.
+    main = Window(FittedText(view.table_pane))
     panel = Window(FormattedTextControl(_safe(lambda: view.panel_text())), wrap_lines=True)
     log_page = Window(FittedText(view.log_panel_fragments, view.log_panel_drawn))
     input_line = Window(
@@ -795,6 +830,7 @@ def build_app(client: TableClient, input: Input | None = None,
             app.layout.focus(target)
 
     app.before_render += lambda _app: focus_follows()
+    app.key_processor.after_key_press += lambda _kp: view.key_pressed()
     client.on_change = view.changed
     return app
 

@@ -135,6 +135,8 @@ class PlainSession:
     def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
+        if obs.phase == "talon" and obs.talon:
+            rows.append(f"  {'talon':<8}{render.cards_label(obs.talon)} (in your hand now)")
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
 
     # --- answers ---------------------------------------------------------------------------

@@ -172,14 +172,30 @@ def hand_groups(obs: Observation) -> list[tuple[str, list[int]]]:
     return out
 
 
+def talon_positions(obs: Observation) -> set[int]:
+    """Positions in `hand_order` of the cards that came from the talon, while the starter
+    has them in hand to bury (a face held twice, once from the talon: its first copy)."""
+    if obs.phase != "talon" or not obs.talon:
+        return set()
+    left = Counter(obs.talon)
+    marked: set[int] = set()
+    for pos, f in enumerate(hand_order(obs)):
+        if left[f]:
+            left[f] -= 1
+            marked.add(pos)
+    return marked
+
+
 def hand_fragments(obs: Observation, cursor: int | None = None,
                    selected: Collection[int] = (), color: bool | None = None,
                    width: int = 80) -> StyleAndTextTuples:
     """The hand pane: one row per suit. ``cursor`` and ``selected`` are positions in
     `hand_order`; the cursor card has a ``>`` before it, selected cards are in reverse
-    video (marked ``*`` after, for terminals without it)."""
+    video (marked ``*`` after, for terminals without it). While the starter buries, the
+    cards that came from the talon are marked ``+`` after (`talon_positions`)."""
     out: StyleAndTextTuples = []
     pos = 0
+    from_talon = talon_positions(obs)
     groups = hand_groups(obs)
     if not groups:
         return [("class:dim", "(no cards)")]
@@ -199,7 +215,10 @@ def hand_fragments(obs: Observation, cursor: int | None = None,
                 style += " class:cursor"
             out.append(("class:cursor-mark" if pos == cursor else "", mark))
             out.append((style, text))
-            out.append(("class:selected-mark", "*") if pos in selected else ("", " "))
+            if pos in selected:
+                out.append(("class:selected-mark", "*"))
+            else:
+                out.append(("class:talon", "+") if pos in from_talon else ("", " "))
             col += len(text) + 2
             pos += 1
         out.append(("", "\n"))
@@ -390,7 +409,8 @@ def status_text(obs: Observation, names: Sequence[str], decision: str | None,
         what = PHASE_TEXT.get(phase, phase)
         if to_act is not None and phase not in ("deal",):
             what += f": waiting for {names[to_act]}"
-    return f"Tractor · hand {hand_no} · trump {trump_short(obs)} · {what}"
+    trick = f" · trick {trick_number(obs)}" if phase == "play" else ""
+    return f"Tractor · hand {hand_no}{trick} · trump {trump_short(obs)} · {what}"
 
 
 def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str],

@@ -74,8 +74,8 @@ async def _screen(client: NetClient, plain: bool) -> int:
         await _asyncio(run_app(client))
         code = 0
     if client.node.halted is None and not client.session.over:
-        say(f"You left the game; it is kept in your journal: `tractor resume` takes you back "
-            f"to it (the others wait {client.node.grace:.0f} s for a seat whose link is lost).")
+        say(f"saved: `tractor resume` continues this game (the others wait "
+            f"{client.node.grace:.0f} s for a seat whose link is lost).")
     return code
 
 

@@ -142,3 +142,13 @@ def play_full_screen_hand(term: Terminal, seconds: float) -> int:
             keys += 2
         term.pump(0.3)
     return keys
+
+
+def quit_screen(term: Terminal, seconds: float = 10.0) -> int | None:
+    """Leave the full-screen client as a person does: Ctrl-Q asks, a second Ctrl-Q quits.
+    Returns the exit status if the program ends within ``seconds`` of the second press."""
+    term.send("\x11")
+    if not term.wait_for("Quit?", 10):
+        raise AssertionError("the first Ctrl-Q did not ask:\n" + term.text())
+    term.send("\x11")
+    return term.exited(seconds)

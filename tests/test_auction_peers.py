@@ -148,7 +148,7 @@ def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
 
 def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
     pytest.importorskip("pyte")
-    from pty_terminal import Terminal, play_full_screen_hand
+    from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
     term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
                      "declaration=auction", "--strategy", "heuristic", "--level", "easy",
@@ -160,7 +160,6 @@ def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
         screen = term.text()
         assert "Hand 1 is over." in screen and "verified the hand" in screen, screen
         assert "Traceback" not in screen
-        term.send("\x11")
-        assert term.exited(5.0) is not None, term.text()
+        assert quit_screen(term, 5.0) is not None, term.text()
     finally:
         term.close()

@@ -55,7 +55,7 @@ async def running(client: Any) -> AsyncIterator[tuple[PlayView, PipeInput]]:
         try:
             yield view_of(app), inp
         finally:
-            inp.send_text("\x11")  # Ctrl-Q
+            inp.send_text("\x11\x11")  # Ctrl-Q asks, Ctrl-Q again quits
             await asyncio.wait_for(task, 5)
 
 
@@ -168,8 +168,15 @@ class LongLogClient(LocalClient):
 
 
 def log_pane(screen: str) -> list[str]:
-    """The lines right of the table's separator (the log pane)."""
-    return [line.split("│", 1)[1] for line in screen.splitlines() if "│" in line]
+    """The log's lines: right of the table's separator (100 columns and more), else the
+    newest events under the table's "latest" rule, down to the hand's separator."""
+    lines = screen.splitlines()
+    beside = [line.split("│", 1)[1] for line in lines if "│" in line]
+    if beside:
+        return beside
+    start = next(i for i, line in enumerate(lines) if line.startswith("── latest"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("─" * 40))
+    return lines[start + 1:end]
 
 
 def test_the_log_pane_keeps_the_newest_lines_and_wraps_between_cards() -> None:
@@ -436,8 +443,8 @@ def test_on_change_redraws_and_capture_fits_80x24() -> None:
     text = capture(app, 80, 24)
     lines = text.splitlines()
     assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
-    assert lines[0].startswith(" Tractor · hand 1 · trump ♣2 · your turn: follow")
-    assert any(line.startswith("Trump  rank") for line in lines)
+    assert lines[0].startswith(" Tractor · hand 1 · trick 1 · trump ♣2 · your turn: follow")
+    assert lines[1].startswith("Trump ♣2 · declarers team 1 lv 2 · defenders team 0 lv 2")
     assert any(line.startswith("trumps") for line in lines)
     assert lines[-2].startswith("play>")
     # A change pushed by the table (here: a chat line) reaches the log pane.

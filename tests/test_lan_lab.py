@@ -354,12 +354,9 @@ def press_hint(screen: Screen) -> None:
 
 
 def header_trick(screen: Screen) -> int | None:
-    """The trick being played, from the table's header row: ``cards  trick N``, or
-    ``trick N (done)`` while the last trick is still shown before the next lead."""
-    match = re.search(r"\bcards\s+trick (\d+)( \(done\))?", screen.output())
-    if match is None:
-        return None
-    return int(match.group(1)) + (1 if match.group(2) else 0)
+    """The trick being played, from the status line: ``hand 1 · trick N · ...``."""
+    match = re.search(r"· trick (\d+) ·", screen.output().split("\n", 1)[0])
+    return int(match.group(1)) if match else None
 
 
 def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
@@ -432,6 +429,8 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
     print(f"{timer.name}: {timer.done():.1f} s")
 
     # Ctrl-Q leaves within 2 s, and nothing of Bob's stays behind on host B.
+    bob.send("\x11")  # the first asks
+    bob.wait_for(r"Quit\?", 10, also=lab.report)
     quit_at = time.time()
     bob.send("\x11")
     code = bob.wait_exit(2.0)

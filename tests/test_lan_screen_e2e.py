@@ -17,10 +17,10 @@ import sys
 import time
 
 import pytest
-from pty_terminal import Terminal
+from pty_terminal import Terminal, quit_screen
 
 CARD = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|BJ|RJ")
-HEADER = re.compile(r"name\s+side\s+lv\s+cards\s+trick (\d+)")
+HEADER = re.compile(r"^ Tractor · hand \d+ · trick (\d+) ·", re.M)  # the status line
 
 
 def tractor_env(home) -> dict[str, str]:
@@ -41,10 +41,19 @@ def hand_pane_cards(screen: str) -> int:
 
 
 def own_row_cards(screen: str, name: str) -> int | None:
-    """The 'cards' column of the person's own row in the seats list."""
-    match = re.search(rf"^[▶ ] {name} \(you\)\s+(?:decl|def|team \d)\*?\s+(?:10|[2-9JQKA])\s+(\d+)",
-                      screen, re.M)
-    return int(match.group(1)) if match else None
+    """The cards left of the person's own place at the table: the ``N cards`` under
+    ``NAME (you)``, in the same columns (other seats' places share the line)."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        me = re.search(rf"{name} \(you\)", line)
+        if me is None:
+            continue
+        centre = (me.start() + me.end()) / 2
+        below = list(re.finditer(r"(\d+) cards", lines[i + 1]))
+        if below:
+            near = min(below, key=lambda m: abs((m.start() + m.end()) / 2 - centre))
+            return int(near.group(1))
+    return None
 
 
 class Person:
@@ -117,8 +126,8 @@ def test_host_and_joiner_ready_at_the_lobby_prompt_then_play_the_full_screen(tmp
             assert p.plays >= 3, screen  # the plays came from this keyboard
             assert max(p.tricks_seen, default=0) >= 3, screen  # and the table went on
         for p in people:
-            p.term.send("\x11")  # Ctrl-Q leaves the screen (and the program)
-            assert p.term.exited(10) is not None, p.term.text()
+            # Ctrl-Q asks, a second leaves the screen (and the program).
+            assert quit_screen(p.term) is not None, p.term.text()
     finally:
         host.close()
         if guest is not None:

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from pty_terminal import Terminal, play_full_screen_hand
+from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
 
 def tractor_env(tmp_path) -> dict[str, str]:
@@ -33,7 +33,7 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     assert "4 of 4 peers verified the hand: no rule broken" in out
     assert out.count("Refused") == 0
     # Leaving says where the game went (it used to just end: was it lost?).
-    assert "it is kept in your journal: `tractor resume` takes you back" in out
+    assert "saved: `tractor resume` continues this game" in out
     # The game is in the journal: `tractor history` lists it.
     hist = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "history"],
                           capture_output=True, text=True, timeout=60,
@@ -53,8 +53,8 @@ def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
         assert "verified the hand" in screen
         assert "Traceback" not in screen
         assert keys >= 6  # the plays came from the keyboard (few tricks when big leads win)
-        term.send("\x11")  # Ctrl-Q quits
-        assert term.exited(5.0) is not None, term.text()
+        assert quit_screen(term, 5.0) is not None, term.text()  # Ctrl-Q asks, then quits
+        assert "saved: `tractor resume` continues this game" in term.written()
     finally:
         term.close()
 

@@ -1,0 +1,365 @@
+"""The table as a card player sees it: you at the bottom, the other seats around the trick.
+
+The play screen's table pane is drawn here for the size it is given (`table_pane`): a
+header that always shows the trump, both teams' levels and the defenders' points; then
+the seats on the edge of a grid, in playing order counter-clockwise from you (the next
+seat to play sits on your right, your partner opposite at a table of four; six, eight or
+more seats make a ring); the middle shows what the trick is and what happened last.
+Each seat shows its name, side, level, cards left and its cards in the trick; ``▶``
+marks the seat to play, ``★`` the starter, "led" the trick's leader and "won" the winner
+of the trick just finished. With 100 columns or more the event log sits on the right;
+narrower, its newest lines fill the rows the table leaves (the whole log is a panel).
+
+Everything is a pure function of the seat's observation, so the tests check layouts
+without a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text.utils import fragment_list_width
+
+from tractor.cards import FACE_POINTS
+from tractor.observation import Observation
+from tractor.scoring import score_outcome
+
+from . import render
+
+Line = StyleAndTextTuples
+Cell = tuple[int, int]  #: (row, column) of the seat grid
+
+#: Below this many columns the log does not fit beside the table.
+LOG_BESIDE_FROM = 100
+LOG_WIDTH = 30
+
+
+def grid_columns(players: int) -> int:
+    """Columns of the seat grid: three up to eight seats, five beyond."""
+    return 3 if players <= 8 else 5
+
+
+def ring(columns: int) -> list[Cell]:
+    """The edge cells of a three-row grid, counter-clockwise from the bottom middle:
+    right along the bottom, up the right side, left along the top, down the left side.
+
+    >>> ring(3)
+    [(2, 1), (2, 2), (1, 2), (0, 2), (0, 1), (0, 0), (1, 0), (2, 0)]
+    """
+    mid = columns // 2
+    return ([(2, c) for c in range(mid, columns)] + [(1, columns - 1)]
+            + [(0, c) for c in range(columns - 1, -1, -1)] + [(1, 0)]
+            + [(2, c) for c in range(mid)])
+
+
+def seat_cells(players: int, me: int) -> dict[int, Cell]:
+    """Where each seat sits: ``me`` at the bottom middle, the others spread evenly round
+    the ring in playing order (seat ``me + 1`` plays next, on the right).
+
+    >>> seat_cells(4, 0)
+    {0: (2, 1), 1: (1, 2), 2: (0, 1), 3: (1, 0)}
+    >>> sorted(seat_cells(6, 2).items())
+    [(0, (0, 0)), (1, (2, 0)), (2, (2, 1)), (3, (2, 2)), (4, (0, 2)), (5, (0, 1))]
+    """
+    cells = ring(grid_columns(players))
+    step = len(cells) / players
+    return {(me + r) % players: cells[round(r * step)] for r in range(players)}
+
+
+def takeover_points(obs: Observation) -> int | None:
+    """The defenders' points from which they declare next hand (the scoring rule's own
+    answer), or None without the table's rules."""
+    rules = render.rules_of(obs)
+    if rules is None:
+        return None
+    for p in range(0, rules.total_points + 5, 5):
+        if score_outcome(p, rules.decks, rules.level_step)[0] == "defenders":
+            return p
+    return None
+
+
+def header_lines(obs: Observation, width: int) -> list[Line]:
+    """Trump, the teams' levels and the defenders' points (with what takes over)."""
+    levels = obs.levels
+    parts: list[Line] = [[("class:label", "Trump "), ("class:trump", render.trump_short(obs))]]
+    decl = obs.declarers
+    if decl is None:
+        parts += [[("", f"team 0 lv {levels[0]}")], [("", f"team 1 lv {levels[1]}")]]
+    else:
+        parts += [[("", f"declarers team {decl} lv {levels[decl]}")],
+                  [("", f"defenders team {1 - decl} lv {levels[1 - decl]}")]]
+        need = takeover_points(obs)
+        parts.append([("", "points "), ("class:points", str(obs.defender_points))]
+                     + ([("class:dim", f"/{need}")] if need else []))
+    lines: list[Line] = [[]]
+    for part in parts:
+        line = lines[-1]
+        sep: Line = [("class:dim", " · ")] if line else []
+        if line and fragment_list_width(line + sep + part) > width:
+            lines.append(list(part))
+        else:
+            line += sep + part
+    return lines
+
+
+def _trick_plays(obs: Observation) -> dict[int, tuple[tuple[int, ...], str]]:
+    """Each seat's cards in the trick shown (the current one; the one just finished when
+    the next has not started) and its tag: "led", "won"."""
+    n = obs.players
+    plays: dict[int, tuple[tuple[int, ...], str]] = {}
+    if obs.current:
+        for k, cards in enumerate(obs.current):
+            plays[(obs.leader + k) % n] = (cards, "led" if k == 0 else "")
+    elif obs.tricks and obs.phase in ("play", "done"):
+        last = obs.tricks[-1]
+        for k, cards in enumerate(last.plays):
+            seat = (last.leader + k) % n
+            plays[seat] = (cards, "won" if seat == last.winner else ("led" if k == 0 else ""))
+    return plays
+
+
+def _cards_lines(cards: Sequence[int], tag: str, width: int, color: bool | None) -> list[Line]:
+    """Cards wrapped between cards to ``width``, the tag after the last."""
+    lines: list[Line] = [[]]
+    used = 0
+    for f in cards:
+        label = render.card_label(f)
+        extra = len(label) + (1 if used else 0)
+        if used and used + extra > width:
+            lines.append([])
+            used, extra = 0, len(label)
+        if used:
+            lines[-1].append(("", " "))
+        lines[-1].append((render.card_style(f, color), label))
+        used += extra
+    if tag:
+        if used + len(tag) + 2 > width:
+            lines.append([("class:dim", tag)])
+        else:
+            lines[-1].append(("class:dim", f"  {tag}"))
+    return lines
+
+
+def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
+               plays: dict[int, tuple[tuple[int, ...], str]], compact: bool = False,
+               color: bool | None = None) -> list[Line]:
+    """One seat's place at the table: name (``▶`` to play, ``★`` starter), side, level and
+    cards left, then its cards in the trick."""
+    to_play = seat == obs.to_act and obs.phase not in ("deal", "done")
+    me = seat == obs.seat
+    star = " ★" if seat == obs.starter else ""
+    mark = "▶ " if to_play else ""
+    name = names[seat]
+    if me and name.lower() != "you":
+        name += " (you)"
+    room = max(1, width - len(mark) - len(star))
+    name = name if len(name) <= room else name[:max(1, room - 1)] + "…"
+    head: Line = ([("class:turn", mark)] if mark else []) + [
+        ("class:me" if me else "class:seat", name), ("class:turn", star)]
+    team = render.team_of(seat)
+    if obs.declarers is None:
+        side = f"team {team}"
+    else:
+        side = "decl" if team == obs.declarers else "def"
+    info = f"{side} · lv {obs.levels[team]} · {obs.hand_sizes[seat]} cards"
+    if len(info) > width:
+        info = f"{side} {obs.levels[team]} · {obs.hand_sizes[seat]}"
+    lines: list[Line] = [head]
+    if compact:  # a short screen: side and cards left on the name's line when they fit
+        short = f" {side} {obs.hand_sizes[seat]}"
+        if fragment_list_width(head) + len(short) <= width:
+            head.append(("class:dim", short))
+        else:
+            lines.append([("class:dim", info)])
+    else:
+        lines.append([("class:dim", info)])
+    if seat in plays:
+        cards, tag = plays[seat]
+        lines += _cards_lines(cards, tag, width, color)
+    return lines
+
+
+def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]:
+    """The middle of the table: what the trick is worth, or where the hand stands."""
+    phase = obs.phase
+    out: list[str] = []
+    if phase in ("deal", "declare"):
+        total = sum(obs.hand_sizes) if phase == "declare" else None
+        out.append(f"dealing: {obs.cards_dealt} cards drawn" if total is None
+                   else "all cards dealt: last chance to declare")
+        if obs.declarations:
+            seat, faces = obs.declarations[-1]
+            out.append(f"{names[seat]} declared {render.cards_label(faces)}")
+    elif phase in ("bid", "show", "name"):
+        out.append(render.auction_line(obs, names))
+    elif phase == "talon":
+        starter = obs.starter
+        if starter == obs.seat:
+            out.append(f"you take the talon: bury {render.talon_size(obs)} cards")
+        else:
+            who = names[starter] if starter is not None else "the starter"
+            out.append(f"{who} takes the talon and buries {render.talon_size(obs)}")
+    elif phase in ("play", "done"):
+        if obs.current:
+            pts = sum(FACE_POINTS[f] for cards in obs.current for f in cards)
+            out.append(f"trick {render.trick_number(obs)}" + (f" · {pts} points on it"
+                                                              if pts else ""))
+            if obs.current_attempt:
+                out.append(f"failed throw {render.cards_label(obs.current_attempt)}")
+        if obs.tricks and (not obs.current or phase == "done"):
+            last = obs.tricks[-1]
+            out.append(f"trick {len(obs.tricks)} to {names[last.winner]}"
+                       + (f": {last.points} points" if last.points else ""))
+        elif obs.tricks:
+            last = obs.tricks[-1]
+            out.append(f"last: {names[last.winner]}" + (f" took {last.points}"
+                                                        if last.points else " took it"))
+        if not obs.tricks and not obs.current:
+            out.append(f"{names[obs.leader]} leads trick 1")
+        if phase == "done":
+            out.append("hand over")
+    lines: list[str] = []
+    for text in out:
+        lines += render.wrap_words(text, width)
+    return lines
+
+
+def _pad(line: Line, width: int, align: str) -> Line:
+    """``line`` cut or padded to exactly ``width`` columns."""
+    w = fragment_list_width(line)
+    if w > width:
+        out: Line = []
+        used = 0
+        for style, text, *_ in line:
+            take = text[:max(0, width - used)]
+            if take:
+                out.append((style, take))
+                used += len(take)
+        return out + [("", " " * (width - used))]
+    gap = width - w
+    if align == "right":
+        return [("", " " * gap), *line]
+    if align == "center":
+        return [("", " " * (gap // 2)), *line, ("", " " * (gap - gap // 2))]
+    return [*line, ("", " " * gap)]
+
+
+def column_widths(width: int, columns: int) -> list[int]:
+    """Equal columns, the remainder to the middle one."""
+    base = width // columns
+    widths = [base] * columns
+    widths[columns // 2] += width - base * columns
+    return widths
+
+
+def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
+               color: bool | None = None, keep: int = 0) -> list[Line]:
+    """The header and the seat grid in at most ``height`` lines of ``width`` columns;
+    spacing and the lines under the grid only where they leave ``keep`` lines free."""
+    n = obs.players
+    columns = grid_columns(n)
+    widths = column_widths(width, columns)
+    cells = seat_cells(n, obs.seat)
+    by_cell = {cell: seat for seat, cell in cells.items()}
+    plays = _trick_plays(obs)
+    header = header_lines(obs, width)
+    room = max(3, height - len(header))
+    compact = room < 9
+    content: dict[Cell, list[Line]] = {}
+    for cell, seat in by_cell.items():
+        content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 1, plays, compact,
+                                   color)
+    # The middle: the free cells of the middle row around its centre.
+    mid = columns // 2
+    lo = hi = mid
+    while lo - 1 >= 0 and (1, lo - 1) not in by_cell:
+        lo -= 1
+    while hi + 1 < columns and (1, hi + 1) not in by_cell:
+        hi += 1
+    mid_width = sum(widths[lo:hi + 1])
+    middle = [[("class:info", t)] for t in middle_lines(obs, names, mid_width - 2)]
+    heights = [max([len(lines) for (r, _), lines in content.items() if r == row] + [1])
+               for row in range(3)]
+    heights[1] = max(heights[1], len(middle))
+    while sum(heights) > room and max(heights) > 1:
+        heights[heights.index(max(heights))] -= 1
+    # Room to spare: blank lines between the rows read as a table, not a list.
+    gap = max(0, min(2, (room - keep - sum(heights)) // 2))
+    out: list[Line] = list(header)
+    for row in range(3):
+        if row and gap:
+            out.append([])
+        for k in range(heights[row]):
+            line: Line = []
+            col = 0
+            while col < columns:
+                if row == 1 and col == lo:
+                    text = middle[k] if k < len(middle) else []
+                    line += _pad(text, mid_width, "center")
+                    col = hi + 1
+                    continue
+                cell_lines = content.get((row, col), [])
+                text = cell_lines[k] if k < len(cell_lines) else []
+                align = "left" if col == 0 else ("right" if col == columns - 1 else "center")
+                line += _pad(text, widths[col], align)
+                col += 1
+            out.append(line)
+    below = [[("class:dim", t)] for t in below_lines(obs, names, width)]
+    if len(out) + 1 + len(below) <= height - keep and below:
+        out += [[], *below]
+    return out[:height]
+
+
+def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]:
+    """Under the table when there is room: the point cards the defenders have won in this
+    hand, and the last trick seat by seat."""
+    if obs.phase not in ("play", "done") or obs.declarers is None:
+        return []
+    n = obs.players
+    won = [f for t in obs.tricks if render.team_of(t.winner) != obs.declarers
+           for cards in t.plays for f in cards if FACE_POINTS[f]]
+    out: list[str] = []
+    if won:
+        out += render.wrap_words(f"defenders won {render.cards_label(won)}", width, "  ")
+    if obs.current and obs.tricks:
+        last = obs.tricks[-1]
+        plays = " · ".join(f"{names[(last.leader + k) % n]} {render.cards_label(c)}"
+                           for k, c in enumerate(last.plays))
+        out += render.wrap_words(f"last trick: {plays} → {names[last.winner]}", width, "  ")
+    return out
+
+
+def table_pane(obs: Observation, names: Sequence[str], events: Sequence[str], width: int,
+               height: int, color: bool | None = None) -> StyleAndTextTuples:
+    """The whole table pane: the ring, and the log beside it (wide screens) or in the
+    rows under it that the ring leaves free."""
+    if width >= LOG_BESIDE_FROM:
+        left_width = width - LOG_WIDTH - 1
+        left = ring_lines(obs, names, left_width, height, color)
+        log = render.events_text(events, LOG_WIDTH, height).split("\n") if events else []
+        rows: list[Line] = []
+        for k in range(max(len(left), height)):
+            row = _pad(left[k] if k < len(left) else [], left_width, "left")
+            row += [("class:separator", "│")]
+            if k < len(log):
+                row.append(("class:dim", log[k]))
+            rows.append(row)
+        return _joined(rows)
+    rows = ring_lines(obs, names, width, height, color, keep=4 if events else 0)
+    free = height - len(rows)
+    if free >= 2 and events:
+        rows.append([("class:separator", "─" * 2 + " latest (g: whole log) "
+                      + "─" * max(0, width - 25))])
+        text = render.events_text(events, width, free - 1)
+        rows += [[("class:dim", t)] for t in text.split("\n")]
+    return _joined(rows)
+
+
+def _joined(rows: list[Line]) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, row in enumerate(rows):
+        if i:
+            out.append(("", "\n"))
+        out += [(s, t) for s, t, *_ in row if t]
+    return out
