@@ -82,8 +82,13 @@ KEYS: list[tuple[str, str]] = [
     ("m", "chat: say something"),
     ("n", "next hand (after summary)"),
     ("?", "this help"),
-    ("Ctrl-Q", "quit"),
+    ("Ctrl-Q", "quit (asks first)"),
 ]
+
+#: What the marks at the table mean (the help panel, the README).
+LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: the trick's "
+          "leader and the winner of the trick just played · in your hand, + a card from "
+          "the talon (while you bury).")
 
 #: What the first Ctrl-Q asks (the message line).
 QUIT_QUESTION = ("Quit? Ctrl-Q again leaves; your game is saved and `tractor resume` "
@@ -138,6 +143,9 @@ class PlayView:
         #: The first Ctrl-Q asks; a second one quits, any other key takes the question back.
         self.quit_pending = False
         self._quit_asked_now = False
+        #: The first line shown of a panel taller than its window, and which panel it was.
+        self.panel_top = 0
+        self._panel_seen: str | None = None
         self._last_decision: str | None = None
         self._last_turn: tuple[Any, ...] | None = None
         self._summary_shown = False
@@ -566,11 +574,36 @@ class PlayView:
         return {DECLARE: "declare> ", PLAY: "play> ", BID: "bid> ", SHOW: "show> ",
                 NAME: "trump> "}.get(decision or "", "wait> ")
 
-    def panel_text(self) -> str:
+    def panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """An information panel fitted to its window: wrapped between words; when it is
+        taller than the window, a page of it and a line saying how to see the rest."""
+        lines: list[str] = []
+        for line in self.panel_text(width).split("\n"):
+            indent = " " * (len(line) - len(line.lstrip()) + 2)
+            lines += render.wrap_words(line, width, indent) if line.strip() else [""]
+        if self._panel_seen != self.panel:
+            self._panel_seen, self.panel_top = self.panel, 0
+        if len(lines) <= height:
+            self.panel_top = 0
+            return [("", "\n".join(lines))]
+        page = max(1, height - 1)
+        self.panel_top = max(0, min(self.panel_top, len(lines) - page))
+        shown = lines[self.panel_top:self.panel_top + page]
+        end = self.panel_top + len(shown)
+        more = (f"── lines {self.panel_top + 1}-{end} of {len(lines)} · PgUp PgDn ↑ ↓ "
+                "scroll · Esc closes")
+        return [("", "\n".join(shown) + "\n"), ("class:dim", more[:width])]
+
+    def scroll_panel(self, lines: int) -> None:
+        """Scroll an information panel (the drawing keeps it within its lines)."""
+        self.panel_top = max(0, self.panel_top + lines)
+
+    def panel_text(self, width: int = 80) -> str:
         obs = self.obs()
         names = self.client.names
         if self.panel == "help":
-            return "Keys\n" + render.help_text(KEYS, columns=2) + "\n\nEsc closes this help."
+            return ("Keys\n" + render.help_text(KEYS, columns=2 if width >= 64 else 1)
+                    + "\n\n" + LEGEND + "\n\nEsc closes this help.")
         if self.panel == "tracker":
             return render.tracker_text(obs) + "\n\nEsc closes."
         if self.panel == "last":
@@ -731,6 +764,12 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     command("n", view.next_hand, idle | summary)
 
     # The log panel scrolls (its page is what was drawn last).
+    # Other panels scroll when they are taller than their window.
+    scrolling = panel_open & ~log_panel & ~chatting
+    bind("pageup", filter=scrolling)(lambda e: view.scroll_panel(-10))
+    bind("pagedown", filter=scrolling)(lambda e: view.scroll_panel(10))
+    bind("up", filter=scrolling)(lambda e: view.scroll_panel(-1))
+    bind("down", filter=scrolling)(lambda e: view.scroll_panel(1))
     bind("pageup", filter=log_panel)(lambda e: view.scroll_log(max(1, view._log_page - 1)))
     bind("pagedown", filter=log_panel)(lambda e: view.scroll_log(-max(1, view._log_page - 1)))
     bind("up", filter=log_panel)(lambda e: view.scroll_log(1))
@@ -771,7 +810,7 @@ def _layout(view: PlayView) -> Layout:
     # are made for the size they are drawn at (cli/panes.py): wrapped between words, the
     # newest log lines kept in view.
     main = Window(FittedText(view.table_pane))
-    panel = Window(FormattedTextControl(_safe(lambda: view.panel_text())), wrap_lines=True)
+    panel = Window(FittedText(view.panel_fragments))
     log_page = Window(FittedText(view.log_panel_fragments, view.log_panel_drawn))
     input_line = Window(
         BufferControl(view.input, input_processors=[BeforeInput(lambda: view.prompt_text(),

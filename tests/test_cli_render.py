@@ -74,7 +74,13 @@ def test_hand_fragments_mark_cursor_and_selection_without_colour() -> None:
     frags = render.hand_fragments(o, cursor=1, selected={0, 1}, color=False)
     text = render.to_text(frags)
     first = text.splitlines()[0]
-    assert first.startswith("trumps   RJ*>RJ* BJ  BJ  ♥2")
+    # Seat 0 holds the talon to bury: one BJ came from it and is marked +.
+    assert o.phase == "talon" and o.talon
+    assert first.startswith("trumps   RJ*>RJ* BJ+ BJ  ♥2")
+    marked = render.talon_positions(o)
+    assert len(marked) == len(o.talon)
+    assert sorted(render.hand_order(o)[p] for p in marked) == sorted(o.talon)
+    assert text.count("+") == len(marked - {0, 1})
     assert not any("red" in style for style, _ in frags)
     cards = [(s, t) for s, t in frags if t in ("RJ", "BJ")]
     assert "class:selected" in cards[0][0] and "class:cursor" not in cards[0][0]
