@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -62,6 +62,32 @@ TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
 #: Phases after the starter took the talon into hand.
 TALON_TAKEN = (TALON, PLAY, DONE)
 
+
+@dataclass(frozen=True)
+class SeatFacts:
+    """What one seat's observation proves about another seat's hand now: the deductions
+    sampling keeps (see the module's list), in a form a screen can show. Effective suits
+    are the hand's (`tractor.trump.TRUMP` for trumps); with no trump known yet only
+    ``held`` can be non-empty. Only what holds *now* is listed: played cards are gone
+    from ``held``, and voids, missing pairs and ceilings never stop holding.
+    """
+
+    #: Cards known to be in the hand (declared, shown in the auction, the talon turned
+    #: over into the starter's hand), played ones taken out; sorted by face.
+    held: tuple[int, ...] = ()
+    #: The seat is a starter whose burial this seat did not see: the ``held`` cards are
+    #: in its hand or among the buried.
+    held_or_buried: bool = False
+    #: Effective suit -> the trick (1 for the first) in which the seat showed out of it.
+    voids: Mapping[int, int] = field(default_factory=dict)
+    #: Effective suit -> None (no pair at all in it) or a face (no pair above that card).
+    no_pair: Mapping[int, int | None] = field(default_factory=dict)
+    #: Effective suit -> a face: no card above it (a throw of it stood against the seat).
+    nothing_above: Mapping[int, int] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.held or self.voids or self.no_pair or self.nothing_above)
 
 
 @dataclass(frozen=True)
@@ -130,6 +156,27 @@ class Knowledge:
         """Effective suits ``seat`` is known to be void in."""
         return frozenset(self._model.voids[seat])
 
+    def public_facts(self) -> tuple[SeatFacts, ...]:
+        """Per seat (this one included), what this seat's observation proves about that
+        hand: the deductions `sample` keeps, for the screens' tracker, so they are made in
+        one place. Never more than this seat may know: it reads only the observation."""
+        m = self._model
+        o = self.obs
+        ladder = self.ladder
+        out = []
+        for s in range(m.n):
+            no_pair: dict[int, int | None] = {}
+            for suit, thr in m.nopair[s].items():
+                no_pair[suit] = None if thr < 0 or ladder is None else _face_at(ladder, suit, thr)
+            hidden_burial = (s == o.starter and o.phase in (PLAY, DONE) and o.buried is None)
+            out.append(SeatFacts(
+                held=tuple(sorted(m.required[s].elements())),
+                held_or_buried=hidden_burial and bool(m.required[s]),
+                voids=dict(sorted(m.void_since[s].items())),
+                no_pair=dict(sorted(no_pair.items())),
+                nothing_above=dict(sorted(m.ceiling[s].items()))))
+        return tuple(out)
+
     def violations(self, world: Hand) -> list[str]:
         """Constraints a complete world breaks (empty for the real hand and for samples that
         needed no relaxing); for tests and debugging."""
@@ -185,11 +232,17 @@ class _Model:
         self.voids: list[set[int]] = [set() for _ in range(n)]
         self.forbidden: list[set[int]] = [set() for _ in range(n)]
         self.nopair: list[dict[int, int]] = [{} for _ in range(n)]
+        #: For the screens (`Knowledge.public_facts`): per seat, the trick number of each
+        #: void's first show, and per suit the lowest single of a throw that stood against
+        #: it (``forbidden`` holds every card above it).
+        self.void_since: list[dict[int, int]] = [{} for _ in range(n)]
+        self.ceiling: list[dict[int, int]] = [{} for _ in range(n)]
         if ladder is not None:
-            for t in o.tricks:
-                self._learn(t.leader, list(t.plays), t.attempted, ladder)
+            for i, t in enumerate(o.tricks, 1):
+                self._learn(t.leader, list(t.plays), t.attempted, ladder, i)
             if o.current:
-                self._learn(o.leader, list(o.current), o.current_attempt, ladder)
+                self._learn(o.leader, list(o.current), o.current_attempt, ladder,
+                            len(o.tricks) + 1)
         # Cards known to be in a seat's hand (declared, shown, the turned talon).
         self.required: list[Counter] = [Counter() for _ in range(n)]
         for s, faces in [*o.declarations, *((s, (f,)) for s, f in o.shown)]:
@@ -211,8 +264,8 @@ class _Model:
             self.bury_odds = [_bury_odds(f, ladder) for f in range(54)]
 
     def _learn(self, leader: int, plays: list[tuple[int, ...]],
-               attempted: tuple[int, ...] | None, ladder: Ladder) -> None:
-        """Deductions from one trick (finished or not)."""
+               attempted: tuple[int, ...] | None, ladder: Ladder, number: int) -> None:
+        """Deductions from one trick (finished or not; ``number``: 1 for the first)."""
         n = self.n
         lead = classify_faces(list(plays[0]), ladder)
         es = ladder.esuit
@@ -222,6 +275,7 @@ class _Model:
             play = plays[i]
             if any(es[f] != suit for f in play):
                 self.voids[seat].add(suit)
+                self.void_since[seat].setdefault(suit, number)
             elif lead.pairs and _count_pairs(play) < lead.pairs:
                 self.nopair[seat][suit] = -1
         # What a throw that stood shows about the other hands.
@@ -246,6 +300,9 @@ class _Model:
                 above = {f for f in ladder.faces_of[suit] if order[f] > c.top}
                 for o in seats:
                     self.forbidden[o] |= above
+                    low = self.ceiling[o].get(suit)
+                    if low is None or order[low] > c.top:
+                        self.ceiling[o][suit] = c.faces[0]
             elif c.kind == PAIR:
                 for o in seats:
                     d = self.nopair[o]
@@ -574,6 +631,12 @@ def _bury_odds(f: int, ladder: Ladder) -> float:
     if ladder.esuit[f] == TRUMP:
         return 0.02
     return _BURY_ODDS[f % 13]
+
+
+def _face_at(ladder: Ladder, suit: int, order: int) -> int:
+    """A card of effective suit ``suit`` at strength ``order`` (off-suit rank cards share
+    one: any of them reads the same in "no pair above it")."""
+    return next(f for f in ladder.faces_of[suit] if ladder.order[f] == order)
 
 
 def _by_capacity(rng: random.Random, choices: list[int], cap: list[int], total: int) -> int:

@@ -69,7 +69,11 @@ class TableClient(Protocol):
     def summary(self) -> dict[str, Any] | None:
         """After a hand: {"result": HandResult.to_data(), "buried": text or None,
         "levels": [team0, team1], "audit": "4 of 4 peers verified the hand: no rule broken"
-        (or the violations), "game_over": bool}; None while the hand goes on."""
+        (or the violations), "game_over": bool, "strip": [...]}; None while the hand goes
+        on. "strip" is the game so far, one plain-data entry per finished hand, this one
+        last (`cli.summary_view.strip_entry`: hand number, starter, declaring team, the
+        seat whose declaration set the trump, the trump, the defenders' points, the level
+        change and both levels after it); a network seat lists the hands of its table."""
         ...
 
     def next_hand(self) -> None:

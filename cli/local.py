@@ -338,12 +338,16 @@ class LocalClient:
         self._events.append(f"hand over: defenders {result.defender_points} points{bonus}; "
                             f"{change}; next starter {self._label(result.next_starter)}")
         show_buried = self.seat == hand.starter or result.talon_turned
+        from .summary_view import strip_entry  # the strip reads the same on both clients
         self._summary = {
             "result": result.to_data(),
             "buried": format_cards(hand.buried) if show_buried else None,
             "levels": list(self.game.levels),
             "audit": LOCAL_AUDIT,
             "game_over": self.game.over,
+            "strip": [strip_entry(number, played.observe(self.seat), played.result, self.rules)
+                      for number, played in enumerate(self.game.hands_played, 1)
+                      if played.result is not None],
         }
         if self.game.over:
             self._events.append(f"game over: team {self.game.winner} wins")

@@ -282,10 +282,16 @@ class NetClient:
         res = hand.result
         assert res is not None
         buried = hand.observation().buried
+        from .summary_view import strip_entry  # the strip reads the same on both clients
         self._summary = {"result": res.to_data(),
                          "buried": format_cards(buried) if buried is not None else None,
                          "levels": list(session.levels), "audit": self._audit(hand),
-                         "game_over": session.over, "winner": session.winner}
+                         "game_over": session.over, "winner": session.winner,
+                         # This table's finished hands (a resumed session replayed them).
+                         "strip": [strip_entry(number, played.observation(), played.result,
+                                               self.rules)
+                                   for number, played in enumerate(
+                                       (h for h in session.played if h.result is not None), 1)]}
         self._shown = hand
         self._events.append(self._over_line(session.hand_no + 1, hand))
         if session.over:
