@@ -9,6 +9,7 @@ screens are tested without sockets and play the same over the network.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tractor.actions import Action
@@ -18,6 +19,15 @@ from tractor.rules import Rules
 #: The decisions a client can wait for from its person (the last three: the auction
 #: variant's bid, card shown for the starter, and trump named).
 DECLARE, BURY, PLAY, BID, SHOW, NAME = "declare", "bury", "play", "bid", "show", "name"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A suggested move with its one-line reason (`tractor.ai.explain.reason`: short,
+    and true of the position, e.g. "ruffs: the trick holds 25 points")."""
+
+    action: Action
+    reason: str
 
 
 class TableClient(Protocol):
@@ -51,7 +61,14 @@ class TableClient(Protocol):
         ...
 
     def hint(self) -> Action | None:
-        """What the AI would do in this seat now (None when there is no decision)."""
+        """What the AI would do in this seat now (None when there is no decision): the
+        search player at the hint level (its thinking capped at about a second,
+        `tractor.ai.hints`); in a declaration window a `Declare` of one of
+        `declaration_options`, or `Pass`."""
+        ...
+
+    def advice(self) -> Hint | None:
+        """`hint` with its reason, for the screen to show both (None when no decision)."""
         ...
 
     def chat(self, text: str) -> None:

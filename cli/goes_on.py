@@ -107,7 +107,8 @@ class GoesOn:
             self.client.note(f"seat {gone} is gone: waiting for the host to go on with an "
                              "AI in that seat")
             seating = await self._rejoin(me, carry)
-        take_seat(node, seating, key, HumanPlayer(), Journal(journal_path()),
+        take_seat(node, seating, key, HumanPlayer(getattr(self.args, "deal_pace", 0.0)),
+                  Journal(journal_path()),
                   meta={"carried": True, "local_ai": self.fill_local is not None})
         old.stop()
         self.seating = seating

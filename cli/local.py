@@ -13,13 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.ai.explain import reason
 from tractor.cards import format_cards
 from tractor.game import Game
 from tractor.hand import DEAL, TALON, Hand, declaration_strength
 from tractor.observation import Observation
 from tractor.rules import Rules
 
-from .client import BURY, DECLARE, PLAY
+from .client import BURY, DECLARE, PLAY, Hint
 
 #: Phases of a hand whose names clash with the decisions.
 DECLARE_PHASE, PLAY_PHASE = "declare", "play"
@@ -54,8 +55,9 @@ class LocalClient:
 
     ``others(hand, seat)`` decides for every other seat (called when that seat is to act,
     as `tractor.ai.base.Strategy.act`); ``hinter(hand, seat)`` answers `hint` (default: a
-    simple built-in suggestion). Both see the real `Hand`; a strategy reads only what its
-    seat may know.
+    simple built-in suggestion), and during the deal too (a strategy's ``act`` then
+    gives its declaration, or Draw for none). Both see the real `Hand`; a strategy reads
+    only what its seat may know.
     """
 
     def __init__(self, rules: Rules | None = None, seat: int = 0, seed: int | str = 0,
@@ -152,16 +154,27 @@ class LocalClient:
         if decision is None:
             return None
         hand = self.game.hand
-        if self._hinter is not None and hand.to_act() == self.seat:
+        # While dealing another seat draws, but the person's declaration is asked for.
+        if self._hinter is not None and (hand.to_act() == self.seat or decision == DECLARE):
             try:
                 action = self._hinter(hand, self.seat)
             except Exception:  # a broken hinter must not break the screen
                 action = None
+            if decision == DECLARE and action is not None:
+                offered = isinstance(action, Declare) and action.seat == self.seat and \
+                    tuple(action.faces) in self.declaration_options()
+                return action if offered else Pass(self.seat)
             if isinstance(action, Draw):
                 return Pass(self.seat)
             if action is not None:
                 return action
         return self._default_hint(hand, decision)
+
+    def advice(self) -> Hint | None:
+        action = self.hint()
+        if action is None:
+            return None
+        return Hint(action, reason(self.observation(), action, self.rules))
 
     def chat(self, text: str) -> None:
         text = " ".join(text.split())

@@ -65,6 +65,11 @@ def _count(text: str) -> int:
     return int(text)
 
 
+#: The deal's pace for a person (seconds per card they receive): 25 cards in 10 s.
+DEAL_PACE = 0.4
+MAX_DEAL_PACE = 10.0
+
+
 def _seconds(text: str) -> float:
     """A number of seconds above 0 (argparse type)."""
     try:
@@ -73,6 +78,18 @@ def _seconds(text: str) -> float:
         value = -1.0
     if not 0 < value < 1e6:
         raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r:.20}")
+    return value
+
+
+def _pace(text: str) -> float:
+    """Seconds per card of the deal, 0 (as fast as the peers go) up to 10 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MAX_DEAL_PACE:
+        raise argparse.ArgumentTypeError(
+            f"seconds per card from 0 to {MAX_DEAL_PACE:g}, not {text!r:.20}")
     return value
 
 
@@ -113,6 +130,7 @@ def _listen(text: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from tractor.ai.hints import HINT_LEVEL
     from tractor.ai.strategies import LEVELS, STRATEGIES
     from tractor.net.wire import GRACE
 
@@ -131,6 +149,12 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--grace", type=_seconds, default=GRACE, metavar="SECONDS",
                        help="how long to wait for a seat whose connection is lost before "
                        "the hand ends without it (default: %(default)s)")
+        p.add_argument("--hint-level", choices=LEVELS, default=HINT_LEVEL,
+                       help="how hard the hint (i) thinks; at most about a second "
+                       "(default: %(default)s)")
+        p.add_argument("--deal-pace", type=_pace, default=DEAL_PACE, metavar="SECONDS",
+                       help="seconds per card you are dealt, so the deal can be followed "
+                       "(0: as fast as possible; default: %(default)s)")
 
     def ai_options(p: argparse.ArgumentParser, default: str = "search") -> None:
         p.add_argument("--strategy", choices=STRATEGIES, default=default,

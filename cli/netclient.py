@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.ai.explain import reason
 from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import Equivocation, KeyTimeout
@@ -22,8 +23,9 @@ from tractor.net.stall import MOVE_DEADLINE, FalseStop, StallDisputed, Stalled
 from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import WARN_BEFORE, PeerNode, ProcessingFailure, SeatGone
 from tractor.observation import GameRecord, Observation
+from tractor.public import DEAL
 
-from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint
 from .hand_log import table_events, with_chat
 
 _DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY, "bid": BID, "show": SHOW,
@@ -33,11 +35,21 @@ _REDEAL = "nobody declared a trump: the cards are dealt again"
 
 class HumanPlayer:
     """The person's seat: decisions wait for the screen. A declaration window asks only
-    when the hand allows a declaration the person has not already let pass."""
+    when the hand allows a declaration the person has not already let pass.
 
-    def __init__(self) -> None:
+    ``deal_pace`` paces the deal so a person can follow it: every seat posts one window
+    per card dealt and the next card waits for all of them, so holding this seat's window
+    for ``deal_pace`` seconds deals the whole table one card a pace. A held window is
+    `WAIT` to the table (``holding`` is its count of cards dealt); ``on_hold``, set by the
+    `NetClient`, is told, and answers it with a pass once the pace is over. 0: no pacing
+    (the deal runs as fast as the peers go)."""
+
+    def __init__(self, deal_pace: float = 0.0) -> None:
         self.declined: set[tuple[int, ...]] = set()
         self._dealt = 0
+        self.deal_pace = deal_pace
+        self.holding: int | None = None
+        self.on_hold: Callable[[], None] | None = None
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Any:
         dealt = view.observation.cards_dealt
@@ -45,7 +57,16 @@ class HumanPlayer:
             self.declined.clear()
         self._dealt = dealt
         fresh = [o for o in options if o not in self.declined]
-        return WAIT if fresh else None
+        if fresh:
+            self.holding = None
+            return WAIT
+        if self.deal_pace > 0 and self.on_hold is not None and view.observation.phase == DEAL:
+            if self.holding != dealt:  # the table asks again at every frame: hold once
+                self.holding = dealt
+                self.on_hold()
+            return WAIT
+        self.holding = None
+        return None
 
     def bury(self, view: SeatView, count: int) -> Any:
         return WAIT
@@ -133,6 +154,15 @@ class NetClient:
         self.names = display_names(names)
         player = self.session.player
         self.person = player if isinstance(player, HumanPlayer) else None
+        pending = getattr(self, "_pace_call", None)
+        if pending is not None and pending.active():
+            pending.cancel()  # a window of the table left behind
+        self._pace_call: Any = None
+        self._offered: set[tuple[int, ...]] = set()  #: declarations told of this hand
+        self._offered_in: TableHand | None = None
+        if self.person is not None:
+            self.person.holding = None
+            self.person.on_hold = self._hold
         self._summary: dict[str, Any] | None = None
         self._shown: TableHand | None = None  #: a finished hand shown until `next_hand`
         self._seen: dict[str, int] = {}
@@ -164,6 +194,8 @@ class NetClient:
         if self._summary is not None or self.node.halted is not None:
             return None
         waiting = self.session.current.waiting
+        if waiting == "declare" and self.person is not None and self.person.holding is not None:
+            return None  # the deal's pace, not the person's decision
         return _DECISIONS.get(waiting) if waiting else None
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -227,9 +259,16 @@ class NetClient:
         except Exception as exc:  # a hint is a courtesy: never let it break the screen
             self._events.append(f"(no hint: {exc})")
             return None
-        if kind == DECLARE and isinstance(action, Draw):
-            return Pass(self.seat)
+        if kind == DECLARE and not (isinstance(action, Declare)
+                                    and tuple(action.faces) in self.declaration_options()):
+            return Pass(self.seat)  # the strategy's Draw (no declaration), or one not open
         return action
+
+    def advice(self) -> Hint | None:
+        action = self.hint()
+        if action is None:
+            return None
+        return Hint(action, reason(self.observation(), action, self.rules))
 
     def chat(self, text: str) -> None:
         try:
@@ -326,12 +365,52 @@ class NetClient:
                 self._log_hand(hand)
                 self._events.append(self._over_line(number, hand))
 
+    def _hold(self) -> None:
+        """The person's window of this card is held (`HumanPlayer.deal_pace`): pass it
+        when the pace is over, on the node's clock."""
+        if self._pace_call is not None and self._pace_call.active():
+            return
+        assert self.person is not None
+        self._pace_call = self.node.clock.callLater(self.person.deal_pace, self._paced,
+                                                    self.session.current)
+
+    def _paced(self, table: TableHand) -> None:
+        """The pace is over: the held window is passed (unless the table moved on)."""
+        self._pace_call = None
+        person = self.person
+        if person is None or person.holding is None or table is not self.session.current:
+            return
+        person.holding = None
+        if table.waiting != "declare" or self.node.halted is not None:
+            return
+        try:
+            frames = self.session.decide(None)
+        except Exception as exc:  # a peer's message that waited behind it was bad
+            self._failed(exc)
+            return
+        self.node.send(frames)
+        self._changed()
+
+    def _tell_options(self) -> None:
+        """A log line when declarations become possible, once each per hand."""
+        table = self.session.current
+        if table is not self._offered_in:
+            self._offered_in, self._offered = table, set()
+        if self.decision() != DECLARE:
+            return
+        fresh = [o for o in self.declaration_options() if o not in self._offered]
+        if fresh:
+            self._offered.update(fresh)
+            shown = ", ".join(format_cards(o, symbols=True) for o in fresh)
+            self._events.append(f"you may declare {shown} now (e)")
+
     def _changed(self) -> None:
         played = self.session.played
         if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
             self._redeal_told = played[-1]
             self._events.append(_REDEAL)
         self._log_hand(self.session.current)
+        self._tell_options()
         if self.node.halted is not None and not self._halt_told:
             self._halt_told = True
             self._events.append(verdict_text(self.node.halted, self.names))

@@ -23,6 +23,7 @@ from twisted.python.failure import Failure
 
 from tractor.ai.children import SEATED_LINE, AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.executors import ThreadExecutor
+from tractor.ai.hints import HINT_LEVEL, observation_hinter
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import (
     play_ai_seats,
@@ -60,8 +61,15 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def _hinter(rules: Rules, seed: int) -> Callable[[Observation], Any]:
-    return StrategyPlayer(make_strategy("heuristic", seed=seed), rules, seed).action
+def _hinter(rules: Rules, seed: int, level: str = HINT_LEVEL) -> Callable[[Observation], Any]:
+    """The person's hints: the search player of ``level`` (`--hint-level`), capped at
+    about a second of thinking (`tractor.ai.hints`)."""
+    return observation_hinter(rules, level, seed)
+
+
+def _person(args: argparse.Namespace) -> HumanPlayer:
+    """The person's seat, with the deal paced as they asked (`--deal-pace`)."""
+    return HumanPlayer(deal_pace=getattr(args, "deal_pace", 0.0))
 
 
 async def _screen(client: NetClient, plain: bool) -> int:
@@ -89,9 +97,14 @@ def _asyncio(coro: Any) -> Deferred[Any]:
 def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
                  args: argparse.Namespace, meta: dict[str, Any]) -> NetClient:
     journal = Journal(journal_path())
-    take_seat(node, seating, key, HumanPlayer(), journal, meta=meta)
+    take_seat(node, seating, key, _person(args), journal, meta=meta)
     # A halt shows as the screen's banner; `GoesOn` watches `node.done` for a seat gone.
-    return NetClient(node, list(seating.names), _hinter(seating.rules, args.seed or 0))
+    return NetClient(node, list(seating.names),
+                     _hinter(seating.rules, args.seed or 0, _hint_level(args)))
+
+
+def _hint_level(args: argparse.Namespace) -> str:
+    return getattr(args, "hint_level", None) or HINT_LEVEL
 
 
 class GaveUp(Exception):
@@ -547,7 +560,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     node = None
     try:
         try:
-            node, session = await resume_seat(reactor, journal, game, HumanPlayer(),
+            node, session = await resume_seat(reactor, journal, game, _person(args),
                                               args.grace)
         except CannotListenError:
             say(f"tractor: cannot listen on {meta.get('listen')} again: is the game "
@@ -557,7 +570,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         say(f"resumed game {game} at hand {session.hand_no + 1}: reconnecting to the "
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
-            session.rules.players)], _hinter(session.rules, 0))
+            session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
         return await _screen(client, args.plain)
     finally:
         if node is not None:

@@ -1,0 +1,293 @@
+"""Why a move: one short, true line for a hint ("ruffs: the trick holds 25 points").
+
+A hint that only names cards leaves the person guessing, and a reason that is not true is
+worse than none: every claim here is worked out from the seat's own observation with the
+rules core (who wins the trick so far is `tractor.trick.winner_of`, the legal follows are
+`tractor.follow.legal_follows`, points are `tractor.scoring.points_of`). What the seat
+cannot know is never claimed: "no higher ♠ is out" counts the cards the seat has not
+seen (another hand or the talon may hold them), never where they lie, and a plain-suit
+lead is never called unbeatable (a void seat may ruff it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import islice
+
+from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.cards import RANKS, SUIT_SYMBOLS, SUITS, format_cards
+from tractor.follow import legal_follows
+from tractor.formats import PAIR, SINGLE, THROW, TRACTOR, Format, classify_faces
+from tractor.observation import Observation
+from tractor.public import BID, DEAL, DECLARE, declaration_options
+from tractor.rules import Rules, team_of
+from tractor.scoring import points_of
+from tractor.trick import beats_component, winner_of
+from tractor.trump import TRUMP, Ladder, rules_ladder
+
+#: A reason longer than this is cut (a screen line holds it next to the hint's cards).
+MAX_REASON = 60
+#: Legal follows looked at to claim "cannot win"; with more the claim is not made.
+FOLLOW_LIMIT = 3000
+#: Cards listed in full; a longer play is named by its size.
+LISTED = 6
+#: Before this share of the hand is dealt, passing is "waiting for more cards".
+EARLY_SHARE = 0.3
+
+
+def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
+    """A one-line reason for ``action`` by the observing seat, at most `MAX_REASON`
+    characters (``rules``: the observation's game's when None, else the defaults)."""
+    if rules is None:
+        rules = obs.game.rules if obs.game is not None else Rules()
+    if isinstance(action, Play):
+        text = _play_reason(obs, list(action.faces), rules)
+    elif isinstance(action, Bury):
+        text = _bury_reason(obs, list(action.faces), rules)
+    elif isinstance(action, Declare):
+        text = _declare_reason(obs, action.faces)
+    elif isinstance(action, Pass):
+        text = _pass_reason(obs, rules)
+    elif isinstance(action, Bid):
+        text = f"bids {action.points} points"
+    elif isinstance(action, Show):
+        text = f"shows {format_cards(action.faces, symbols=True)} for the starter"
+    elif isinstance(action, NameTrump):
+        text = _name_reason(obs, action.suit)
+    else:
+        text = ""
+    return fit(text)
+
+
+def fit(text: str) -> str:
+    """``text`` cut to `MAX_REASON` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+def cards_text(faces: Sequence[int], ladder: Ladder | None = None) -> str:
+    """The cards with suit symbols, or "7 ♠ cards" when too many to list."""
+    if len(faces) <= LISTED or ladder is None:
+        return format_cards(faces, symbols=True)
+    es = ladder.suit_of_faces(list(faces))
+    return f"{len(faces)} {suit_text(es)} cards" if es is not None else f"{len(faces)} cards"
+
+
+def suit_text(esuit: int | None) -> str:
+    """"trump" or the plain suit's symbol."""
+    if esuit is None:
+        return "mixed"
+    return "trump" if esuit == TRUMP else SUIT_SYMBOLS[SUITS[esuit]]
+
+
+# --- what the seat has not seen ---------------------------------------------------------------
+
+
+def unseen_counts(obs: Observation, rules: Rules) -> list[int]:
+    """Copies of each face the seat has not seen: not in its hand, not played, not among
+    the buried cards it knows. Other hands (and, for a seat that is not the starter, the
+    talon) hold exactly these."""
+    unseen = [rules.decks] * 54
+    seen: list[int] = list(obs.hand)
+    for trick in obs.tricks:
+        for play in trick.plays:
+            seen += play
+    for play in obs.current:
+        seen += play
+    if obs.buried is not None:
+        seen += obs.buried
+    for f in seen:
+        unseen[f] -= 1
+    return unseen
+
+
+def unseen_in(unseen: Sequence[int], esuit: int, ladder: Ladder) -> list[int]:
+    """The unseen cards of one effective suit, highest first, each copy listed."""
+    return [f for f in ladder.faces_of[esuit] for _ in range(unseen[f])]
+
+
+def shown_voids(obs: Observation, ladder: Ladder) -> list[set[int]]:
+    """Per seat, the effective suits it has shown it lacks: it did not follow a lead's
+    suit with every card it played (sound: a seat must follow while it can)."""
+    voids: list[set[int]] = [set() for _ in range(obs.players)]
+    rounds = [(t.leader, t.plays) for t in obs.tricks]
+    if obs.current:
+        rounds.append((obs.leader, obs.current))
+    es = ladder.esuit
+    for leader, plays in rounds:
+        lead = es[plays[0][0]]
+        for k, play in enumerate(plays[1:], 1):
+            if any(es[f] != lead for f in play):
+                voids[(leader + k) % obs.players].add(lead)
+    return voids
+
+
+# --- tricks -----------------------------------------------------------------------------------
+
+
+def _play_reason(obs: Observation, mine: list[int], rules: Rules) -> str:
+    assert obs.trump is not None
+    ladder = rules_ladder(obs.trump, rules)
+    if obs.current:
+        return _follow_reason(obs, mine, rules, ladder)
+    return _lead_reason(obs, mine, rules, ladder)
+
+
+def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:
+    plays = [list(p) for p in obs.current]
+    n, seat = obs.players, obs.seat
+    lead = classify_faces(plays[0], ladder)
+    ruff = rules.throw_ruff
+    before = winner_of(plays, ladder, throw_ruff=ruff)
+    ahead = (obs.leader + before) % n
+    wins = winner_of([*plays, mine], ladder, throw_ruff=ruff) == len(plays)
+    total = points_of([f for p in plays for f in p] + mine)
+    given = points_of(mine)
+    last = len(plays) == n - 1
+    follows = list(islice(legal_follows(list(obs.hand), lead, ladder,
+                                        rules.must_play_tractor), FOLLOW_LIMIT + 1))
+    if len(follows) == 1:
+        return "the only legal play" + (f": gives {given} points" if given else "")
+    holds = f"the trick holds {total} points" if total else "no points in the trick yet"
+    if wins:
+        if lead.esuit != TRUMP and ladder.suit_of_faces(mine) == TRUMP:
+            if last:
+                return f"ruffs and takes the trick: {total} points"
+            return f"ruffs: {holds}"
+        if team_of(ahead) == team_of(seat):
+            return f"overtakes partner: {holds}"
+        if last:
+            return f"wins the trick: {total} points" if total else "wins the trick"
+        return f"beats {cards_text(plays[before], ladder)}: {holds}"
+    if team_of(ahead) == team_of(seat):
+        return "partner is winning: " + (f"adds {given} points" if given else "adds no points")
+    if len(follows) <= FOLLOW_LIMIT:
+        if not any(winner_of([*plays, list(f)], ladder, throw_ruff=ruff) == len(plays)
+                   for f in follows):
+            fewest = min(points_of(f) for f in follows)
+            if given == 0:
+                return "cannot win: gives no points"
+            if given == fewest:
+                return f"cannot win: gives {given} points, the fewest it can"
+            return f"cannot win: gives {given} points"
+    return f"lets the trick go: gives {given} points" if given else \
+        "lets the trick go: gives no points"
+
+
+def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:
+    fmt = classify_faces(mine, ladder)
+    unseen = unseen_counts(obs, rules)
+    out = unseen_in(unseen, fmt.esuit, ladder)
+    beaten = [beats_component(c, out, ladder) for c in fmt.components]
+    shown = cards_text(mine, ladder)
+    suit = suit_text(fmt.esuit)
+    if fmt.kind == THROW:
+        # A throw fails only when another hand beats a part in its own suit.
+        return f"throws {shown}: " + ("it cannot fail" if not any(beaten) else "it may fail")
+    unbeaten = not beaten[0]
+    if fmt.esuit == TRUMP:
+        safe = ": nobody can beat it"
+    else:
+        safe = f": no higher {suit} is out" if fmt.kind == SINGLE else \
+            f": no higher {suit} {_shape(fmt)} is out"
+    if fmt.kind == TRACTOR:
+        return f"leads a tractor {shown}" + (safe if unbeaten else "")
+    if fmt.kind == PAIR:
+        return f"leads the pair {shown}" + (safe if unbeaten else "")
+    if unbeaten:
+        return f"leads the top {shown}{safe}"
+    partner = (obs.seat + 2) % obs.players if obs.players % 2 == 0 else None
+    voids = shown_voids(obs, ladder)
+    if fmt.esuit != TRUMP and partner is not None and fmt.esuit in voids[partner]:
+        return f"leads {shown}: partner has no {suit} left"
+    held = [f for f in obs.hand if ladder.esuit[f] == fmt.esuit]
+    if fmt.esuit == TRUMP:
+        return f"leads trump {shown}: {len(out)} trumps unseen"
+    if len(held) == 1:
+        return f"leads {shown}, your only {suit}"
+    if all(ladder.order[f] >= ladder.order[mine[0]] for f in held):
+        return f"leads {shown}, your lowest {suit} (you hold {len(held)})"
+    return f"leads {shown} from your {len(held)} {suit}"
+
+
+def _shape(fmt: Format) -> str:
+    return "pair" if fmt.kind == PAIR else "tractor"
+
+
+# --- the talon --------------------------------------------------------------------------------
+
+
+def _bury_reason(obs: Observation, faces: list[int], rules: Rules) -> str:
+    if obs.trump is None:
+        return f"buries {len(faces)} cards"
+    ladder = rules_ladder(obs.trump, rules)
+    es = ladder.esuit
+    points = points_of(faces)
+    trumps = sum(es[f] == TRUMP for f in faces)
+    left = list(obs.hand)
+    for f in faces:
+        if f in left:
+            left.remove(f)
+    emptied = [e for e in range(4) if any(es[f] == e for f in faces)
+               and not any(es[f] == e for f in left)]
+    parts = [f"buries {points} points" if points else "buries no points"]
+    if emptied:
+        parts.append("empties " + " ".join(suit_text(e) for e in emptied))
+    parts.append("keeps every trump" if not trumps else f"{trumps} trumps")
+    return ", ".join(parts)
+
+
+# --- trump ------------------------------------------------------------------------------------
+
+
+def trumps_with(held: Sequence[int], rank: str | None, suit: str | None) -> int:
+    """How many of ``held`` are trumps when ``rank`` and ``suit`` are trump (jokers always)."""
+    return sum(f >= 52 or (rank is not None and RANKS[f % 13] == rank)
+               or (suit is not None and SUITS[f // 13] == suit) for f in held)
+
+
+def _declared_suit(faces: Sequence[int]) -> str | None:
+    return None if faces[0] >= 52 else SUITS[faces[0] // 13]
+
+
+def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
+    held = obs.hand
+    count = trumps_with(held, obs.trump_rank, _declared_suit(faces))
+    return (f"declare {format_cards(faces, symbols=True)}: {count} of your {len(held)} "
+            "cards would be trumps")
+
+
+def _pass_reason(obs: Observation, rules: Rules) -> str:
+    if obs.phase == BID:
+        return "pass: no higher bid"
+    if obs.phase not in (DEAL, DECLARE):
+        return "passes"
+    standing = obs.declarations[-1] if obs.declarations else None
+    options = declaration_options(obs.hand, obs.trump_rank,
+                                  standing[1] if standing else None)
+    if standing is not None and standing[0] == obs.seat:
+        return "pass: your own declaration stands"
+    if standing is not None and team_of(standing[0]) == team_of(obs.seat):
+        return "pass: your partner's declaration stands"
+    if not options:
+        return "pass: nothing to declare"
+    held = obs.hand
+    if obs.phase == DEAL and len(held) < EARLY_SHARE * rules.hand_size:
+        return f"wait: only {len(held)} of {rules.hand_size} cards dealt"
+    suit, count = max(((_declared_suit(o), trumps_with(held, obs.trump_rank,
+                                                        _declared_suit(o))) for o in options),
+                      key=lambda sc: sc[1])
+    named = SUIT_SYMBOLS[suit] if suit is not None else "jokers"
+    return f"pass: {named} trumps would be {count} of your {len(held)} cards"
+
+
+def _name_reason(obs: Observation, suit: str | None) -> str:
+    held = obs.hand
+    rank = obs.trump_rank
+    if suit is None:
+        return f"names no suit: {trumps_with(held, rank, None)} of your cards are trumps"
+    return (f"names {SUIT_SYMBOLS[suit]}: {trumps_with(held, rank, suit)} of your "
+            f"{len(held)} cards become trumps")
+
+
+__all__ = ["MAX_REASON", "reason", "fit", "cards_text", "suit_text", "unseen_counts",
+           "unseen_in", "shown_voids", "trumps_with"]

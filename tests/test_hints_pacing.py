@@ -1,0 +1,337 @@
+"""Hints with a reason (`tractor.ai.explain`, `advice`) and the deal's pace for a person
+(`HumanPlayer.deal_pace`): every reason is checked against the rules core and the real
+hands; the pace runs on a `Clock`, in memory."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from test_netclient import FakeNode
+
+from tractor import Bury, Declare, Pass, Play, Rules
+from tractor.ai.explain import MAX_REASON, reason, trumps_with
+from tractor.ai.heuristic import HeuristicStrategy
+from tractor.ai.hints import HINT_SECONDS, hint_strategy
+from tractor.ai.peer import StrategyPlayer
+from tractor.ai.strategies import make_strategy
+from tractor.cli.client import BURY, DECLARE, PLAY, Hint
+from tractor.cli.local import LocalClient
+from tractor.cli.main import _parser
+from tractor.cli.netclient import HumanPlayer, NetClient
+from tractor.follow import legal_follows
+from tractor.formats import classify_faces
+from tractor.hand import Hand
+from tractor.net.deck.local import LocalDeal
+from tractor.net.session import GameSession
+from tractor.rules import team_of
+from tractor.scoring import points_of
+from tractor.trick import failed_components, winner_of
+from tractor.trump import TRUMP
+
+# --- the reasons are true ---------------------------------------------------------------------
+
+
+def _number(text: str, pattern: str) -> int | None:
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else None
+
+
+def check_play_reason(hand: Hand, seat: int, faces: list[int], why: str) -> None:
+    """Every claim of a play's reason, against the real hand (all hands visible)."""
+    ladder = hand.ladder
+    assert ladder is not None
+    n = hand.players
+    plays = [list(p) for p in hand.current]
+    total = points_of([f for p in plays for f in p] + faces)
+    if plays:
+        lead = classify_faces(plays[0], ladder)
+        before = winner_of(plays, ladder)
+        ahead = (hand.leader + before) % n
+        wins = winner_of([*plays, faces], ladder) == len(plays)
+        follows = list(legal_follows(list(hand.hands[seat]), lead, ladder,
+                                     hand.rules.must_play_tractor))
+        if why.startswith("ruffs"):
+            assert wins and lead.esuit != TRUMP
+            assert all(ladder.esuit[f] == TRUMP for f in faces)
+        if why.startswith(("beats", "wins the trick", "overtakes")):
+            assert wins
+        if why.startswith("wins the trick") or "takes the trick" in why:
+            assert len(plays) == n - 1
+        if why.startswith("overtakes partner"):
+            assert team_of(ahead) == team_of(seat)
+        if why.startswith("partner is winning"):
+            assert not wins and team_of(ahead) == team_of(seat) and ahead != seat
+        if why.startswith("cannot win"):
+            assert not any(winner_of([*plays, list(f)], ladder) == len(plays) for f in follows)
+            if "the fewest" in why:
+                assert points_of(faces) == min(points_of(f) for f in follows)
+        if why.startswith("lets the trick go"):
+            assert not wins
+        if why.startswith("the only legal play"):
+            assert len(follows) == 1
+        if "the trick holds" in why:
+            assert _number(why, r"the trick holds (\d+) points") == total
+        if "no points in the trick" in why:
+            assert total == 0
+        for pat in (r"adds (\d+) points", r"gives (\d+) points"):
+            if _number(why, pat) is not None:
+                assert _number(why, pat) == points_of(faces)
+        if "no points" in why and ("adds" in why or "gives" in why):
+            assert points_of(faces) == 0
+        return
+    fmt = classify_faces(faces, ladder)
+    others = [list(hand.hands[(seat + k) % n]) for k in range(1, n)]
+    if why.startswith("throws"):
+        assert fmt.kind == "throw"
+        if "cannot fail" in why:
+            assert not failed_components(fmt, others, ladder)
+    if why.startswith("leads a tractor"):
+        assert fmt.kind == "tractor"
+    if why.startswith("leads the pair"):
+        assert fmt.kind == "pair"
+    if "nobody can beat it" in why or "no higher" in why:
+        # No other hand (nor the talon) holds a higher card of the same shape in the suit.
+        assert not failed_components(fmt, others, ladder)
+        if "nobody can beat it" in why:
+            assert fmt.esuit == TRUMP
+    if "partner has no" in why:
+        partner = (seat + 2) % n
+        assert not any(ladder.esuit[f] == fmt.esuit for f in hand.hands[partner])
+
+
+def check_reason(client: LocalClient, action, why: str) -> None:
+    assert why and len(why) <= MAX_REASON, why
+    hand = client.game.hand
+    seat = client.seat
+    if isinstance(action, Play):
+        check_play_reason(hand, seat, list(action.faces), why)
+    elif isinstance(action, Bury):
+        points = _number(why, r"buries (\d+) points")
+        assert points == points_of(action.faces) or (
+            "no points" in why and points_of(action.faces) == 0)
+        if "keeps every trump" in why:
+            assert not any(hand.ladder.esuit[f] == TRUMP for f in action.faces)
+    elif isinstance(action, Declare):
+        count = _number(why, r": (\d+) of your")
+        suit = None if action.faces[0] >= 52 else "SHDC"[action.faces[0] // 13]
+        assert count == trumps_with(hand.hands[seat], hand.trump_rank(), suit)
+    elif isinstance(action, Pass) and client.decision() == DECLARE:
+        assert why.startswith(("pass", "wait")), why
+        if "dealt" in why:
+            assert _number(why, r"only (\d+) of") == len(hand.hands[seat])
+
+
+def play_out(seed: int, check, pick) -> None:
+    """A hand at a LocalClient; ``pick(client, hand)`` chooses the person's move and
+    ``check(client, action)`` is called before each is made."""
+    client = LocalClient(seed=seed, others=HeuristicStrategy(seed).act,
+                         hinter=HeuristicStrategy(seed + 50).act)
+    for _ in range(400):
+        if client.summary() is not None:
+            return
+        kind = client.decision()
+        assert kind is not None
+        action = pick(client, client.game.hand)
+        check(client, action)
+        if kind == DECLARE and not isinstance(action, Declare):
+            action = Pass(client.seat)
+        assert client.submit(action) is None, action
+    raise AssertionError("the hand did not end")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_hint_reason_is_true(seed):
+    kinds = []
+
+    def check(client, action):
+        hint = client.advice()
+        assert isinstance(hint, Hint) and hint.action == action
+        check_reason(client, action, hint.reason)
+        kinds.append(hint.reason.split(":")[0].split()[0])
+
+    play_out(seed, check, lambda client, hand: client.hint())
+    assert "leads" in kinds, kinds
+
+
+@pytest.mark.parametrize("seed", range(10, 16))
+def test_reasons_for_random_legal_plays_are_true(seed):
+    """Not only the AI's moves: any legal move's reason is true (more kinds of claim)."""
+    rng = random.Random(seed)
+
+    def pick(client, hand):
+        if client.decision() in (PLAY, BURY):
+            return hand.random_action(rng)
+        return client.hint()
+
+    def check(client, action):
+        check_reason(client, action, reason(client.observation(), action, client.rules))
+
+    play_out(seed, check, pick)
+
+
+def test_the_reasons_name_what_a_card_player_looks_for():
+    """Over several hands the main kinds of reason all come up."""
+    seen: set[str] = set()
+    for seed in range(20, 32):
+        rng = random.Random(seed)
+
+        def check(client, action):
+            seen.add(reason(client.observation(), action, client.rules).split(":")[0])
+
+        def pick(client, hand, rng=rng):
+            return hand.random_action(rng) if client.decision() == PLAY else client.hint()
+
+        play_out(seed, check, pick)
+    for kind in ("ruffs", "partner is winning", "cannot win"):
+        assert kind in seen, sorted(seen)
+    assert any(k.startswith("leads the top") for k in seen), sorted(seen)
+
+
+def test_a_declaration_hint_is_an_option_offered_with_its_reason():
+    offered = []
+    for seed in range(8):
+        client = LocalClient(seed=seed, hinter=hint_strategy("easy", seed).act)
+        while client.decision() == DECLARE and client.observation().phase == "deal":
+            hint = client.advice()
+            assert hint is not None
+            if isinstance(hint.action, Declare):
+                assert tuple(hint.action.faces) in client.declaration_options()
+                assert hint.reason.startswith("declare ")
+                offered.append(hint)
+            else:
+                assert isinstance(hint.action, Pass)
+                assert hint.reason.startswith(("pass", "wait")), hint.reason
+            check_reason(client, hint.action, hint.reason)
+            client.submit(Pass(0))
+    assert offered  # some seat was told to declare, with how many trumps it would make
+
+
+def test_the_hint_is_the_search_players_choice_within_its_budget():
+    strategy = hint_strategy("hard", 1)
+    assert strategy.name == "search" and strategy.max_seconds <= HINT_SECONDS
+    assert hint_strategy("easy", 1).max_seconds < HINT_SECONDS  # its own, shorter budget
+
+
+# --- the options ------------------------------------------------------------------------------
+
+
+def test_the_hint_level_and_the_deal_pace_are_options_of_a_persons_commands():
+    for command in ("play", "host", "join", "resume"):
+        args = _parser().parse_args([command])
+        assert args.hint_level == "normal" and args.deal_pace == 0.4
+    args = _parser().parse_args(["play", "--hint-level", "easy", "--deal-pace", "0"])
+    assert (args.hint_level, args.deal_pace) == ("easy", 0.0)
+    for bad in (["play", "--hint-level", "genius"], ["join", "--deal-pace", "-1"]):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(bad)
+    for command in ("ai", "ai-server"):  # AI seats are never paced
+        assert not hasattr(_parser().parse_args([command]), "deal_pace")
+
+
+# --- the deal's pace --------------------------------------------------------------------------
+
+
+class PacedTable:
+    """A person (seat 0) and three heuristic AI peers, frames in memory, on a Clock."""
+
+    def __init__(self, pace: float, seed: int = 4) -> None:
+        rules = Rules()
+        self.deal = LocalDeal(seats=4, seed=seed)
+        self.person = HumanPlayer(deal_pace=pace)
+        players = [self.person] + [
+            StrategyPlayer(make_strategy("heuristic", seed=s), rules, s) for s in (1, 2, 3)]
+        self.sessions = [
+            GameSession(rules, self.deal.config.table, s, self.deal.signing_keys[s],
+                        self.deal.config.public_keys, bytes([seed, s]) * 16, players[s],
+                        max_hands=1) for s in range(4)]
+        self.node = FakeNode(self.deal, self.sessions[0])
+        self.clock = self.node.clock
+        self.client = NetClient(self.node, ["You", "East", "North", "West"])
+        self.deal.peers = self.sessions
+        self.deal.call_all("start")
+        self.run()
+
+    def run(self) -> None:
+        self.deal.run()
+        if self.node.on_change:
+            self.node.on_change()
+
+    def dealt(self) -> int:
+        return len(self.client.observation().hand)
+
+    def through_the_deal(self, step: float) -> list[tuple[float, int, bool]]:
+        """Pass every declaration, advance the clock by ``step`` while the deal is held:
+        (clock time, cards the person holds, whether the person passed) after each step,
+        until the deal is over."""
+        seen = []
+        while self.client.observation().phase == "deal":
+            decided = self.client.decision() == DECLARE
+            if decided:
+                assert self.client.submit(Pass(0)) is None
+            else:
+                assert self.person.holding is not None, "the deal stopped unheld"
+                # Only the person's window is missing: the AI seats answered at once.
+                assert self.sessions[1].current.waiting_on() == {0: "declaration window"}
+                self.clock.advance(step)
+            self.run()
+            seen.append((self.clock.seconds(), self.dealt(), decided))
+        return seen
+
+
+def test_the_persons_cards_come_one_a_pace():
+    table = PacedTable(pace=0.4)
+    assert table.dealt() == 1 and table.person.holding is not None
+    assert table.client.decision() is None  # held for the pace: nothing to decide
+    table.clock.advance(0.39)
+    table.run()
+    assert table.dealt() == 1
+    seen = table.through_the_deal(0.01)
+    came: dict[int, float] = {}
+    passed = set()  # the person's own decision takes the place of the pace
+    for now, cards, decided in seen:
+        came.setdefault(cards, now)
+        if decided:
+            passed.add(cards - 1)
+    gaps = {c: came[c + 1] - came[c] for c in range(2, 25) if c in came and c + 1 in came}
+    assert len(gaps) > 15 and all(g >= 0.4 - 1e-6 for c, g in gaps.items() if c not in passed)
+    paced = 25 - len(passed)
+    assert 0.4 * (paced - 1) - 1e-6 <= table.clock.seconds() <= 0.4 * paced + 0.5
+    assert table.person.holding is None
+
+
+def test_pace_zero_deals_as_before_without_the_clock():
+    table = PacedTable(pace=0.0)
+    while table.client.observation().phase == "deal":
+        assert table.client.decision() == DECLARE  # the deal stops only for a declaration
+        assert table.client.submit(Pass(0)) is None
+        table.run()
+    assert table.clock.seconds() == 0 and not table.clock.getDelayedCalls()
+    assert table.person.holding is None
+
+
+def test_new_declarations_are_told_once_in_the_log():
+    table = PacedTable(pace=0.4)
+    table.through_the_deal(0.4)
+    told = [e for e in table.client.events() if e.startswith("you may declare")]
+    assert told and all(e.endswith(" now (e)") for e in told)
+    assert len(told) == len(set(told))
+
+
+def test_a_hint_during_the_deal_is_a_declaration_offered_or_a_pass():
+    table = PacedTable(pace=0.0)
+    table.client.hinter = StrategyPlayer(hint_strategy("easy", 3), Rules(), 3).action
+    asked = 0
+    while table.client.observation().phase == "deal":
+        hint = table.client.advice()
+        assert hint is not None
+        asked += 1
+        if isinstance(hint.action, Declare):
+            assert tuple(hint.action.faces) in table.client.declaration_options()
+        else:
+            assert isinstance(hint.action, Pass)
+        assert len(hint.reason) <= MAX_REASON
+        assert table.client.submit(Pass(0)) is None
+        table.run()
+    assert asked
