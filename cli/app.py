@@ -394,32 +394,34 @@ class PlayView:
 
     def hint(self) -> None:
         """Ask the client's AI, and preselect its move."""
-        action = self.client.hint()
-        if action is None:
+        advice = self.client.advice()
+        if advice is None:
             self.info = "Nothing for you to decide now."
             return
+        action, why = advice.action, advice.reason
+        because = f" — {why}" if why else ""
         if isinstance(action, Pass) and self.client.decision() == BID:
             self._set_input("pass")
-            self.info = "Hint: pass (Enter to accept)"
+            self.info = f"Hint: pass{because} (Enter to accept)"
             return
         if isinstance(action, Pass):
-            self.info = "Hint: pass (press p)."
+            self.info = f"Hint: pass{because} (press p)."
             return
         if isinstance(action, (Bid, NameTrump)):
             typed = str(action.points) if isinstance(action, Bid) else (action.suit or "0")
             self._set_input(typed)
-            self.info = f"Hint: {typed} (Enter to accept)"
+            self.info = f"Hint: {typed}{because} (Enter to accept)"
             return
         faces = getattr(action, "faces", None)
         if not faces:
-            self.info = f"Hint: {action}"
+            self.info = f"Hint: {action}{because}"
             return
         self._set_input(selection_text(faces) + " ")
         hand = self.hand()
         if faces[0] in hand:
             self.cursor = hand.index(faces[0])
         self.error = ""
-        self.info = f"Hint: {render.cards_label(list(faces))} (Enter to accept)"
+        self.info = f"Hint: {render.cards_label(list(faces))}{because} (Enter to accept)"
 
     def show(self, panel: str) -> None:
         """Open an information panel, or close it when it is open."""
@@ -605,7 +607,7 @@ class PlayView:
             return ("Keys\n" + render.help_text(KEYS, columns=2 if width >= 64 else 1)
                     + "\n\n" + LEGEND + "\n\nEsc closes this help.")
         if self.panel == "tracker":
-            return render.tracker_text(obs) + "\n\nEsc closes."
+            return render.tracker_text(obs, names, width) + "\n\nEsc closes."
         if self.panel == "last":
             return render.last_trick_text(obs, names) + "\n\nEsc closes."
         if self.panel == "log":
@@ -615,7 +617,7 @@ class PlayView:
             if summary is None:
                 return ""
             last = "Enter: next hand." if not summary.get("game_over") else "Ctrl-Q: quit."
-            return (render.summary_text(summary, obs, names)
+            return (render.summary_text(summary, obs, names, width)
                     + f"\n\n{last}  l: last trick  g: log")
         if self.panel == "declare":
             return self._declare_text(obs)

@@ -159,8 +159,10 @@ class PlainSession:
         if cmd in ("help", "?"):
             self.say(HELP)
         elif cmd == "hint":
-            self.hinted = client.hint()
-            self.say(self._hint_text(self.hinted)
+            advice = client.advice()
+            self.hinted = advice.action if advice is not None else None
+            why = f" - {advice.reason}" if advice is not None and advice.reason else ""
+            self.say(self._hint_text(self.hinted) + why
                      + (" - Enter alone accepts it" if self.hinted is not None else ""))
         elif cmd == "" and summary is None and self.hinted is not None:
             hinted, self.hinted = self.hinted, None

@@ -20,8 +20,6 @@ from typing import Any
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cards import (
-    FACE_POINTS,
-    RANKS,
     SUIT_SYMBOLS,
     SUITS,
     format_cards,
@@ -467,122 +465,23 @@ def last_trick_text(obs: Observation, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def seen_counts(obs: Observation) -> Counter[int]:
-    """Copies of each face this seat has seen where they cannot be out: its own hand, every
-    card played, and the buried cards when it buried them."""
-    seen: Counter[int] = Counter(obs.hand)
-    for t in obs.tricks:
-        for cards in t.plays:
-            seen.update(cards)
-    for cards in obs.current:
-        seen.update(cards)
-    if obs.phase != "talon":
-        seen.update(obs.buried or ())
-    return seen
+def tracker_text(obs: Observation, names: Sequence[str] | None = None,
+                 width: int | None = None) -> str:
+    """Every card still out, per suit, with what each seat is known to hold or lack
+    (`cli.tracker_view`); ``width`` None: unwrapped."""
+    from .tracker_view import tracker_text as text
+
+    return text(obs, names, width)
 
 
-def out_counts(obs: Observation, decks: int | None = None) -> Counter[int]:
-    """Copies of each face still out: not played and not in this seat's hand (another hand,
-    or the talon)."""
-    if decks is None:
-        rules = rules_of(obs)
-        decks = rules.decks if rules is not None else 2
-    seen = seen_counts(obs)
-    return Counter({f: decks - seen[f] for f in range(54) if decks - seen[f] > 0})
+def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str],
+                 width: int | None = None) -> str:
+    """The end of a hand (`cli.summary_view`): defender points and the tricks they came
+    from, the talon and its bonus, level changes, the next starter, the game so far and
+    the audit verdict; ``width`` None: a line per sentence."""
+    from .summary_view import summary_text as text
 
-
-def _counted(faces: Sequence[int], out: Counter[int]) -> str:
-    return " ".join(card_label(f) + (f"×{out[f]}" if out[f] > 1 else "") for f in faces)
-
-
-def tracker_text(obs: Observation, decks: int | None = None, top: int = 6) -> str:
-    """Which jokers, trumps and top cards of each suit are still out, from what this seat
-    has seen; and how many points are still out."""
-    out = out_counts(obs, decks)
-    ladder = ladder_of(obs)
-    lines = ["Still out (not played, not in your hand):"]
-    jokers = [f for f in (53, 52) if out[f]]
-    lines.append("Jokers:  " + (_counted(jokers, out) if jokers else "none"))
-    rank = obs.trump_rank
-    trump = obs.trump
-    rank_i = RANKS.index(rank) if rank in RANKS and (trump is None or trump.rank) else None
-    if rank_i is not None:
-        rank_faces = [f for f in ladder.faces_of[TRUMP] if f < 52 and f % 13 == rank_i]
-        rank_faces += [s * 13 + rank_i for s in range(4) if s * 13 + rank_i not in rank_faces]
-        rank_out = [f for f in rank_faces if out[f]]
-        lines.append(f"Rank {rank}:  " + (_counted(rank_out, out) if rank_out else "none"))
-    trumps = [f for f in ladder.faces_of[TRUMP] if out[f]]
-    suit_trumps = [f for f in trumps if f < 52 and f % 13 != rank_i]
-    if trump is not None:
-        total = sum(out[f] for f in trumps)
-        top_t = _counted(suit_trumps[:top], out) + (" …" if len(suit_trumps) > top else "")
-        lines.append(f"Trumps:  {total} out" + (f" · {top_t}" if suit_trumps else ""))
-    for e in range(4):
-        faces = [f for f in ladder.faces_of[e] if out[f]]
-        if not faces:
-            if ladder.faces_of[e]:
-                lines.append(f"{SUIT_SYMBOLS[SUITS[e]]}:  none out")
-            continue
-        total = sum(out[f] for f in faces)
-        more = " …" if len(faces) > top else ""
-        lines.append(f"{SUIT_SYMBOLS[SUITS[e]]}:  {total} out · {_counted(faces[:top], out)}{more}")
-    points = sum(FACE_POINTS[f] * c for f, c in out.items())
-    lines.append(f"Points still out: {points}")
-    return "\n".join(lines)
-
-
-def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]) -> str:
-    """The end of a hand: defender points, the talon and its bonus, level changes, the
-    next starter and the audit verdict."""
-    res = summary["result"]
-    decl = obs.declarers
-    decl = 0 if decl is None else decl
-    defenders = 1 - decl
-    lines = [f"Hand {hand_number(obs) + 1} is over."]
-    lines.append(f"Defenders (team {defenders}: {_team_members(obs, names, defenders)}) "
-                 f"scored {res['defender_points']} points.")
-    buried = summary.get("buried")
-    if res.get("talon_turned"):
-        pts = res.get("talon_points") or 0
-        mult = res["talon_bonus"] // pts if pts else 0
-        talon = f"Talon {cards_label(buried)}: " if buried else "Talon: "
-        lines.append(f"{talon}{pts} points, turned over by the defenders"
-                     + (f" ×{mult}" if mult else "") + f" = bonus {res['talon_bonus']}.")
-    elif buried:
-        pts = sum(FACE_POINTS[f] for f in faces_of(buried))
-        lines.append(f"Talon {cards_label(buried)} ({pts} points) stays with the declarers.")
-    else:
-        lines.append("The talon stays buried with the declarers (no bonus).")
-    gain, team = res["levels_gained"], res["gaining_team"]
-    side = "declarers" if team == decl else "defenders"
-    rules = rules_of(obs)
-    auction = rules is not None and rules.declaration == "auction"
-    if gain:
-        lines.append(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
-    elif auction:  # the next auction picks the declarers again: nobody "takes over"
-        lines.append("No level gained.")
-    else:
-        lines.append(f"Team {team} ({side}) takes over, no level gained.")
-    before = list(obs.levels)
-    after = summary.get("levels") or before
-    lines.append("Levels: " + ", ".join(
-        f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
-        for t in (0, 1)))
-    if auction:
-        dealer = (obs.first + 1) % seat_count(obs)
-        lines.append(f"Next hand: {names[dealer]} deals and bids first; the auction picks "
-                     "the declarers.")
-    else:
-        nxt = res["next_starter"]
-        lines.append(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
-                     "declares.")
-    if summary.get("audit"):
-        lines.append(f"Audit: {summary['audit']}")
-    if summary.get("game_over"):
-        winner = obs.game.winner if obs.game is not None else None
-        won = f"team {winner}" if winner is not None else f"team {team}"
-        lines.append(f"Game over: {won} wins!")
-    return "\n".join(lines)
+    return text(summary, obs, names, width)
 
 
 def wrap_words(text: str, width: int, indent: str = "") -> list[str]:

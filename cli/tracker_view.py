@@ -18,10 +18,14 @@ import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
+from tractor.ai.explain import unseen_counts
 from tractor.ai.worlds import Knowledge, SeatFacts
 from tractor.cards import FACE_POINTS, RANKS, SUIT_SYMBOLS, SUITS, format_cards
 from tractor.observation import Observation
-from tractor.trump import TRUMP, Ladder, Trump, ladder_for
+from tractor.rules import Rules
+from tractor.trump import TRUMP, Ladder
+
+from . import render
 
 #: Indent of the lines that continue a row of cards, and of the facts under a row.
 CARD_INDENT = "    "
@@ -36,7 +40,7 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
     facts about the other seats in that suit, and the points still out last."""
     names = list(names) if names is not None else []
     out = out_counts(obs)
-    ladder = _ladder(obs)
+    ladder = render.ladder_of(obs)
     facts = _facts(obs)
     lines = _wrap(_header(obs), width, CARD_INDENT)
     rank = obs.trump_rank
@@ -84,33 +88,13 @@ def tracker_text(obs: Observation, names: Sequence[str] | None = None,
 # --- counting ---------------------------------------------------------------------------------
 
 
-def _decks(obs: Observation) -> int:
-    return obs.game.rules.decks if obs.game is not None else 2
-
-
 def out_counts(obs: Observation) -> Counter[int]:
     """Copies of each face still out: not played, not in this seat's hand, not buried by
-    it (so in another hand, the talon, the burial or the undealt stock)."""
-    seen: Counter[int] = Counter(obs.hand)
-    for t in obs.tricks:
-        for cards in t.plays:
-            seen.update(cards)
-    for cards in obs.current:
-        seen.update(cards)
-    if obs.phase != "talon":  # at the exchange the starter's hand holds the talon still
-        seen.update(obs.buried or ())
-    decks = _decks(obs)
-    return Counter({f: decks - seen[f] for f in range(54) if decks - seen[f] > 0})
-
-
-def _ladder(obs: Observation) -> Ladder:
-    """The hand's card order; before the trump is known, the trump rank without a suit
-    (jokers and rank cards are trumps whatever suit is declared)."""
-    rules = obs.game.rules if obs.game is not None else None
-    across = rules.tractor_across_rank if rules is not None else True
-    joined = rules.rank_and_jokers_in_tractors if rules is not None else True
-    trump = obs.trump if obs.trump is not None else Trump(obs.trump_rank, None)
-    return ladder_for(trump, across, joined)
+    it (so in another hand, the talon, the burial or the undealt stock); counted by
+    `tractor.ai.explain.unseen_counts`, as the hints count them."""
+    rules = obs.game.rules if obs.game is not None else Rules()
+    unseen = unseen_counts(obs, rules)
+    return Counter({f: k for f, k in enumerate(unseen) if k > 0})
 
 
 def _header(obs: Observation) -> str:

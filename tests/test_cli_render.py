@@ -10,7 +10,7 @@ from helpers import T, build_deck
 
 from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.cards import format_cards, parse_faces
-from tractor.cli import render
+from tractor.cli import render, tracker_view
 from tractor.observation import GameRecord, Observation
 
 R = Rules()
@@ -197,7 +197,7 @@ def test_tracker_counts_what_is_still_out() -> None:
     while len(h.tricks) < 2:
         h.apply(next(iter(h.legal_actions(h.to_act()))))
     o = obs_of(h)
-    out = render.out_counts(o)
+    out = tracker_view.out_counts(o)
     played = [f for t in h.tricks for p in t.plays for f in p]
     for face in range(54):
         expected = 2 - h.hands[0].count(face) - played.count(face) - h.buried.count(face)
@@ -208,7 +208,7 @@ def test_tracker_counts_what_is_still_out() -> None:
     assert "Rank 2:" in text and "Trumps:" in text
     assert text.splitlines()[-1].startswith("Points still out: ")
     # A seat that did not bury counts the talon as out.
-    other = render.out_counts(obs_of(h, 1))
+    other = tracker_view.out_counts(obs_of(h, 1))
     assert sum(other.values()) == 108 - len(h.hands[1]) - len(played)
     jokers = render.cards_label([f for f in (53, 52) for _ in range(other[f])])
     assert f"Jokers:  {jokers}".replace("RJ RJ", "RJ×2").replace("BJ BJ", "BJ×2") in \
