@@ -57,7 +57,7 @@ from .cards_input import (
     selection_text,
     toggle_in_text,
 )
-from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint, TableClient
 from .panes import FittedText, cannot_show
 
 #: Every key of the play screen, for the help panel and the README.
@@ -143,6 +143,9 @@ class PlayView:
         #: The first Ctrl-Q asks; a second one quits, any other key takes the question back.
         self.quit_pending = False
         self._quit_asked_now = False
+        #: A hint is being worked out; Enter meanwhile plays it when it comes.
+        self.hint_pending = False
+        self.accept_hint = False
         #: The first line shown of a panel taller than its window, and which panel it was.
         self.panel_top = 0
         self._panel_seen: str | None = None
@@ -311,6 +314,10 @@ class PlayView:
 
     def enter(self) -> None:
         """Enter: play, bury or declare the selection (or go on after the summary)."""
+        if self.hint_pending and not self.input.text:
+            self.accept_hint = True
+            self.info = "Hint: thinking… (it is played when it comes)"
+            return
         if self.client.summary() is not None:
             self.next_hand()
             return
@@ -392,12 +399,67 @@ class PlayView:
             return
         self.panel = "declare"
 
+    def _turn_key(self) -> tuple[Any, ...]:
+        obs = self.obs()
+        return (self.client.decision(), render.hand_number(obs), obs.phase, len(obs.tricks),
+                len(obs.current), len(obs.declarations), obs.cards_dealt)
+
     def hint(self) -> None:
-        """Ask the client's AI, and preselect its move."""
-        advice = self.client.advice()
-        if advice is None:
+        """Ask the client's search player, and preselect its move with its reason. The
+        search runs on a worker thread (up to a second) so the screen and the table go
+        on meanwhile; Enter pressed while it thinks plays the hint when it comes."""
+        if self.hint_pending:
+            self.info = "Hint: still thinking…"
+            return
+        advisor = self.client.advisor()
+        if advisor is None:
             self.info = "Nothing for you to decide now."
             return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self.app is None or not self.app.is_running:
+            self._hint_came(advisor, None, self._turn_key())
+            return
+        key = self._turn_key()
+        self.hint_pending = True
+        self.accept_hint = False
+        self.info = "Hint: thinking…"
+        future = loop.run_in_executor(None, advisor)
+        future.add_done_callback(lambda done: self._hint_came(None, done, key))
+
+    def _hint_came(self, advisor: Callable[[], Hint | None] | None,
+                   done: asyncio.Future[Hint | None] | None, key: tuple[Any, ...]) -> None:
+        """The search answered (on the loop's thread): show it if the position is still the
+        one it was asked about, and play it when Enter was pressed meanwhile."""
+        accept, self.accept_hint, self.hint_pending = self.accept_hint, False, False
+        try:
+            advice = advisor() if advisor is not None else done.result()  # type: ignore[union-attr]
+        except Exception as exc:  # a hint is a courtesy: never let it break the screen
+            self.info = f"No hint: {exc}"
+            advice = None
+        else:
+            if key != self._turn_key():
+                if self.info.startswith("Hint"):
+                    self.info = ""
+                advice = None  # the table moved on meanwhile: the hint is for another move
+            elif advice is None:
+                self.info = "Nothing for you to decide now."
+        try:  # called by the loop, not by a key: a failure becomes a message here
+            if advice is not None:
+                self._show_hint(advice)
+                if accept:
+                    if isinstance(advice.action, Pass) and self.client.decision() == DECLARE:
+                        self.pass_declaration()
+                    else:
+                        self.enter()
+        except Exception as exc:
+            self.error = f"error: {exc}"
+        if self.app is not None:
+            self.app.invalidate()
+
+    def _show_hint(self, advice: Hint) -> None:
         action, why = advice.action, advice.reason
         because = f" — {why}" if why else ""
         if isinstance(action, Pass) and self.client.decision() == BID:

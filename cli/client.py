@@ -71,6 +71,13 @@ class TableClient(Protocol):
         """`hint` with its reason, for the screen to show both (None when no decision)."""
         ...
 
+    def advisor(self) -> Callable[[], Hint | None] | None:
+        """The advice for the position as it is now, to work out later: a function that
+        reads only what was taken when it was made, so the screen may run it on another
+        thread while the table goes on (a search takes up to a second); None when there
+        is no decision."""
+        ...
+
     def chat(self, text: str) -> None:
         """Send a table chat line (signed like a move over the network)."""
         ...

@@ -176,6 +176,12 @@ class LocalClient:
             return None
         return Hint(action, reason(self.observation(), action, self.rules))
 
+    def advisor(self) -> Callable[[], Hint | None] | None:
+        """The advice worked out now (the hinter reads the live `Hand`, which must not be
+        read from another thread), handed out to be taken later."""
+        advice = self.advice()
+        return None if advice is None else (lambda: advice)
+
     def chat(self, text: str) -> None:
         text = " ".join(text.split())
         if text:

@@ -251,24 +251,34 @@ class NetClient:
         self._changed()
 
     def hint(self) -> Action | None:
-        kind = self.decision()
-        if kind is None or self.hinter is None:
-            return None
+        advice = self.advice()
+        return advice.action if advice is not None else None
+
+    def advice(self) -> Hint | None:
+        advisor = self.advisor()
         try:
-            action = self.hinter(self.observation())
+            return advisor() if advisor is not None else None
         except Exception as exc:  # a hint is a courtesy: never let it break the screen
             self._events.append(f"(no hint: {exc})")
             return None
-        if kind == DECLARE and not (isinstance(action, Declare)
-                                    and tuple(action.faces) in self.declaration_options()):
-            return Pass(self.seat)  # the strategy's Draw (no declaration), or one not open
-        return action
 
-    def advice(self) -> Hint | None:
-        action = self.hint()
-        if action is None:
+    def advisor(self) -> Callable[[], Hint | None] | None:
+        kind = self.decision()
+        if kind is None or self.hinter is None:
             return None
-        return Hint(action, reason(self.observation(), action, self.rules))
+        # A snapshot: the observation is immutable, the options a fresh list; the hinter
+        # samples its worlds from the observation alone.
+        obs, options, hinter = self.observation(), self.declaration_options(), self.hinter
+        seat, rules = self.seat, self.rules
+
+        def advise() -> Hint | None:  # raises what the hinter raises
+            action = hinter(obs)
+            if kind == DECLARE and not (isinstance(action, Declare)
+                                        and tuple(action.faces) in options):
+                action = Pass(seat)  # the strategy's Draw (no declaration), or one not open
+            return Hint(action, reason(obs, action, rules))
+
+        return advise
 
     def chat(self, text: str) -> None:
         try:

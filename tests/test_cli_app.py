@@ -467,3 +467,63 @@ def test_no_color_means_a_monochrome_screen(monkeypatch: Any) -> None:
     monkeypatch.delenv("NO_COLOR")
     app = build_app(follow_client(), input=DummyInput(), output=DummyOutput())
     assert any("ansired" in rule for _cls, rule in app.style.style_rules)
+
+
+class SlowHintClient(LocalClient):
+    """A client whose advice takes a while to work out, on whatever thread runs it (as a
+    network seat's search does), and says which thread that was."""
+
+    def __init__(self, seed: int, seconds: float) -> None:
+        super().__init__(seed=seed)
+        self.seconds = seconds
+        self.threads: list[str] = []
+
+    def advisor(self) -> Any:
+        import threading
+        import time
+
+        advice = self.advice()
+
+        def slow() -> Any:
+            self.threads.append(threading.current_thread().name)
+            time.sleep(self.seconds)
+            return advice
+        return slow
+
+
+def test_a_slow_hint_thinks_off_the_screen_and_enter_meanwhile_plays_it() -> None:
+    import threading
+
+    async def go() -> None:
+        client = SlowHintClient(seed=1, seconds=0.4)
+        async with running(client) as (view, inp):
+            hinted = client.hint()
+            assert hinted is not None
+            before = client.observation().hand_sizes[0]
+            inp.send_text("i")
+            await until(lambda: view.hint_pending)
+            assert view.info.startswith("Hint: thinking")
+            # The screen still takes keys while the search thinks.
+            cursor = view.cursor
+            inp.send_text(RIGHT)
+            await until(lambda: view.cursor != cursor)
+            assert view.hint_pending
+            inp.send_text(ENTER)  # before the hint came: it is played when it comes
+            await until(lambda: client.observation().hand_sizes[0] < before)
+            assert not view.hint_pending and view.error == ""
+            assert client.threads and client.threads[0] != threading.main_thread().name
+    run(go())
+
+
+def test_a_hint_for_a_position_gone_by_is_dropped() -> None:
+    async def go() -> None:
+        client = SlowHintClient(seed=1, seconds=0.4)
+        async with running(client) as (view, inp):
+            hinted = client.hint()
+            assert hinted is not None
+            inp.send_text("i")
+            await until(lambda: view.hint_pending)
+            assert client.submit(Play(0, tuple(hinted.faces))) is None  # moved on
+            await until(lambda: not view.hint_pending)
+            assert view.input.text == "" and not view.info.startswith("Hint")
+    run(go())
