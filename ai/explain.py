@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from itertools import islice
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
-from tractor.cards import RANKS, SUIT_SYMBOLS, SUITS, format_cards
+from tractor.cards import SUIT_SYMBOLS, SUITS, format_cards
 from tractor.follow import legal_follows
 from tractor.formats import PAIR, SINGLE, THROW, TRACTOR, Format, classify_faces
 from tractor.observation import Observation
-from tractor.public import BID, DEAL, DECLARE, declaration_options
+from tractor.public import BID, DEAL, DECLARE, declaration_options, declared_trump, named_trump
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of
-from tractor.trump import TRUMP, Ladder, rules_ladder
+from tractor.trump import TRUMP, Ladder, Trump, rules_ladder
 
 #: A reason longer than this is cut (a screen line holds it next to the hint's cards).
 MAX_REASON = 60
@@ -239,10 +239,10 @@ def _bury_reason(obs: Observation, faces: list[int], rules: Rules) -> str:
 # --- trump ------------------------------------------------------------------------------------
 
 
-def trumps_with(held: Sequence[int], rank: str | None, suit: str | None) -> int:
-    """How many of ``held`` are trumps when ``rank`` and ``suit`` are trump (jokers always)."""
-    return sum(f >= 52 or (rank is not None and RANKS[f % 13] == rank)
-               or (suit is not None and SUITS[f // 13] == suit) for f in held)
+def trumps_with(held: Sequence[int], trump: Trump, rules: Rules | None = None) -> int:
+    """How many of ``held`` are trumps under ``trump`` (the rules core's card order)."""
+    esuit = rules_ladder(trump, rules).esuit
+    return sum(esuit[f] == TRUMP for f in held)
 
 
 def _declared_suit(faces: Sequence[int]) -> str | None:
@@ -251,14 +251,14 @@ def _declared_suit(faces: Sequence[int]) -> str | None:
 
 def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
     held = obs.hand
-    count = trumps_with(held, obs.trump_rank, _declared_suit(faces))
+    count = trumps_with(held, declared_trump(faces, obs.trump_rank))
     return (f"declare {format_cards(faces, symbols=True)}: {count} of your {len(held)} "
             "cards would be trumps")
 
 
 def _pass_reason(obs: Observation, rules: Rules) -> str:
     if obs.phase == BID:
-        return "pass: no higher bid"
+        return "pass: the bid to beat is more than your hand is worth"
     if obs.phase not in (DEAL, DECLARE):
         return "passes"
     standing = obs.declarations[-1] if obs.declarations else None
@@ -273,9 +273,9 @@ def _pass_reason(obs: Observation, rules: Rules) -> str:
     held = obs.hand
     if obs.phase == DEAL and len(held) < EARLY_SHARE * rules.hand_size:
         return f"wait: only {len(held)} of {rules.hand_size} cards dealt"
-    suit, count = max(((_declared_suit(o), trumps_with(held, obs.trump_rank,
-                                                        _declared_suit(o))) for o in options),
-                      key=lambda sc: sc[1])
+    suit, count = max(((_declared_suit(o),
+                        trumps_with(held, declared_trump(o, obs.trump_rank), rules))
+                       for o in options), key=lambda sc: sc[1])
     named = SUIT_SYMBOLS[suit] if suit is not None else "jokers"
     return f"pass: {named} trumps would be {count} of your {len(held)} cards"
 
@@ -283,10 +283,10 @@ def _pass_reason(obs: Observation, rules: Rules) -> str:
 def _name_reason(obs: Observation, suit: str | None) -> str:
     held = obs.hand
     rank = obs.trump_rank
+    count = trumps_with(held, named_trump(suit, rank))
     if suit is None:
-        return f"names no suit: {trumps_with(held, rank, None)} of your cards are trumps"
-    return (f"names {SUIT_SYMBOLS[suit]}: {trumps_with(held, rank, suit)} of your "
-            f"{len(held)} cards become trumps")
+        return f"names no suit: {count} of your cards are trumps (the jokers)"
+    return f"names {SUIT_SYMBOLS[suit]}: {count} of your {len(held)} cards become trumps"
 
 
 __all__ = ["MAX_REASON", "reason", "fit", "cards_text", "suit_text", "unseen_counts",

@@ -11,7 +11,7 @@ import pytest
 from test_netclient import FakeNode
 
 from tractor import Bury, Declare, Pass, Play, Rules
-from tractor.ai.explain import MAX_REASON, reason, trumps_with
+from tractor.ai.explain import MAX_REASON, reason
 from tractor.ai.heuristic import HeuristicStrategy
 from tractor.ai.hints import HINT_SECONDS, hint_strategy
 from tractor.ai.peer import StrategyPlayer
@@ -25,6 +25,7 @@ from tractor.formats import classify_faces
 from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
+from tractor.public import declared_trump
 from tractor.rules import team_of
 from tractor.scoring import points_of
 from tractor.trick import failed_components, winner_of
@@ -115,8 +116,8 @@ def check_reason(client: LocalClient, action, why: str) -> None:
             assert not any(hand.ladder.esuit[f] == TRUMP for f in action.faces)
     elif isinstance(action, Declare):
         count = _number(why, r": (\d+) of your")
-        suit = None if action.faces[0] >= 52 else "SHDC"[action.faces[0] // 13]
-        assert count == trumps_with(hand.hands[seat], hand.trump_rank(), suit)
+        trump = declared_trump(action.faces, hand.trump_rank())  # the rules core's
+        assert count == sum(trump.ladder().esuit[f] == TRUMP for f in hand.hands[seat])
     elif isinstance(action, Pass) and client.decision() == DECLARE:
         assert why.startswith(("pass", "wait")), why
         if "dealt" in why:
@@ -335,3 +336,18 @@ def test_a_hint_during_the_deal_is_a_declaration_offered_or_a_pass():
         assert table.client.submit(Pass(0)) is None
         table.run()
     assert asked
+
+
+def test_trump_counts_follow_the_rules_core_for_jokers_and_no_suit():
+    # A joker declaration (and naming no suit) makes jokers the only trumps: the rank
+    # cards are not counted (they were, once: "6 of your 8 cards would be trumps").
+    from dataclasses import replace
+
+    from tractor.actions import NameTrump
+
+    obs = LocalClient(seed=2).observation()
+    held = (53, 53, 0, 13, 26, 39, 5, 6)  # RJ RJ, the four 2s, ♠7 ♠8
+    obs = replace(obs, hand=held, phase="deal")
+    assert reason(obs, Declare(0, (53, 53))).startswith("declare RJ RJ: 2 of your 8")
+    assert reason(obs, Declare(0, (13,))).startswith("declare ♥2: 6 of your 8")  # jokers and the 2s
+    assert "2 of your cards are trumps" in reason(obs, NameTrump(0, None))

@@ -135,6 +135,22 @@ class HandResult:
             self, talon_points=0)
 
 
+def declared_trump(faces: Sequence[Face], rank: str) -> Trump:
+    """The trump a winning declaration makes: jokers make a hand of jokers only (no rank,
+    no suit); rank cards make their suit trump with the rank.
+
+    >>> print(declared_trump([53, 53], "2"), "/", declared_trump([13], "2"))
+    jokers only / rank 2, suit H
+    """
+    return Trump(None, None) if faces[0] >= 52 else Trump(rank, face_suit(faces[0]))
+
+
+def named_trump(suit: str | None, rank: str) -> Trump:
+    """The trump the auction's starter names: a suit with the rank, or none (jokers
+    only)."""
+    return Trump(None, None) if suit is None else Trump(rank, suit)
+
+
 def declaration_strength(faces: Sequence[Face], rank: str | None) -> int:
     """1 for one rank card, 2 for a pair of identical rank cards, 3 for a pair of
     identical jokers, 0 for anything else.
@@ -424,9 +440,7 @@ class PublicHand:
             if self.starter is None:
                 self.starter = seat
                 self.declarers = team_of(seat)
-            rank = self.trump_rank()
-            self._set_trump(Trump(None, None) if faces[0] >= 52
-                            else Trump(rank, face_suit(faces[0])))
+            self._set_trump(declared_trump(faces, self.trump_rank()))
             return
         if self.starter is None:
             self.phase = REDEAL  # first hand, nobody declared: collect and deal again
@@ -529,7 +543,7 @@ class PublicHand:
         reason = self.trump_refusal(suit)
         if reason:
             raise IllegalAction(reason)
-        self._set_trump(Trump(None, None) if suit is None else Trump(self.trump_rank(), suit))
+        self._set_trump(named_trump(suit, self.trump_rank()))
 
     # --- the talon and the tricks ------------------------------------------------------------
 
