@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.formatted_text.utils import fragment_list_width
+from prompt_toolkit.utils import get_cwidth
 
 from tractor.cards import FACE_POINTS
 from tractor.observation import Observation
@@ -141,20 +142,34 @@ def _cards_lines(cards: Sequence[int], tag: str, width: int, color: bool | None)
     return lines
 
 
+def cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` terminal cells (a wide character takes two), with
+    ``…`` where it was cut."""
+    if get_cwidth(text) <= cells:
+        return text
+    out, used = "", 0
+    for ch in text:
+        w = get_cwidth(ch)
+        if used + w > cells - 1:
+            break
+        out, used = out + ch, used + w
+    return out + "…" if cells >= 1 else ""
+
+
 def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
-               plays: dict[int, tuple[tuple[int, ...], str]], compact: bool = False,
-               color: bool | None = None) -> list[Line]:
-    """One seat's place at the table: name (``▶`` to play, ``★`` starter), side, level and
-    cards left, then its cards in the trick."""
+               plays: dict[int, tuple[tuple[int, ...], str]], height: int = 99,
+               compact: bool = False, color: bool | None = None) -> list[Line]:
+    """One seat's place at the table in at most ``height`` lines: name (``▶`` to play,
+    ``★`` starter), side, level and cards left, then its cards in the trick. When room
+    is short the side line goes first (or joins the name's line), then the cards' last
+    lines, marked ``…``: the trick's cards are what a player must see."""
     to_play = seat == obs.to_act and obs.phase not in ("deal", "done")
     me = seat == obs.seat
     star = " ★" if seat == obs.starter else ""
     mark = "▶ " if to_play else ""
-    name = names[seat]
-    if me and name.lower() != "you":
-        name += " (you)"
-    room = max(1, width - len(mark) - len(star))
-    name = name if len(name) <= room else name[:max(1, room - 1)] + "…"
+    you = " (you)" if me and names[seat].lower() != "you" else ""
+    room = max(1, width - len(mark) - len(star) - len(you))
+    name = cut(names[seat], room) + you
     head: Line = ([("class:turn", mark)] if mark else []) + [
         ("class:me" if me else "class:seat", name), ("class:turn", star)]
     team = render.team_of(seat)
@@ -164,19 +179,25 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
         side = "decl" if team == obs.declarers else "def"
     info = f"{side} · lv {obs.levels[team]} · {obs.hand_sizes[seat]} cards"
     if len(info) > width:
-        info = f"{side} {obs.levels[team]} · {obs.hand_sizes[seat]}"
-    lines: list[Line] = [head]
-    if compact:  # a short screen: side and cards left on the name's line when they fit
-        short = f" {side} {obs.hand_sizes[seat]}"
-        if fragment_list_width(head) + len(short) <= width:
-            head.append(("class:dim", short))
-        else:
-            lines.append([("class:dim", info)])
-    else:
-        lines.append([("class:dim", info)])
+        info = cut(f"{side} {obs.levels[team]} · {obs.hand_sizes[seat]}", width)
+    cards: list[Line] = []
     if seat in plays:
-        cards, tag = plays[seat]
-        lines += _cards_lines(cards, tag, width, color)
+        trick, tag = plays[seat]
+        cards = _cards_lines(trick, tag, width, color)
+    full = [head, [("class:dim", info)], *cards]
+    short = f" {side} {obs.hand_sizes[seat]}"
+    if not compact and len(full) <= height:
+        lines = full
+    elif fragment_list_width(head) + len(short) <= width:  # the side on the name's line
+        lines = [head + [("class:dim", short)], *cards]
+    elif len(full) <= height:
+        lines = full
+    else:
+        lines = [head, *cards]
+    if len(lines) > height:
+        lines = lines[:max(1, height)]
+        if cards and len(lines) > 1:
+            lines[-1] = lines[-1] + [("class:dim", "…")]
     return lines
 
 
@@ -185,8 +206,7 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
     phase = obs.phase
     out: list[str] = []
     if phase in ("deal", "declare"):
-        total = sum(obs.hand_sizes) if phase == "declare" else None
-        out.append(f"dealing: {obs.cards_dealt} cards drawn" if total is None
+        out.append(f"dealing: {obs.cards_dealt} cards drawn" if phase == "deal"
                    else "all cards dealt: last chance to declare")
         if obs.declarations:
             seat, faces = obs.declarations[-1]
@@ -226,16 +246,22 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
 
 
 def _pad(line: Line, width: int, align: str) -> Line:
-    """``line`` cut or padded to exactly ``width`` columns."""
+    """``line`` cut or padded to exactly ``width`` terminal cells."""
     w = fragment_list_width(line)
     if w > width:
         out: Line = []
         used = 0
         for style, text, *_ in line:
-            take = text[:max(0, width - used)]
+            take = ""
+            for ch in text:
+                cw = get_cwidth(ch)
+                if used + cw > width:
+                    break
+                take, used = take + ch, used + cw
             if take:
                 out.append((style, take))
-                used += len(take)
+            if used >= width or len(take) < len(text):
+                break
         return out + [("", " " * (width - used))]
     gap = width - w
     if align == "right":
@@ -268,8 +294,9 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     compact = room < 9
     content: dict[Cell, list[Line]] = {}
     for cell, seat in by_cell.items():
-        content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 1, plays, compact,
-                                   color)
+        # Two columns at least between places: card lines side by side stay apart.
+        content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
+                                   compact=compact, color=color)
     # The middle: the free cells of the middle row around its centre.
     mid = columns // 2
     lo = hi = mid
@@ -284,6 +311,10 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     heights[1] = max(heights[1], len(middle))
     while sum(heights) > room and max(heights) > 1:
         heights[heights.index(max(heights))] -= 1
+    for cell, seat in by_cell.items():  # fitted again where a row lost lines
+        if len(content[cell]) > heights[cell[0]]:
+            content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
+                                       heights[cell[0]], compact, color)
     # Room to spare: blank lines between the rows read as a table, not a list.
     gap = max(0, min(2, (room - keep - sum(heights)) // 2))
     out: list[Line] = list(header)
@@ -349,8 +380,8 @@ def table_pane(obs: Observation, names: Sequence[str], events: Sequence[str], wi
     rows = ring_lines(obs, names, width, height, color, keep=4 if events else 0)
     free = height - len(rows)
     if free >= 2 and events:
-        rows.append([("class:separator", "─" * 2 + " latest (g: whole log) "
-                      + "─" * max(0, width - 25))])
+        rule = "── latest (g: whole log) " + "─" * max(0, width - 25)
+        rows.append([("class:separator", rule[:width])])
         text = render.events_text(events, width, free - 1)
         rows += [[("class:dim", t)] for t in text.split("\n")]
     return _joined(rows)
