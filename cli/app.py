@@ -91,6 +91,7 @@ LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: t
           "the talon (while you bury).")
 
 #: What the first Ctrl-Q asks (the message line).
+QUIT_PLAIN = "Quit? Ctrl-Q again leaves. Any other key goes on."
 QUIT_QUESTION = ("Quit? Ctrl-Q again leaves; your game is saved and `tractor resume` "
                  "continues it. Any other key goes on.")
 
@@ -613,7 +614,9 @@ class PlayView:
 
     def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
         if self.quit_pending:
-            return [("class:warn", QUIT_QUESTION)]
+            # A table that stopped (a halt, a verdict) is not one `tractor resume` goes on.
+            trouble = self.client.banner()
+            return [("class:warn", QUIT_QUESTION if trouble is None else QUIT_PLAIN)]
         state = self.input.complete_state
         if state is not None and state.completions:
             return _choices(state, width)
@@ -788,6 +791,17 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     @bind("c-c")
     def _quit(event: KeyPressEvent) -> None:
         view.ask_quit()
+
+    # While the quit question is open, any other key only takes it back (Enter must not
+    # play the selection the person forgot was there).
+    asked = Condition(lambda: view.quit_pending)
+
+    @bind(Keys.Any, filter=asked, eager=True)
+    def _not_quitting(event: KeyPressEvent) -> None:
+        if event.key_sequence[0].key in (Keys.ControlQ, Keys.ControlC):
+            view.ask_quit()
+        else:
+            view.quit_pending = False
 
     # Normal play: the hand cursor and the selection.
     bind("left", filter=normal)(lambda e: view.move(-1))

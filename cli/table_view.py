@@ -177,9 +177,10 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
         side = f"team {team}"
     else:
         side = "decl" if team == obs.declarers else "def"
-    info = f"{side} · lv {obs.levels[team]} · {obs.hand_sizes[seat]} cards"
-    if len(info) > width:
-        info = cut(f"{side} {obs.levels[team]} · {obs.hand_sizes[seat]}", width)
+    level, left = obs.levels[team], obs.hand_sizes[seat]
+    info = next((text for text in (f"{side} · lv {level} · {left} cards",
+                                   f"{side} lv {level} · {left} cards")
+                 if len(text) <= width), cut(f"{side} {level} · {left}", width))
     cards: list[Line] = []
     if seat in plays:
         trick, tag = plays[seat]

@@ -136,9 +136,7 @@ def play_full_screen_hand(term: Terminal, seconds: float) -> int:
             term.send("p")  # pass in the declaration panel
             keys += 1
         elif "your turn" in status:
-            term.send("i")  # hint: the AI's move is preselected
-            term.pump(0.2)
-            term.send("\r")  # Enter plays it
+            take_hint(term)
             keys += 2
         term.pump(0.3)
     return keys
@@ -152,3 +150,20 @@ def quit_screen(term: Terminal, seconds: float = 10.0) -> int | None:
         raise AssertionError("the first Ctrl-Q did not ask:\n" + term.text())
     term.send("\x11")
     return term.exited(seconds)
+
+
+def hint_shown(text: str) -> bool:
+    """The hint is on screen (preselected), or the turn has gone."""
+    lines = text.splitlines()
+    thinking = "Hint: thinking" in text or "still thinking" in text
+    return (("Hint:" in text and not thinking) or "No hint" in text
+            or not lines or "your turn" not in lines[0])
+
+
+def take_hint(term: Terminal, seconds: float = 15.0) -> None:
+    """``i`` asks for the hint (the search thinks up to a second, off the screen's thread);
+    once it is shown, Enter plays it. Waiting for it, as a person does, keeps a second
+    ``i`` from landing on the next turn."""
+    term.send("i")
+    term.wait_until(hint_shown, seconds)
+    term.send("\r")

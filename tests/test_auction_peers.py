@@ -20,6 +20,10 @@ from tractor.net.session import GameSession, dealer_by_lot
 from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
 from tractor.rules import team_of
 
+#: The person's options a test that is not about them turns off: the deal's pace (10 s a
+#: hand) and the hint's thinking (the quickest level).
+FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+
 AUCTION = Rules(declaration="auction")
 
 
@@ -114,7 +118,7 @@ def _env(tmp_path) -> dict[str, str]:
 def test_a_whole_auction_hand_from_tractor_play(tmp_path):
     script = "hint\n\n" * 80 + "quit\n"
     proc = subprocess.run(
-        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", "--rules",
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST, "--rules",
          "declaration=auction", "--strategy", "heuristic", "--level", "easy"],
         input=script, capture_output=True, text=True, timeout=600, env=_env(tmp_path),
         cwd=tmp_path)
@@ -128,7 +132,7 @@ def test_a_whole_auction_hand_from_tractor_play(tmp_path):
 
 
 def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
-    host = Session(["host", "--name", "auction", "--ai", "3", "--plain", "--no-announce",
+    host = Session(["host", *FAST, "--name", "auction", "--ai", "3", "--plain", "--no-announce",
                     "--listen", "tcp:0:interface=127.0.0.1", "--rules", "declaration=auction",
                     "--strategy", "heuristic", "--level", "easy"], _env(tmp_path))
     try:

@@ -527,3 +527,29 @@ def test_a_hint_for_a_position_gone_by_is_dropped() -> None:
             await until(lambda: not view.hint_pending)
             assert view.input.text == "" and not view.info.startswith("Hint")
     run(go())
+
+
+def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -> None:
+    from tractor.cli.app import QUIT_QUESTION
+
+    async def go() -> None:
+        client = follow_client()
+        with create_pipe_input() as inp:
+            app = build_app(client, input=inp, output=Output80x24())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async())
+            await until(lambda: app.is_running)
+            view = view_of(app)
+            view.hint()  # a selection waits in the input
+            await until(lambda: bool(view.input.text))
+            typed = view.input.text
+            inp.send_text("\x11")
+            await until(lambda: view.quit_pending)
+            assert render.to_text(view.message_fragments()) == QUIT_QUESTION
+            inp.send_text(ENTER)  # takes the question back, and plays nothing
+            await until(lambda: not view.quit_pending)
+            assert view.input.text == typed and client.decision() == PLAY
+            inp.send_text("\x11\x11")
+            await asyncio.wait_for(task, 5)
+            assert view.quit_requested
+    run(go())

@@ -22,6 +22,10 @@ import lanlab
 import pytest
 from lanlab import VERIFIED, Autopilot, Lab, Plain, Screen
 
+#: The person's options a test that is not about them turns off: the deal's pace (10 s a
+#: hand) and the hint's thinking (the quickest level).
+FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+
 PASSPHRASE = "otter-violet-42"
 HAND_SECONDS = 600.0  #: a whole hand, shuffle proofs included, on 2 shared cores
 LOBBY_SECONDS = 60.0
@@ -98,6 +102,7 @@ print(data.decode(), "from", ip)
 """
 MULTICAST_SENDER = """
 import socket, time
+
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
 for _ in range(5):
@@ -232,7 +237,7 @@ def tricks_seen(program: Plain) -> list[str]:
 def _alice_hosts_with_an_ai_and_a_passphrase(lab: Lab, table: str) -> Plain:
     """Alice on host A: `tractor host --ai 1 --passphrase ...`, at her lobby prompt."""
     alice = lab.person(lab.hosts[0], "alice").plain(
-        "host", "--name", table, "--ai", "1", "--passphrase", PASSPHRASE, "--plain",
+        "host", "--name", table, "--ai", "1", "--passphrase", PASSPHRASE, "--plain", *FAST,
         "--player", "Alice", *AI)
     open_table(alice)
     in_lobby(alice)
@@ -248,7 +253,7 @@ def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of, timer):
     for host, name in ((b, "Bob"), (c, "Carol")):
         person = lab.person(host, name.lower())
         typed = name == "Carol"  # Bob gives it on the command line, Carol types it when asked
-        program = person.plain("join", "--plain", "--player", name,
+        program = person.plain("join", "--plain", *FAST, "--player", name,
                                *([] if typed else ["--passphrase", PASSPHRASE]))
         pick_table(program, "lab-a")
         if typed:  # a getpass here used to race the pipe reader for the line: join hung
@@ -283,10 +288,11 @@ def test_f_the_auction_variant_between_hosts(lab_of, timer):
     a, b = lab.hosts
     alice = lab.person(a, "alice").plain(
         "host", "--name", "lab-f", "--ai", "2", "--rules", "declaration=auction", "--plain",
+        *FAST,
         "--player", "Alice", *AI)
     address = open_table(alice)
     in_lobby(alice)
-    bob = lab.person(b, "bob").plain("join", address, "--plain", "--player", "Bob")
+    bob = lab.person(b, "bob").plain("join", address, "--plain", *FAST, "--player", "Bob")
     in_lobby(bob)
     for program in (alice, bob):
         program.send("ready")
@@ -305,11 +311,11 @@ def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
     a, b, c = lab.hosts
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
     key = server.wait_for(r"AI server ready at \S+, key ([0-9a-f]{16})", LOBBY_SECONDS)[1]
-    alice = lab.person(a, "alice").plain("host", "--name", table, "--plain",
+    alice = lab.person(a, "alice").plain("host", "--name", table, "--plain", *FAST,
                                          "--player", "Alice", *AI)
     address = open_table(alice)
     in_lobby(alice)
-    bob = lab.person(b, "bob").plain("join", address, "--plain", "--player", "Bob")
+    bob = lab.person(b, "bob").plain("join", address, "--plain", *FAST, "--player", "Bob")
     in_lobby(bob)
     alice.wait_for(r"seat 1: Bob", LOBBY_SECONDS)
     # As a person does: list the servers heard, check the key the server printed, pick it.
@@ -346,9 +352,14 @@ def hand_pane(screen: Screen) -> list[str]:
 
 
 def press_hint(screen: Screen) -> None:
-    """``i`` preselects the AI's move, Enter makes it."""
+    """``i`` preselects the search player's move (it thinks up to a second, off the
+    screen's thread); once it is shown, Enter makes it."""
+    from pty_terminal import hint_shown
+
     screen.send("i")
-    time.sleep(0.2)
+    end = time.time() + 15
+    while time.time() < end and not hint_shown(screen.output()):
+        time.sleep(0.1)
     screen.send("\r")
     time.sleep(0.5)
 
@@ -365,7 +376,7 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
     lab = lab_of(3)
     a, b, c = lab.hosts
     alice = _alice_hosts_with_an_ai_and_a_passphrase(lab, "lab-c")
-    carol = lab.person(c, "carol").plain("join", "--plain", "--player", "Carol",
+    carol = lab.person(c, "carol").plain("join", "--plain", *FAST, "--player", "Carol",
                                          "--passphrase", PASSPHRASE)
     pick_table(carol, "lab-c")
     in_lobby(carol)

@@ -17,7 +17,11 @@ import sys
 import time
 
 import pytest
-from pty_terminal import Terminal, quit_screen
+from pty_terminal import Terminal, quit_screen, take_hint
+
+#: The person's options a test that is not about them turns off: the deal's pace (10 s a
+#: hand) and the hint's thinking (the quickest level).
+FAST = ["--deal-pace", "0", "--hint-level", "easy"]
 
 CARD = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|BJ|RJ")
 HEADER = re.compile(r"^ Tractor · hand \d+ · trick (\d+) ·", re.M)  # the status line
@@ -79,9 +83,7 @@ class Person:
             assert held is not None, screen
             assert shown == held, f"{self.name} holds {held} but the hand shows {shown}\n{screen}"
             self.hand_checked = self.hand_checked or (held > 0 and "(no cards)" not in screen)
-            self.term.send("i")  # hint: the AI's move is preselected
-            self.term.pump(0.2)
-            self.term.send("\r")  # Enter plays it
+            take_hint(self.term)  # i: the search player's move preselected; Enter plays it
             self.plays += 1
             self.term.pump(0.3)
         elif "you may declare trumps" in status:
@@ -92,7 +94,7 @@ class Person:
 def test_host_and_joiner_ready_at_the_lobby_prompt_then_play_the_full_screen(tmp_path):
     pytest.importorskip("pyte")
     main = [sys.executable, "-P", "-m", "tractor.cli.main"]
-    host = Terminal(main + ["host", "--ai", "2", "--no-announce", "--strategy", "heuristic",
+    host = Terminal(main + ["host", *FAST, "--ai", "2", "--no-announce", "--strategy", "heuristic",
                             "--listen", "tcp:0:interface=127.0.0.1", "--player", "Hana"],
                     tractor_env(tmp_path / "host"))
     guest = None
@@ -100,7 +102,7 @@ def test_host_and_joiner_ready_at_the_lobby_prompt_then_play_the_full_screen(tmp
         assert host.wait_for("lobby>", 60), host.text()
         address = re.search(r"tractor join (tcp:127\.0\.0\.1:\d+)", host.written())
         assert address, host.written()
-        guest = Terminal(main + ["join", address.group(1), "--player", "Jo"],
+        guest = Terminal(main + ["join", address.group(1), *FAST, "--player", "Jo"],
                          tractor_env(tmp_path / "guest"))
         assert guest.wait_for("lobby>", 60), guest.text()
         host.send("ready\r")

@@ -15,6 +15,10 @@ import time
 import pytest
 from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
+#: The person's options a test that is not about them turns off: the deal's pace (10 s a
+#: hand) and the hint's thinking (the quickest level).
+FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+
 
 def tractor_env(tmp_path) -> dict[str, str]:
     return {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
@@ -23,7 +27,7 @@ def tractor_env(tmp_path) -> dict[str, str]:
 def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     script = "hint\n\n" * 70 + "quit\n"
     proc = subprocess.run(
-        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", "--strategy",
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST, "--strategy",
          "heuristic", "--level", "easy", "--seed", "3"],
         input=script, capture_output=True, text=True, timeout=600, env=tractor_env(tmp_path))
     out = proc.stdout
@@ -64,7 +68,7 @@ def test_play_plain_on_a_terminal_answers_question_after_question(tmp_path):
     # "(waiting)" prompt was open replaced it, and the replaced prompt, still tearing down,
     # took the terminal back: the first answer was never read and the game stood still.
     pytest.importorskip("pyte")
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain",
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST,
                      "--strategy", "heuristic", "--level", "easy", "--player", "Tess"],
                     tractor_env(tmp_path))
     try:

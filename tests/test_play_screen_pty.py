@@ -18,7 +18,7 @@ import termios
 from dataclasses import dataclass
 
 import pytest
-from pty_terminal import Terminal, quit_screen
+from pty_terminal import Terminal, quit_screen, take_hint
 
 CARD = re.compile(r"(?:[♠♥♦♣](?:10|[2-9JQKA])|BJ|RJ)")
 
@@ -50,7 +50,10 @@ def place(lines: list[str], name: str) -> Place:
     first, last, cols = table_area(lines)
     for row in range(first, last):
         line = lines[row][:cols]
-        m = re.search(rf"(?<![\w(]){re.escape(name)}(?![\w)])", line)
+        # A place's name line: the name after the line's start, two spaces or ▶, and
+        # before its end, two spaces, ★ or (you) (not "trick 1 to AI 1" in the middle).
+        m = re.search(rf"(?:^|(?<=  )|(?<=▶ )){re.escape(name)}(?=$| ★| \(you\)|  )",
+                      line)
         if m:
             return Place(row, m.start(), m.end())
     raise AssertionError(f"{name!r} is not at the table:\n" + "\n".join(lines))
@@ -97,9 +100,7 @@ def assert_fits(lines: list[str], cols: int, rows: int) -> None:
 
 
 def play_hint(term: Terminal) -> None:
-    term.send("i")
-    term.pump(0.3)
-    term.send("\r")
+    take_hint(term)
     term.pump(0.5)
 
 
@@ -148,8 +149,9 @@ def test_four_seats_at_80x24_then_resized_to_100x32(tmp_path):
 
 def test_six_seats_sit_in_a_ring(tmp_path):
     pytest.importorskip("pyte")
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
-                     "players=6,decks=3", "--strategy", "heuristic", "--level", "easy",
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--deal-pace",
+                     "0", "--rules", "players=6,decks=3", "--strategy", "heuristic", "--level",
+                     "easy",
                      "--seed", "2", "--player", "Tess"], tractor_env(tmp_path), cols=80,
                     rows=24)
     try:

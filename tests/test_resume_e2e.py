@@ -11,11 +11,15 @@ import time
 
 from processes import PROMPTS, Session, ai_processes
 
+#: The person's options a test that is not about them turns off: the deal's pace (10 s a
+#: hand) and the hint's thinking (the quickest level).
+FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+
 
 def resume_to_verified(env: dict[str, str]) -> Session:
     """`tractor resume --plain` takes the killed game back; its hand is played out with the
     hints to every peer's verdict, then the person quits."""
-    resumed = Session(["resume", "--plain"], env)
+    resumed = Session(["resume", "--plain", *FAST], env)
     try:
         assert resumed.until(lambda out: "resuming game" in out, 60), resumed.out
         resumed.answer_prompts(60, 120, stop=lambda out: "Hand 1 is over." in out)
@@ -31,7 +35,7 @@ def resume_to_verified(env: dict[str, str]) -> Session:
 
 def test_resume_after_the_play_process_is_killed(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
                     "--player", "You"], env)
     try:
         # A few tricks in (the person's 4th play: a hand of long throws may end after 5),
@@ -53,7 +57,7 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
     # The host's own AI seats leave with it; `tractor resume` did not bring them back and
     # waited on them ("no link with seat 1 (AI 1)") until the hand ended without a result.
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    host = Session(["host", "--name", "lan", "--ai", "3", "--plain", "--no-announce",
+    host = Session(["host", *FAST, "--name", "lan", "--ai", "3", "--plain", "--no-announce",
                     "--listen", "tcp:0:interface=127.0.0.1", "--strategy", "heuristic",
                     "--level", "easy", "--player", "You"], env)
     try:
@@ -73,7 +77,7 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
 
 def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
                     "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
@@ -94,7 +98,7 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
 
 def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
                     "--grace", "2", "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 3)
@@ -136,7 +140,7 @@ def answer_both(sessions: list[Session], done, seconds: float) -> bool:
 def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gone(tmp_path):
     env_host = {**os.environ, "TRACTOR_HOME": str(tmp_path / "host"), "NO_COLOR": "1"}
     env_guest = {**os.environ, "TRACTOR_HOME": str(tmp_path / "guest"), "NO_COLOR": "1"}
-    host = Session(["host", "--name", "lan", "--ai", "2", "--plain", "--no-announce",
+    host = Session(["host", *FAST, "--name", "lan", "--ai", "2", "--plain", "--no-announce",
                     "--player", "You",
                     "--listen", "tcp:0:interface=127.0.0.1", "--grace", "2", "--strategy",
                     "heuristic", "--level", "easy"], env_host)
@@ -145,7 +149,7 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
         assert host.until(lambda out: "tractor join tcp:" in out, 60), host.out
         address = host.out.split("tractor join ")[1].split("`")[0]
         host.send("ready")
-        guest = Session(["join", address, "--plain", "--grace", "2", "--player", "Gus"],
+        guest = Session(["join", address, "--plain", *FAST, "--grace", "2", "--player", "Gus"],
                         env_guest)
         guest.send("ready")
         both = [host, guest]
