@@ -25,6 +25,8 @@ from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of
 from tractor.trump import TRUMP, Ladder, Trump, rules_ladder
 
+from .worlds import Knowledge
+
 #: A reason longer than this is cut (a screen line holds it next to the hint's cards).
 MAX_REASON = 60
 #: Legal follows looked at to claim "cannot win"; with more the claim is not made.
@@ -105,20 +107,11 @@ def unseen_in(unseen: Sequence[int], esuit: int, ladder: Ladder) -> list[int]:
     return [f for f in ladder.faces_of[esuit] for _ in range(unseen[f])]
 
 
-def shown_voids(obs: Observation, ladder: Ladder) -> list[set[int]]:
-    """Per seat, the effective suits it has shown it lacks: it did not follow a lead's
-    suit with every card it played (sound: a seat must follow while it can)."""
-    voids: list[set[int]] = [set() for _ in range(obs.players)]
-    rounds = [(t.leader, t.plays) for t in obs.tricks]
-    if obs.current:
-        rounds.append((obs.leader, obs.current))
-    es = ladder.esuit
-    for leader, plays in rounds:
-        lead = es[plays[0][0]]
-        for k, play in enumerate(plays[1:], 1):
-            if any(es[f] != lead for f in play):
-                voids[(leader + k) % obs.players].add(lead)
-    return voids
+def shown_voids(obs: Observation, rules: Rules) -> list[set[int]]:
+    """Per seat, the effective suits it has shown it lacks: the deductions of
+    `tractor.ai.worlds.Knowledge` (one place for them), as the tracker shows them."""
+    facts = Knowledge.from_observation(rules, obs).public_facts()
+    return [set(f.voids) for f in facts]
 
 
 # --- tricks -----------------------------------------------------------------------------------
@@ -195,10 +188,12 @@ def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder
         return f"leads the pair {shown}" + (safe if unbeaten else "")
     if unbeaten:
         return f"leads the top {shown}{safe}"
-    partner = (obs.seat + 2) % obs.players if obs.players % 2 == 0 else None
-    voids = shown_voids(obs, ladder)
-    if fmt.esuit != TRUMP and partner is not None and fmt.esuit in voids[partner]:
-        return f"leads {shown}: partner has no {suit} left"
+    voids = shown_voids(obs, rules)
+    partners = [s for s in range(obs.players)
+                if s != obs.seat and team_of(s) == team_of(obs.seat)]
+    if fmt.esuit != TRUMP and any(fmt.esuit in voids[s] for s in partners):
+        who = "partner has" if len(partners) == 1 else "a partner has"
+        return f"leads {shown}: {who} no {suit} left"
     held = [f for f in obs.hand if ladder.esuit[f] == fmt.esuit]
     if fmt.esuit == TRUMP:
         return f"leads trump {shown}: {len(out)} trumps unseen"

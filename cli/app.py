@@ -149,6 +149,7 @@ class PlayView:
         self.accept_hint = False
         #: The first line shown of a panel taller than its window, and which panel it was.
         self.panel_top = 0
+        self.panel_page = 10  #: the lines of a page at the panel's last drawing
         self._panel_seen: str | None = None
         self._last_decision: str | None = None
         self._last_turn: tuple[Any, ...] | None = None
@@ -645,7 +646,7 @@ class PlayView:
         """An information panel fitted to its window: wrapped between words; when it is
         taller than the window, a page of it and a line saying how to see the rest."""
         lines: list[str] = []
-        for line in self.panel_text(width).split("\n"):
+        for line in self.panel_text(width, height).split("\n"):
             indent = " " * (len(line) - len(line.lstrip()) + 2)
             lines += render.wrap_words(line, width, indent) if line.strip() else [""]
         if self._panel_seen != self.panel:
@@ -654,6 +655,7 @@ class PlayView:
             self.panel_top = 0
             return [("", "\n".join(lines))]
         page = max(1, height - 1)
+        self.panel_page = page
         self.panel_top = max(0, min(self.panel_top, len(lines) - page))
         shown = lines[self.panel_top:self.panel_top + page]
         end = self.panel_top + len(shown)
@@ -665,7 +667,7 @@ class PlayView:
         """Scroll an information panel (the drawing keeps it within its lines)."""
         self.panel_top = max(0, self.panel_top + lines)
 
-    def panel_text(self, width: int = 80) -> str:
+    def panel_text(self, width: int = 80, height: int = 16) -> str:
         obs = self.obs()
         names = self.client.names
         if self.panel == "help":
@@ -682,7 +684,7 @@ class PlayView:
             if summary is None:
                 return ""
             last = "Enter: next hand." if not summary.get("game_over") else "Ctrl-Q: quit."
-            return (render.summary_text(summary, obs, names, width)
+            return (render.summary_text(summary, obs, names, width, height - 2)
                     + f"\n\n{last}  l: last trick  g: log")
         if self.panel == "declare":
             return self._declare_text(obs)
@@ -844,8 +846,8 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     # The log panel scrolls (its page is what was drawn last).
     # Other panels scroll when they are taller than their window.
     scrolling = panel_open & ~log_panel & ~chatting
-    bind("pageup", filter=scrolling)(lambda e: view.scroll_panel(-10))
-    bind("pagedown", filter=scrolling)(lambda e: view.scroll_panel(10))
+    bind("pageup", filter=scrolling)(lambda e: view.scroll_panel(-max(1, view.panel_page - 1)))
+    bind("pagedown", filter=scrolling)(lambda e: view.scroll_panel(max(1, view.panel_page - 1)))
     bind("up", filter=scrolling)(lambda e: view.scroll_panel(-1))
     bind("down", filter=scrolling)(lambda e: view.scroll_panel(1))
     bind("pageup", filter=log_panel)(lambda e: view.scroll_log(max(1, view._log_page - 1)))

@@ -475,13 +475,15 @@ def tracker_text(obs: Observation, names: Sequence[str] | None = None,
 
 
 def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str],
-                 width: int | None = None) -> str:
+                 width: int | None = None, height: int | None = None) -> str:
     """The end of a hand (`cli.summary_view`): defender points and the tricks they came
     from, the talon and its bonus, level changes, the next starter, the game so far and
-    the audit verdict; ``width`` None: a line per sentence."""
-    from .summary_view import summary_text as text
+    the audit verdict; ``width`` None: a line per sentence; ``height``: the lines it
+    should fit in (the game strip folds its older hands to fit)."""
+    from .summary_view import PANEL_HEIGHT, summary_lines
 
-    return text(summary, obs, names, width)
+    return "\n".join(summary_lines(summary, obs, names, width,
+                                   PANEL_HEIGHT if height is None else height))
 
 
 def wrap_words(text: str, width: int, indent: str = "") -> list[str]:

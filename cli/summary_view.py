@@ -17,8 +17,8 @@ from typing import Any
 
 from tractor.cards import FACE_POINTS, SUIT_SYMBOLS, format_cards, parse_faces
 from tractor.observation import Observation
-from tractor.public import HandResult
-from tractor.rules import Rules
+from tractor.public import HandResult, throw_penalty_points
+from tractor.rules import Rules, team_of
 from tractor.scoring import advance_levels
 
 from .tracker_view import pack
@@ -120,7 +120,7 @@ def point_tricks(obs: Observation) -> list[tuple[int, int, tuple[int, ...]]]:
         return []
     got = []
     for i, t in enumerate(obs.tricks, 1):
-        if t.points and t.winner % 2 != obs.declarers:
+        if t.points and team_of(t.winner) != obs.declarers:
             cards = tuple(f for p in t.plays for f in p if FACE_POINTS[f])
             got.append((i, t.winner, cards))
     return got
@@ -131,7 +131,7 @@ def throw_penalties(obs: Observation) -> list[tuple[int, int, int]]:
     defender threw)."""
     if obs.declarers is None:
         return []
-    return [(i, t.leader, -t.penalty if t.leader % 2 != obs.declarers else t.penalty)
+    return [(i, t.leader, throw_penalty_points(t.penalty, team_of(t.leader) != obs.declarers))
             for i, t in enumerate(obs.tricks, 1) if t.penalty]
 
 
@@ -221,7 +221,7 @@ def _early_line(early: Sequence[dict[str, Any]], width: int | None) -> str:
 
 def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
     starter = e.get("starter")
-    who = (f"{names[starter]} (team {starter % 2})" if isinstance(starter, int)
+    who = (f"{names[starter]} (team {team_of(starter)})" if isinstance(starter, int)
            and 0 <= starter < len(names) else "starter unknown")
     trump = _trump_short(e.get("trump"))
     by = e.get("declared_by")
@@ -247,7 +247,7 @@ def _trump_short(trump: Sequence[str | None] | None) -> str:
 
 
 def _members(names: Sequence[str], players: int, team: int) -> str:
-    return ", ".join(names[s] for s in range(players) if s % 2 == team)
+    return ", ".join(names[s] for s in range(players) if team_of(s) == team)
 
 
 def _cards(text_or_faces: str | Sequence[int]) -> str:

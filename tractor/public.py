@@ -135,6 +135,17 @@ class HandResult:
             self, talon_points=0)
 
 
+def throw_penalty_points(penalty: int, thrower_defends: bool) -> int:
+    """What a failed throw's penalty does to the defenders' points. Seed 000: the thrower
+    "transfers" 10 points per withdrawn card, so a defender's failed throw costs the
+    defenders and a declarer's gives them the points.
+
+    >>> throw_penalty_points(20, True), throw_penalty_points(20, False)
+    (-20, 20)
+    """
+    return -penalty if thrower_defends else penalty
+
+
 def declared_trump(faces: Sequence[Face], rank: str) -> Trump:
     """The trump a winning declaration makes: jokers make a hand of jokers only (no rank,
     no suit); rank cards make their suit trump with the rank.
@@ -587,10 +598,9 @@ class PublicHand:
             self.current_attempt = tuple(faces)
             withdrawn = len(faces) - len(forced.faces)
             self.current_penalty = withdrawn * self.rules.throw_penalty
-            # Seed 000: the thrower "transfers" 10 points per withdrawn card.
-            sign = -1 if self.is_defender(seat) else 1
-            self.defender_points += sign * self.current_penalty
-            self.penalties += sign * self.current_penalty
+            shift = throw_penalty_points(self.current_penalty, self.is_defender(seat))
+            self.defender_points += shift
+            self.penalties += shift
             stands = tuple(forced.faces)
         self.pending_lead = stands
         return stands
