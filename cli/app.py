@@ -642,26 +642,37 @@ class PlayView:
         return {DECLARE: "declare> ", PLAY: "play> ", BID: "bid> ", SHOW: "show> ",
                 NAME: "trump> "}.get(decision or "", "wait> ")
 
-    def panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
-        """An information panel fitted to its window: wrapped between words; when it is
-        taller than the window, a page of it and a line saying how to see the rest."""
+    def _panel_lines(self, width: int, height: int) -> list[str]:
         lines: list[str] = []
         for line in self.panel_text(width, height).split("\n"):
             indent = " " * (len(line) - len(line.lstrip()) + 2)
             lines += render.wrap_words(line, width, indent) if line.strip() else [""]
-        if self._panel_seen != self.panel:
-            self._panel_seen, self.panel_top = self.panel, 0
+        return lines
+
+    def panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
+        """An information panel fitted to its window: wrapped between words; when it is
+        taller than the window, a page of it and a line saying how to see the rest. It
+        changes nothing (it is also asked for the height it would like, at other sizes):
+        `panel_drawn` keeps the scroll within the panel's lines."""
+        lines = self._panel_lines(width, height)
         if len(lines) <= height:
-            self.panel_top = 0
             return [("", "\n".join(lines))]
         page = max(1, height - 1)
-        self.panel_page = page
-        self.panel_top = max(0, min(self.panel_top, len(lines) - page))
-        shown = lines[self.panel_top:self.panel_top + page]
-        end = self.panel_top + len(shown)
-        more = (f"── lines {self.panel_top + 1}-{end} of {len(lines)} · PgUp PgDn ↑ ↓ "
+        top = 0 if self._panel_seen != self.panel else max(0, min(self.panel_top,
+                                                                   len(lines) - page))
+        shown = lines[top:top + page]
+        more = (f"── lines {top + 1}-{top + len(shown)} of {len(lines)} · PgUp PgDn ↑ ↓ "
                 "scroll · Esc closes")
         return [("", "\n".join(shown) + "\n"), ("class:dim", more[:width])]
+
+    def panel_drawn(self, width: int, height: int) -> None:
+        """The panel was drawn at this size: a new panel starts at its top; the scroll
+        stays within its lines; a page is what PgUp/PgDn move by."""
+        if self._panel_seen != self.panel:
+            self._panel_seen, self.panel_top = self.panel, 0
+        lines = len(self._panel_lines(width, height))
+        self.panel_page = max(1, height - 1)
+        self.panel_top = max(0, min(self.panel_top, lines - self.panel_page))
 
     def scroll_panel(self, lines: int) -> None:
         """Scroll an information panel (the drawing keeps it within its lines)."""
@@ -715,7 +726,7 @@ class PlayView:
         if self.panel == "summary":
             return " Enter next hand · l last trick · g log · ? help · Ctrl-Q quit "
         if self.panel == "declare":
-            return " 1-9 declare · p pass · Esc hide · ? help "
+            return " 1-9 declare · p pass · i suggest · Esc hide · ? help "
         if self.panel is not None:
             return " Esc close · ? help · Ctrl-Q quit "
         verb = {PLAY: "play", BURY: "bury", DECLARE: "declare", SHOW: "show", BID: "bid",
@@ -833,7 +844,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
         for key in {letter, letter.upper()}:
             bind(key, filter=filter)(lambda e, _a=action: _a())
 
-    command("i", view.hint)
+    command("i", view.hint, idle | declaring)  # in the declaration panel: a suggestion
     command("l", lambda: view.show("last"), idle | info_panel | summary)
     command("o", lambda: view.show("tracker"), idle | info_panel)
     command("g", lambda: view.show("log"), idle | info_panel | summary)
@@ -890,7 +901,7 @@ def _layout(view: PlayView) -> Layout:
     # are made for the size they are drawn at (cli/panes.py): wrapped between words, the
     # newest log lines kept in view.
     main = Window(FittedText(view.table_pane))
-    panel = Window(FittedText(view.panel_fragments))
+    panel = Window(FittedText(view.panel_fragments, view.panel_drawn))
     log_page = Window(FittedText(view.log_panel_fragments, view.log_panel_drawn))
     input_line = Window(
         BufferControl(view.input, input_processors=[BeforeInput(lambda: view.prompt_text(),

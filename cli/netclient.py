@@ -50,12 +50,18 @@ class HumanPlayer:
         self.deal_pace = deal_pace
         self.holding: int | None = None
         self.on_hold: Callable[[], None] | None = None
+        #: The person reads the last hand's summary: the next deal waits for them (its
+        #: first declaration would go by unseen), as a table waits for "next hand".
+        self.reading = False
 
     def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Any:
         dealt = view.observation.cards_dealt
         if dealt < self._dealt:  # a new hand: what was let pass before may be asked again
             self.declined.clear()
         self._dealt = dealt
+        if self.reading:
+            self.holding = None
+            return WAIT
         fresh = [o for o in options if o not in self.declined]
         if fresh:
             self.holding = None
@@ -319,7 +325,30 @@ class NetClient:
     def next_hand(self) -> None:
         self._summary = None
         self._shown = None
+        if self.person is not None and self.person.reading:
+            self.person.reading = False
+            self._deal_on()
         self._changed()
+
+    def _deal_on(self) -> None:
+        """The person is back from the summary: the deal that waited for them goes on (it
+        stops again for a declaration they may make, and keeps its pace)."""
+        table = self.session.current
+        person = self.person
+        if person is None or table.waiting != "declare" or self.node.halted is not None:
+            return
+        if any(o not in person.declined for o in table.declaration_options()):
+            return  # the person decides: the screen asks
+        if person.deal_pace > 0 and table.observation().phase == "deal":
+            person.holding = table.observation().cards_dealt
+            self._hold()
+            return
+        try:
+            frames = self.session.decide(None)
+        except Exception as exc:  # a peer's message that waited behind it was bad
+            self._failed(exc)
+            return
+        self.node.send(frames)
 
     # --- keeping up with the table ----------------------------------------------------------
 
@@ -342,6 +371,8 @@ class NetClient:
                                    for number, played in enumerate(
                                        (h for h in session.played if h.result is not None), 1)]}
         self._shown = hand
+        if self.person is not None and not session.over:
+            self.person.reading = True
         self._events.append(self._over_line(session.hand_no + 1, hand))
         if session.over:
             team = " and ".join(self.names[s] for s in range(self.rules.players)

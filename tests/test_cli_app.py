@@ -553,3 +553,21 @@ def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -
             await asyncio.wait_for(task, 5)
             assert view.quit_requested
     run(go())
+
+
+def test_a_panel_taller_than_the_screen_scrolls() -> None:
+    # The help is taller than 80x24 leaves it; drawing it (at the size it would like, then
+    # at its real one) once reset its scroll, so PgDn did nothing.
+    async def go() -> None:
+        async with running(follow_client()) as (view, inp):
+            inp.send_text("?")
+            await until(lambda: view.panel == "help")
+            await asyncio.sleep(0.1)
+            first = capture(view.app, 80, 24)
+            assert "── lines 1-" in first, first
+            inp.send_text("\x1b[6~")  # PgDn
+            await until(lambda: view.panel_top > 0)
+            assert capture(view.app, 80, 24) != first
+            inp.send_text("\x1b[5~")  # PgUp
+            await until(lambda: view.panel_top == 0)
+    run(go())

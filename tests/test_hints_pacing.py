@@ -237,7 +237,7 @@ def test_the_hint_level_and_the_deal_pace_are_options_of_a_persons_commands():
 class PacedTable:
     """A person (seat 0) and three heuristic AI peers, frames in memory, on a Clock."""
 
-    def __init__(self, pace: float, seed: int = 4) -> None:
+    def __init__(self, pace: float, seed: int = 4, hands: int = 1) -> None:
         rules = Rules()
         self.deal = LocalDeal(seats=4, seed=seed)
         self.person = HumanPlayer(deal_pace=pace)
@@ -246,7 +246,7 @@ class PacedTable:
         self.sessions = [
             GameSession(rules, self.deal.config.table, s, self.deal.signing_keys[s],
                         self.deal.config.public_keys, bytes([seed, s]) * 16, players[s],
-                        max_hands=1) for s in range(4)]
+                        max_hands=hands) for s in range(4)]
         self.node = FakeNode(self.deal, self.sessions[0])
         self.clock = self.node.clock
         self.client = NetClient(self.node, ["You", "East", "North", "West"])
@@ -351,3 +351,34 @@ def test_trump_counts_follow_the_rules_core_for_jokers_and_no_suit():
     assert reason(obs, Declare(0, (53, 53))).startswith("declare RJ RJ: 2 of your 8")
     assert reason(obs, Declare(0, (13,))).startswith("declare ♥2: 6 of your 8")  # jokers and the 2s
     assert "2 of your cards are trumps" in reason(obs, NameTrump(0, None))
+
+
+def test_the_next_deal_waits_while_the_person_reads_the_summary():
+    # It went on behind the summary: back from it, the person found the trump declared
+    # and had never been offered their own declaration.
+    table = PacedTable(pace=0.0, hands=2)
+    client = table.client
+    client.hinter = StrategyPlayer(make_strategy("heuristic", seed=9), Rules(), 9).action
+    for _ in range(2000):
+        if client.summary() is not None:
+            break
+        advice = client.advice() if client.decision() is not None else None
+        if advice is not None:
+            assert client.submit(advice.action) is None
+        table.clock.advance(1)
+        table.run()
+    assert client.summary() is not None and not client.summary()["game_over"]
+    for _ in range(20):  # however long the person reads
+        table.clock.advance(5)
+        table.run()
+    nxt = table.sessions[1].current
+    assert nxt is not table.sessions[1].played[0]
+    assert nxt.waiting_on().get(0) == "declaration window", nxt.waiting_on()
+    held = len(nxt.observation().hand)
+    assert held <= 1
+    client.next_hand()  # back from the summary: the deal goes on
+    table.run()
+    while client.decision() == DECLARE:  # offers are the person's to take or let pass
+        assert client.submit(Pass(0)) is None
+        table.run()
+    assert len(table.sessions[1].current.observation().hand) > held

@@ -64,7 +64,7 @@ def cards_under(lines: list[str], at: Place, width: int) -> list[str]:
     _, last, _ = table_area(lines)
     lo, hi = max(0, int(at.centre - width / 2)), int(at.centre + width / 2) + 1
     found: list[str] = []
-    for row in range(at.row + 2, min(last, at.row + 5)):
+    for row in range(at.row + 1, min(last, at.row + 5)):  # the side line may be joined
         found += CARD.findall(lines[row][lo:hi])
     return found
 
