@@ -60,9 +60,17 @@ def place(lines: list[str], name: str) -> Place:
 
 
 def cards_under(lines: list[str], at: Place, width: int) -> list[str]:
-    """The cards shown under a seat's name (its trick cards), in its columns."""
-    _, last, _ = table_area(lines)
-    lo, hi = max(0, int(at.centre - width / 2)), int(at.centre + width / 2) + 1
+    """The cards shown under a seat's name (its trick cards), in the columns of its place:
+    the left or right third of the table (those are aligned to the edge), else the
+    middle third."""
+    _, last, cols = table_area(lines)
+    third = cols // 3
+    if at.start < third:
+        lo, hi = 0, third
+    elif at.end > cols - third:
+        lo, hi = cols - third, cols
+    else:
+        lo, hi = third, cols - third
     found: list[str] = []
     for row in range(at.row + 1, min(last, at.row + 5)):  # the side line may be joined
         found += CARD.findall(lines[row][lo:hi])
