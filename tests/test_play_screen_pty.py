@@ -40,7 +40,9 @@ class Place:
 
 def table_area(lines: list[str]) -> tuple[int, int, int]:
     """Rows (first, last + 1) and columns (up to the log's separator) of the seats."""
-    last = next(i for i, line in enumerate(lines) if line.startswith(("── latest", "─" * 40)))
+    rules = [i for i, line in enumerate(lines) if line.startswith(("── latest", "─" * 40))]
+    assert rules, "no table on the screen:\n" + "\n".join(lines)
+    last = rules[0]
     sep = lines[2].find("│") if "│" in lines[2] else len(lines[0])
     return 2, last, sep
 
@@ -147,7 +149,7 @@ def test_four_seats_at_80x24_then_resized_to_100x32(tmp_path):
         me, right, top, left = (place(lines, n) for n in ("Tess", "AI 1", "AI 2", "AI 3"))
         assert top.row < right.row == left.row < me.row
         assert left.start == 0 and right.end in (67, 69)  # " ★" after the starter
-        log = [line[70:].strip() for line in lines[2:] if "│" in line]
+        log = [line[70:].rstrip() for line in lines[2:] if "│" in line]  # "  " goes on
         assert [x for x in log if x][-1].startswith(("seat", "trick", "  ")), log
         assert quit_screen(term) is not None, term.text()
         assert "saved: `tractor resume` continues this game" in term.written()
@@ -177,7 +179,13 @@ def test_six_seats_sit_in_a_ring(tmp_path):
             assert re.search(rf"AI {right}( ★)?$", lines[seats[right].row].rstrip()), lines
         play_hint(term)
         resize(term, 100, 32)
-        assert term.wait_until(lambda text: "│" in text.splitlines()[3], 10)
+        until_my_play(term)  # a whole drawing of the table, at the new size
+
+        def redrawn(text: str) -> bool:
+            rows = text.splitlines()
+            return "│" in rows[3] and any(row.startswith("─" * 40) for row in rows)
+
+        assert term.wait_until(redrawn, 10), term.text()
         lines = term.text().splitlines()
         assert len(lines) == 32 and all(len(line.rstrip()) <= 100 for line in lines)
         me = place(lines, "Tess")
