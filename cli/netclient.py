@@ -343,12 +343,7 @@ class NetClient:
             person.holding = table.observation().cards_dealt
             self._hold()
             return
-        try:
-            frames = self.session.decide(None)
-        except Exception as exc:  # a peer's message that waited behind it was bad
-            self._failed(exc)
-            return
-        self.node.send(frames)
+        self._pass_window()
 
     # --- keeping up with the table ----------------------------------------------------------
 
@@ -424,13 +419,17 @@ class NetClient:
         person.holding = None
         if table.waiting != "declare" or self.node.halted is not None:
             return
+        self._pass_window()
+        self._changed()
+
+    def _pass_window(self) -> None:
+        """Pass this seat's declaration window (the deal goes on) and send the frames."""
         try:
             frames = self.session.decide(None)
         except Exception as exc:  # a peer's message that waited behind it was bad
             self._failed(exc)
             return
         self.node.send(frames)
-        self._changed()
 
     def _tell_options(self) -> None:
         """A log line when declarations become possible, once each per hand."""
