@@ -4,8 +4,9 @@ The screen is the table (left) and the event log (right) above the hand, a messa
 the selection input and a key bar. The input line *is* the selection: typing cards and
 pressing Space on the hand cursor edit the same text, so both ways of choosing agree and
 an illegal play stays where it was typed, with the rules core's reason under it. The
-command letters (``e i l o g m n p ?``) act only while the input is empty: once something
-is typed, every key is text. Tab completes the card being typed from the cards held (when
+command letters (``e i l o g m n p ?``) act while nothing is being typed (the input empty,
+or holding only what the hint or Space selected): once the person types, every key is
+text. Tab completes the card being typed from the cards held (when
 following, those that can follow), its choices listed in the message line, never over
 the hand. Panels (help, tracker, last trick, log, declarations, hand summary) take the
 table's place and keep the hand in view.
@@ -46,6 +47,7 @@ from prompt_toolkit.styles import Style
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.observation import Observation
+from tractor.rules import Rules
 
 from . import render, table_view
 from .cards_input import (
@@ -84,6 +86,17 @@ KEYS: list[tuple[str, str]] = [
     ("?", "this help"),
     ("Ctrl-Q", "quit (asks first)"),
 ]
+
+#: The keys of the auction variant only (not listed at a table that declares by revealing).
+AUCTION_KEYS = {"85 Enter", "H Enter"}
+
+
+def keys_for(rules: Rules | None) -> list[tuple[str, str]]:
+    """The keys that work at a table of ``rules`` (every key when they are not known)."""
+    if rules is None or rules.declaration == "auction":
+        return list(KEYS)
+    return [(key, what) for key, what in KEYS if key not in AUCTION_KEYS]
+
 
 #: What the marks at the table mean (the help panel, the README).
 LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: the trick's "
@@ -164,6 +177,9 @@ class PlayView:
         # Completion only when asked (Tab): a menu popping up while typing covered the hand.
         self.input = Buffer(completer=self.completer, complete_while_typing=False,
                             multiline=False)
+        #: The input's text as the screen last set it (a hint, a Space selection): while
+        #: it is unchanged nothing is being typed, so the command letters still act.
+        self._placed = ""
         self.chat_buffer = Buffer(multiline=False)
         self.sync()
 
@@ -313,6 +329,12 @@ class PlayView:
     def _set_input(self, text: str) -> None:
         self.input.cancel_completion()
         self.input.set_document(Document(text, len(text)), bypass_readonly=True)
+        self._placed = text
+
+    def typing(self) -> bool:
+        """Whether the person is typing: the input holds text the screen did not put there
+        (after a hint, or cards selected with Space, the letters are still commands)."""
+        return self.input.text != self._placed
 
     def enter(self) -> None:
         """Enter: play, bury or declare the selection (or go on after the summary)."""
@@ -682,7 +704,8 @@ class PlayView:
         obs = self.obs()
         names = self.client.names
         if self.panel == "help":
-            return ("Keys\n" + render.help_text(KEYS, columns=2 if width >= 64 else 1)
+            keys = keys_for(render.rules_of(obs))
+            return ("Keys\n" + render.help_text(keys, columns=2 if width >= 64 else 1)
                     + "\n\n" + LEGEND + "\n\nEsc closes this help.")
         if self.panel == "tracker":
             return render.tracker_text(obs, names, width) + "\n\nEsc closes."
@@ -714,8 +737,12 @@ class PlayView:
             lines += [f"  {i}) {render.cards_label(list(o))}" for i, o in enumerate(options, 1)]
         else:
             lines.append("You hold no declaration now.")
-        lines.append("  p) pass" + (" (the deal goes on)" if obs.phase == "deal" else ""))
+        dealing = obs.phase == "deal"
+        lines.append("  p) pass" + (" (let these go by)" if dealing else ""))
         lines.append("")
+        if dealing:
+            lines.append("The cards keep coming while you choose: a declaration goes out")
+            lines.append("with the next card.")
         lines.append("Press a number or p; or type the cards and Enter. Esc hides this panel,")
         lines.append("e shows it again.")
         return "\n".join(lines)
@@ -791,8 +818,8 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     summary = Condition(lambda: view.panel == "summary") & ~chatting
     info_panel = panel_open & ~declaring & ~summary & ~chatting
     log_panel = Condition(lambda: view.panel == "log") & ~chatting
-    # Command letters act only on an empty input: once anything is typed, letters are text.
-    idle = normal & Condition(lambda: not view.input.text)
+    # Command letters act unless the person types: then letters are text.
+    idle = normal & Condition(lambda: not view.typing())
 
     def bind(*keys: str | Keys, filter: Any = True, eager: bool = False) -> Callable[..., Any]:
         def deco(fn: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
@@ -839,7 +866,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     def _escape(event: KeyPressEvent) -> None:
         view.clear()
 
-    # Commands: letters that are never part of card text, and only on an empty input.
+    # Commands: letters that are never part of card text, and only while nothing is typed.
     def command(letter: str, action: Callable[[], None], filter: Any = idle) -> None:
         for key in {letter, letter.upper()}:
             bind(key, filter=filter)(lambda e, _a=action: _a())

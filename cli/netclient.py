@@ -27,6 +27,7 @@ from tractor.public import DEAL
 
 from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint
 from .hand_log import table_events, with_chat
+from .words import count
 
 _DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY, "bid": BID, "show": SHOW,
               "name": NAME}
@@ -34,15 +35,21 @@ _REDEAL = "nobody declared a trump: the cards are dealt again"
 
 
 class HumanPlayer:
-    """The person's seat: decisions wait for the screen. A declaration window asks only
-    when the hand allows a declaration the person has not already let pass.
+    """The person's seat: decisions wait for the screen.
 
     ``deal_pace`` paces the deal so a person can follow it: every seat posts one window
     per card dealt and the next card waits for all of them, so holding this seat's window
-    for ``deal_pace`` seconds deals the whole table one card a pace. A held window is
-    `WAIT` to the table (``holding`` is its count of cards dealt); ``on_hold``, set by the
-    `NetClient`, is told, and answers it with a pass once the pace is over. 0: no pacing
-    (the deal runs as fast as the peers go)."""
+    until ``deal_pace`` seconds after the last one deals the whole table one card a pace
+    (or slower, if the peers are slower). A held window is `WAIT` to the table
+    (``holding`` is its count of cards dealt); ``on_hold``, set by the `NetClient`, is
+    told, and answers it with a pass once the pace is over. While the cards come at a
+    pace the deal never stops for an offer: the person may choose a declaration at any
+    moment (``chosen``), and this seat's next window posts it, as on a card table where
+    one declares while the cards are dealt.
+
+    With no pace (0: the deal runs as fast as the peers go), and in the final window
+    after the last card, the table waits for the person when the hand allows a
+    declaration they have not let pass (``declined``)."""
 
     def __init__(self, deal_pace: float = 0.0) -> None:
         self.declined: set[tuple[int, ...]] = set()
@@ -50,6 +57,8 @@ class HumanPlayer:
         self.deal_pace = deal_pace
         self.holding: int | None = None
         self.on_hold: Callable[[], None] | None = None
+        #: A declaration the person chose between two windows: the next one posts it.
+        self.chosen: tuple[int, ...] | None = None
         #: The person reads the last hand's summary: the next deal waits for them (its
         #: first declaration would go by unseen), as a table waits for "next hand".
         self.reading = False
@@ -58,20 +67,24 @@ class HumanPlayer:
         dealt = view.observation.cards_dealt
         if dealt < self._dealt:  # a new hand: what was let pass before may be asked again
             self.declined.clear()
+            self.chosen = None
         self._dealt = dealt
         if self.reading:
             self.holding = None
             return WAIT
-        fresh = [o for o in options if o not in self.declined]
-        if fresh:
-            self.holding = None
-            return WAIT
+        if self.chosen is not None and self.chosen not in options:
+            self.chosen = None  # another seat's declaration overcalled it
         if self.deal_pace > 0 and self.on_hold is not None and view.observation.phase == DEAL:
             if self.holding != dealt:  # the table asks again at every frame: hold once
                 self.holding = dealt
-                self.on_hold()
+                self.on_hold()  # the pace's end answers it (with ``chosen``, if any)
             return WAIT
         self.holding = None
+        if self.chosen is not None:
+            choice, self.chosen = self.chosen, None
+            return choice
+        if any(o not in self.declined for o in options):
+            return WAIT  # the person decides
         return None
 
     def bury(self, view: SeatView, count: int) -> Any:
@@ -153,6 +166,12 @@ class NetClient:
     def rebind(self, node: PeerNode, names: Sequence[str]) -> None:
         """Go on with another table (the game continued after a seat was replaced)."""
         assert node.session is not None
+        before: GameSession | None = getattr(self, "session", None)
+        #: The game strip of the tables before this one (a seat was replaced): the game
+        #: goes on, and so does its strip.
+        self._strip_before: list[dict[str, Any]] = getattr(self, "_strip_before", [])
+        if before is not None and before is not node.session:
+            self._strip_before = self._strip(before)
         self.node = node
         self.session: GameSession = node.session
         self.seat = self.session.seat
@@ -164,6 +183,9 @@ class NetClient:
         if pending is not None and pending.active():
             pending.cancel()  # a window of the table left behind
         self._pace_call: Any = None
+        #: When this seat's last paced window was answered: the next is held until a pace
+        #: after it, so a card comes every pace however long the peers took between.
+        self._window_at: float | None = None
         self._offered: set[tuple[int, ...]] = set()  #: declarations told of this hand
         self._offered_in: TableHand | None = None
         if self.person is not None:
@@ -199,15 +221,27 @@ class NetClient:
     def decision(self) -> str | None:
         if self._summary is not None or self.node.halted is not None:
             return None
-        waiting = self.session.current.waiting
-        if waiting == "declare" and self.person is not None and self.person.holding is not None:
+        table, person = self.session.current, self.person
+        if person is not None and self._paced_deal():
+            # Offered at any moment while the cards come, whether or not the table waits.
+            if person.chosen is not None:
+                return None
+            fresh = any(o not in person.declined for o in table.open_declarations())
+            return DECLARE if fresh else None
+        waiting = table.waiting
+        if waiting == "declare" and person is not None and person.holding is not None:
             return None  # the deal's pace, not the person's decision
         return _DECISIONS.get(waiting) if waiting else None
+
+    def _paced_deal(self) -> bool:
+        """Whether the cards are being dealt at the person's pace (`HumanPlayer`)."""
+        return (self.person is not None and self.person.deal_pace > 0
+                and self.session.current.public.phase == DEAL)
 
     def declaration_options(self) -> list[tuple[int, ...]]:
         if self.decision() != DECLARE:
             return []
-        return self.session.current.declaration_options()
+        return self.session.current.open_declarations()
 
     def submit(self, action: Action) -> str | None:
         kind = self.decision()
@@ -221,7 +255,7 @@ class NetClient:
         elif kind == DECLARE and isinstance(action, (Pass, Draw)):
             answer = None
             if self.person is not None:
-                self.person.declined.update(self.session.current.declaration_options())
+                self.person.declined.update(self.session.current.open_declarations())
         elif kind == BURY and isinstance(action, Bury):
             answer = list(action.faces)
         elif kind == PLAY and isinstance(action, Play):
@@ -239,6 +273,20 @@ class NetClient:
                     BID: "bid points (a multiple of 5 above the high bid) or pass",
                     SHOW: "show one card of your hand",
                     NAME: "name the trump suit (S, H, D or C) or none"}[kind]
+        if kind == DECLARE and self._paced_deal():
+            # The deal goes on: a pass only lets the offers go by (the pace passes the
+            # window), a declaration goes out in this seat's window, the one held now or
+            # the next (`HumanPlayer.chosen`).
+            assert self.person is not None
+            table = self.session.current
+            if answer is not None and answer not in table.open_declarations():
+                return "that declaration is not open to you now"
+            if answer is None or table.waiting != "declare":
+                if answer is not None:
+                    self.person.chosen = answer
+                self._changed()
+                return None
+            self._end_hold()
         try:
             frames = self.session.decide(answer)
         except IllegalAction as exc:
@@ -249,6 +297,15 @@ class NetClient:
         self.node.send(frames)
         self._changed()
         return None
+
+    def _end_hold(self) -> None:
+        """The person answers the window the pace holds: the pace ends with it."""
+        assert self.person is not None
+        if self._pace_call is not None and self._pace_call.active():
+            self._pace_call.cancel()
+        self._pace_call = None
+        self.person.holding = None
+        self._window_at = self.node.clock.seconds()
 
     def _failed(self, exc: Exception) -> None:
         """The table cannot go on: the node sends what was made before the failure (this
@@ -337,13 +394,13 @@ class NetClient:
         person = self.person
         if person is None or table.waiting != "declare" or self.node.halted is not None:
             return
-        if any(o not in person.declined for o in table.declaration_options()):
-            return  # the person decides: the screen asks
-        if person.deal_pace > 0 and table.observation().phase == "deal":
-            person.holding = table.observation().cards_dealt
+        if self._paced_deal():  # held for the pace; offers are made meanwhile
+            person.holding = table.public.drawn
             self._hold()
             return
-        self._pass_window()
+        if any(o not in person.declined for o in table.declaration_options()):
+            return  # the person decides: the screen asks
+        self._answer_window()
 
     # --- keeping up with the table ----------------------------------------------------------
 
@@ -355,16 +412,11 @@ class NetClient:
         res = hand.result
         assert res is not None
         buried = hand.observation().buried
-        from .summary_view import strip_entry  # the strip reads the same on both clients
         self._summary = {"result": res.to_data(),
                          "buried": format_cards(buried) if buried is not None else None,
                          "levels": list(session.levels), "audit": self._audit(hand),
                          "game_over": session.over, "winner": session.winner,
-                         # This table's finished hands (a resumed session replayed them).
-                         "strip": [strip_entry(number, played.observation(), played.result,
-                                               self.rules)
-                                   for number, played in enumerate(
-                                       (h for h in session.played if h.result is not None), 1)]}
+                         "strip": self._strip(session)}
         self._shown = hand
         if self.person is not None and not session.over:
             self.person.reading = True
@@ -373,6 +425,17 @@ class NetClient:
             team = " and ".join(self.names[s] for s in range(self.rules.players)
                                 if s % 2 == res.gaining_team)
             self._events.append(f"game over: team of {team} wins")
+
+    def _strip(self, session: GameSession) -> list[dict[str, Any]]:
+        """The game strip: the tables' before this one, then this table's finished hands
+        (a resumed session replayed them)."""
+        from .summary_view import strip_entry  # the strip reads the same on both clients
+
+        before = self._strip_before
+        finished = (h for h in session.played if h.result is not None)
+        return before + [strip_entry(number, played.observation(), played.result,
+                                     self.rules)
+                         for number, played in enumerate(finished, len(before) + 1)]
 
     def _audit(self, hand: TableHand) -> str:
         n = self.rules.players
@@ -388,7 +451,7 @@ class NetClient:
         team = " and ".join(self.names[s] for s in range(self.rules.players)
                             if s % 2 == res.gaining_team)
         return (f"hand {number} over: defenders took {res.defender_points} points; "
-                f"{team} gain {res.levels_gained} level(s); {self._audit(hand)}")
+                f"{team} gain {count(res.levels_gained, 'level')}; {self._audit(hand)}")
 
     def _log_played(self) -> None:
         """The hands this session played before the screen saw it (a resumed seat): their
@@ -407,8 +470,10 @@ class NetClient:
         if self._pace_call is not None and self._pace_call.active():
             return
         assert self.person is not None
-        self._pace_call = self.node.clock.callLater(self.person.deal_pace, self._paced,
-                                                    self.session.current)
+        wait = self.person.deal_pace
+        if self._window_at is not None:
+            wait = max(0.0, self._window_at + wait - self.node.clock.seconds())
+        self._pace_call = self.node.clock.callLater(wait, self._paced, self.session.current)
 
     def _paced(self, table: TableHand) -> None:
         """The pace is over: the held window is passed (unless the table moved on)."""
@@ -419,13 +484,16 @@ class NetClient:
         person.holding = None
         if table.waiting != "declare" or self.node.halted is not None:
             return
-        self._pass_window()
+        self._window_at = self.node.clock.seconds()
+        choice, person.chosen = person.chosen, None
+        self._answer_window(choice if choice in table.declaration_options() else None)
         self._changed()
 
-    def _pass_window(self) -> None:
-        """Pass this seat's declaration window (the deal goes on) and send the frames."""
+    def _answer_window(self, choice: tuple[int, ...] | None = None) -> None:
+        """Answer this seat's declaration window (None: a pass; the deal goes on) and
+        send the frames."""
         try:
-            frames = self.session.decide(None)
+            frames = self.session.decide(choice)
         except Exception as exc:  # a peer's message that waited behind it was bad
             self._failed(exc)
             return
@@ -463,6 +531,9 @@ class NetClient:
         if hand is not self._hand_seen:
             self._hand_seen = hand
             self._seen = {"events": 0, "chat": 0}
+            number = hand.deck.config.hand
+            if number:  # where the log of a new hand starts
+                self._events.append(f"── hand {number + 1} ──")
             if events or hand.chat:
                 # First seen part way through (a resumed seat): the hand so far, with its
                 # chat where it was said.

@@ -472,6 +472,12 @@ class TableHand:
         """The declarations this seat could make in the open window (empty when none)."""
         return self._declaration_options() if self.phase == "window" else []
 
+    def open_declarations(self) -> list[tuple[int, ...]]:
+        """The declarations this seat's cards allow now, window open or not: while the
+        cards are dealt a person may choose one at any moment, and this seat's next window
+        posts it (if it still stands then)."""
+        return self._declaration_options()
+
     def _once(self, key: str) -> bool:
         if key in self._done:
             return False
