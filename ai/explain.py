@@ -167,15 +167,17 @@ def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladd
 
 
 def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:
+    # The hint line shows the cards already: the reason does not repeat them (a tractor's
+    # cards left no room for why, and the reason was cut).
     fmt = classify_faces(mine, ladder)
     unseen = unseen_counts(obs, rules)
     out = unseen_in(unseen, fmt.esuit, ladder)
     beaten = [beats_component(c, out, ladder) for c in fmt.components]
-    shown = cards_text(mine, ladder)
     suit = suit_text(fmt.esuit)
     if fmt.kind == THROW:
         # A throw fails only when another hand beats a part in its own suit.
-        return f"throws {shown}: " + ("it cannot fail" if not any(beaten) else "it may fail")
+        return f"throws {len(mine)} {suit} cards: " + (
+            "it cannot fail" if not any(beaten) else "it may fail")
     unbeaten = not beaten[0]
     if fmt.esuit == TRUMP:
         safe = ": nobody can beat it"
@@ -183,9 +185,10 @@ def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder
         safe = f": no higher {suit} is out" if fmt.kind == SINGLE else \
             f": no higher {suit} {_shape(fmt)} is out"
     if fmt.kind == TRACTOR:
-        return f"leads a tractor {shown}" + (safe if unbeaten else "")
+        return f"leads a {suit} tractor of {fmt.length} pairs" + (safe if unbeaten else "")
     if fmt.kind == PAIR:
-        return f"leads the pair {shown}" + (safe if unbeaten else "")
+        return f"leads the pair {cards_text(mine, ladder)}" + (safe if unbeaten else "")
+    shown = cards_text(mine, ladder)
     if unbeaten:
         return f"leads the top {shown}{safe}"
     voids = shown_voids(obs, rules)

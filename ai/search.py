@@ -200,7 +200,9 @@ class SearchStrategy:
                 w = world.clone()
                 w.apply(Play(seat, tuple(cands[i])))
                 got.append(outcome_value(self._finish(w), team, declarers, step))
-                if worlds and self._out_of_time(deadline):
+                # The first world too: at many seats its rollouts alone outlast a
+                # hint's second; cut short, the heuristic's choice is played.
+                if self._out_of_time(deadline):
                     break
             else:
                 for i, v in zip(alive, got, strict=True):

@@ -73,11 +73,14 @@ class SeatFacts:
     """
 
     #: Cards known to be in the hand (declared, shown in the auction, the talon turned
-    #: over into the starter's hand), played ones taken out; sorted by face.
+    #: over into the starter's hand, shown in a failed throw and taken back), played ones
+    #: taken out; sorted by face.
     held: tuple[int, ...] = ()
-    #: The seat is a starter whose burial this seat did not see: the ``held`` cards are
-    #: in its hand or among the buried.
+    #: The seat is a starter whose burial this seat did not see: the ``held`` cards (but
+    #: those of ``taken_back``) are in its hand or among the buried.
     held_or_buried: bool = False
+    #: Of ``held``, the cards a failed throw of the seat showed and took back.
+    taken_back: tuple[int, ...] = ()
     #: Effective suit -> the trick (1 for the first) in which the seat showed out of it.
     voids: Mapping[int, int] = field(default_factory=dict)
     #: Effective suit -> None (no pair at all in it) or a face (no pair above that card).
@@ -171,7 +174,9 @@ class Knowledge:
             hidden_burial = (s == o.starter and o.phase in (PLAY, DONE) and o.buried is None)
             out.append(SeatFacts(
                 held=tuple(sorted(m.required[s].elements())),
-                held_or_buried=hidden_burial and bool(m.required[s]),
+                # What a failed throw took back came after the burial: not buried.
+                held_or_buried=hidden_burial and bool(m.required[s] - m.taken_back[s]),
+                taken_back=tuple(sorted(m.taken_back[s].elements())),
                 voids=dict(sorted(m.void_since[s].items())),
                 no_pair=dict(sorted(no_pair.items())),
                 nothing_above=dict(sorted(m.ceiling[s].items()))))
@@ -256,6 +261,23 @@ class _Model:
             if s == o.starter and o.buried is not None:
                 self.required[s].subtract(o.buried)
             self.required[s] = +self.required[s]
+        # A failed throw shows its cards, and those not led go back to the thrower's hand:
+        # they stay there until played (later than the throw).
+        self.taken_back: list[Counter] = [Counter() for _ in range(n)]
+        tricks = [(t.leader, t.plays, t.attempted) for t in o.tricks]
+        if o.current:
+            tricks.append((o.leader, tuple(o.current), o.current_attempt))
+        for i, (leader, plays, attempted) in enumerate(tricks):
+            if attempted is None or not plays:
+                continue
+            back = Counter(attempted) - Counter(plays[0])
+            for later_leader, later_plays, _ in tricks[i + 1:]:
+                place = (leader - later_leader) % n
+                if place < len(later_plays):
+                    back -= Counter(later_plays[place])
+            for f, m in back.items():
+                self.taken_back[leader][f] = max(self.taken_back[leader][f], m)
+                self.required[leader][f] = max(self.required[leader][f], m)
         self.stats = k.stats
         self._template: PublicHand | None = None
         #: Per face, the relative odds that it was buried (None: X is not the burial).

@@ -32,6 +32,7 @@ from tractor.net.wire import PeerNode, SeatGone
 
 from .netclient import HumanPlayer, NetClient
 from .options import journal_path
+from .words import count
 
 REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby
 
@@ -84,7 +85,7 @@ class GoesOn:
             team = " and ".join(self.client.names[s] for s in range(len(self.client.names))
                                 if s % 2 == res.gaining_team)
             self.client.note(f"seat {gone} ({self.client.names[gone]}) forfeits the hand: "
-                             f"the team of {team} gains {res.levels_gained} level(s)")
+                             f"the team of {team} gains {count(res.levels_gained, 'level')}")
             if session.over:
                 self.client.note("game over: that was the last hand")
                 return

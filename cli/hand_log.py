@@ -27,29 +27,43 @@ from tractor.net.table import TableHand
 @dataclass(frozen=True, slots=True)
 class Event:
     """One log line, and the table message that made it happen: seat ``seat``'s
-    declaration of ``key`` (sorted faces) or its play number ``key`` in this hand."""
+    declaration of ``key`` (sorted faces), its burial, or its play number ``key`` in this
+    hand."""
 
     line: str
     seat: int
-    kind: str  #: "declare" or "play"
+    kind: str  #: "declare", "bury" or "play"
     key: Any
 
 
 def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
-    """Declarations, plays and trick winners of ``hand`` so far, in the order of the game."""
+    """Declarations, the burial, plays and trick winners of ``hand`` so far, in the order
+    of the game (leads, throws and follows each with their own verb)."""
     out = [Event(f"{who(seat)} declares {format_cards(faces, True)}", seat, "declare",
                  tuple(sorted(faces))) for seat, faces in hand.declarations]
+    starter = hand.starter
+    if hand.deck.buried and starter is not None:
+        # The starter sees what it buried; the others only that it did (and when).
+        buried = [hand.deck.cards[p] % 54 for p in hand.deck.buried
+                  if p in hand.deck.cards] if starter == hand.me else []
+        what = format_cards(buried, True) if buried else f"{len(hand.deck.buried)} cards"
+        out.append(Event(f"{who(starter)} buries {what}", starter, "bury", None))
     plays: Counter[int] = Counter()
     tricks = hand.tricks + ([hand.trick] if hand.trick is not None else [])
     for number, t in enumerate(tricks, 1):
         for k, faces in enumerate(t.plays):
             seat = (t.leader + k) % hand.n
-            extra = ""
-            if k == 0 and t.attempted and t.forced and t.forced != t.attempted:
-                extra = (f" (throw {format_cards(t.attempted, True)} failed: "
-                         f"{t.penalty} points penalty)")
-            out.append(Event(f"{who(seat)} plays {format_cards(faces, True)}{extra}", seat,
-                             "play", plays[seat]))
+            cards = format_cards(faces, True)
+            if k:
+                line = f"{who(seat)} plays {cards}"
+            elif t.attempted and t.forced and t.forced != t.attempted:
+                line = (f"{who(seat)} throws {format_cards(t.attempted, True)}: the throw "
+                        f"fails, {cards} is led (penalty {t.penalty})")
+            elif t.attempted:
+                line = f"{who(seat)} throws {cards}"
+            else:
+                line = f"{who(seat)} leads {cards}"
+            out.append(Event(line, seat, "play", plays[seat]))
             plays[seat] += 1
         if number <= len(hand.tricks) and t.plays:
             last = out[-1]
@@ -122,6 +136,9 @@ def _causes(hand: TableHand, events: Sequence[Event],
         if e.kind == "play":
             seqs = plays.get(e.seat, [])
             out.append((e.seat, seqs[e.key]) if e.key < len(seqs) else None)
+            continue
+        if e.kind != "declare":
+            out.append(None)  # a burial: no table message of its own to place it by
             continue
         match = next((w for w in windows.get(e.seat, []) if w[1] == e.key), None)
         if match is not None:

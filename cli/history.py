@@ -15,6 +15,8 @@ from tractor.cards import format_cards
 from tractor.net.journal import Journal
 from tractor.net.table import RandomPlayer, TableHand
 
+from .words import count
+
 
 def history_lines(journal: Journal) -> list[str]:
     """One line per game, newest last."""
@@ -76,7 +78,7 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
     if res is not None:
         steps.append([f"  defenders {res.defender_points} points (talon {res.talon_points}, "
                       f"bonus {res.talon_bonus}); team {res.gaining_team} gains "
-                      f"{res.levels_gained} level(s); next starter {who(res.next_starter)}"])
+                      f"{count(res.levels_gained, 'level')}; next starter {who(res.next_starter)}"])
         if hand.violations:
             steps.append([f"  audit: {who(v.seat)} in trick {v.trick}: {v.reason}"
                           for v in hand.violations])

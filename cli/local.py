@@ -21,6 +21,7 @@ from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .client import BURY, DECLARE, PLAY, Hint
+from .words import count
 
 #: Phases of a hand whose names clash with the decisions.
 DECLARE_PHASE, PLAY_PHASE = "declare", "play"
@@ -351,7 +352,7 @@ class LocalClient:
         self._finished = hand
         bonus = f" (talon bonus {result.talon_bonus})" if result.talon_turned else ""
         if result.levels_gained:
-            change = f"team {result.gaining_team} goes up {result.levels_gained} level(s)"
+            change = f"team {result.gaining_team} goes up {count(result.levels_gained, 'level')}"
         else:
             change = f"team {result.gaining_team} takes over with no level gain"
         self._events.append(f"hand over: defenders {result.defender_points} points{bonus}; "

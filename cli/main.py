@@ -14,6 +14,7 @@ from typing import Any
 from tractor import Game, Rules, RulesError
 from tractor.cards import format_cards
 from tractor.cli.rules_text import RULES_SUMMARY
+from tractor.cli.words import count
 from tractor.trump import Trump
 
 
@@ -51,7 +52,7 @@ def demo(seed: int, rules: Rules) -> None:
         print(f"  trick {i:2}: {plays}  -> seat {trick.winner} +{trick.points}{extra}")
     print(f"defender points {result.defender_points} (talon {result.talon_points}, "
           f"bonus {result.talon_bonus}); team {result.gaining_team} gains "
-          f"{result.levels_gained} level(s); next starter seat {result.next_starter}")
+          f"{count(result.levels_gained, 'level')}; next starter seat {result.next_starter}")
 
 
 COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "rules",

@@ -24,7 +24,7 @@ from tractor.observation import Observation
 
 from . import render
 from .cards_input import HandCompleter, SelectionError, auction_answer, parse_selection
-from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
+from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint, TableClient
 from .prompts import end_prompt
 
 HELP = """\
@@ -62,11 +62,19 @@ class PlainSession:
         self.quit = False
         self.hinted: Action | None = None  #: the last hint, accepted by an empty line
         self.banner_shown: str | None = None  #: the trouble last reported (seconds aside)
+        #: A question's prompt is the last thing written (a pipe: no line end after it);
+        #: what is said meanwhile starts a line of its own, and the prompt is written
+        #: again under it (`interrupted`), so a reader sees what is still asked.
+        self.at_prompt = False
+        self.interrupted = False
 
     def _obs(self) -> Observation:
         return self.client.observation()
 
     def say(self, text: str = "") -> None:
+        if self.at_prompt:
+            self.at_prompt, self.interrupted = False, True
+            self.write("\n")
         self.write(text + "\n")
 
     # --- what is printed -------------------------------------------------------------------
@@ -159,11 +167,7 @@ class PlainSession:
         if cmd in ("help", "?"):
             self.say(HELP)
         elif cmd == "hint":
-            advice = client.advice()
-            self.hinted = advice.action if advice is not None else None
-            why = f" - {advice.reason}" if advice is not None and advice.reason else ""
-            self.say(self._hint_text(self.hinted) + why
-                     + (" - Enter alone accepts it" if self.hinted is not None else ""))
+            self._show_hint(client.advice())
         elif cmd == "" and summary is None and self.hinted is not None:
             hinted, self.hinted = self.hinted, None
             needs = {Pass: DECLARE, Declare: DECLARE, Bury: BURY, Play: PLAY, Bid: BID,
@@ -204,6 +208,28 @@ class PlainSession:
             self._submit(Pass(client.seat), BID if client.decision() == BID else DECLARE)
         elif line:
             self._cards(line)
+
+    async def handle_async(self, line: str) -> None:
+        """`handle`, with the hint's search in a worker thread: the event loop (and the
+        table's traffic on it) goes on while it thinks, up to a second."""
+        if line.strip().lower() != "hint":
+            self.handle(line)
+            return
+        advisor = self.client.advisor()
+        try:
+            advice = None if advisor is None else await asyncio.get_running_loop(
+            ).run_in_executor(None, advisor)
+        except Exception as exc:  # a hint is a courtesy: never a traceback
+            self.hinted = None
+            self.say(f"(no hint: {exc})")
+            return
+        self._show_hint(advice)
+
+    def _show_hint(self, advice: Hint | None) -> None:
+        self.hinted = advice.action if advice is not None else None
+        why = f" - {advice.reason}" if advice is not None and advice.reason else ""
+        self.say(self._hint_text(self.hinted) + why
+                 + (" - Enter alone accepts it" if self.hinted is not None else ""))
 
     def _hint_text(self, action: Action | None) -> str:
         if action is None:
@@ -327,13 +353,14 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
             if held is not None and prompt is not None:
                 line, held = held, None
                 out.write(f"{prompt}{line}\n")
-                session.handle(line)
+                await session.handle_async(line)
                 continue
             if reading is not None and tty and prompt != asked:
                 await end_prompt(reading)  # the terminal's prompt becomes the new question's
                 reading = None
-            if prompt != asked and not tty and prompt is not None:
+            if not tty and prompt is not None and (prompt != asked or session.interrupted):
                 out.write(prompt)
+                session.at_prompt, session.interrupted = True, False
             asked = prompt
             if reading is None and held is None:
                 reading = asyncio.ensure_future(read(prompt or WAITING))
@@ -356,8 +383,9 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
                 out.write(WAITING)
             if not tty:
                 out.write(line + "\n")
+                session.at_prompt = False
             asked = None
-            session.handle(line)
+            await session.handle_async(line)
     finally:
         if reading is not None:
             await end_prompt(reading)  # the terminal back as it was, before we return

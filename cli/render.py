@@ -29,6 +29,8 @@ from tractor.observation import Observation
 from tractor.rules import Rules
 from tractor.trump import TRUMP, Ladder, Trump, ladder_for
 
+from .words import count
+
 PHASE_TEXT = {
     "deal": "dealing", "declare": "last chance to declare", "bid": "auction",
     "show": "card-play for the starter", "name": "naming trumps", "talon": "talon exchange",
@@ -278,7 +280,7 @@ def table_fragments(obs: Observation, names: Sequence[str],
     if phase in ("deal", "declare"):
         dealt = obs.cards_dealt
         total = sum(obs.hand_sizes) if phase == "declare" else None
-        line = f"Dealing: {dealt} cards drawn" if total is None else "All cards dealt"
+        line = f"Dealing: {count(dealt, 'card')} drawn" if total is None else "All cards dealt"
         decls = obs.declarations
         if decls:
             seat, faces = decls[-1]
@@ -427,7 +429,7 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
         n = seat_count(obs)
         lead = obs.current[0]
         return (f"{names[obs.leader % n]} led {cards_label(lead)}: follow with "
-                f"{len(lead)} card(s), then Enter.")
+                f"{count(len(lead), 'card')}, then Enter.")
     if decision == "bid":
         bids = obs.bids
         high = max((p for _, p in bids), default=0)

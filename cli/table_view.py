@@ -178,8 +178,9 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     else:
         side = "decl" if team == obs.declarers else "def"
     level, left = obs.levels[team], obs.hand_sizes[seat]
-    info = next((text for text in (f"{side} · lv {level} · {left} cards",
-                                   f"{side} lv {level} · {left} cards")
+    cards_left = render.count(left, "card")
+    info = next((text for text in (f"{side} · lv {level} · {cards_left}",
+                                   f"{side} lv {level} · {cards_left}")
                  if len(text) <= width), cut(f"{side} {level} · {left}", width))
     cards: list[Line] = []
     if seat in plays:
@@ -207,7 +208,7 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
     phase = obs.phase
     out: list[str] = []
     if phase in ("deal", "declare"):
-        out.append(f"dealing: {obs.cards_dealt} cards drawn" if phase == "deal"
+        out.append(f"dealing: {render.count(obs.cards_dealt, 'card')} drawn" if phase == "deal"
                    else "all cards dealt: last chance to declare")
         if obs.declarations:
             seat, faces = obs.declarations[-1]

@@ -76,7 +76,16 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
         lines += _fact_lines(obs, names, facts, e, ladder, out, width)
     points = sum(FACE_POINTS[f] * c for f, c in out.items())
     lines.append(f"Points still out: {points}")
+    if obs.buried and obs.phase in ("play", "done"):  # the starter's own burial
+        lines += _wrap(f"You buried: {render.cards_label(obs.buried)} "
+                       f"({points_word(obs.buried)})", width, CARD_INDENT)
     return lines
+
+
+def points_word(faces: Sequence[int]) -> str:
+    """The points among ``faces``, in words."""
+    points = sum(FACE_POINTS[f] for f in faces)
+    return f"{points} points" if points else "no points"
 
 
 def tracker_text(obs: Observation, names: Sequence[str] | None = None,
@@ -156,7 +165,8 @@ def _seat_facts(obs: Observation, seat: int, facts: SeatFacts, esuit: int, ladde
     held = [f for f in ladder.sort_faces(list(facts.held)) if es[f] == esuit]
     if held:
         said.append(f"holds {format_cards(held, symbols=True)} "
-                    f"({_source(obs, seat, held)}{'; or buried' if facts.held_or_buried else ''})")
+                    f"({_source(obs, seat, held, facts)}"
+                    f"{'; or buried' if facts.held_or_buried else ''})")
     if esuit in facts.voids:
         if suit_out:
             said.append(f"void since trick {facts.voids[esuit]}")
@@ -174,13 +184,15 @@ def _seat_facts(obs: Observation, seat: int, facts: SeatFacts, esuit: int, ladde
     return said
 
 
-def _source(obs: Observation, seat: int, held: Sequence[int]) -> str:
-    """How the table knows ``seat`` holds these cards: declared, shown, or the talon."""
+def _source(obs: Observation, seat: int, held: Sequence[int], facts: SeatFacts) -> str:
+    """How the table knows ``seat`` holds these cards: declared, shown, the talon, or a
+    failed throw."""
     declared = {f for s, faces in obs.declarations if s == seat for f in faces}
     shown = {f for s, f in obs.shown if s == seat}
     kinds = []
     for f in held:
-        kind = "declared" if f in declared else "shown" if f in shown else "from the talon"
+        kind = ("declared" if f in declared else "shown" if f in shown
+                else "back from a failed throw" if f in facts.taken_back else "from the talon")
         if kind not in kinds:
             kinds.append(kind)
     return ", ".join(kinds)

@@ -18,10 +18,10 @@ from prompt_toolkit.input import DummyInput, create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from tractor import Play
+from tractor import Play, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.cli import render
-from tractor.cli.app import KEYS, PlayView, build_app, capture, view_of
+from tractor.cli.app import AUCTION_KEYS, KEYS, PlayView, build_app, capture, view_of
 from tractor.cli.client import BURY, DECLARE, PLAY
 from tractor.cli.local import LocalClient
 
@@ -372,8 +372,9 @@ def test_panels_help_tracker_last_log_and_chat() -> None:
         async with running(client) as (view, inp):
             inp.send_text("?")
             await until(lambda: view.panel == "help")
-            for key, what in KEYS:
-                assert key in view.panel_text() and what in view.panel_text()
+            for key, what in KEYS:  # the auction's keys only at an auction table
+                shown = key in view.panel_text() and what in view.panel_text()
+                assert shown == (key not in AUCTION_KEYS), key
             inp.send_text("as")  # swallowed
             inp.send_text(ESC)
             await until(lambda: view.panel is None)
@@ -571,3 +572,42 @@ def test_a_panel_taller_than_the_screen_scrolls() -> None:
             inp.send_text("\x1b[5~")  # PgUp
             await until(lambda: view.panel_top == 0)
     run(go())
+
+
+def test_letters_are_commands_after_a_hint_or_a_space_selection() -> None:
+    # After a hint its cards stood in the input, and the letters were text: o typed an
+    # "o" after them instead of opening the tracker.
+    async def go() -> None:
+        client = follow_client()
+        async with running(client) as (view, inp):
+            inp.send_text("i")
+            await until(lambda: view.input.text.strip() != "")
+            hinted = view.input.text
+            inp.send_text("o")
+            await until(lambda: view.panel == "tracker")
+            assert view.input.text == hinted  # the hint's cards stay selected
+            inp.send_text(ESC)
+            await until(lambda: view.panel is None)
+            inp.send_text(ESC)  # clear, then select a card with Space
+            await until(lambda: view.input.text == "")
+            inp.send_text(" ")
+            await until(lambda: view.input.text != "")
+            inp.send_text("l")
+            await until(lambda: view.panel == "last")
+            inp.send_text(ESC + ESC)
+            await until(lambda: view.panel is None and view.input.text == "")
+            inp.send_text("1")  # typed by the person: now letters are text
+            await until(lambda: view.input.text == "1")
+            inp.send_text("o")
+            await until(lambda: view.input.text == "1o")
+            assert view.panel is None
+    run(go())
+
+
+def test_the_help_lists_the_auction_keys_at_an_auction_table_only() -> None:
+    from tractor.cli.app import keys_for
+
+    auction = [key for key, _ in keys_for(Rules(declaration="auction"))]
+    reveal = [key for key, _ in keys_for(Rules())]
+    assert AUCTION_KEYS <= set(auction) and not AUCTION_KEYS & set(reveal)
+    assert len(auction) == len(KEYS) == len(reveal) + len(AUCTION_KEYS)

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 from tractor import Pass, Rules
@@ -253,3 +254,70 @@ def test_a_banner_is_printed_once_per_trouble_not_at_every_look() -> None:
     seconds[0] = 9  # gone, then back: news again
     session.prompt()
     assert sum("!! no link" in line for line in said) == 2
+
+
+def test_news_while_a_question_is_open_starts_its_own_line_and_asks_again() -> None:
+    # On a pipe the prompt has no line end: a line that came meanwhile ("AI 2 was stopped
+    # by signal 9") was glued to it, and the question was not asked again under it, so a
+    # script waiting for a prompt waited for ever.
+    client = LocalClient(seed=5)
+    news: list[str] = []
+    real_events = client.events
+
+    def events() -> list[str]:
+        return real_events() + news
+
+    client.events = events  # type: ignore[method-assign]
+    r, w = os.pipe()
+
+    def later() -> None:  # the news comes while the first question waits for its answer
+        time.sleep(0.3)
+        news.append("AI 2 was stopped by signal 9")
+        loop.call_soon_threadsafe(client.on_change)
+        time.sleep(0.3)
+        with os.fdopen(w, "w", encoding="utf-8") as pipe:
+            pipe.write("quit\n")
+
+    out = io.StringIO()
+
+    async def main() -> int:
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=later, daemon=True).start()
+        with os.fdopen(r, encoding="utf-8") as stdin:
+            return await asyncio.wait_for(run_plain(client, stdin, out), 20)
+
+    loop: asyncio.AbstractEventLoop
+    assert asyncio.run(main()) == 0
+    text = out.getvalue()
+    assert "declare> \n· AI 2 was stopped by signal 9\ndeclare> quit" in text, text[-600:]
+
+
+def test_the_hint_thinks_off_the_event_loop() -> None:
+    # The search (about a second) ran on the loop's thread: the table's traffic and
+    # timers stood still meanwhile.
+    client = LocalClient(seed=5)
+    real = client.advisor
+
+    def slow_advisor():
+        advise = real()
+
+        def think():
+            time.sleep(0.6)
+            return advise()
+        return think
+
+    client.advisor = slow_advisor  # type: ignore[method-assign]
+    said: list[str] = []
+    session = PlainSession(client, said.append)
+    ticks: list[float] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        loop.call_later(0.1, lambda: ticks.append(loop.time() - start))
+        await session.handle_async("hint")
+
+    asyncio.run(main())
+    assert ticks and ticks[0] < 0.4, ticks  # the timer ran while the search thought
+    assert any("Enter alone accepts it" in line for line in said), said

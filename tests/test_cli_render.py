@@ -12,6 +12,7 @@ from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.cards import format_cards, parse_faces
 from tractor.cli import render, tracker_view
 from tractor.observation import GameRecord, Observation
+from tractor.scoring import points_of
 
 R = Rules()
 NAMES = ["You", "AI 1", "AI 2", "AI 3"]
@@ -170,7 +171,7 @@ def test_status_and_prompts() -> None:
     h.apply(Play(0, T("AS")))
     o = obs_of(h, 1)
     assert render.decision_prompt("play", o, NAMES) == \
-        "You led ♠A: follow with 1 card(s), then Enter."
+        "You led ♠A: follow with 1 card, then Enter."
     assert render.decision_prompt("declare", o, NAMES, [T("2H"), T("2H 2H")]) == \
         "Declare trumps? 1) ♥2; 2) ♥2 ♥2; or pass."
     assert render.talon_size(obs_of(h, rules=Rules(talon_cards=12))) == 12
@@ -206,7 +207,9 @@ def test_tracker_counts_what_is_still_out() -> None:
     text = render.tracker_text(o)
     assert "Jokers:  none" in text  # seat 0 holds all four
     assert "Rank 2:" in text and "Trumps:" in text
-    assert text.splitlines()[-1].startswith("Points still out: ")
+    assert text.splitlines()[-2].startswith("Points still out: ")
+    assert text.splitlines()[-1] == "You buried: " + render.cards_label(h.buried) + (
+        " (no points)" if not points_of(h.buried) else f" ({points_of(h.buried)} points)")
     # A seat that did not bury counts the talon as out.
     other = tracker_view.out_counts(obs_of(h, 1))
     assert sum(other.values()) == 108 - len(h.hands[1]) - len(played)

@@ -223,7 +223,8 @@ def quit_all(lab: Lab, programs: list[Plain]) -> None:
 
 def plays_seen(program: Plain) -> list[str]:
     """The hand's plays in the order this peer's log shows them."""
-    return re.findall(r"^· (seat \d \([^)]*\) plays .+)$", program.output(), re.M)
+    return re.findall(r"^· (seat \d \([^)]*\) (?:plays|leads|throws) .+)$", program.output(),
+                      re.M)
 
 
 def tricks_seen(program: Plain) -> list[str]:

@@ -53,7 +53,7 @@ def own_row_cards(screen: str, name: str) -> int | None:
         if me is None:
             continue
         centre = (me.start() + me.end()) / 2
-        below = list(re.finditer(r"(\d+) cards", lines[i + 1]))
+        below = list(re.finditer(r"(\d+) cards?\b", lines[i + 1]))
         if below:
             near = min(below, key=lambda m: abs((m.start() + m.end()) / 2 - centre))
             return int(near.group(1))

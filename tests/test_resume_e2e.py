@@ -6,6 +6,7 @@ with every peer's verdict."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -14,6 +15,11 @@ from processes import PROMPTS, Session, ai_processes
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+
+
+def moves(out: str) -> int:
+    """The person's plays so far (leads, throws and follows) in a --plain transcript."""
+    return len(re.findall(r"\(You\) (?:plays|leads|throws) ", out))
 
 
 def resume_to_verified(env: dict[str, str]) -> Session:
@@ -40,7 +46,7 @@ def test_resume_after_the_play_process_is_killed(tmp_path):
     try:
         # A few tricks in (the person's 4th play: a hand of long throws may end after 5),
         # kill it without warning.
-        made = play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
+        made = play.answer_prompts(40, 120, stop=lambda out: moves(out) >= 4)
         assert made >= 4, play.out[-2000:]
     finally:
         play.proc.send_signal(signal.SIGKILL)
@@ -63,7 +69,7 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
     try:
         assert host.until(lambda out: "lobby commands" in out, 60), host.out
         host.send("ready")
-        made = host.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
+        made = host.answer_prompts(40, 120, stop=lambda out: moves(out) >= 4)
         assert made >= 4, host.out[-2000:]
     finally:
         host.proc.send_signal(signal.SIGKILL)
@@ -80,7 +86,7 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
     play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
                     "--player", "You"], env)
     try:
-        play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 4)
+        play.answer_prompts(40, 120, stop=lambda out: moves(out) >= 4)
         victims = ai_processes(tmp_path)
         assert len(victims) == 3
         os.kill(victims[1], signal.SIGKILL)
@@ -101,7 +107,7 @@ def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_o
     play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
                     "--grace", "2", "--player", "You"], env)
     try:
-        play.answer_prompts(40, 120, stop=lambda out: out.count("(You) plays") >= 3)
+        play.answer_prompts(40, 120, stop=lambda out: moves(out) >= 3)
         victims = ai_processes(tmp_path)
         assert len(victims) == 3
         os.kill(victims[0], signal.SIGKILL)  # gone for good: the grace (2 s) runs out first
@@ -153,7 +159,7 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
                         env_guest)
         guest.send("ready")
         both = [host, guest]
-        assert answer_both(both, lambda: host.out.count("(You) plays") >= 3, 180), (
+        assert answer_both(both, lambda: moves(host.out) >= 3, 180), (
             host.out[-1500:], guest.out[-1500:])
         victims = ai_processes(tmp_path / "host")
         assert len(victims) == 2

@@ -37,12 +37,18 @@ def step(c: LocalClient, ai: HeuristicStrategy) -> None:
     assert c.submit(action) is None
 
 
+def counted_part(lines: list[str]) -> list[str]:
+    """The tracker's lines down to the points still out (the starter's burial follows)."""
+    end = next(i for i, line in enumerate(lines) if line.startswith("Points still out: "))
+    return lines[:end + 1]
+
+
 def sections(lines: list[str]) -> dict[object, dict[str, list[str]]]:
     """The tracker's rows by effective suit (TRUMP or 0..3): their card lines and their
     fact lines (indented two spaces; cards continue at four)."""
     out: dict[object, dict[str, list[str]]] = {}
     key: object = None
-    for line in lines[1:-1]:
+    for line in counted_part(lines)[1:-1]:
         if not line.startswith(" "):
             key = TRUMP if line.startswith(("Jokers:", "Trumps:")) else SUIT_OF[line[0]]
         kind = "facts" if line.startswith("  ") and not line.startswith("    ") else "cards"
@@ -58,6 +64,15 @@ def listed(lines: list[str]) -> Counter:
             for card, copies in CARD.findall(line):
                 got[parse_faces(card)[0]] += int(copies or 1)
     return got
+
+
+def listed_cards(text: str) -> Counter:
+    return Counter(parse_faces(card)[0] for card, _copies in CARD.findall(text))
+
+
+def points_of_text(faces) -> str:
+    points = sum(FACE_POINTS[f] for f in faces)
+    return f"{points} points" if points else "no points"
 
 
 def facts_text(lines: list[str], esuit: int) -> str:
@@ -88,7 +103,13 @@ def test_out_cards_are_exactly_the_other_hands_and_the_unseen_burial() -> None:
                             assert all(len(line) <= width for line in lines), lines
                         assert not any("…" in line for line in lines)
                     points = sum(FACE_POINTS[f] * m for f, m in expected.items())
-                    assert lines[-1] == f"Points still out: {points}"
+                    assert counted_part(lines)[-1] == f"Points still out: {points}"
+                    burial = " ".join(lines[len(counted_part(lines)):])
+                    if seat == hand.starter:  # its own burial, said after the count
+                        assert listed_cards(burial) == Counter(hand.buried), burial
+                        assert f"({points_of_text(hand.buried)})" in burial
+                    else:
+                        assert not burial
                     checked += 1
                 step(c, ai)
     assert checked > 50
@@ -179,6 +200,10 @@ def test_public_facts_hold_for_the_real_hands() -> None:
                         cards.update(hand.buried)
                     assert not Counter(f.held) - cards
                     kinds["held"] += bool(f.held)
+                    # A failed throw's cards taken back are in the hand, not buried.
+                    assert not Counter(f.taken_back) - Counter(hand.hands[s])
+                    assert not Counter(f.taken_back) - Counter(f.held)
+                    kinds["taken back"] += bool(f.taken_back)
                     if ladder is None:
                         assert not (f.voids or f.no_pair or f.nothing_above)
                         continue
@@ -196,7 +221,7 @@ def test_public_facts_hold_for_the_real_hands() -> None:
                                        for x in hand.hands[s])
                         kinds["ceiling"] += 1
             game.apply(game.random_action(rng))
-    assert all(kinds[k] for k in ("held", "void", "no pair", "ceiling")), kinds
+    assert all(kinds[k] for k in ("held", "void", "no pair", "ceiling", "taken back")), kinds
 
 
 def test_tracker_in_every_phase_and_variant() -> None:
@@ -217,7 +242,7 @@ def test_tracker_in_every_phase_and_variant() -> None:
         done = game.hands_played[-1].observe(1)
         assert str(done.phase) == "done"
         assert Knowledge.from_observation(rules, done).public_facts()
-        assert tracker_lines(done, None, 80)[-1].startswith("Points still out: ")
+        assert counted_part(tracker_lines(done, None, 80))[-1].startswith("Points still out: ")
         assert {"deal", "play"} <= phases
 
 
@@ -308,3 +333,37 @@ def test_a_network_seat_records_the_strip_of_its_table() -> None:
     first = t.sessions[0].played[0].observation()
     assert strips[0][0]["starter"] == first.starter
     assert strips[0][0]["trump"] == first.trump.to_data()
+
+
+def _to_summary(t, c) -> dict:
+    """Play the person's seat of ``t`` through client ``c`` until a hand's summary."""
+    for _ in range(3000):
+        if c.summary() is not None:
+            return c.summary()
+        if c.decision() is None:
+            t.run()
+        else:
+            assert c.submit(c.hint() if c.decision() != DECLARE else Pass(0)) is None
+            t.run()
+    raise AssertionError("no summary")
+
+
+def test_the_strip_goes_on_at_the_table_that_replaced_a_seat() -> None:
+    # A seat gone past the grace period: the game goes on at a new table, and the strip
+    # started again from its first hand.
+    from test_netclient import Table
+
+    first = Table(seed=5)
+    c = first.client
+    first.deal.call_all("start")
+    first.run()
+    before = _to_summary(first, c)["strip"]
+    assert [e["hand"] for e in before] == [1]
+    second = Table(seed=6)
+    c.rebind(second.node, ["You", "East", "North", "West"])
+    c.next_hand()
+    second.deal.call_all("start")
+    second.run()
+    strip = _to_summary(second, c)["strip"]
+    assert [e["hand"] for e in strip] == [1, 2] and strip[0] == before[0]
+    assert strip[1]["levels"] == c.summary()["levels"]
