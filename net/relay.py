@@ -9,6 +9,12 @@ hash of that chain). A frame a seat still lacks `RELAY_AFTER` seconds after this
 it is relayed to it, once per link; a frame it got straight from its author is reported in
 time and never relayed, so an honest table pays only the have reports.
 
+Once this peer had to relay a seat's frame to another seat in a hand, it relays that
+author's later frames of the hand to that seat after `WITHHELD_AFTER`, not `RELAY_AFTER`: a
+seat that withholds its messages from one peer would otherwise slow every step of the
+hand by a second. An honest author's frames still come straight, and reported in time
+(its peer reports every `wire.HAVE_EVERY` = 0.25 s) they are not relayed.
+
 A have report whose chain hash differs from this peer's for the same count shows two
 versions of one seat's messages: this peer then pushes its own frames of that chain to the
 reporter, which finds the conflicting pair (`Deck` refuses the second version with an
@@ -48,6 +54,9 @@ RELAY_AFTER = 1.0  #: seconds a frame may be missing at a seat before this peer 
 #: Extra seconds per seat between the author and this peer in seat order: the next seat
 #: relays first, and the seat's have report tells the later ones they need not.
 STAGGER = 0.5
+#: Seconds a frame may be missing at a seat before this peer relays it, once that seat
+#: lacked a frame of the same author in the same hand (it was relayed to it).
+WITHHELD_AFTER = 0.5
 DIGEST = 8  #: bytes of chain hash in a have report (a hint: the deck proves the conflict)
 MAX_HAVE = 512  #: largest have report, in bytes
 MAX_CHAIN = 1 << 16  #: frames of one seat in one hand (a deck chain never comes near)
@@ -92,6 +101,8 @@ class Relay:
         #: seat that just connected says what it holds first, or a resumed peer, which
         #: knows nothing of what the others hold, would send them whole hands).
         self._reported: set[Seat] = set()
+        #: (hand, author, seat): a frame of the author was relayed to the seat in that hand.
+        self._withheld: set[tuple[Hand, Seat, Seat]] = set()
         self.relayed = 0  #: frames relayed so far (for the figures)
 
     def _chain(self, hand: Hand, seat: Seat) -> _Chain:
@@ -171,8 +182,10 @@ class Relay:
             if author == self.me:
                 continue  # this peer's own frames go to every seat straight (and again on
                 # a reconnect): only other seats' frames are relayed
-            after = self.after + STAGGER * ((self.me - author - 1) % self.seats)
+            stagger = STAGGER * ((self.me - author - 1) % self.seats)
             for seat in seats:
+                withheld = (hand, author, seat) in self._withheld
+                after = stagger + (min(self.after, WITHHELD_AFTER) if withheld else self.after)
                 has = self._counts[seat].get((hand, author), 0)
                 for seq in range(has, max(chain.frames, default=-1) + 1):
                     held = chain.frames.get(seq)
@@ -180,6 +193,7 @@ class Relay:
                             or now - held.since < after):
                         continue
                     held.relayed.add(seat)
+                    self._withheld.add((hand, author, seat))
                     self.relayed += 1
                     out.append((seat, held.frame))
         return out
@@ -207,6 +221,7 @@ class Relay:
             for key in [k for k in known if k[0] < hand]:
                 del known[key]
         self._pushed = {p for p in self._pushed if p[1] >= hand}
+        self._withheld = {w for w in self._withheld if w[0] >= hand}
 
 
 def pack_have(report: dict[str, Any]) -> bytes:

@@ -14,7 +14,7 @@ from memnet import MemNet, body_of, header, resign, withhold
 from tractor.net.deck import shuffle_proof
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.group import SecretStream
-from tractor.net.relay import DIGEST, HaveError, Relay, pack_have, read_have
+from tractor.net.relay import DIGEST, WITHHELD_AFTER, HaveError, Relay, pack_have, read_have
 
 # --- the relay's bookkeeping ---------------------------------------------------------------
 
@@ -37,6 +37,26 @@ def test_a_frame_is_relayed_once_to_a_seat_that_has_not_reported_it():
     relay.have_from(2, {"have": [[0, [0, 1, 0, 0], bytes(4 * DIGEST)]]})
     assert relay.due(5.0, [1, 2, 3]) == [(2, b"F1")]
     assert relay.relayed == 3
+
+
+def test_once_a_seat_lacked_an_authors_frame_its_next_ones_are_relayed_sooner():
+    # A seat withholding everything from one peer made every step wait for the relay:
+    # the hand took a second more per message.
+    relay = Relay(seats=4, me=2, after=1.0)  # the seat after author 1: no stagger
+    for seat in (0, 3):
+        relay.have_from(seat, {"have": []})
+    relay.hold(0, 1, 0, b"m0", b"F0", now=0.0, came_from=1)
+    relay.heard(3, 0, [0, 1, 0, 0])  # seat 3 got it straight; seat 0 did not
+    assert relay.due(0.9, [0, 3]) == []
+    assert relay.due(1.0, [0, 3]) == [(0, b"F0")]
+    relay.hold(0, 1, 1, b"m1", b"F1", now=2.0, came_from=1)
+    assert relay.due(2.0 + WITHHELD_AFTER - 0.01, [0, 3]) == []
+    assert relay.due(2.0 + WITHHELD_AFTER, [0, 3]) == [(0, b"F1")]  # seat 3: still waits
+    assert relay.due(3.0, [0, 3]) == [(3, b"F1")]
+    relay.forget_before(1)  # a new hand: no seat is suspected of withholding in it
+    relay.hold(1, 1, 0, b"n0", b"G0", now=4.0, came_from=1)
+    assert relay.due(4.0 + WITHHELD_AFTER, [0, 3]) == []
+    assert relay.due(5.0, [0, 3]) == [(0, b"G0"), (3, b"G0")]
 
 
 def test_later_seats_wait_longer_so_one_relay_is_enough():
