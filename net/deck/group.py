@@ -37,12 +37,25 @@ class OpCounter:
 OPS = OpCounter()
 
 
+#: Points this process has found valid. The check costs about a scalar multiplication, and
+#: a process that runs several seats (`tractor ai --seats N`, the tests' in-memory tables)
+#: gets every message once per seat: a point is checked once. (One seat alone checks each
+#: point once anyway.) Bounded: emptied when full.
+_VALID: set[bytes] = set()
+_VALID_MAX = 1 << 17
+
+
 def check_point(p: object) -> bytes:
     """``p`` if it is a valid subgroup point, else `GroupError`."""
     if type(p) is not bytes or len(p) != POINT_BYTES:
         raise GroupError("a point is 32 bytes")
+    if p in _VALID:
+        return p
     if not sodium.crypto_core_ed25519_is_valid_point(p):
         raise GroupError("not a point of the prime-order subgroup")
+    if len(_VALID) >= _VALID_MAX:
+        _VALID.clear()
+    _VALID.add(p)
     return p
 
 
