@@ -154,7 +154,7 @@ def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
     pytest.importorskip("pyte")
     from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST, "--rules",
                      "declaration=auction", "--strategy", "heuristic", "--level", "easy",
                      "--seed", "2"], _env(tmp_path), cwd=str(tmp_path))
     try:

@@ -3,7 +3,7 @@ same decisions, reach the same declarations, tricks, throw penalties and result,
 observation the table shows a seat is the one the core gives that seat.
 
 The table runs over `open_deck.OpenDeck` (the deck's schedule without its cryptography) so
-that thousands of hands fit in the suite; a share of the hands runs on the real deck.
+that over a thousand hands fit in the suite; a share of the hands runs on the real deck.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
 from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 
-HANDS = 2000  #: seeded hands on the open deck
-REAL_HANDS = 8  #: of which this many again on the real deck
+HANDS = 1200  #: seeded hands on the open deck (every case below shows up 28 times or more)
+REAL_HANDS = 5  #: of which this many again on the real deck
 
 
 class Recorder(RandomPlayer):
@@ -205,7 +205,7 @@ def _same_hand(seed: int, real_deck: bool = False) -> Counter[str]:
     return seen
 
 
-def test_the_table_and_the_core_play_thousands_of_hands_alike():
+def test_the_table_and_the_core_play_over_a_thousand_hands_alike():
     seen: Counter[str] = Counter()
     for seed in range(HANDS):
         seen += _same_hand(seed)

@@ -381,7 +381,7 @@ def test_c_full_screen_joiner_plays_with_hints(lab_of, timer):
                                          "--passphrase", PASSPHRASE)
     pick_table(carol, "lab-c")
     in_lobby(carol)
-    bob = lab.person(b, "bob").screen("join", "--player", "Bob", cols=120, rows=36)
+    bob = lab.person(b, "bob").screen("join", *FAST, "--player", "Bob", cols=120, rows=36)
     listed = bob.wait_for(r"(\d+)\. lab-c: [^\n]*\(passphrase\)", LOBBY_SECONDS)
     bob.wait_for(r"join which table\?", 10)
     bob.send(listed.group(1) + "\r")

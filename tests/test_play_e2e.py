@@ -47,8 +47,10 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
 
 def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
     pytest.importorskip("pyte")
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--strategy",
-                     "heuristic", "--level", "easy", "--seed", "4"], tractor_env(tmp_path))
+    # The default pace and hint are the fresh clone's and the pty screen tests' to try.
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST,
+                     "--strategy", "heuristic", "--level", "easy", "--seed", "4"],
+                    tractor_env(tmp_path))
     try:
         assert term.wait_for("Tractor · hand 1", 120), term.text()
         keys = play_full_screen_hand(term, 400)
