@@ -58,6 +58,7 @@ from .gate import Gate, LastFew, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
 from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
+from .rendezvous import is_internet_address
 from .session import GameSession
 from .stall import (
     DECISIONS,
@@ -259,6 +260,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.peer_nonce = b""
         self.last_sent = 0.0  #: when this link last sent a frame (heartbeats fill gaps)
         self.deadline = HELLO_TIMEOUT  #: seconds to prove a seat (less for a stranger)
+        self.closing = False  #: `close` was called: nothing more is read from it
 
     def callLater(self, delay: float, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         return self.node.clock.callLater(delay, fn, *a, **kw)
@@ -276,10 +278,10 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             no_delay(True)
         if self.node.session is None:
             self.log.warn("dropping {who}: this peer is not seated yet", who=self._who())
-            self.transport.loseConnection()
+            self.close()
             return
         if self.expected is None and not self.node.admit(self):
-            self.transport.loseConnection()
+            self.close()
             return
         self.node.connections.add(self)
         # One deadline for the whole handshake: not reset by the hello, so a peer cannot
@@ -288,14 +290,24 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         node = self.node
         self.sendString(pack_hello(node.table, node.seat, node.raw_keys[node.seat], self.nonce))
 
+    def close(self) -> None:
+        """Close the connection, once (a Dilation subchannel refuses a second close, and
+        has no ``disconnecting`` flag to tell)."""
+        if not self.closing:
+            self.closing = True
+            try:
+                self.transport.loseConnection()
+            except Exception as exc:  # a subchannel its other end closed first says so
+                self.log.debug("closing {who}: {why}", who=self._who(), why=exc)
+
     def timeoutConnection(self) -> None:
         self.log.warn("dropping {who}: no message in time", who=self._who())
-        self.transport.loseConnection()
+        self.close()
 
     def lengthLimitExceeded(self, length: int) -> None:
         self.log.warn("dropping {who}: frame of {n} bytes is over the limit", who=self._who(),
                       n=length)
-        self.transport.loseConnection()
+        self.close()
 
     def _who(self) -> str:
         peer = self.transport.getPeer() if self.transport else "?"
@@ -303,14 +315,14 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
 
     def _drop(self, why: str) -> None:
         self.log.warn("dropping {who}: {why}", who=self._who(), why=why)
-        self.transport.loseConnection()
+        self.close()
 
     def stringReceived(self, data: bytes) -> None:
         if self.up:
             self.resetTimeout()
             if data:  # an empty frame is a heartbeat: the link is alive, nothing more
                 self.node.frame_from(self, data)
-        elif self.transport.disconnecting:
+        elif self.closing:
             return  # refused already: read nothing more from it
         elif self.seat is None:
             self._hello_received(data)
@@ -436,6 +448,11 @@ class PeerNode:
         self._watch: Any = None
         self._beat: Any = None
         self._gossip_loop: Any = None
+        #: An internet table's wormholes (`wormhole_mesh.InternetMesh`), once dialed.
+        self.mesh: Any = None
+        #: Internet tables only: never offer a direct connection (tests and benchmarks
+        #: that measure the relay's path on one machine).
+        self.relay_only = False
         if session is not None:
             self.attach(session, raw_keys, journal, game)
 
@@ -568,9 +585,15 @@ class PeerNode:
             try:
                 self.allowed_ips.add(parse_endpoint(address)[0])
             except ValueError:
-                pass
+                pass  # an internet table's address: its links come through wormholes
+        internet = {s: a for s, a in addresses.items() if is_internet_address(a)}
+        if internet and self.mesh is None:  # an internet table: a wormhole per pair
+            from .wormhole_mesh import InternetMesh
+
+            self.mesh = InternetMesh(self, internet, self.relay_only)
+            self.mesh.start()
         for seat, address in sorted(addresses.items()):
-            if seat <= self.seat:
+            if seat <= self.seat or seat in internet:
                 continue
             endpoint = _Remembering(clientFromString(self.reactor, address), self, seat,
                                     address)
@@ -595,6 +618,8 @@ class PeerNode:
             if seat in self.dial_errors:
                 address, reason = self.dial_errors[seat]
                 out[seat] = f"cannot reach it at {address}: {reason}"
+            elif self.mesh is not None and seat in self.mesh.pairs:
+                out[seat] = self.mesh.pairs[seat].report.state
             elif seat > self.seat:
                 out[seat] = "no answer yet from its address"
             else:
@@ -1084,8 +1109,10 @@ class PeerNode:
                 loop.stop()
         for service in self.services:
             service.stopService()
+        if self.mesh is not None:  # its services close their links, then the wormholes go
+            self.mesh.stop()
         for link in list(self.connections):
-            link.transport.loseConnection()
+            link.close()
         if self.port is not None:
             self.port.stopListening()
         if self._worker is not None:  # a process may play game after game
@@ -1097,7 +1124,7 @@ class PeerNode:
         old = self.links.get(seat)
         self.links[seat] = link
         if old is not None and old is not link:
-            old.transport.loseConnection()
+            old.close()
         self.down_since.pop(seat, None)
         self.dial_errors.pop(seat, None)
         self._told_unreachable = {t for t in self._told_unreachable if t[0] != seat}
@@ -1266,7 +1293,7 @@ class PeerNode:
         """Malformed, forged or misrouted: nothing changed; drop the link that brought it."""
         self.errors.append(exc)
         self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
-        link.transport.loseConnection()
+        link.close()
 
     def _apply(self, link: PeerLink, env: Envelope) -> bool:
         """Give one frame to the session; False if it was refused unread (a `FrameError`:

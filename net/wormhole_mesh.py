@@ -1,0 +1,201 @@
+"""The game's links of an internet table: one magic-wormhole per pair of seats.
+
+Each pair meets at the table's mailbox with its pair code (`rendezvous.pair_code`: only
+the two seats know it), and Dilation gives it a durable connection: direct when one side
+can reach the other, else through the transit relay, and re-established by Dilation the
+same way when it drops. The game's `PeerLink` runs over a Dilation subchannel exactly as
+over TCP (hello, signed proof of the seat, signed frames): the lower seat opens the
+subchannel, the higher listens, and each link may only speak for the seat of its pair.
+
+A pair whose connection stays down for `REWIRE` seconds starts again with a new wormhole
+on the same code: after a peer restarted (``tractor resume``) its old wormhole is gone,
+and the nameplate it left is claimed afresh by both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from twisted.application.internet import ClientService, backoffPolicy
+from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.logger import Logger
+
+from .rendezvous import (
+    APPID,
+    MESH_SUBPROTOCOL,
+    pair_code,
+    pair_secret,
+    read_internet_address,
+)
+
+if TYPE_CHECKING:
+    from .wire import PeerNode
+
+#: Seconds a pair's connection may stay down before both sides start a new wormhole.
+REWIRE = 30.0
+
+
+@dataclass
+class PathReport:
+    """How one pair's link goes now: "direct", "relay", or None (not connected), and
+    what it said last ("waiting for seat 2 at the mailbox", ...)."""
+
+    path: str | None = None
+    state: str = "not started"
+
+
+def path_of(hint_description: str) -> str:
+    """"relay" or "direct" from Dilation's description of its connection
+    ('->relay:tcp:198.18.0.1:4001', '<-tcp:198.18.1.5:41234').
+
+    >>> path_of("->relay:tcp:198.18.0.1:4001"), path_of("<-tcp:198.18.1.5:41234")
+    ('relay', 'direct')
+    """
+    return "relay" if "relay" in hint_description else "direct"
+
+
+class PairLink:
+    """This peer's wormhole with one other seat, and the game link over it."""
+
+    log = Logger()
+
+    def __init__(self, node: PeerNode, seat: int, mailbox: str, relay: str,
+                 relay_only: bool = False,
+                 create: Callable[..., Any] | None = None) -> None:
+        self.node, self.seat = node, seat
+        self.mailbox, self.relay, self.relay_only = mailbox, relay, relay_only
+        self._create = create
+        assert node.session is not None
+        secret = pair_secret(node.signing_key.private_bytes_raw(), node.raw_keys[seat])
+        self.code = pair_code(node.table, node.seat, seat, secret)
+        self.report = PathReport()
+        self.wormhole: Any = None
+        self.service: ClientService | None = None
+        self.listening: Any = None
+        self.down_since: float | None = None
+        self.stopped = False
+        self.generation = 0  #: wormholes started so far (a rewire starts the next)
+
+    def start(self) -> None:
+        """Open the wormhole and, once it is dilated, the game link (a subchannel)."""
+        self.generation += 1
+        self.down_since = self.node.clock.seconds()
+        self.report = PathReport(None, "waiting for it at the mailbox")
+        d = ensureDeferred(self._open(self.generation))
+        d.addErrback(self._failed, self.generation)
+
+    async def _open(self, generation: int) -> None:
+        create = self._create
+        if create is None:
+            import wormhole  # the package is only needed for internet tables
+
+            create = wormhole.create
+        w = create(APPID, self.mailbox, self.node.reactor, dilation=True)
+        self.wormhole = w
+        w.set_code(self.code)
+        dilated = w.dilate(transit_relay_location=self.relay, no_listen=self.relay_only,
+                           on_status_update=lambda status: self._status(generation, status))
+        await dilated.when_dilated()
+        if self.stopped or generation != self.generation:
+            return
+        if self.node.seat < self.seat:  # lower seats open the link, as on a LAN
+            endpoint = dilated.connector_for(MESH_SUBPROTOCOL)
+            self.service = ClientService(endpoint, self.node.factory(self.seat),
+                                         retryPolicy=backoffPolicy(initialDelay=0.2,
+                                                                   maxDelay=10.0),
+                                         clock=self.node.clock)
+            self.service.startService()
+        else:
+            self.listening = await dilated.listener_for(MESH_SUBPROTOCOL).listen(
+                self.node.factory(self.seat))
+
+    def _status(self, generation: int, status: Any) -> None:
+        if generation != self.generation:
+            return
+        peer = getattr(status, "peer_connection", None)
+        kind = type(peer).__name__
+        if kind == "ConnectedPeer":
+            path = path_of(peer.hint_description)
+            self.report = PathReport(path, "connected directly" if path == "direct"
+                                     else "connected through the relay")
+            self.down_since = None
+        else:
+            if self.down_since is None:
+                self.down_since = self.node.clock.seconds()
+            self.report = PathReport(None, {
+                "NoPeer": "waiting for it at the mailbox",
+                "ConnectingPeer": "connecting",
+                "ReconnectingPeer": "reconnecting",
+                "StoppedPeer": "stopped"}.get(kind, "waiting"))
+
+    def _failed(self, failure: Any, generation: int) -> None:
+        if generation == self.generation and not self.stopped:
+            why = failure.getErrorMessage()
+            self.report = PathReport(None, f"wormhole failed: {why}")
+            self.node.dial_failed(self.seat, "the mailbox " + self.mailbox, why)
+            self.log.warn("seat {seat}: wormhole failed: {why}", seat=self.seat, why=why)
+
+    def check(self, now: float) -> None:
+        """Start again with a new wormhole when the pair has been apart `REWIRE` seconds
+        (both sides do, so they meet at the nameplate again)."""
+        if self.stopped or self.down_since is None or self.seat in self.node.links:
+            return
+        if now - self.down_since >= REWIRE:
+            self.log.info("seat {seat}: no connection for {s:.0f} s, a new wormhole",
+                          seat=self.seat, s=now - self.down_since)
+            self._close()
+            self.start()
+
+    def _close(self) -> None:
+        if self.service is not None:
+            self.service.stopService()
+            self.service = None
+        if self.listening is not None:
+            self.listening.stopListening()
+            self.listening = None
+        w, self.wormhole = self.wormhole, None
+        if w is not None:
+            d: Deferred[Any] = w.close()
+            d.addErrback(lambda _f: None)  # a wormhole that never met its peer complains
+
+    def stop(self) -> None:
+        self.stopped = True
+        self._close()
+
+
+class InternetMesh:
+    """Every pair link of this peer at an internet table (`PeerNode.dial` starts it)."""
+
+    def __init__(self, node: PeerNode, addresses: dict[int, str],
+                 relay_only: bool = False, create: Callable[..., Any] | None = None) -> None:
+        self.node = node
+        self.pairs: dict[int, PairLink] = {}
+        for seat, address in sorted(addresses.items()):
+            mailbox, relay = read_internet_address(address)
+            self.pairs[seat] = PairLink(node, seat, mailbox, relay, relay_only, create)
+        self._loop: Any = None
+
+    def start(self) -> None:
+        from twisted.internet.task import LoopingCall
+
+        for pair in self.pairs.values():
+            pair.start()
+        self._loop = LoopingCall(lambda: [p.check(self.node.clock.seconds())
+                                          for p in self.pairs.values()])
+        self._loop.clock = self.node.clock
+        self._loop.start(1.0, now=False)
+
+    def paths(self) -> dict[int, str | None]:
+        """Seat -> "direct", "relay" or None (not connected now)."""
+        return {seat: pair.report.path for seat, pair in self.pairs.items()}
+
+    def states(self) -> dict[int, str]:
+        return {seat: pair.report.state for seat, pair in self.pairs.items()}
+
+    def stop(self) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        for pair in self.pairs.values():
+            pair.stop()
