@@ -130,9 +130,28 @@ def _listen(text: str) -> str:
     return text
 
 
+def _mailbox(text: str) -> str:
+    from tractor.net.rendezvous import RendezvousError, check_mailbox
+
+    try:
+        return check_mailbox(text)
+    except RendezvousError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _relay(text: str) -> str:
+    from tractor.net.rendezvous import RendezvousError, check_relay
+
+    try:
+        return check_relay(text)
+    except RendezvousError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     from tractor.ai.hints import HINT_LEVEL
     from tractor.ai.strategies import LEVELS, STRATEGIES
+    from tractor.net.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
     from tractor.net.wire import GRACE
 
     parser = argparse.ArgumentParser(
@@ -156,6 +175,14 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--deal-pace", type=_pace, default=DEAL_PACE, metavar="SECONDS",
                        help="seconds per card you are dealt, so the deal can be followed "
                        "(0: as fast as possible; default: %(default)s)")
+
+    def internet_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--mailbox", default=DEFAULT_MAILBOX, type=_mailbox, metavar="URL",
+                       help="internet tables: the magic-wormhole mailbox server where seats "
+                       "meet (default: %(default)s)")
+        p.add_argument("--relay", default=DEFAULT_RELAY, type=_relay, metavar="tcp:HOST:PORT",
+                       help="internet tables: the transit relay for seats that cannot reach "
+                       "each other (default: %(default)s)")
 
     def ai_options(p: argparse.ArgumentParser, default: str = "search") -> None:
         p.add_argument("--strategy", choices=STRATEGIES, default=default,
@@ -193,13 +220,20 @@ def _parser() -> argparse.ArgumentParser:
     p_host.add_argument("--ai-server-passphrase", default=None, metavar="PASSPHRASE",
                         help="the passphrase of an AI server that has one ('-' to type it "
                              "hidden)")
+    p_host.add_argument("--internet", action="store_true",
+                        help="a table for friends in other homes: prints a code per free "
+                        "seat for `tractor join CODE` (no game server: see the README)")
+    internet_options(p_host)
     p_host.set_defaults(seed=None)
 
     p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")
     game_options(p_join)
-    p_join.add_argument("address", nargs="?", help="the lobby address the host printed")
+    p_join.add_argument("address", nargs="?", metavar="ADDRESS|CODE",
+                        help="the lobby address the host printed, or the seat code of an "
+                        "internet table (like 7-guitarist-revenge)")
     p_join.add_argument("--passphrase", default=None,
                         help="the table's passphrase ('-' to type it hidden)")
+    internet_options(p_join)
     p_join.set_defaults(seed=None)
 
     p_ai = sub.add_parser("ai", help="join a table as AI peers")

@@ -196,6 +196,7 @@ class NetClient:
         self._seen: dict[str, int] = {}
         self._hand_seen: TableHand | None = None
         self._halt_told = False
+        self._paths: dict[int, str | None] = {}  #: an internet table's links, as told
         self._redeal_told: TableHand | None = None
         self.session.on_hand_end = self._hand_ended
         node.on_change = self._changed
@@ -512,7 +513,21 @@ class NetClient:
             shown = ", ".join(format_cards(o, symbols=True) for o in fresh)
             self._events.append(f"you may declare {shown} now (e)")
 
+    def _tell_paths(self) -> None:
+        """At an internet table: a log line when a link's path changes (directly, through
+        the relay, or lost for now)."""
+        mesh = getattr(self.node, "mesh", None)
+        if mesh is None:
+            return
+        for seat, path in sorted(mesh.paths().items()):
+            if path != self._paths.get(seat):
+                self._paths[seat] = path
+                how = {"direct": "directly", "relay": "through the relay"}.get(
+                    path or "", "lost for now: reconnecting")
+                self._events.append(f"link with {self._who(seat)}: {how}")
+
     def _changed(self) -> None:
+        self._tell_paths()
         played = self.session.played
         if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
             self._redeal_told = played[-1]

@@ -33,6 +33,7 @@ from tractor.ai.runner import (
     tokens_from_env,
 )
 from tractor.ai.strategies import make_strategy
+from tractor.net.internet_lobby import SeatCodes, open_seat_code
 from tractor.net.journal import Journal
 from tractor.net.lobby import (
     LobbyError,
@@ -43,6 +44,7 @@ from tractor.net.lobby import (
     WrongPassphrase,
 )
 from tractor.net.lobby_wire import LobbyHost, host_table, join_table
+from tractor.net.rendezvous import internet_address, is_seat_code
 from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.net.wire import PeerNode
 from tractor.observation import Observation
@@ -392,8 +394,12 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         except AddressError as exc:
             say(f"tractor host: --ai-server: {exc}")
             return 2
+    internet = internet_address(args.mailbox, args.relay) if args.internet else None
+    # An internet table's seats meet through wormholes: nothing listens beyond this
+    # machine (its AI seats join the lobby on loopback).
+    interface = "127.0.0.1" if internet else "0.0.0.0"
     key = Ed25519PrivateKey.generate()
-    node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
+    node, port = await listen_node(reactor, interface, grace=args.grace)
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     home = data_dir()
@@ -410,31 +416,46 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                              args.level, log_file=str(home / "ai.log"),
                                              journal_dir=str(home / "ai"),
                                              name=f"AI {spawned[0]}", grace=args.grace,
-                                             interface="0.0.0.0"))
+                                             interface=interface))
         _report_deaths(children, lambda text: reporter[0](text))
 
     lobby: LobbyHost | None = None
+    codes: SeatCodes | None = None
     try:
         passphrase = await _passphrase(args.passphrase, False)
         ai_passphrase = await _passphrase(args.ai_server_passphrase, False,
                                           "AI server passphrase")
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
-                                 passphrase=passphrase, listen=args.listen,
-                                 fill_local=fill_local, announce=not args.no_announce)
-        say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
-            "(or `tractor join` to find it on the LAN)")
+                                 passphrase=passphrase,
+                                 listen="tcp:0:interface=127.0.0.1" if internet else args.listen,
+                                 fill_local=fill_local,
+                                 announce=not args.no_announce and not internet,
+                                 internet=internet)
         if args.ai:
             await lobby.request_fill(count=args.ai)
+        if internet:
+            say(f"table {args.name!r} open on the internet (mailbox {args.mailbox}): each "
+                "friend runs `tractor join CODE` with a seat code of their own")
+            codes = SeatCodes(reactor, lobby, args.mailbox, args.relay,
+                              on_codes=lambda now: reporter[0](_codes_line(now)))
+            codes.start()
+        else:
+            say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
+                "(or `tractor join` to find it on the LAN)")
         pins = Journal(journal_path())
         host_lobby = lobby
         seating = await _asyncio(_lobby_prompt(
             reactor, lobby, True, reporter,
             lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase)))
+        if codes is not None:
+            codes.close()  # the game's links are wormholes of their own
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder.
         client = _seat_person(node, seating, key, args, {"local_ai": True})
         reporter[0] = client.note
+        if internet:  # a seat gone for good stops the table (no new table: see README)
+            return await _screen(client, args.plain)
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
@@ -447,10 +468,18 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         say(f"tractor: {exc}")
         return 1
     finally:
+        if codes is not None:
+            codes.close()
         if lobby is not None:
             lobby.close()
         node.stop()
         await stop_all(reactor, children)
+
+
+def _codes_line(codes: list[str]) -> str:
+    if not codes:
+        return "seat codes: none open (every seat is taken or asked of an AI)"
+    return "seat codes (one per free seat, `tractor join CODE`): " + "  ".join(codes)
 
 
 async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
@@ -482,6 +511,8 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
 
 
 async def join(reactor: Any, args: argparse.Namespace) -> int:
+    if args.address is not None and is_seat_code(args.address):
+        return await _join_by_code(reactor, args)
     needs_passphrase = False
     if args.address is None:
         chosen = await _choose_table(reactor)
@@ -523,6 +554,45 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
         say(f"tractor: {exc}")
         return 1
     finally:
+        node.stop()
+
+
+async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
+    """Join an internet table by its seat code: the lobby through the code's wormhole, the
+    game through a wormhole per pair of seats."""
+    key = Ed25519PrivateKey.generate()
+    node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
+    lobby_wormhole: Any = None
+    try:
+        passphrase = await _passphrase(args.passphrase, False)
+        say(f"looking for the table at {args.address.strip().lower()} (mailbox "
+            f"{args.mailbox})...")
+        me = Participant(args.player, raw_public(key), port)
+        lobby_wormhole, endpoint = await open_seat_code(reactor, args.address, args.mailbox,
+                                                        args.relay)
+        where = f"code {args.address.strip().split('-')[0]}"
+        for attempt in range(PASSPHRASE_TRIES):
+            try:
+                guest = await join_table(reactor, where, me, passphrase, endpoint=endpoint,
+                                         mailbox=args.mailbox)
+                break
+            except (PassphraseRequired, WrongPassphrase) as exc:
+                # Asked again on the same wormhole (the host's lobby counts the guesses).
+                if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
+                    raise
+                say(f"tractor: {exc}")
+                passphrase = await _passphrase("-", True)
+        seating = await _asyncio(_lobby_prompt(reactor, guest, False))
+        lobby_wormhole.close().addErrback(lambda _f: None)
+        lobby_wormhole = None
+        client = _seat_person(node, seating, key, args, {})
+        return await _screen(client, args.plain)
+    except (LobbyError, GaveUp) as exc:
+        say(f"tractor: {exc}")
+        return 1
+    finally:
+        if lobby_wormhole is not None:
+            lobby_wormhole.close().addErrback(lambda _f: None)
         node.stop()
 
 

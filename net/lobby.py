@@ -35,6 +35,7 @@ from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
 from .gate import Recent
+from .rendezvous import RendezvousError, is_internet_address, read_internet_address
 
 SEATING_VERSION = "tractor-seating/1"
 FILL_VERSION = "tractor-fill/2"  #: 2: the greeting is signed by the server's identity key
@@ -138,10 +139,17 @@ class WrongServerKey(LobbyError):
     code = "wrong-server-key"
 
 
+class WrongCode(LobbyError):
+    """A seat code that opened no table: typed wrong (the wormhole's key agreement failed,
+    and the host's code is spent: it shows a new one), or nobody waits at it."""
+
+    code = "wrong-code"
+
+
 _ERROR_CODES: dict[str, type[LobbyError]] = {
     c.code: c for c in (LobbyError, BadLobbyMessage, BadStart, WrongPassphrase,
                         PassphraseRequired, UnexpectedPassphrase, BadToken, TooManyAttempts,
-                        TableFull, LobbyClosed, NoAiServer, WrongServerKey)}
+                        TableFull, LobbyClosed, NoAiServer, WrongServerKey, WrongCode)}
 
 
 def error_for(code: Any, why: Any, peer: str) -> LobbyError:
@@ -671,7 +679,7 @@ class HostLobby:
     def __init__(self, name: str, rules: Rules, me: Participant | None,
                  nonce: bytes | None = None, host_ip: str = "127.0.0.1",
                  entropy: Callable[[int], bytes] = os.urandom,
-                 carry: tuple[Any, ...] | None = None) -> None:
+                 carry: tuple[Any, ...] | None = None, internet: str | None = None) -> None:
         if type(name) is not str or not 1 <= len(name) <= MAX_TABLE_NAME \
                 or not name.isprintable() or name != name.strip():
             raise ValueError(f"a table name is 1 to {MAX_TABLE_NAME} printable characters")
@@ -679,6 +687,9 @@ class HostLobby:
         self.rules = rules
         self.nonce = nonce if nonce is not None else entropy(NONCE_SIZE)
         self.carry = carry
+        #: An internet table's game address (`rendezvous.internet_address`): every seat
+        #: has it (their links are wormholes); None on a LAN.
+        self.internet = internet
         self.host_ip = host_ip  #: our address when no connection tells a better one
         self.tokens = TokenBook(entropy)
         self.seats: list[_Member | None] = [None] * rules.players
@@ -849,6 +860,8 @@ class HostLobby:
         The host, and joiners on the host's own machine (loopback), get the host's address
         as the LAN sees it (the local side of a LAN connection), so remote seats never get
         told to dial 127.0.0.1; with nobody remote, everybody is on loopback."""
+        if self.internet is not None:
+            return dict.fromkeys(range(len(self.seats)), self.internet)
         lan = next((m.local_ip for m in self.seats if m is not None and m.conn != HOST
                     and not is_loopback(m.peer_ip) and _usable(m.local_ip)), self.host_ip)
         out = {}
@@ -907,6 +920,9 @@ class GuestLobby:
         #: The IP this guest reached the lobby at (the start's addresses are checked
         #: against its scope); None: not known (a test's in-memory lobby).
         self.lobby_ip: str | None = None
+        #: The mailbox this guest reached the lobby through (a seat code), if it did: an
+        #: internet table's start must name that mailbox.
+        self.mailbox: str | None = None
 
     def join_message(self) -> dict[str, Any]:
         me = self.me
@@ -993,15 +1009,19 @@ class GuestLobby:
             raise BadStart("bad name", who)
         if any(k not in KINDS for k in kinds):
             raise BadStart("bad kind", who)
-        try:
-            endpoints = [parse_endpoint(a, who) for a in addrs]
-        except BadLobbyMessage as exc:
-            raise BadStart(exc.why, who) from exc
-        ports = [port for _, port in endpoints]
-        for ip, _ in endpoints:
-            why = out_of_scope(ip, self.lobby_ip)
-            if why:
-                raise BadStart(f"the start names {ip}, {why}", who)
+        internet = self._internet_addresses(addrs)
+        if internet:
+            ports = [self.me.game_port] * n  # no ports: every link is a wormhole
+        else:
+            try:
+                endpoints = [parse_endpoint(a, who) for a in addrs]
+            except BadLobbyMessage as exc:
+                raise BadStart(exc.why, who) from exc
+            ports = [port for _, port in endpoints]
+            for ip, _ in endpoints:
+                why = out_of_scope(ip, self.lobby_ip)
+                if why:
+                    raise BadStart(f"the start names {ip}, {why}", who)
         nonce = r.blob("nonce", NONCE_SIZE)
         table = r.blob("table", 32)
         if self.me.public_key not in keys:
@@ -1021,6 +1041,30 @@ class GuestLobby:
             raise BadStart("the table id is not the hash of this roster", who)
         return Seating(table, name, rules, seat, tuple(keys), addresses, tuple(names),
                        tuple(kinds), carry)
+
+
+    def _internet_addresses(self, addrs: list[Any]) -> bool:
+        """Whether the start is an internet table's (every seat the same internet address,
+        which this guest may follow), else False; `BadStart` for a mix, or for a mailbox
+        this guest did not come through. A guest on this machine (an AI peer the host
+        started) follows the host's; a LAN guest is never sent to a server outside."""
+        who = self.who
+        if not any(is_internet_address(a) for a in addrs):
+            return False
+        if len(set(addrs)) != 1:
+            raise BadStart("an internet table gives every seat the same address", who)
+        try:
+            mailbox, _relay = read_internet_address(addrs[0])
+        except RendezvousError as exc:
+            raise BadStart(str(exc), who) from exc
+        if self.mailbox is not None:
+            if mailbox != self.mailbox:
+                raise BadStart(f"the start names the mailbox {mailbox}, not the one we came "
+                               f"through ({self.mailbox})", who)
+        elif self.lobby_ip is None or not is_loopback(self.lobby_ip):
+            raise BadStart("an internet table's start, for a guest that came over the LAN",
+                           who)
+        return True
 
 
 # --- the AI server's state machine ----------------------------------------------------------

@@ -202,10 +202,13 @@ class _FramedLink(Int32StringReceiver, TimeoutMixin):
 class HostLink(_FramedLink):
     """One joiner's connection to the host."""
 
-    def __init__(self, host: LobbyHost, conn: int) -> None:
+    def __init__(self, host: LobbyHost, conn: int, source: str | None = None) -> None:
         super().__init__(host.clock)
         self.host = host
         self.conn = conn
+        #: What the connection came through when it has no IP of its own (a seat code's
+        #: wormhole): it stands for the address in the gate, the guess limits and logs.
+        self.source = source
         self.handshake: HostHandshake | None = None
         self.channel: Channel | None = None
         self.peer_ip = "?"
@@ -214,7 +217,7 @@ class HostLink(_FramedLink):
 
     def connectionMade(self) -> None:
         super().connectionMade()
-        self.peer_ip = _ip(self.transport.getPeer())
+        self.peer_ip = self.source or _ip(self.transport.getPeer())
         self.local_ip = _ip(self.transport.getHost())
         if self.host.closed or not room_for_a_stranger():
             self.warn("refusing", "lobby closed" if self.host.closed else "out of descriptors")
@@ -318,7 +321,7 @@ class LobbyHost:
     def __init__(self, reactor: Any, name: str, rules: Rules, me: Participant | None,
                  passphrase: str | None = None, fill_local: FillLocal | None = None,
                  clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None,
-                 carry: tuple[Any, ...] | None = None) -> None:
+                 carry: tuple[Any, ...] | None = None, internet: str | None = None) -> None:
         self.reactor = reactor
         self.clock: IReactorTime = clock or reactor
         self.name = name
@@ -326,7 +329,7 @@ class LobbyHost:
         self.fill_local = fill_local
         #: AI server address -> the identity key it proved when it took a fill request.
         self.ai_servers: dict[str, bytes] = {}
-        self.state = HostLobby(name, rules, me, carry=carry)
+        self.state = HostLobby(name, rules, me, carry=carry, internet=internet)
         self.limiter = limiter or AttemptLimiter()
         self.links: dict[int, HostLink] = {}
         #: Places for connections: a seated one keeps its own, strangers share the rest.
@@ -354,10 +357,11 @@ class LobbyHost:
 
     # --- set-up -----------------------------------------------------------------------------
 
-    def protocol(self) -> HostLink:
-        """A protocol for one incoming connection (used by the factory and by tests)."""
+    def protocol(self, source: str | None = None) -> HostLink:
+        """A protocol for one incoming connection (used by the factory and by tests);
+        ``source`` names a connection that has no IP of its own (a seat code's wormhole)."""
         self._next_conn += 1
-        return HostLink(self, self._next_conn)
+        return HostLink(self, self._next_conn, source)
 
     async def listen(self, description: str = "tcp:0:interface=0.0.0.0") -> str:
         """Listen on a Twisted server endpoint; returns ``address``."""
@@ -527,7 +531,8 @@ async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | No
                      passphrase: str | None = None, listen: str = "tcp:0:interface=0.0.0.0",
                      fill_local: FillLocal | None = None, announce: bool = True,
                      clock: IReactorTime | None = None, discovery_port: int = PORT,
-                     carry: tuple[Any, ...] | None = None) -> LobbyHost:
+                     carry: tuple[Any, ...] | None = None,
+                     internet: str | None = None) -> LobbyHost:
     """Open a table: listen for joiners on ``listen`` and (``announce``) tell the LAN.
 
     ``me`` is the host's own seat (its game mesh already listens on ``me.game_port``), or
@@ -536,8 +541,11 @@ async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | No
     provider for `LobbyHost.request_fill` (each AI joins with `join_table(..., token=t)`).
     ``clock`` drives timeouts, guess limits and announcements (default: the reactor);
     ``discovery_port``: the UDP port announcements go to and AI servers are looked for on.
+    ``internet``: an internet table's game address (`rendezvous.internet_address`): the
+    seats' links will be wormholes; people join by seat codes (`internet_lobby.SeatCodes`).
     """
-    host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock, carry=carry)
+    host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock, carry=carry,
+                     internet=internet)
     host.discovery_port = discovery_port
     await host.listen(listen)
     if announce:
@@ -666,14 +674,18 @@ class LobbyGuest:
 async def join_table(reactor: Any, address: str, me: Participant,
                      passphrase: str | None = None, token: bytes | None = None,
                      clock: IReactorTime | None = None,
-                     expect_carry: tuple[Any, ...] | None = None) -> LobbyGuest:
+                     expect_carry: tuple[Any, ...] | None = None,
+                     endpoint: Any = None, mailbox: str | None = None) -> LobbyGuest:
     """Join the lobby at ``address`` (a client endpoint string, e.g. from discovery) with a
     passphrase, a one-time AI seat ``token``, or neither. Returns once seated (the first
     roster is in); raises the typed `LobbyError` otherwise (`WrongPassphrase`,
-    `PassphraseRequired`, `TableFull`, `TooManyAttempts`, `BadToken`, `LobbyClosed`, ...)."""
+    `PassphraseRequired`, `TableFull`, `TooManyAttempts`, `BadToken`, `LobbyClosed`, ...).
+    ``endpoint``: connect there instead (a seat code's wormhole, ``address`` then names it
+    in messages), through ``mailbox`` (an internet table's start must name it)."""
     guest = LobbyGuest(reactor, me, passphrase, token, clock, expect_carry)
+    guest.state.mailbox = mailbox
     try:
-        await connectProtocol(clientFromString(reactor, address), guest.protocol())
+        await connectProtocol(endpoint or clientFromString(reactor, address), guest.protocol())
     except Exception as exc:
         raise LobbyClosed(f"cannot reach the lobby: {exc}", address) from exc
     await guest.joined
