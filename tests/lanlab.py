@@ -605,3 +605,98 @@ class Screen(Program):
         super().stop()
         with contextlib.suppress(OSError):
             os.close(self.fd)
+
+
+# --- two homes behind NAT, and the internet between them ------------------------------------
+
+#: The internet of the homes lab: the servers and the homes' routers (198.18.0.0/24).
+OUTSIDE = "198.18.0"
+SERVERS_IP = f"{OUTSIDE}.1"
+#: Home h's LAN: 198.19.h.0/24, its router at .1, its machines from .11 (198.18.0.0/15).
+HOME = "198.19.{home}"
+NAT_SCRIPT = Path(__file__).with_name("nat.py")
+
+
+class HomesLab(Lab):
+    """Two homes, each a LAN of ``per_home`` machines behind a masquerading router, and the
+    outside: a network with the servers' machine (the mailbox and the relay, at
+    `SERVERS_IP`) and the routers' outside addresses. A home's machines reach the outside
+    through their router's NAT (they are seen from there at its address); nothing outside
+    can open a connection into a home, and no route leads from one home to the other: two
+    machines in different homes cannot connect to each other, only to the servers.
+
+    ``hosts`` are the homes' machines in order (home 1's, then home 2's); ``servers`` is
+    the servers' machine; names as in `Lab` (``-h1``..; ``-net``, ``-srv``, ``-r1``,
+    ``-r2``, ``-s1``, ``-s2`` for the rest)."""
+
+    def __init__(self, per_home: int, workdir: Path) -> None:
+        self.per_home = per_home
+        self.extra: list[str] = []
+        super().__init__(2 * per_home, workdir)
+
+    def _build(self, count: int) -> None:
+        tag = self.tag
+        net = self.switch  # the outside's switch
+        self._switch(net)
+        self.servers = self._machine(f"{tag}-srv", net, "srv0", "wan0", f"{SERVERS_IP}/24",
+                                     index=0)
+        for home in (1, 2):
+            lan = HOME.format(home=home)
+            switch = f"{tag}-s{home}"
+            self._switch(switch)
+            router = f"{tag}-r{home}"
+            self.extra.append(router)
+            _ip("netns", "add", router)
+            _ip("-n", router, "link", "set", "lo", "up")
+            for name, peer, switch_ns, address in (
+                    ("wan0", f"r{home}w", net, f"{OUTSIDE}.{1 + home}/24"),
+                    ("lan0", f"r{home}l", switch, f"{lan}.1/24")):
+                _ip("link", "add", name, "netns", router, "type", "veth", "peer", "name",
+                    peer, "netns", switch_ns)
+                _ip("-n", switch_ns, "link", "set", peer, "master", "br0", "up")
+                _ip("-n", router, "addr", "add", address, "dev", name)
+                _ip("-n", router, "link", "set", name, "up")
+            subprocess.run([IP, "netns", "exec", router, "sh", "-c",
+                            "echo 1 > /proc/sys/net/ipv4/ip_forward"], check=True, timeout=10)
+            nat = subprocess.run([IP, "netns", "exec", router, sys.executable, str(NAT_SCRIPT)],
+                                 capture_output=True, text=True, timeout=30)
+            if nat.returncode != 0:
+                raise LabUnavailable(f"no NAT on the lab's routers: {nat.stderr.strip()}")
+            for k in range(1, self.per_home + 1):
+                index = (home - 1) * self.per_home + k
+                host = self._machine(f"{tag}-h{index}", switch, f"p{index}", LINK,
+                                     f"{lan}.{10 + k}/24", index=index)
+                _ip("-n", host.ns, "route", "add", "default", "via", f"{lan}.1")
+                _ip("-n", host.ns, "route", "add", MULTICAST, "dev", LINK)
+                self.hosts.append(host)
+
+    def _switch(self, ns: str) -> None:
+        if ns != self.switch:
+            self.extra.append(ns)
+        _ip("netns", "add", ns)
+        _ip("-n", ns, "link", "set", "lo", "up")
+        _ip("-n", ns, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0")
+        _ip("-n", ns, "link", "set", "br0", "up")
+
+    def _machine(self, ns: str, switch: str, port: str, link: str, address: str,
+                 index: int) -> Host:
+        if index == 0:
+            self.extra.append(ns)
+        _ip("netns", "add", ns)
+        _ip("link", "add", link, "netns", ns, "type", "veth", "peer", "name", port,
+            "netns", switch)
+        _ip("-n", switch, "link", "set", port, "master", "br0", "up")
+        _ip("-n", ns, "link", "set", "lo", "up")
+        _ip("-n", ns, "addr", "add", address, "dev", link)
+        _ip("-n", ns, "link", "set", link, "up")
+        return Host(self, index, ns, address.split("/")[0], port)
+
+    def home_of(self, host: Host) -> int:
+        return 1 + (host.index - 1) // self.per_home
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        super().close()
+        for ns in self.extra:
+            _remove_namespace(ns)
