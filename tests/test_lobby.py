@@ -704,3 +704,45 @@ def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
     forged["id"] = chosen.public_key().public_bytes_raw()
     with pytest.raises(BadLobbyMessage, match="not signed by its key"):
         read_greeting(msgpack.packb(forged), "ai")
+
+
+def test_an_internet_table_gives_every_seat_its_address_and_guests_follow_it_with_care():
+    from tractor.net.lobby import WrongCode, error_for
+    from tractor.net.rendezvous import internet_address
+
+    internet = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
+    state = HostLobby(NAME, Rules(), person(0), nonce=b"n" * 16, internet=internet)
+    guests = seat_guests(state, [person(1), person(2), person(3)])
+    for c in guests:
+        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+    sends = state.host_ready(True, 0.0)
+    start = next(m for c, m in sends if c == 2 and m["t"] == "start")
+    assert start["addresses"] == [internet] * 4
+    assert state.seating is not None and state.seating.addresses == dict.fromkeys(
+        range(4), internet)
+    # A guest that came through that mailbox, or is on the host's machine, follows it.
+    came = GuestLobby(person(2))
+    came.mailbox = "ws://198.18.0.1:4000/v1"
+    local = GuestLobby(person(2))
+    local.lobby_ip = "127.0.0.1"
+    for guest in (came, local):
+        seating = guest.verify_start(copy.deepcopy(start))
+        assert seating.seat == 2 and seating.addresses[1] == internet
+    # One that came over the LAN, or through another mailbox, is never sent outside.
+    lan = GuestLobby(person(2))
+    lan.lobby_ip = "192.0.2.1"
+    elsewhere = GuestLobby(person(2))
+    elsewhere.mailbox = "ws://203.0.113.5:4000/v1"
+    for guest, why in ((lan, "came over the LAN"), (elsewhere, "not the one we came")):
+        with pytest.raises(BadStart, match=why):
+            guest.verify_start(copy.deepcopy(start))
+    # A mix of addresses, or a bad one, is refused whoever reads it.
+    for change in (lambda m: m["addresses"].__setitem__(1, "tcp:192.0.2.20:41001"),
+                   lambda m: m["addresses"].__setitem__(1, internet.replace("4001", "4002")),
+                   lambda m: m.__setitem__("addresses", ["wormhole:ftp://x tcp:a:1"] * 4)):
+        msg = copy.deepcopy(start)
+        change(msg)
+        with pytest.raises(BadStart):
+            came.verify_start(msg)
+    # A wrong seat code is a typed error, as every lobby error is.
+    assert isinstance(error_for("wrong-code", "typed wrong", "mailbox"), WrongCode)
