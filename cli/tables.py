@@ -279,8 +279,9 @@ async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
     if lobby.roster() is not None:
         show(lobby.roster())
     help_text = ("lobby commands: ready, unready, " + (
-        "fill (AI peers on this machine for the empty seats), fill lan (the AI servers "
-        "heard on the LAN; fill lan N asks one), " if is_host else "") + "quit")
+        "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
+        "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
+        if chooser is not None else "") + "quit")
     read.say(help_text)
     started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
     try:
@@ -438,15 +439,19 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             say(f"table {args.name!r} open on the internet (mailbox {args.mailbox}): each "
                 "friend runs `tractor join CODE` with a seat code of their own")
             codes = SeatCodes(reactor, lobby, args.mailbox, args.relay,
-                              on_codes=lambda now: reporter[0](_codes_line(now)))
+                              on_codes=lambda now: reporter[0](_codes_line(now)),
+                              on_warning=lambda text: reporter[0](text))
             codes.start()
         else:
             say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
                 "(or `tractor join` to find it on the LAN)")
         pins = Journal(journal_path())
         host_lobby = lobby
+        # An internet table's AI seats are this machine's: a LAN AI server's players
+        # would not follow its start to the mailbox (they came over the LAN).
         seating = await _asyncio(_lobby_prompt(
             reactor, lobby, True, reporter,
+            None if internet else
             lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase)))
         if codes is not None:
             codes.close()  # the game's links are wormholes of their own

@@ -48,10 +48,12 @@ class SeatCodes:
 
     def __init__(self, reactor: Any, host: LobbyHost, mailbox: str, relay: str,
                  on_codes: Callable[[list[str]], None] | None = None,
-                 create: Callable[..., Any] | None = None) -> None:
+                 create: Callable[..., Any] | None = None,
+                 on_warning: Callable[[str], None] | None = None) -> None:
         self.reactor, self.host = reactor, host
         self.mailbox, self.relay = mailbox, relay
         self.on_codes = on_codes
+        self.on_warning = on_warning  #: told why a code was spent (a wrong guess...)
         self._create = create
         self.waiting: dict[int, str | None] = {}  #: wormhole number -> its code (once known)
         self.wormholes: dict[int, Any] = {}  #: every wormhole opened and not closed
@@ -119,6 +121,8 @@ class SeatCodes:
         why = _wrong_code_text(exc) or f"the mailbox {self.mailbox}: {exc}"
         self.errors.append(why)
         self.log.warn("seat code {code}: {why}", code=code or "(not allocated)", why=why)
+        if self.on_warning is not None:
+            self.on_warning(f"seat code {code or '(not allocated)'}: {why}")
         self._told()
         # A mailbox that cannot be reached is tried again in a few seconds, not at once.
         self.reactor.callLater(0 if code else 5.0, self.refill)

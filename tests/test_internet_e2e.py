@@ -44,6 +44,7 @@ def test_a_wrong_code_is_refused_and_replaced_and_the_right_one_seats_the_person
             # The code is spent: the host shows a new one in its place.
             assert host.until(lambda out: len(CODES.findall(out)) >= 2
                               and CODES.findall(out)[-1].split() != [code], 30), host.out
+            assert f"seat code {code}: someone typed a wrong code" in host.out
             fresh = CODES.findall(host.out)[-1].split()[0]
             guest = Session(["join", fresh, *where, "--plain", "--player", "Gus"],
                             env(tmp_path, "gus"))

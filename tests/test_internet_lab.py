@@ -15,7 +15,7 @@ from pathlib import Path
 
 import lanlab
 import pytest
-from lanlab import HomesLab, Plain
+from lanlab import Autopilot, HomesLab, Plain
 from test_lan_lab import AI, FAST, in_lobby, play_to_verified, quit_all, timer  # noqa: F401
 from wormhole_servers import WormholeServers
 
@@ -54,9 +54,9 @@ def links(program: Plain) -> dict[str, str]:
     return {name: how for _seat, name, how in LINK.findall(program.output())}
 
 
-def test_g_friends_in_two_homes_behind_nat_play_through_the_relay(homes, timer):  # noqa: F811
-    """(g) two homes behind NAT: host --internet --ai 1, two friends join by seat codes"""
-    lab, servers = homes
+def seat_everyone(lab: HomesLab, servers: WormholeServers) -> list[Plain]:
+    """Alice hosts in home 1 with an AI seat on her machine; Bob and Carol, in home 2,
+    join by the seat codes she reads out; everybody is ready."""
     a1, _a2, b1, b2 = lab.hosts
     where = ["--mailbox", servers.mailbox, "--relay", servers.relay]
     alice = lab.person(a1, "alice").plain("host", "--internet", *where, "--name", "homes",
@@ -73,6 +73,13 @@ def test_g_friends_in_two_homes_behind_nat_play_through_the_relay(homes, timer):
         people.append(program)
     for program in people:
         program.send("ready")
+    return people
+
+
+def test_g_friends_in_two_homes_behind_nat_play_through_the_relay(homes, timer):  # noqa: F811
+    """(g) two homes behind NAT: host --internet --ai 1, two friends join by seat codes"""
+    lab, servers = homes
+    people = seat_everyone(lab, servers)
     play_to_verified(lab, people)
     seen = {p.person.name: links(p) for p in people}
     print(f"{timer.name}: {timer.done():.1f} s; links: {seen}")
@@ -82,4 +89,25 @@ def test_g_friends_in_two_homes_behind_nat_play_through_the_relay(homes, timer):
         assert seen[home2].get("Alice") == "through the relay", seen
         assert seen[home2].get("AI 1") == "through the relay", seen  # on Alice's machine
     assert len(seen["alice"]) == 3 and len(seen["bob"]) == 3 and len(seen["carol"]) == 3
+    quit_all(lab, people)
+
+
+def test_h_a_home_whose_connections_are_reset_mid_hand_goes_on(homes, timer):  # noqa: F811
+    """(h) as (g), every connection of Bob's machine reset mid-hand"""
+    lab, servers = homes
+    people = seat_everyone(lab, servers)
+    alice, bob, carol = people
+    for program in people:
+        program.autopilot = Autopilot()
+        program.autopilot.step(program, program.output())
+    bob.wait_for(r"· trick 3 to ", 300, also=lab.report)
+    before = len(LINK.findall(bob.output()))
+    lab.hosts[2].reset_connections()  # as a home router's restart would: the mailbox's
+    # websocket and every relayed connection of Bob's machine are gone at once
+    reset_at = time.monotonic()
+    bob.wait_for(r"· trick 4 to ", 300, start=len(bob.output()) - 2000, also=lab.report)
+    print(f"the next trick after the reset: {time.monotonic() - reset_at:.1f} s")
+    play_to_verified(lab, people)
+    print(f"{timer.name}: {timer.done():.1f} s; Bob's link lines: "
+          f"{LINK.findall(bob.output())[before:]}")
     quit_all(lab, people)
