@@ -36,6 +36,9 @@ def _create(create: Callable[..., Any] | None) -> Callable[..., Any]:
         return create
     import wormhole  # only internet tables need the package
 
+    from .wormhole_mesh import prefer_direct_connections
+
+    prefer_direct_connections()
     return wormhole.create  # type: ignore[no-any-return]
 
 

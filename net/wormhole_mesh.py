@@ -37,6 +37,37 @@ if TYPE_CHECKING:
 REWIRE = 30.0
 
 
+def prefer_direct_connections() -> bool:
+    """Make Dilation wait its `RELAY_DELAY` before every relayed attempt of a side that
+    offers direct connections, so a pair that can reach each other connects directly.
+
+    magic-wormhole 0.24 means to ("an intentional delay for relayed connections so that
+    non-relayed are definitely preferred"), but a side uses its own relay hint at once
+    when it starts, and a peer's hints that come in a message of their own: on one
+    machine or one LAN the relay then often won the race, and every move went the long
+    way. A side that listens for nothing (``no_listen``) still uses the relay at once.
+    Idempotent; False (nothing changed, the links work as the library makes them) if the
+    library no longer has what this wraps."""
+    try:
+        from wormhole._dilation.connector import Connector
+    except ImportError:
+        return False
+    schedule = getattr(Connector, "_schedule_connection", None)
+    if schedule is None or not hasattr(Connector, "RELAY_DELAY"):
+        return False
+    if getattr(schedule, "prefers_direct", False):
+        return True
+
+    def scheduled(self: Any, delay: float, hint: Any, is_relay: bool) -> Any:
+        if is_relay and not getattr(self, "_no_listen", True):
+            delay = max(delay, self.RELAY_DELAY)
+        return schedule(self, delay, hint, is_relay)
+
+    scheduled.prefers_direct = True  # type: ignore[attr-defined]
+    Connector._schedule_connection = scheduled
+    return True
+
+
 @dataclass
 class PathReport:
     """How one pair's link goes now: "direct", "relay", or None (not connected), and
@@ -92,6 +123,7 @@ class PairLink:
             import wormhole  # the package is only needed for internet tables
 
             create = wormhole.create
+            prefer_direct_connections()
         w = create(APPID, self.mailbox, self.node.reactor, dilation=True)
         self.wormhole = w
         w.set_code(self.code)

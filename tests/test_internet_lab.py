@@ -88,6 +88,9 @@ def test_g_friends_in_two_homes_behind_nat_play_through_the_relay(homes, timer):
         assert seen["alice"].get(home2.capitalize()) == "through the relay", seen
         assert seen[home2].get("Alice") == "through the relay", seen
         assert seen[home2].get("AI 1") == "through the relay", seen  # on Alice's machine
+    # Within a home, and on one machine, the pair reaches each other: directly.
+    assert seen["bob"].get("Carol") == seen["carol"].get("Bob") == "directly", seen
+    assert seen["alice"].get("AI 1") == "directly", seen
     assert len(seen["alice"]) == 3 and len(seen["bob"]) == 3 and len(seen["carol"]) == 3
     quit_all(lab, people)
 

@@ -38,4 +38,6 @@ def test_a_game_over_wormholes_direct_and_through_the_relay(tmp_path):
             assert len(paths) == 12 and None not in paths, paths
             if path == "relay":  # no seat offered a direct connection: all through the relay
                 assert set(paths) == {"relay"}, paths
+            else:  # every pair can reach each other: direct (the relay waits its turn)
+                assert set(paths) == {"direct"}, paths
             assert out["moves"] >= 2 * 25 * 3  # every play reached the three other seats
