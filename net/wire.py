@@ -266,10 +266,20 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         return self.node.clock.callLater(delay, fn, *a, **kw)
 
     def sendString(self, string: bytes) -> None:
+        if self.closing:
+            return  # closed by this peer: nothing more goes out on it
         self.last_sent = self.node.clock.seconds()
         if string and self.up:
             self.node.traffic.count(string)
-        super().sendString(string)
+        try:
+            super().sendString(string)
+        except Exception as exc:
+            # A TCP transport takes every write; a Dilation subchannel the other end closed
+            # refuses it (and would end a heartbeat or relay loop that wrote to it). The
+            # link is gone: its frames go again on the next one.
+            self.log.info("link to {who} closed under a write: {why}", who=self._who(),
+                          why=exc)
+            self.close()
 
     def connectionMade(self) -> None:
         # Small frames, one after another: do not let Nagle hold them back.

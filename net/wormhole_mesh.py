@@ -7,9 +7,12 @@ same way when it drops. The game's `PeerLink` runs over a Dilation subchannel ex
 over TCP (hello, signed proof of the seat, signed frames): the lower seat opens the
 subchannel, the higher listens, and each link may only speak for the seat of its pair.
 
-A pair whose connection stays down for `REWIRE` seconds starts again with a new wormhole
-on the same code: after a peer restarted (``tractor resume``) its old wormhole is gone,
-and the nameplate it left is claimed afresh by both sides.
+A pair whose connection was up and stays down for `REWIRE` seconds starts again with a
+new wormhole on the same code: after a peer restarted (``tractor resume``) its old wormhole
+is gone, and its new one waits at the code's nameplate (claimed afresh: the old pair
+released it once they had met). A wormhole that has not met its peer yet never starts
+again: it is what the other side's new one looks for (two sides that both kept starting
+again could miss each other for ever).
 """
 
 from __future__ import annotations
@@ -106,12 +109,16 @@ class PairLink:
         self.service: ClientService | None = None
         self.listening: Any = None
         self.down_since: float | None = None
+        self.met = False  #: this wormhole's connection was up once (`check`)
+        self.absent_since: float | None = None  #: since when no game link is up
         self.stopped = False
         self.generation = 0  #: wormholes started so far (a rewire starts the next)
 
     def start(self) -> None:
         """Open the wormhole and, once it is dilated, the game link (a subchannel)."""
         self.generation += 1
+        self.met = False
+        self.absent_since = None
         self.down_since = self.node.clock.seconds()
         self.report = PathReport(None, "waiting for it at the mailbox")
         d = ensureDeferred(self._open(self.generation))
@@ -153,6 +160,7 @@ class PairLink:
             self.report = PathReport(path, "connected directly" if path == "direct"
                                      else "connected through the relay")
             self.down_since = None
+            self.met = True
         else:
             if self.down_since is None:
                 self.down_since = self.node.clock.seconds()
@@ -170,27 +178,48 @@ class PairLink:
             self.log.warn("seat {seat}: wormhole failed: {why}", seat=self.seat, why=why)
 
     def check(self, now: float) -> None:
-        """Start again with a new wormhole when the pair has been apart `REWIRE` seconds
-        (both sides do, so they meet at the nameplate again)."""
-        if self.stopped or self.down_since is None or self.seat in self.node.links:
+        """Start again with a new wormhole when the pair met and has been apart `REWIRE`
+        seconds (a side that restarted waits at the nameplate with a new one)."""
+        # Down by Dilation's word, or by the game link's: behind a relay that keeps its
+        # half open, only the side Dilation made leader pings, so the other learns that
+        # the peer is gone from the game link's silence (`wire.LINK_SILENCE`).
+        if self.stopped or not self.met:
             return
-        if now - self.down_since >= REWIRE:
+        link = self.node.links.get(self.seat)
+        if link is not None and not link.closing:
+            self.absent_since = None
+        elif self.absent_since is None:
+            self.absent_since = now
+        since = min(t for t in (self.down_since, self.absent_since, now) if t is not None)
+        if now - since >= REWIRE:
             self.log.info("seat {seat}: no connection for {s:.0f} s, a new wormhole",
-                          seat=self.seat, s=now - self.down_since)
+                          seat=self.seat, s=now - since)
+            if link is not None:
+                # A subchannel whose connection is gone hears of its close only when that
+                # connection comes back, maybe never (a peer killed): down now, so the
+                # grace period counts.
+                self.node.link_down(self.seat, link)
             self._close()
             self.start()
 
     def _close(self) -> None:
-        if self.service is not None:
-            self.service.stopService()
-            self.service = None
-        if self.listening is not None:
-            self.listening.stopListening()
-            self.listening = None
+        service, self.service = self.service, None
+        listening, self.listening = self.listening, None
         w, self.wormhole = self.wormhole, None
+        # Each step on its own: a subchannel whose connection went away refuses to be
+        # closed again (AlreadyClosedError), which must not keep the wormhole open.
+        for step in (service and service.stopService, listening and listening.stopListening):
+            if step:
+                try:
+                    d = step()
+                    if isinstance(d, Deferred):
+                        d.addErrback(lambda _f: None)
+                except Exception as exc:
+                    self.log.info("seat {seat}: closing its link: {why}", seat=self.seat,
+                                  why=exc)
         if w is not None:
-            d: Deferred[Any] = w.close()
-            d.addErrback(lambda _f: None)  # a wormhole that never met its peer complains
+            d2: Deferred[Any] = w.close()
+            d2.addErrback(lambda _f: None)  # a wormhole that never met its peer complains
 
     def stop(self) -> None:
         self.stopped = True
@@ -214,10 +243,17 @@ class InternetMesh:
 
         for pair in self.pairs.values():
             pair.start()
-        self._loop = LoopingCall(lambda: [p.check(self.node.clock.seconds())
-                                          for p in self.pairs.values()])
+        self._loop = LoopingCall(self._check)
         self._loop.clock = self.node.clock
         self._loop.start(1.0, now=False)
+
+    def _check(self) -> None:
+        now = self.node.clock.seconds()
+        for pair in self.pairs.values():
+            try:
+                pair.check(now)
+            except Exception:  # one pair's trouble must not end the others' watch
+                pair.log.failure("seat {seat}: checking its wormhole", seat=pair.seat)
 
     def paths(self) -> dict[int, str | None]:
         """Seat -> "direct", "relay" or None (not connected now)."""

@@ -114,3 +114,22 @@ def test_h_a_home_whose_connections_are_reset_mid_hand_goes_on(homes, timer):  #
     print(f"{timer.name}: {timer.done():.1f} s; Bob's link lines: "
           f"{LINK.findall(bob.output())[before:]}")
     quit_all(lab, people)
+
+
+def test_i_a_friend_whose_program_is_killed_resumes_and_the_hand_goes_on(homes, timer):  # noqa: F811
+    """(i) as (g), Bob's program killed mid-hand, then `tractor resume`"""
+    lab, servers = homes
+    people = seat_everyone(lab, servers)
+    alice, bob, carol = people
+    for program in people:
+        program.autopilot = Autopilot()
+        program.autopilot.step(program, program.output())
+    bob.wait_for(r"· trick 3 to ", 300, also=lab.report)
+    bob.stop()  # killed: its process group, at once
+    killed_at = time.monotonic()
+    again = bob.person.plain("resume", "--plain", *FAST)
+    again.wait_for(r"resumed game ", 120, also=lab.report)
+    play_to_verified(lab, [alice, again, carol])
+    print(f"{timer.name}: {timer.done():.1f} s; verified {time.monotonic() - killed_at:.1f} s "
+          f"after the kill; links after it: {LINK.findall(again.output())}")
+    quit_all(lab, [alice, again, carol])

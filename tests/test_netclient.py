@@ -40,6 +40,7 @@ class FakeNode:
     stalls = StallWatch()
     _own_wait = None
     stopping = None
+    mesh = None  #: not an internet table
 
     def send(self, frames):
         self.deal.broadcast(self.session.seat, frames)
