@@ -13,6 +13,7 @@ the moment it happens.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -42,6 +43,10 @@ def python_command(*args: str) -> list[str]:
     return [sys.executable, "-P", "-m", "tractor.cli.main", *args]
 
 
+#: The time and source of a Twisted log line: "2026-12-02T18:14:41+0000 [tractor....#info] ".
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\dT[\d:]+[+-]\d{4} \[[^\]]*\] ")
+
+
 class AiChild(ProcessProtocol):
     """One `tractor ai` child process. ``ended`` fires (with this object) when it exits;
     ``last_line`` is the last line it wrote to standard error."""
@@ -49,6 +54,7 @@ class AiChild(ProcessProtocol):
     def __init__(self, name: str, log_path: str | None) -> None:
         self.name = name
         self.last_line = ""
+        self._own_words = False  #: a line of its own (not a log line) came
         self.exit_code: int | None = None
         self.signal: int | None = None
         self.ended: Deferred[AiChild] = Deferred()
@@ -79,7 +85,15 @@ class AiChild(ProcessProtocol):
         text = raw.decode("utf-8", "replace").rstrip()
         if not text:
             return
-        self.last_line = text[-MAX_LINE:]
+        said = _LOG_LINE.sub("", text, count=1)
+        # What it said itself ("an AI seat stopped: ...") outranks its last log line, and
+        # a log line is shown without its time and source (it goes to a person's screen).
+        if said != text:
+            if not self._own_words:
+                self.last_line = said[-MAX_LINE:]
+        else:
+            self._own_words = True
+            self.last_line = text[-MAX_LINE:]
         if self._log is not None:
             self._log.write(f"[{self.name}] {text}\n".encode())
             self._log.flush()

@@ -12,6 +12,7 @@ table, and both cores work during the shuffle proofs.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import time
@@ -56,14 +57,16 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        max_hands: int | None = None, grace: float = GRACE,
                        interface: str = "0.0.0.0",
                        executor: Executor | None = None,
-                       on_seated: Callable[[Seating], None] | None = None) -> GameSession:
+                       on_seated: Callable[[Seating], None] | None = None,
+                       patient: bool = False) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end.
 
     The game node listens on ``interface``: every interface by default, since the lobby
     gives the other seats this machine's LAN address when it joined from the host's own
     machine; a practice game on loopback passes 127.0.0.1. Decisions are worked out in
     ``executor`` (by default a worker thread of this seat's own); ``on_seated`` is told
-    the seating when the table starts."""
+    the seating when the table starts. ``patient``: never name a seat for taking its time
+    over a decision (a practice table, where the only person may take a break)."""
     own = executor is None
     executor = executor or ThreadExecutor(reactor)
     key = Ed25519PrivateKey.generate()
@@ -89,7 +92,10 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
             private_folder(journal_dir)
             journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}.sqlite"))
         session = take_seat(node, seating, key, player, journal, max_hands=max_hands,
-                            meta={"strategy": strategy, "level": level})
+                            meta={"strategy": strategy, "level": level,
+                                  "patient": patient})
+        if patient:
+            be_patient(node)
         player.serve(node)
         log.info("AI seat {seat} playing at table {name!r}", seat=seating.seat,
                  name=seating.name)
@@ -101,12 +107,20 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
             executor.stop()
 
 
+def be_patient(node: Any) -> None:
+    """This peer never names a seat for the time it takes over a decision (it still waits
+    for keys and links as every peer does): the AI seats of a practice table, and its
+    person's own seat, which is then never warned of a deadline."""
+    node.stalls.deadline_move = math.inf
+
+
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,
                         seed: int | None, tokens: Sequence[bytes] = (),
                         passphrase: str | None = None,
                         journal_dir: str | None = None, name: str = "AI",
                         grace: float = GRACE, interface: str = "0.0.0.0",
-                        on_seated: Callable[[Seating], None] | None = None) -> list[str]:
+                        on_seated: Callable[[Seating], None] | None = None,
+                        patient: bool = False) -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended. Their
     decisions are worked out in one pool of worker threads."""
     executor = ThreadExecutor(reactor, threads=count)
@@ -117,7 +131,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
                                  journal_dir, grace=grace, interface=interface,
-                                 executor=executor, on_seated=on_seated))
+                                 executor=executor, on_seated=on_seated, patient=patient))
     from twisted.internet.defer import ensureDeferred
 
     try:
@@ -138,7 +152,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
 def ai_arguments(address: str, seats: int, strategy: str = "search", level: str = "normal",
                  seed: int | None = None, journal_dir: str | None = None,
                  exit_with_parent: bool = False, name: str | None = None,
-                 grace: float | None = None, interface: str | None = None) -> list[str]:
+                 grace: float | None = None, interface: str | None = None,
+                 patient: bool = False) -> list[str]:
     """The `tractor ai` arguments for ``seats`` AI seats at the lobby ``address``."""
     args = ["ai", "--join", address, "--seats", str(seats), "--strategy", strategy,
             "--level", level]
@@ -154,6 +169,8 @@ def ai_arguments(address: str, seats: int, strategy: str = "search", level: str 
         args += ["--grace", str(grace)]
     if interface is not None:
         args += ["--interface", interface]
+    if patient:
+        args.append("--patient")
     return args
 
 
@@ -162,13 +179,14 @@ def spawn_ai_process(reactor: Any, address: str, tokens: Sequence[bytes],
                      seed: int | None = None, log_file: str | None = None,
                      journal_dir: str | None = None, exit_with_parent: bool = True,
                      name: str = "AI", grace: float | None = None,
-                     interface: str | None = None, cwd: str | None = None) -> AiChild:
+                     interface: str | None = None, cwd: str | None = None,
+                     patient: bool = False) -> AiChild:
     """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``.
 
     ``interface``: where its game node listens; it must be reachable by every other seat
     (the lobby tells them this machine's address for a seat that joined from here)."""
     args = ai_arguments(address, len(tokens), strategy, level, seed, journal_dir,
-                        exit_with_parent, name, grace, interface)
+                        exit_with_parent, name, grace, interface, patient)
     env = dict(os.environ, **{TOKENS_ENV: ",".join(t.hex() for t in tokens)})
     return spawn(reactor, args, name, log_file, cwd or _neutral_dir(log_file, journal_dir),
                  env)

@@ -241,7 +241,11 @@ class PlayView:
         turn = (decision, render.hand_number(obs), obs.phase, len(obs.tricks),
                 len(obs.current))
         if turn != self._last_turn and decision is not None:
-            self.error = ""  # a message about an earlier move is stale now
+            # A message about an earlier move is stale now ("You passed." stood in the
+            # place of the instruction to follow).
+            self.error = ""
+            if not self.hint_pending:
+                self.info = ""
         self._last_decision = decision
         self._last_turn = turn
 
@@ -349,6 +353,10 @@ class PlayView:
         seat = self.client.seat
         if decision is None:
             self.error = "It is not your turn."
+            return
+        typed = self.input.text.strip()
+        if decision == DECLARE and typed.isdigit():  # the number of an offer, typed
+            self.declare_option(int(typed) - 1)
             return
         if decision in (BID, NAME):
             answer = auction_answer(decision, self.input.text, seat)
@@ -899,6 +907,10 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     for key in ("escape", "enter", "q", " "):
         bind(key, filter=info_panel, eager=key == "escape")(lambda e: view.close_panel())
     bind("escape", filter=declaring, eager=True)(lambda e: setattr(view, "panel", None))
+    # Enter in the declaration panel: the typed offer or cards, else a word on what to do.
+    bind("enter", filter=declaring)(lambda e: view.enter() if view.input.text.strip() else
+                                    setattr(view, "info", "Press the number of a "
+                                            "declaration, or p to let it go by."))
     for i in range(1, 10):
         bind(str(i), filter=declaring)(lambda e, _i=i: view.declare_option(_i - 1))
     bind("0", filter=declaring)(lambda e: view.pass_declaration())

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tractor.cards import format_cards
+from tractor.cards import SUIT_SYMBOLS, format_cards
 from tractor.net.deck.envelope import FrameError, open_frame
 from tractor.net.table import TableHand
 
@@ -32,16 +32,34 @@ class Event:
 
     line: str
     seat: int
-    kind: str  #: "declare", "bury" or "play"
+    kind: str  #: "declare", "auction", "bury" or "play"
     key: Any
 
 
 def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
     """Declarations, the burial, plays and trick winners of ``hand`` so far, in the order
     of the game (leads, throws and follows each with their own verb)."""
-    out = [Event(f"{who(seat)} declares {format_cards(faces, True)}", seat, "declare",
-                 tuple(sorted(faces))) for seat, faces in hand.declarations]
+    out = []
+    for k, (seat, faces) in enumerate(hand.declarations):
+        # The same seat again on its own declaration (a pair after a single): reinforced.
+        again = k and hand.declarations[k - 1][0] == seat
+        verb = "reinforces with" if again else "declares"
+        out.append(Event(f"{who(seat)} {verb} {format_cards(faces, True)}", seat, "declare",
+                         tuple(sorted(faces))))
+    public = hand.public
+    for seat, points in public.auction_log:  # the auction variant, in turn
+        out.append(Event(f"{who(seat)} bids {points}" if points else f"{who(seat)} passes",
+                         seat, "auction", None))
+    for seat, face in public.shown:
+        out.append(Event(f"{who(seat)} shows {format_cards([face], True)}", seat, "auction",
+                         None))
     starter = hand.starter
+    if hand.rules.declaration == "auction" and public.trump is not None \
+            and starter is not None:
+        suit = public.trump.suit
+        named = f"{SUIT_SYMBOLS[suit]} trumps" if suit else "no trump suit"
+        out.append(Event(f"{who(starter)} starts (the declarers' highest card shown) and "
+                         f"names {named}", starter, "auction", None))
     if hand.deck.buried and starter is not None:
         # The starter sees what it buried; the others only that it did (and when).
         buried = [hand.deck.cards[p] % 54 for p in hand.deck.buried

@@ -254,6 +254,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="where the AI seats listen for the other seats (default: every "
                       "interface; 127.0.0.1 when the whole table is on this machine)")
     p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
+    p_ai.add_argument("--patient", action="store_true", help=argparse.SUPPRESS)
 
     p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")
     ai_options(p_srv)

@@ -423,9 +423,7 @@ class NetClient:
             self.person.reading = True
         self._events.append(self._over_line(session.hand_no + 1, hand))
         if session.over:
-            team = " and ".join(self.names[s] for s in range(self.rules.players)
-                                if s % 2 == res.gaining_team)
-            self._events.append(f"game over: team of {team} wins")
+            self._events.append(f"game over: team of {self._team(res.gaining_team)} wins")
 
     def _strip(self, session: GameSession) -> list[dict[str, Any]]:
         """The game strip: the tables' before this one, then this table's finished hands
@@ -449,10 +447,16 @@ class NetClient:
     def _over_line(self, number: int, hand: TableHand) -> str:
         res = hand.result
         assert res is not None
-        team = " and ".join(self.names[s] for s in range(self.rules.players)
-                            if s % 2 == res.gaining_team)
+        team = self._team(res.gaining_team)
+        change = (f"{team} gain {count(res.levels_gained, 'level')}" if res.levels_gained
+                  else f"{team} take over, no level gained")
         return (f"hand {number} over: defenders took {res.defender_points} points; "
-                f"{team} gain {count(res.levels_gained, 'level')}; {self._audit(hand)}")
+                f"{change}; {self._audit(hand)}")
+
+    def _team(self, team: int) -> str:
+        """"ann, AI 2 and AI 4": the names of a team's seats."""
+        names = [self.names[s] for s in range(self.rules.players) if s % 2 == team]
+        return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
     def _log_played(self) -> None:
         """The hands this session played before the screen saw it (a resumed seat): their
@@ -532,7 +536,9 @@ class NetClient:
         if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
             self._redeal_told = played[-1]
             self._events.append(_REDEAL)
-        self._log_hand(self.session.current)
+        # While the summary is up, the next hand's log waits (its separator came before
+        # "hand 1 over" on the plain screen).
+        self._log_hand(self._shown or self.session.current)
         self._tell_options()
         if self.node.halted is not None and not self._halt_told:
             self._halt_told = True

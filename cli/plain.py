@@ -104,8 +104,10 @@ class PlainSession:
         summary = self.client.summary()
         obs = self._obs()
         decision = self.client.decision()
+        options = tuple(self.client.declaration_options()) if decision == DECLARE else ()
+        # New declaration offers are news: the question is asked again with its list.
         key = (summary is not None, decision, render.hand_number(obs), obs.phase,
-               len(obs.tricks), len(obs.current), len(obs.declarations))
+               len(obs.tricks), len(obs.current), len(obs.declarations), options)
         fresh = key != self.shown
         self.shown = key
         if summary is not None:
@@ -121,8 +123,7 @@ class PlainSession:
             self.say()
             self.say(render.table_text(obs, self.client.names))
             self.say(self.hand_text(obs))
-            options = self.client.declaration_options() if decision == DECLARE else []
-            self.say(render.decision_prompt(decision, obs, self.client.names, options))
+            self.say(render.decision_prompt(decision, obs, self.client.names, list(options)))
         return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> ", BID: "bid> ",
                 SHOW: "show> ", NAME: "trump> "}[decision]
 
@@ -337,10 +338,20 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
     taken in order, one per question, as before); the others act at once."""
     stdin = input or sys.stdin
     out = output or sys.stdout
+    if _isatty(stdin) and _isatty(out):
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        # What is said while a prompt is open goes above it, not onto its line.
+        with patch_stdout():
+            return await _converse(client, stdin, sys.stdout, True)
+    return await _converse(client, stdin, out, False)
+
+
+async def _converse(client: TableClient, stdin: TextIO, out: TextIO, tty: bool) -> int:
+    """`run_plain`'s conversation, on a terminal (``tty``) or on pipes."""
     session = PlainSession(client, out.write)
     changed = asyncio.Event()
     client.on_change = changed.set
-    tty = _isatty(stdin) and _isatty(out)
     read = _prompt_reader(client, stdin, out) if tty else _pipe_reader(stdin)
     reading: asyncio.Future[str | None] | None = None
     asked: str | None = None  #: the question the line being read answers (None: waiting)
@@ -433,10 +444,13 @@ def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[
         completer=HandCompleter(hand, lambda typed: render.follow_allowed(
             obs(), client.decision() == PLAY, hand(), typed)),
         complete_while_typing=False)  # Tab completes: a menu popping up hides the table
+    # The "(waiting)" prompt is replaced by the question that comes: it leaves no line
+    # behind (a stale "(waiting)>" stood above every question).
+    waiting: PromptSession[str] = PromptSession(erase_when_done=True)
 
     async def read(prompt: str) -> str | None:
         try:
-            return await session.prompt_async(prompt)
+            return await (waiting if prompt == WAITING else session).prompt_async(prompt)
         except EOFError:
             return None
         except KeyboardInterrupt:

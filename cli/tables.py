@@ -26,6 +26,7 @@ from tractor.ai.executors import ThreadExecutor
 from tractor.ai.hints import HINT_LEVEL, observation_hinter
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.runner import (
+    be_patient,
     play_ai_seats,
     run_ai_server,
     spawn_ai_process,
@@ -74,7 +75,7 @@ def _person(args: argparse.Namespace) -> HumanPlayer:
     return HumanPlayer(deal_pace=getattr(args, "deal_pace", 0.0))
 
 
-async def _screen(client: NetClient, plain: bool) -> int:
+async def _screen(client: NetClient, plain: bool, practice: bool = False) -> int:
     """The play screen until the person quits or the game ends."""
     if plain or not sys.stdout.isatty():
         from .plain import run_plain
@@ -84,7 +85,9 @@ async def _screen(client: NetClient, plain: bool) -> int:
         await _asyncio(run_app(client))
         code = 0
     if client.node.halted is None and not client.session.over:
-        say(f"saved: `tractor resume` continues this game (the others wait "
+        say("saved: `tractor resume` continues this game (its AI seats come back with it)."
+            if practice else
+            f"saved: `tractor resume` continues this game (the others wait "
             f"{client.node.grace:.0f} s for a seat whose link is lost).")
     return code
 
@@ -189,7 +192,9 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
                 reactor, address, [token], args.strategy, args.level,
                 None if args.seed is None else args.seed + 1000 * k,
                 log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
-                name=f"AI {k + 1}", grace=args.grace, interface="127.0.0.1"))
+                name=f"AI {k + 1}", grace=args.grace, interface="127.0.0.1",
+                # Only the person is at this table: a break never ends the game.
+                patient=True))
 
     host = None
     try:
@@ -203,7 +208,9 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
             f"({args.level}); shuffling with proofs...")
         seating = await _until_started(reactor, host.started, children, 60.0, home)
         client = _seat_person(node, seating, key, args, {
-            "local_ai": True, "strategy": args.strategy, "level": args.level})
+            "local_ai": True, "practice": True, "strategy": args.strategy,
+            "level": args.level})
+        be_patient(node)  # nobody to keep waiting: no deadline shown either
         _report_deaths(children, client.note)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
                       fill_local=fill_local, before_fill=lambda: _retire(children))
@@ -211,7 +218,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         watch.clock = reactor
         watch.start(2.0, now=False)
         try:
-            return await _screen(client, args.plain)
+            return await _screen(client, args.plain, practice=True)
         finally:
             watch.stop()
             goes.stop()
@@ -642,11 +649,13 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
                 "still running? (try again in a few seconds)")
             return 1
         node.done.addErrback(lambda f: None)
+        if meta.get("practice"):
+            be_patient(node)
         say(f"resumed game {game} at hand {session.hand_no + 1}: reconnecting to the "
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
-        return await _screen(client, args.plain)
+        return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
         if node is not None:
             node.stop()
@@ -673,7 +682,8 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
     lines = await play_ai_seats(reactor, address, args.seats, args.strategy, args.level,
                                 args.seed, tokens_from_env(), passphrase, args.journal_dir,
                                 args.name, args.grace, args.interface,
-                                on_seated=lambda seating: say(SEATED_LINE))
+                                on_seated=lambda seating: say(SEATED_LINE),
+                                patient=args.patient)
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1
@@ -731,6 +741,8 @@ async def _resume_ai(reactor: Any, path: str) -> int:
     except BaseException:
         executor.stop()
         raise
+    if meta.get("patient"):
+        be_patient(node)
     player.serve(node)  # the decision the crash interrupted, if any, is worked out now
     try:
         await node.done

@@ -59,7 +59,9 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
     if known:
         suited = [f for f in trumps if f < 52 and f not in rank_faces]
         total = sum(out[f] for f in trumps)
-        lines += _wrap(f"Trumps:  {total} out" + (f" · {_counted(suited, out)}" if suited
+        # The count is of every trump (the jokers and rank cards above too); the cards
+        # listed here are the trump suit's other ones.
+        lines += _wrap(f"Trumps:  {total} out in all" + (f" · {_counted(suited, out)}" if suited
                                                  else ""), width, CARD_INDENT)
     lines += _fact_lines(obs, names, facts, TRUMP, ladder, out, width)
     for e in range(4):

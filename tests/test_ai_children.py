@@ -155,3 +155,17 @@ def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
     out, _ = server.communicate(timeout=30)
     assert "AI server stopping" in out, out
     assert "unexpected error" not in out and not (tmp_path / "error.log").exists()
+
+
+def test_news_of_a_child_shows_its_own_words_not_a_log_lines_time_and_source():
+    # "AI 3 exited with status 1: 2026-12-02T18:14:41+0000 [tractor.net.wire.PeerNode#info]
+    # seat 0 disconnected" went to the game's log pane.
+    from tractor.ai.children import AiChild
+
+    child = AiChild("AI 3", None)
+    child.childDataReceived(2, b"2026-12-02T18:14:41+0000 [tractor.net.wire.PeerNode#info] "
+                               b"seat 0 disconnected\n")
+    assert child.last_line == "seat 0 disconnected"
+    child.childDataReceived(1, b"an AI seat stopped: the table stopped\n")
+    child.childDataReceived(2, b"2026-12-02T18:14:42+0000 [-] Main loop terminated.\n")
+    assert child.last_line == "an AI seat stopped: the table stopped"

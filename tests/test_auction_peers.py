@@ -167,3 +167,28 @@ def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
         assert quit_screen(term, 5.0) is not None, term.text()
     finally:
         term.close()
+
+
+def test_the_log_tells_the_auction_bid_by_bid_the_cards_shown_and_the_starter():
+    # The log of an auction table was empty until the burial: no bids, passes, shown
+    # cards, starter or trump.
+    from tractor.cli.hand_log import table_events
+
+    players = [StrategyPlayer(make_strategy("heuristic", seed=s), AUCTION, s) for s in range(4)]
+    hand = _sessions(1, 7, players)[0].played[0]
+    public = hand.public
+    lines = [e.line for e in table_events(hand, lambda s: f"seat {s}")]
+    said = [line for line in lines if " bids " in line or line.endswith(" passes")]
+    assert len(said) == len(public.bids) + len(public.out_of_auction) > 0
+    assert [line for line in said if " bids " in line] == [
+        f"seat {s} bids {p}" for s, p in public.bids]
+    seats = [int(line.split()[1]) for line in said]
+    assert seats[0] == hand.setup.first  # in turn from the first bidder
+    shows = [line for line in lines if " shows " in line]
+    assert len(shows) == 4 and [int(s.split()[1]) for s in shows] == [s for s, _ in public.shown]
+    starts = [line for line in lines if " starts " in line]
+    assert len(starts) == 1 and starts[0].startswith(f"seat {public.starter} starts")
+    burial = next(i for i, line in enumerate(lines) if " buries " in line)
+    assert lines.index(starts[0]) < burial < next(
+        i for i, line in enumerate(lines) if line.startswith(("seat", "trick")) and (
+            " leads " in line or " throws " in line))

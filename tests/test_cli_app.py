@@ -611,3 +611,42 @@ def test_the_help_lists_the_auction_keys_at_an_auction_table_only() -> None:
     reveal = [key for key, _ in keys_for(Rules())]
     assert AUCTION_KEYS <= set(auction) and not AUCTION_KEYS & set(reveal)
     assert len(auction) == len(KEYS) == len(reveal) + len(AUCTION_KEYS)
+
+
+def test_a_declaration_by_its_number_typed_then_enter():
+    # "1" then Enter did nothing: Enter was not bound while the declaration panel was open,
+    # and a typed number was not a card.
+    from tractor.cli.client import DECLARE
+    from tractor.cli.local import LocalClient
+
+    seed = next(s for s in range(40) if _offers(LocalClient(seed=s)))
+    client = LocalClient(seed=seed)
+    _offers(client)
+
+    async def go() -> None:
+        async with running(client) as (view, inp):
+            await until(lambda: view.panel == "declare")
+            inp.send_text(ENTER)  # nothing typed: told what to do
+            await until(lambda: "Press the number of a declaration" in view.info)
+            inp.send_text(ESC)  # the panel hidden: "1" is text now
+            await until(lambda: view.panel is None)
+            option = client.declaration_options()[0]
+            inp.send_text("1")
+            await until(lambda: view.input.text == "1")
+            inp.send_text(ENTER)
+            await until(lambda: any(tuple(sorted(f)) == tuple(sorted(option))
+                                    for s, f in client.observation().declarations if s == 0))
+            assert client.decision() != DECLARE or option not in client.declaration_options()
+    run(go())
+
+
+def _offers(client) -> bool:
+    """Pass on until the client offers a declaration (False if the deal ends first)."""
+    from tractor import Pass
+    from tractor.cli.client import DECLARE
+
+    while client.decision() == DECLARE and client.observation().phase == "deal":
+        if client.declaration_options():
+            return True
+        client.submit(Pass(0))
+    return False

@@ -336,6 +336,26 @@ def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included
     assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (3, "play"), halted
 
 
+def test_at_a_practice_table_a_person_may_take_a_break_as_long_as_they_like():
+    # `tractor play`: a person and AI seats only. The AIs stopped the table (and ended the
+    # game for good) after five minutes at one decision.
+    from tractor.ai.runner import be_patient
+
+    net = MemNet(seed=3)
+    away = GoesAway(RandomPlayer(33), plays=3)
+    net.sessions[3].player = net.sessions[3].current.player = away
+    for node in net.nodes:
+        be_patient(node)
+    net.run(limit=3000, until=lambda: net.clock.seconds() > 1000)  # the nodes keep running
+    assert all(n.halted is None and not n.notices and not n.complaints for n in net.nodes)
+    assert net.clock.seconds() > 3 * 300  # far past the deadline of a table of people
+    assert net.nodes[3].decision_time_left() > 10**6  # and nobody is warned of one
+    away.plays = 10**6  # back from the break: the hand goes on
+    net.nodes[3].send(net.sessions[3].decide(away.inner.play(net.sessions[3].current.view())))
+    net.run(limit=4000, begin=False)
+    assert net.completed(), [str(n.halted) for n in net.nodes]
+
+
 @pytest.mark.parametrize(("final", "named"), [(False, 3), (True, 3), (True, 2)])
 def test_a_halt_notice_long_before_the_deadline_stops_nothing_or_blames_its_signer(final,
                                                                                   named):

@@ -268,6 +268,9 @@ class PublicHand:
         self.talon_revealed: list[Face] = []
         # Auction style.
         self.bids: list[tuple[Seat, int]] = []  # (seat, points)
+        #: Every bid and pass of the auction in turn, (seat, points), 0 for a pass (the
+        #: screens' log; the observation keeps bids and passes apart, as before).
+        self.auction_log: list[tuple[Seat, int]] = []
         self.out_of_auction: set[Seat] = set()
         self.auction_turn = first
         self.shown: list[tuple[Seat, Face]] = []
@@ -299,6 +302,7 @@ class PublicHand:
         self.declarations = list(source.declarations)
         self.talon_revealed = list(source.talon_revealed)
         self.bids = list(source.bids)
+        self.auction_log = list(source.auction_log)
         self.out_of_auction = set(source.out_of_auction)
         self.shown = list(source.shown)
         self.tricks = list(source.tricks)
@@ -443,6 +447,7 @@ class PublicHand:
             return
         self._expect_turn(seat, (BID,), "pass")
         self.out_of_auction.add(seat)
+        self.auction_log.append((seat, 0))
         self._next_bidder()
 
     def _close_declarations(self) -> None:
@@ -518,6 +523,7 @@ class PublicHand:
         if reason:
             raise IllegalAction(reason)
         self.bids.append((seat, points))
+        self.auction_log.append((seat, points))
         self._next_bidder()
 
     def _next_bidder(self) -> None:
