@@ -103,9 +103,9 @@ LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: t
           "leader and the winner of the trick just played · in your hand, + a card from "
           "the talon (while you bury).")
 
-#: What the first Ctrl-Q asks (the message line).
-QUIT_PLAIN = "Quit? Ctrl-Q again leaves. Any other key goes on."
-QUIT_QUESTION = ("Quit? Ctrl-Q again leaves; your game is saved and `tractor resume` "
+#: What the first Ctrl-Q (or Ctrl-C) asks (the message line), naming the key pressed.
+QUIT_PLAIN = "Quit? {key} again leaves. Any other key goes on."
+QUIT_QUESTION = ("Quit? {key} again leaves; your game is saved and `tractor resume` "
                  "continues it. Any other key goes on.")
 
 _COLORS = {
@@ -156,6 +156,7 @@ class PlayView:
         self.quit_requested = False
         #: The first Ctrl-Q asks; a second one quits, any other key takes the question back.
         self.quit_pending = False
+        self.quit_key = "Ctrl-Q"  #: the key that asked: the question names it
         self._quit_asked_now = False
         #: A hint is being worked out; Enter meanwhile plays it when it comes.
         self.hint_pending = False
@@ -543,8 +544,10 @@ class PlayView:
         self.client.next_hand()
         self.sync()
 
-    def ask_quit(self) -> None:
-        """Ctrl-Q: the first asks, the second quits (the game stays in the journal)."""
+    def ask_quit(self, key: str = "Ctrl-Q") -> None:
+        """Ctrl-Q (or Ctrl-C, ``key``): the first asks, the second quits (the game stays
+        in the journal)."""
+        self.quit_key = key
         summary = self.client.summary()
         if self.quit_pending or (summary is not None and summary.get("game_over")):
             self.quit_requested = True
@@ -647,7 +650,8 @@ class PlayView:
         if self.quit_pending:
             # A table that stopped (a halt, a verdict) is not one `tractor resume` goes on.
             trouble = self.client.banner()
-            return [("class:warn", QUIT_QUESTION if trouble is None else QUIT_PLAIN)]
+            question = QUIT_QUESTION if trouble is None else QUIT_PLAIN
+            return [("class:warn", question.format(key=self.quit_key))]
         state = self.input.complete_state
         if state is not None and state.completions:
             return _choices(state, width)
@@ -764,8 +768,11 @@ class PlayView:
             return " 1-9 declare · p pass · i suggest · Esc hide · ? help "
         if self.panel is not None:
             return " Esc close · ? help · Ctrl-Q quit "
-        verb = {PLAY: "play", BURY: "bury", DECLARE: "declare", SHOW: "show", BID: "bid",
-                NAME: "name trump"}.get(self.client.decision() or "", "play")
+        decision = self.client.decision()
+        if decision == DECLARE:  # the log's "you may declare ♥2 now" says no key
+            return " e declare · p let it go by · i suggest · ? help · Ctrl-Q quit "
+        verb = {PLAY: "play", BURY: "bury", SHOW: "show", BID: "bid",
+                NAME: "name trump"}.get(decision or "", "play")
         return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
 
 
@@ -817,6 +824,11 @@ def _guard(view: PlayView, fn: Callable[[KeyPressEvent], None]) -> Callable[[Key
     return handler
 
 
+def _key_name(event: KeyPressEvent) -> str:
+    """"Ctrl-C" or "Ctrl-Q": the quit question names the key the person pressed."""
+    return "Ctrl-C" if event.key_sequence[0].key == Keys.ControlC else "Ctrl-Q"
+
+
 def _key_bindings(view: PlayView) -> KeyBindings:
     kb = KeyBindings()
     panel_open = Condition(lambda: view.panel is not None)
@@ -838,7 +850,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     @bind("c-q")
     @bind("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        view.ask_quit()
+        view.ask_quit(_key_name(event))
 
     # While the quit question is open, any other key only takes it back (Enter must not
     # play the selection the person forgot was there).
@@ -847,7 +859,7 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     @bind(Keys.Any, filter=asked, eager=True)
     def _not_quitting(event: KeyPressEvent) -> None:
         if event.key_sequence[0].key in (Keys.ControlQ, Keys.ControlC):
-            view.ask_quit()
+            view.ask_quit(_key_name(event))
         else:
             view.quit_pending = False
 

@@ -515,7 +515,7 @@ class NetClient:
         if fresh:
             self._offered.update(fresh)
             shown = ", ".join(format_cards(o, symbols=True) for o in fresh)
-            self._events.append(f"you may declare {shown} now (e)")
+            self._events.append(f"you may declare {shown} now")
 
     def _tell_paths(self) -> None:
         """At an internet table: a log line when a link's path changes (directly, through

@@ -546,10 +546,16 @@ def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -
             typed = view.input.text
             inp.send_text("\x11")
             await until(lambda: view.quit_pending)
-            assert render.to_text(view.message_fragments()) == QUIT_QUESTION
+            assert render.to_text(view.message_fragments()) == QUIT_QUESTION.format(
+                key="Ctrl-Q")
             inp.send_text(ENTER)  # takes the question back, and plays nothing
             await until(lambda: not view.quit_pending)
             assert view.input.text == typed and client.decision() == PLAY
+            inp.send_text("\x03")  # Ctrl-C asks too, and the question names it
+            await until(lambda: view.quit_pending)
+            assert "Quit? Ctrl-C again leaves" in render.to_text(view.message_fragments())
+            inp.send_text("x")
+            await until(lambda: not view.quit_pending)
             inp.send_text("\x11\x11")
             await asyncio.wait_for(task, 5)
             assert view.quit_requested

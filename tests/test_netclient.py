@@ -297,5 +297,5 @@ def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
                         max_hands=2)
     fresh.resume(t.sessions[0].journal())
     resumed = NetClient(FakeNode(t.deal, fresh), ["You", "East", "North", "West"])
-    # Less the prompts of the live seat ("you may declare ♥2 now (e)"): not the table's.
+    # Less the prompts of the live seat ("you may declare ♥2 now"): not the table's.
     assert resumed.events() == [line for line in log if not line.startswith("you may declare")]
