@@ -75,8 +75,13 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             if k:
                 line = f"{who(seat)} plays {cards}"
             elif t.attempted and t.forced and t.forced != t.attempted:
+                # The claims that stopped it are public: the seats showed those cards.
+                shown = ", ".join(f"{who(s)} shows {format_cards(faces, True)}"
+                                  for s, _ in t.answers
+                                  for _, faces in (t.claims or {}).get(s, ()))
                 line = (f"{who(seat)} throws {format_cards(t.attempted, True)}: the throw "
-                        f"fails, {cards} is led (penalty {t.penalty})")
+                        f"fails{f' ({shown})' if shown else ''}, {cards} is led "
+                        f"(penalty {t.penalty})")
             elif t.attempted:
                 line = f"{who(seat)} throws {cards}"
             else:

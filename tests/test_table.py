@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tractor import Bury, Draw, Hand, Pass, Play, Rules
+from tractor.cards import format_cards
 from tractor.hand import DEAL, TALON
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
@@ -214,3 +215,28 @@ def test_a_verdict_that_differs_leaves_no_frame_of_this_peer_unsent():
     for s in range(4):
         mine = [e.frame for e in tables[s].deck._chains[s].frames]
         assert set(mine) <= sent[s], f"seat {s} kept frames of its own back"
+
+
+def test_a_failed_throw_is_logged_with_the_cards_that_stopped_it():
+    # "throws ♠A ♠K ♠5: the throw fails, ♠5 is led" left the reader to guess who could
+    # beat it: the claims are public (the claimants showed those cards), the log says so.
+    from tractor.cli.hand_log import table_events
+
+    for seed in range(20, 60):
+        tables = play(seed, HandSetup(Rules(), ("2", "2"), first=0))
+        failed = [t for t in tables[0].tricks if t.attempted and t.forced != t.attempted]
+        if failed:
+            break
+    else:
+        pytest.fail("no failed throw in 40 hands")
+    names = ["N0", "N1", "N2", "N3"]
+    lines = [e.line for e in table_events(tables[0], lambda s: names[s])]
+    told = [line for line in lines if "the throw fails" in line]
+    assert len(told) == len([t for t in tables[0].tricks
+                             if t.attempted and t.forced != t.attempted])
+    trick = failed[0]
+    claimants = [s for s, i in trick.answers if i is not None]
+    assert claimants
+    shown = ", ".join(f"{names[s]} shows {format_cards(trick.claims[s][0][1], True)}"
+                      for s in claimants)
+    assert f"the throw fails ({shown}), " in told[0], told[0]
