@@ -11,6 +11,7 @@ lead is never called unbeatable (a void seat may ruff it).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from itertools import islice
 
@@ -161,9 +162,32 @@ def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladd
                 return "cannot win: gives no points"
             if given == fewest:
                 return f"cannot win: gives {given} points, the fewest it can"
-            return f"cannot win: gives {given} points"
+            cheaper = [list(f) for f in follows if points_of(f) == fewest]
+            return f"cannot win: gives {given} points" + _kept(obs.hand, mine, cheaper,
+                                                               ladder)
     return f"lets the trick go: gives {given} points" if given else \
         "lets the trick go: gives no points"
+
+
+def _kept(hand: Sequence[int], mine: list[int], cheaper: list[list[int]],
+          ladder: Ladder) -> str:
+    """Why a follow gives points when another gives fewer: what every cheaper follow
+    would spend that this one keeps (a trump, a pair, a higher card), or nothing."""
+    held = Counter(hand)
+
+    def splits(faces: list[int]) -> bool:  # a pair held is no longer held after it
+        used = Counter(faces)
+        return any(held[f] >= 2 and held[f] - used[f] < 2 for f in used)
+
+    if not any(ladder.esuit[f] == TRUMP for f in mine) and all(
+            any(ladder.esuit[f] == TRUMP for f in c) for c in cheaper):
+        return " rather than spend a trump"
+    if not splits(mine) and all(splits(c) for c in cheaper):
+        return " rather than break up a pair"
+    top = max(ladder.order[f] for f in mine)
+    if all(any(ladder.order[f] > top for f in c) for c in cheaper):
+        return " rather than spend a higher card"
+    return ""
 
 
 def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:

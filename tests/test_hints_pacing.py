@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 
 import pytest
 from test_netclient import FakeNode
@@ -66,8 +67,25 @@ def check_play_reason(hand: Hand, seat: int, faces: list[int], why: str) -> None
             assert not wins and team_of(ahead) == team_of(seat) and ahead != seat
         if why.startswith("cannot win"):
             assert not any(winner_of([*plays, list(f)], ladder) == len(plays) for f in follows)
+            fewest = min(points_of(f) for f in follows)
             if "the fewest" in why:
-                assert points_of(faces) == min(points_of(f) for f in follows)
+                assert points_of(faces) == fewest
+            cheaper = [list(f) for f in follows if points_of(f) < points_of(faces)]
+            if "rather than" in why:
+                assert cheaper and points_of(faces) > fewest
+                cheapest = [c for c in cheaper if points_of(c) == fewest]
+            held = Counter(hand.hands[seat])
+
+            def breaks(cards: list[int]) -> bool:
+                return any(held[f] >= 2 and held[f] - k < 2 for f, k in Counter(cards).items())
+            if "rather than spend a trump" in why:
+                assert not any(ladder.esuit[f] == TRUMP for f in faces)
+                assert all(any(ladder.esuit[f] == TRUMP for f in c) for c in cheapest)
+            if "rather than break up a pair" in why:
+                assert not breaks(faces) and all(breaks(c) for c in cheapest)
+            if "rather than spend a higher card" in why:
+                top = max(ladder.order[f] for f in faces)
+                assert all(any(ladder.order[f] > top for f in c) for c in cheapest)
         if why.startswith("lets the trick go"):
             assert not wins
         if why.startswith("the only legal play"):
