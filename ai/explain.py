@@ -52,9 +52,9 @@ def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
     elif isinstance(action, Pass):
         text = _pass_reason(obs, rules)
     elif isinstance(action, Bid):
-        text = f"bids {action.points} points"
+        text = _bid_reason(obs, action.points, rules)
     elif isinstance(action, Show):
-        text = f"shows {format_cards(action.faces, symbols=True)} for the starter"
+        text = _show_reason(obs, action.faces[0])
     elif isinstance(action, NameTrump):
         text = _name_reason(obs, action.suit)
     else:
@@ -276,6 +276,31 @@ def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
     count = trumps_with(held, declared_trump(faces, obs.trump_rank))
     return (f"declare {format_cards(faces, symbols=True)}: {count} of your {len(held)} "
             "cards would be trumps")
+
+
+def _bid_reason(obs: Observation, points: int, rules: Rules) -> str:
+    """What a bid commits the team to, and the hand behind it: its best trump suit at
+    the team's level (the starter names the suit after the card-play)."""
+    held = obs.hand
+    rank = obs.levels[team_of(obs.seat)]
+    best = max(SUITS, key=lambda s: trumps_with(held, Trump(rank, s), rules))
+    count = trumps_with(held, Trump(rank, best), rules)
+    return (f"commits your team to {points} points; best trump {SUIT_SYMBOLS[best]}: "
+            f"{count} of {len(held)}")
+
+
+def _show_reason(obs: Observation, face: int) -> str:
+    """The card-play: only the declaring team's cards count for the starter (order RJ,
+    BJ, A … 2, suits equal)."""
+    def height(f: int) -> int:
+        return 100 + f if f >= 52 else f % 13
+
+    held = [height(f) for f in obs.hand]
+    which = ("your highest" if height(face) == max(held) else
+             "your lowest" if height(face) == min(held) else "a middle card")
+    if obs.declarers is not None and team_of(obs.seat) != obs.declarers:
+        return f"a defender's card does not count: {which}"
+    return f"the declarers' highest card makes the starter: {which}"
 
 
 def _pass_reason(obs: Observation, rules: Rules) -> str:

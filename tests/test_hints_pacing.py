@@ -11,18 +11,20 @@ from collections import Counter
 import pytest
 from test_netclient import FakeNode
 
-from tractor import Bury, Declare, Pass, Play, Rules
+from tractor import Bid, Bury, Declare, Pass, Play, Rules, Show
 from tractor.ai.explain import MAX_REASON, reason
 from tractor.ai.heuristic import HeuristicStrategy
 from tractor.ai.hints import HINT_SECONDS, hint_strategy
 from tractor.ai.peer import StrategyPlayer
 from tractor.ai.strategies import make_strategy
+from tractor.cards import SUIT_SYMBOLS
 from tractor.cli.client import BURY, DECLARE, PLAY, Hint
 from tractor.cli.local import LocalClient
 from tractor.cli.main import _parser
 from tractor.cli.netclient import HumanPlayer, NetClient
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
+from tractor.game import Game
 from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
@@ -30,7 +32,7 @@ from tractor.public import declared_trump
 from tractor.rules import team_of
 from tractor.scoring import points_of
 from tractor.trick import failed_components, winner_of
-from tractor.trump import TRUMP
+from tractor.trump import TRUMP, Trump
 
 # --- the reasons are true ---------------------------------------------------------------------
 
@@ -475,3 +477,50 @@ def test_the_next_deal_waits_while_the_person_reads_the_summary():
         assert client.submit(Pass(0)) is None
         table.run()
     assert len(table.sessions[1].current.observation().hand) > held
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auction_hints_say_what_a_bid_commits_to_and_why_a_card_is_shown(seed):
+    # "bids 5 points" and "shows ♠2 for the starter" (a defender, whose card does not
+    # count) told a new player nothing true.
+    rules = Rules(declaration="auction")
+    seen = set()
+
+    def check(hand, seat, action):
+        why = reason(hand.observe(seat), action, rules)
+        assert len(why) <= MAX_REASON and not why.endswith("…"), why
+        mine = hand.hands[seat]
+        if isinstance(action, Bid):
+            seen.add("bid")
+            m = re.match(r"commits your team to (\d+) points; best trump (\S): (\d+) of (\d+)$",
+                         why)
+            assert m, why
+            assert int(m[1]) == action.points and int(m[4]) == len(mine)
+            level = hand.levels[team_of(seat)]
+            counts = {SUIT_SYMBOLS[s]: sum(Trump(level, s).ladder().esuit[f] == TRUMP
+                                           for f in mine) for s in "SHDC"}
+            assert int(m[3]) == counts[m[2]] == max(counts.values())
+        if isinstance(action, Show):
+            defender = team_of(seat) != hand.declarers
+            seen.add("show " + ("defender" if defender else "declarer"))
+            assert why.startswith("a defender's card does not count" if defender
+                                  else "the declarers' highest card makes the starter")
+            height = [100 + f if f >= 52 else f % 13 for f in mine]
+            shown = 100 + action.faces[0] if action.faces[0] >= 52 else action.faces[0] % 13
+            if why.endswith("your highest"):
+                assert shown == max(height)
+            if why.endswith("your lowest"):
+                assert shown == min(height)
+
+    for s in range(seed * 3, seed * 3 + 3):
+        game = Game(rules, s)
+        players = [HeuristicStrategy(s * 10 + k) for k in range(4)]
+        hand = game.hand
+        while hand.phase not in ("talon", "play"):
+            seat = hand.to_act()
+            action = players[seat].act(hand, seat)
+            if hand.phase in ("bid", "show"):
+                check(hand, seat, action)
+            game.apply(action)
+            hand = game.hand
+    assert seen == {"bid", "show defender", "show declarer"}, seen
