@@ -21,7 +21,7 @@ from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .client import BURY, DECLARE, PLAY, Hint
-from .words import count
+from .words import count, display_names
 
 #: Phases of a hand whose names clash with the decisions.
 DECLARE_PHASE, PLAY_PHASE = "declare", "play"
@@ -70,7 +70,7 @@ class LocalClient:
         self.seat = seat
         self.seed = seed
         self.game = Game(self.rules, seed)
-        self.names = list(names) if names else default_names(self.rules.players, seat)
+        self.names = display_names(names) if names else default_names(self.rules.players, seat)
         if len(self.names) != self.rules.players:
             raise ValueError(f"give one name per seat ({self.rules.players})")
         self.on_change: Callable[[], None] | None = None
@@ -279,7 +279,8 @@ class LocalClient:
     # --- applying moves and telling about them ---------------------------------------------
 
     def _label(self, seat: int) -> str:
-        return f"seat {seat} ({self.names[seat]})"
+        """A seat in the log: its name (as between peers, `NetClient._name`)."""
+        return self.names[seat]
 
     def _apply(self, action: Action) -> None:
         game = self.game

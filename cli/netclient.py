@@ -8,7 +8,6 @@ reason and changes nothing; network trouble becomes a banner, never a traceback.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -27,7 +26,7 @@ from tractor.public import DEAL
 
 from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint
 from .hand_log import table_events, with_chat
-from .words import count
+from .words import count, display_names
 
 _DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY, "bid": BID, "show": SHOW,
               "name": NAME}
@@ -131,26 +130,6 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
     if isinstance(exc, ProcessingFailure):
         return f"The table stopped: this peer {exc} (details in the log)"
     return f"The table halted on signed evidence against {who}: {exc}"
-
-
-def display_names(names: Sequence[str]) -> list[str]:
-    """The names as the screens show them: when several seats share a name (two people who
-    kept their default), the later ones are numbered, so every seat reads differently.
-
-    >>> display_names(["ann", "AI 1", "ann", "AI 2", "ann"])
-    ['ann', 'AI 1', 'ann 2', 'AI 2', 'ann 3']
-    """
-    taken = set(names)
-    seen: Counter[str] = Counter()
-    out = []
-    for name in names:
-        seen[name] += 1
-        shown, k = name, seen[name]
-        while k > 1 and shown in taken | set(out):
-            shown = f"{name} {k}"
-            k += 1
-        out.append(shown)
-    return out
 
 
 class NetClient:
@@ -406,7 +385,13 @@ class NetClient:
     # --- keeping up with the table ----------------------------------------------------------
 
     def _who(self, seat: int) -> str:
+        """A seat where it is blamed or its link told: its number and its name."""
         return f"seat {seat} ({self.names[seat]})"
+
+    def _name(self, seat: int) -> str:
+        """A seat in the play log: its name alone (`display_names` makes every seat's
+        differ), so a line fits the log pane beside the table."""
+        return self.names[seat]
 
     def _hand_ended(self, session: GameSession, hand: TableHand) -> None:
         self._log_hand(hand)  # the hand's last plays, before it leaves the screen
@@ -548,7 +533,7 @@ class NetClient:
 
     def _log_hand(self, hand: TableHand) -> None:
         """Turn what happened since the last look into log lines."""
-        events = table_events(hand, self._who)
+        events = table_events(hand, self._name)
         if hand is not self._hand_seen:
             self._hand_seen = hand
             self._seen = {"events": 0, "chat": 0}

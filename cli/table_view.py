@@ -179,9 +179,15 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
         side = "decl" if team == obs.declarers else "def"
     level, left = obs.levels[team], obs.hand_sizes[seat]
     cards_left = render.count(left, "card")
-    info = next((text for text in (f"{side} · lv {level} · {cards_left}",
-                                   f"{side} lv {level} · {cards_left}")
-                 if len(text) <= width), cut(f"{side} {level} · {left}", width))
+    # Every place takes the same form, the longest that fits the widest place's line, so
+    # the seats read alike ("decl lv 2" beside "def · lv 2" looked like two kinds of seat).
+    longest_side = "team 0" if obs.declarers is None else "decl"
+    widest = max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
+                     f"{render.count(obs.hand_sizes[s], 'card')}")
+                 for s in range(len(obs.hand_sizes)))
+    forms = (f"{side} · lv {level} · {cards_left}", f"{side} lv {level} · {cards_left}")
+    info = next((text for text, spare in zip(forms, (0, 2), strict=True)
+                 if widest - spare <= width), cut(f"{side} {level} · {left}", width))
     cards: list[Line] = []
     if seat in plays:
         trick, tag = plays[seat]

@@ -82,10 +82,10 @@ def test_whole_hand_through_plain_mode_ends_with_the_summary() -> None:
     assert text.startswith("·") or "declare> " in text
     # Declaring, then the talon exchange with the refusal of a short burial.
     assert "Declare trumps? 1) ♥2; or pass." in text
-    assert "declare> 1\n" in text and "· seat 0 (You) declares ♥2" in text
+    assert "declare> 1\n" in text and "· You declares ♥2" in text
     assert "Choose 8 cards to bury, then Enter." in text
     assert "Choose exactly 8 cards to bury (1 chosen)." in text
-    assert "· seat 0 (You) buries 8 cards" in text
+    assert "· You buries 8 cards" in text
     # Commands and mistakes are answered in words.
     assert "Commands:" in text and "'xx' is not a card" in text and "hint: " in text
     assert "Refused: you must" in text

@@ -223,7 +223,7 @@ def quit_all(lab: Lab, programs: list[Plain]) -> None:
 
 def plays_seen(program: Plain) -> list[str]:
     """The hand's plays in the order this peer's log shows them."""
-    return re.findall(r"^· (seat \d \([^)]*\) (?:plays|leads|throws) .+)$", program.output(),
+    return re.findall(r"^· (\S.*? (?:plays|leads|throws) .+)$", program.output(),
                       re.M)
 
 

@@ -150,7 +150,8 @@ def test_four_seats_at_80x24_then_resized_to_100x32(tmp_path):
         assert top.row < right.row == left.row < me.row
         assert left.start == 0 and right.end in (67, 69)  # " ★" after the starter
         log = [line[70:].rstrip() for line in lines[2:] if "│" in line]  # "  " goes on
-        assert [x for x in log if x][-1].startswith(("seat", "trick", "  ")), log
+        last = [x for x in log if x][-1]
+        assert re.match(r"(AI [123]|Tess) (leads|plays|throws) |trick \d+ to |  ", last), log
         assert quit_screen(term) is not None, term.text()
         assert "saved: `tractor resume` continues this game" in term.written()
     finally:

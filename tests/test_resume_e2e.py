@@ -19,7 +19,7 @@ FAST = ["--deal-pace", "0", "--hint-level", "easy"]
 
 def moves(out: str) -> int:
     """The person's plays so far (leads, throws and follows) in a --plain transcript."""
-    return len(re.findall(r"\(You\) (?:plays|leads|throws) ", out))
+    return len(re.findall(r"· You (?:plays|leads|throws) ", out))
 
 
 def resume_to_verified(env: dict[str, str]) -> Session:
