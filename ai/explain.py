@@ -162,7 +162,7 @@ def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladd
                 return "cannot win: gives no points"
             if given == fewest:
                 return f"cannot win: gives {given} points, the fewest it can"
-            cheaper = [list(f) for f in follows if points_of(f) == fewest]
+            cheaper = [list(f) for f in follows if points_of(f) < given]
             return f"cannot win: gives {given} points" + _kept(obs.hand, mine, cheaper,
                                                                ladder)
     return f"lets the trick go: gives {given} points" if given else \
@@ -279,13 +279,15 @@ def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
 
 
 def _bid_reason(obs: Observation, points: int, rules: Rules) -> str:
-    """What a bid commits the team to, and the hand behind it: its best trump suit at
-    the team's level (the starter names the suit after the card-play)."""
+    """What a bid does (the highest bid makes its team the declarers; the points bid are
+    no target: the seeds' results table is missing, see seeds/README.md), and the hand
+    behind it: its best trump suit at the team's level (the starter names the suit after
+    the card-play)."""
     held = obs.hand
     rank = obs.levels[team_of(obs.seat)]
     best = max(SUITS, key=lambda s: trumps_with(held, Trump(rank, s), rules))
     count = trumps_with(held, Trump(rank, best), rules)
-    return (f"commits your team to {points} points; best trump {SUIT_SYMBOLS[best]}: "
+    return (f"if it stands, your team declares; best trump {SUIT_SYMBOLS[best]}: "
             f"{count} of {len(held)}")
 
 

@@ -158,11 +158,13 @@ def cut(text: str, cells: int) -> str:
 
 def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
                plays: dict[int, tuple[tuple[int, ...], str]], height: int = 99,
-               compact: bool = False, color: bool | None = None) -> list[Line]:
+               compact: bool = False, color: bool | None = None,
+               form_width: int | None = None) -> list[Line]:
     """One seat's place at the table in at most ``height`` lines: name (``▶`` to play,
     ``★`` starter), side, level and cards left, then its cards in the trick. When room
     is short the side line goes first (or joins the name's line), then the cards' last
-    lines, marked ``…``: the trick's cards are what a player must see."""
+    lines, marked ``…``: the trick's cards are what a player must see. ``form_width``:
+    the narrowest place's width, which picks the side line's form for every place."""
     to_play = seat == obs.to_act and obs.phase not in ("deal", "done")
     me = seat == obs.seat
     star = " ★" if seat == obs.starter else ""
@@ -179,15 +181,17 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
         side = "decl" if team == obs.declarers else "def"
     level, left = obs.levels[team], obs.hand_sizes[seat]
     cards_left = render.count(left, "card")
-    # Every place takes the same form, the longest that fits the widest place's line, so
-    # the seats read alike ("decl lv 2" beside "def · lv 2" looked like two kinds of seat).
+    # Every place takes the same form, the longest whose widest line fits the narrowest
+    # place, so the seats read alike ("decl lv 2" beside "def · lv 2" looked like two
+    # kinds of seat).
+    fits = width if form_width is None else min(width, form_width)
     longest_side = "team 0" if obs.declarers is None else "decl"
     widest = max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
                      f"{render.count(obs.hand_sizes[s], 'card')}")
                  for s in range(len(obs.hand_sizes)))
     forms = (f"{side} · lv {level} · {cards_left}", f"{side} lv {level} · {cards_left}")
     info = next((text for text, spare in zip(forms, (0, 2), strict=True)
-                 if widest - spare <= width), cut(f"{side} {level} · {left}", width))
+                 if widest - spare <= fits), cut(f"{side} {level} · {left}", width))
     cards: list[Line] = []
     if seat in plays:
         trick, tag = plays[seat]
@@ -301,10 +305,11 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     room = max(3, height - len(header))
     compact = room < 9
     content: dict[Cell, list[Line]] = {}
+    # Two columns at least between places: card lines side by side stay apart.
+    narrowest = min(widths[col] for _, col in by_cell) - 2
     for cell, seat in by_cell.items():
-        # Two columns at least between places: card lines side by side stay apart.
         content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
-                                   compact=compact, color=color)
+                                   compact=compact, color=color, form_width=narrowest)
     # The middle: the free cells of the middle row around its centre.
     mid = columns // 2
     lo = hi = mid
@@ -322,7 +327,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     for cell, seat in by_cell.items():  # fitted again where a row lost lines
         if len(content[cell]) > heights[cell[0]]:
             content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
-                                       heights[cell[0]], compact, color)
+                                       heights[cell[0]], compact, color, narrowest)
     # Room to spare: blank lines between the rows read as a table, not a list.
     gap = max(0, min(2, (room - keep - sum(heights)) // 2))
     out: list[Line] = list(header)

@@ -5,6 +5,7 @@ seats. The trick's cards must never vanish silently, and no line may spill out."
 from __future__ import annotations
 
 import doctest
+import re
 
 import pytest
 from prompt_toolkit.utils import get_cwidth
@@ -93,3 +94,21 @@ def test_twelve_seats_sit_apart() -> None:
     assert all(cells(line) <= 80 for line in lines)
     for seat in range(12):
         assert client.names[seat] in text
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+def test_every_place_takes_the_same_side_line_form(players) -> None:
+    # The middle column is the widest (it takes the remainder): at 101-106 columns six
+    # seats showed "def lv 2 · 17 cards" beside "decl · lv 2 · 18 cards".
+    client = follow(players)
+    obs = client.observation()
+    forms = set()
+    for width in range(60, 130):
+        text = "\n".join(render.to_text(line)
+                         for line in table_view.ring_lines(obs, client.names, width, 30))
+        # The side line's three forms: "decl · lv 2 · 17 cards", "decl lv 2 · 17 cards",
+        # "decl 2 · 17" (then cut to the place).
+        found = set(re.findall(r"(?:decl|def|team \d)( · lv | lv | )\w+ · \d", text))
+        assert len(found) == 1, (width, text)
+        forms |= found
+    assert len(forms) >= 2, forms  # the form changes over these widths
