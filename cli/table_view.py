@@ -156,15 +156,28 @@ def cut(text: str, cells: int) -> str:
     return out + "…" if cells >= 1 else ""
 
 
+def side_form(obs: Observation, width: int) -> int:
+    """The form of the side line every place takes when the narrowest is ``width``
+    columns: 0 "decl · lv 2 · 17 cards", 1 "decl lv 2 · 17 cards", 2 "decl 2 · 17" (cut
+    to the place). The longest whose widest line fits, so the seats read alike ("decl lv
+    2" beside "def · lv 2" looked like two kinds of seat)."""
+    longest_side = "team 0" if obs.declarers is None else "decl"
+    widest = max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
+                     f"{render.count(obs.hand_sizes[s], 'card')}")
+                 for s in range(len(obs.hand_sizes)))
+    return next((k for k, spare in enumerate((0, 2)) if widest - spare <= width), 2)
+
+
 def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
                plays: dict[int, tuple[tuple[int, ...], str]], height: int = 99,
                compact: bool = False, color: bool | None = None,
-               form_width: int | None = None) -> list[Line]:
+               form: int | None = None) -> list[Line]:
     """One seat's place at the table in at most ``height`` lines: name (``▶`` to play,
     ``★`` starter), side, level and cards left, then its cards in the trick. When room
     is short the side line goes first (or joins the name's line), then the cards' last
-    lines, marked ``…``: the trick's cards are what a player must see. ``form_width``:
-    the narrowest place's width, which picks the side line's form for every place."""
+    lines, marked ``…``: the trick's cards are what a player must see. ``form``: the side
+    line's form (`side_form`) the table picked for every place; by default, this
+    place's own."""
     to_play = seat == obs.to_act and obs.phase not in ("deal", "done")
     me = seat == obs.seat
     star = " ★" if seat == obs.starter else ""
@@ -181,17 +194,9 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
         side = "decl" if team == obs.declarers else "def"
     level, left = obs.levels[team], obs.hand_sizes[seat]
     cards_left = render.count(left, "card")
-    # Every place takes the same form, the longest whose widest line fits the narrowest
-    # place, so the seats read alike ("decl lv 2" beside "def · lv 2" looked like two
-    # kinds of seat).
-    fits = width if form_width is None else min(width, form_width)
-    longest_side = "team 0" if obs.declarers is None else "decl"
-    widest = max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
-                     f"{render.count(obs.hand_sizes[s], 'card')}")
-                 for s in range(len(obs.hand_sizes)))
-    forms = (f"{side} · lv {level} · {cards_left}", f"{side} lv {level} · {cards_left}")
-    info = next((text for text, spare in zip(forms, (0, 2), strict=True)
-                 if widest - spare <= fits), cut(f"{side} {level} · {left}", width))
+    forms = (f"{side} · lv {level} · {cards_left}", f"{side} lv {level} · {cards_left}",
+             cut(f"{side} {level} · {left}", width))
+    info = forms[side_form(obs, width) if form is None else form]
     cards: list[Line] = []
     if seat in plays:
         trick, tag = plays[seat]
@@ -306,10 +311,10 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     compact = room < 9
     content: dict[Cell, list[Line]] = {}
     # Two columns at least between places: card lines side by side stay apart.
-    narrowest = min(widths[col] for _, col in by_cell) - 2
+    form = side_form(obs, min(widths[col] for _, col in by_cell) - 2)
     for cell, seat in by_cell.items():
         content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
-                                   compact=compact, color=color, form_width=narrowest)
+                                   compact=compact, color=color, form=form)
     # The middle: the free cells of the middle row around its centre.
     mid = columns // 2
     lo = hi = mid
@@ -327,7 +332,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     for cell, seat in by_cell.items():  # fitted again where a row lost lines
         if len(content[cell]) > heights[cell[0]]:
             content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
-                                       heights[cell[0]], compact, color, narrowest)
+                                       heights[cell[0]], compact, color, form)
     # Room to spare: blank lines between the rows read as a table, not a list.
     gap = max(0, min(2, (room - keep - sum(heights)) // 2))
     out: list[Line] = list(header)
