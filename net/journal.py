@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from tractor.hand import HandResult
 from tractor.rules import Rules
 
 from .deck.envelope import peek_hand
+from .journal_db import JournalError as JournalError  # raised by Journal: theirs to catch
+from .journal_db import open_database, verify
 from .session import GameSession
 from .table import Player
 
@@ -86,16 +87,19 @@ def open_private_log(path: str | os.PathLike[str]) -> Any:
 
 
 class Journal:
-    def __init__(self, path: str) -> None:
+    """The journal at ``path``, created (readable by this user only) if there is none.
+    A file that cannot be used raises `JournalError` (its ``kind`` says whether it may be
+    kept aside for a new one: `journal_db.REPLACEABLE`). ``read_only`` writes nothing."""
+
+    def __init__(self, path: str, read_only: bool = False) -> None:
         self.path = path
-        if not os.path.exists(path):
-            # It holds the identity key and master seed: readable by this user only.
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        elif os.stat(path).st_uid == os.getuid():
-            os.chmod(path, 0o600)  # one made by an older version, or by hand
-        self.db = sqlite3.connect(path)
+        self.db = open_database(path, SCHEMA, read_only)
         self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
-        self.db.executescript(SCHEMA)
+
+    def verify(self) -> None:
+        """Raise `JournalError` if any page of the file is damaged (a truncated file
+        opens, and fails only at the first read of a missing page)."""
+        verify(self.db, self.path)
 
     def close(self) -> None:
         self.db.close()
