@@ -7,6 +7,8 @@ journal's signed frames by the same table code that played them.
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -18,8 +20,31 @@ from tractor.net.table import RandomPlayer, TableHand
 from .words import count
 
 
-def history_lines(journal: Journal) -> list[str]:
-    """One line per game, newest last."""
+def terminal_width() -> int:
+    """Columns of the terminal the output goes to ($COLUMNS first; 80 when not a tty)."""
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def fit(line: str, width: int | None) -> list[str]:
+    """``line`` in lines of at most ``width`` columns, broken only between words (a card
+    is one word, so never inside one). Continuation lines hang under the text after the
+    line's first label ("trick  3: ", "seat 1 (Ann): ") when it leaves room, else four
+    columns in. ``width`` None: the line as it is."""
+    if width is None or len(line) <= width:
+        return [line]
+    label = line.find(": ")
+    hang = label + 2 if 0 < label and label + 2 <= width // 3 else \
+        len(line) - len(line.lstrip(" ")) + 4
+    return textwrap.wrap(line, max(width, 20), subsequent_indent=" " * hang,
+                         break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def history_lines(journal: Journal, width: int | None = None) -> list[str]:
+    """One entry per game, newest last; laid out to ``width`` columns when given."""
+    return [part for line in _history(journal) for part in fit(line, width)]
+
+
+def _history(journal: Journal) -> list[str]:
     games = journal.games()
     if not games:
         return ["no games yet: `tractor play` starts one"]
@@ -95,26 +120,81 @@ def finished_hands(journal: Journal, game: str) -> tuple[list[TableHand], dict[s
 
 
 def replay(journal: Journal, game: str, out: TextIO, hand_no: int | None = None,
-           pause: Callable[[], bool] | None = None) -> int:
-    """Print the finished hands of ``game`` (or hand ``hand_no``, counted from 1).
-    ``pause`` is called between steps; it returns False to stop. Returns an exit code."""
-    try:
-        hands, meta = finished_hands(journal, game)
-    except KeyError:
-        print(f"tractor: no game {game!r} in {journal.path}; see `tractor history`", file=out)
-        return 2
+           pause: Callable[[], bool] | None = None, width: int | None = None) -> int:
+    """Print the finished hands of ``game`` (or hand ``hand_no``, counted from 1), laid
+    out to ``width`` columns. ``pause`` is called after each step is shown (the first one
+    included); it returns False to stop. A game or hand that is not there is refused
+    before the game is read. Returns an exit code."""
+    refused = _refusal(journal, game, hand_no, len(journal.results(game)))
+    if refused is not None:
+        print(refused[0], file=out)
+        return refused[1]
+    if pause is not None:  # reading checks every signed move again: a moment
+        print(f"reading game {game}: checking every move again...", file=out, flush=True)
+    hands, meta = finished_hands(journal, game)
+    refused = _refusal(journal, game, hand_no, len(hands))
+    if refused is not None:
+        print(refused[0], file=out)
+        return refused[1]
     names = meta.get("names") or [f"seat {s}" for s in range(16)]
-    if not hands:
-        print(f"game {game} has no finished hand yet", file=out)
-        return 0
-    chosen = range(1, len(hands) + 1) if hand_no is None else [hand_no]
-    for number in chosen:
-        if not 1 <= number <= len(hands):
-            print(f"tractor: game {game} has {len(hands)} finished hand(s)", file=out)
-            return 2
+    if pause is not None:
+        print("(Enter for the next step; q and Enter to stop)", file=out)
+    for number in range(1, len(hands) + 1) if hand_no is None else [hand_no]:
         for step in hand_story(hands[number - 1], names, number):
             for line in step:
-                print(line, file=out)
+                for part in fit(line, width):
+                    print(part, file=out)
+            out.flush()
             if pause is not None and not pause():
                 return 0
     return 0
+
+
+def _refusal(journal: Journal, game: str, hand_no: int | None,
+             finished: int) -> tuple[str, int] | None:
+    """Why ``game`` (hand ``hand_no``) cannot be replayed, saying what there is, and the
+    exit code; None when it can. ``finished``: its finished hands."""
+    ids = [g.id for g in journal.games()]
+    if game not in ids:
+        there = f"its games: {_listing(ids)}" if ids else "it has no games yet"
+        return (f"tractor: no game {game!r} in {journal.path}; {there} (see `tractor "
+                "history`)", 2)
+    if finished == 0:  # nothing to show yet: an answer, not a mistake (unless one was named)
+        return f"game {game} has no finished hand yet", 0 if hand_no is None else 2
+    if hand_no is None or 1 <= hand_no <= finished:
+        return None
+    has = "finished hand 1 only" if finished == 1 else f"finished hands 1-{finished}"
+    return f"tractor: game {game} has {has}: there is no hand {hand_no} to replay", 2
+
+
+def _listing(ids: list[str], most: int = 8) -> str:
+    """The newest ``most`` game ids, newest last."""
+    more = f"{len(ids) - most} older, " if len(ids) > most else ""
+    return more + ", ".join(ids[-most:])
+
+
+def terminal_pause(stdin: TextIO) -> Callable[[], bool]:
+    """A pause for `replay` on a terminal: waits for Enter (True), or q and Enter, or the
+    end of input (False). What was typed before the first step was shown (Enter pressed
+    while the game was read) is dropped: it answered nothing on the screen."""
+    first = [True]
+
+    def pause() -> bool:
+        if first[0]:
+            first[0] = False
+            _drop_typeahead(stdin)
+        answer = stdin.readline()
+        return bool(answer) and answer.strip().lower() not in ("q", "quit")
+
+    return pause
+
+
+def _drop_typeahead(stdin: TextIO) -> None:
+    try:
+        import termios
+    except ImportError:  # no terminals here (Windows): nothing to drop
+        return
+    try:
+        termios.tcflush(stdin.fileno(), termios.TCIFLUSH)
+    except (termios.error, OSError, ValueError):
+        pass  # not a terminal: nothing typed ahead to drop

@@ -330,26 +330,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _journal_command(command: str, args: argparse.Namespace) -> int:
-    from tractor.net.journal import Journal
+    from tractor.net.journal import JournalError
 
-    from .history import history_lines, replay
+    from .history import history_lines, replay, terminal_pause, terminal_width
+    from .journal_open import read_journal, refusal
     from .options import journal_path
 
-    journal = Journal(journal_path())
+    try:
+        journal = read_journal(journal_path())
+    except JournalError as exc:  # damaged, newer, not ours: named, and left as it is
+        print(refusal(exc), file=sys.stderr)
+        return 1
     if command == "history":
-        for line in history_lines(journal):
+        for line in history_lines(journal, terminal_width()):
             print(line)
         return 0
-    pause = None
-    if not args.all and sys.stdin.isatty() and sys.stdout.isatty():
-        def pause() -> bool:
-            try:
-                return input("").strip().lower() not in ("q", "quit")
-            except EOFError:
-                return False
-        print("(Enter for the next step, q to stop)")
+    interactive = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     try:
-        return replay(journal, args.game, sys.stdout, args.hand, pause)
+        return replay(journal, args.game, sys.stdout, args.hand,
+                      terminal_pause(sys.stdin) if interactive else None, terminal_width())
     except Exception as exc:  # a journal this version cannot replay: say so plainly
         return _report_bug(exc)
 

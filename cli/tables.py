@@ -53,6 +53,7 @@ from tractor.rules import Rules
 
 from .ai_servers import AiServerChooser
 from .goes_on import GoesOn, within
+from .journal_open import journal_to_resume, ready_for_a_new_game
 from .netclient import HumanPlayer, NetClient
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .prompts import end_prompt
@@ -179,6 +180,8 @@ def _roster_lines(roster: Roster) -> list[str]:
 async def play(reactor: Any, args: argparse.Namespace) -> int:
     """You against three AI peers on this machine, over the real protocol (loopback)."""
     rules = parse_rules(args.rules)
+    if not ready_for_a_new_game(journal_path(), say):
+        return 1
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
     children: list[AiChild] = []
@@ -391,6 +394,8 @@ async def _passphrase(given: str | None, needed: bool,
 
 async def host(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
+    if not ready_for_a_new_game(journal_path(), say):
+        return 1
     if args.ai > rules.players - 1:
         say(f"tractor: a table of {rules.players} seats has room for {rules.players - 1} AI "
             f"players besides you, not {args.ai}")
@@ -523,6 +528,8 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
 
 
 async def join(reactor: Any, args: argparse.Namespace) -> int:
+    if not ready_for_a_new_game(journal_path(), say):
+        return 1
     if args.address is not None and is_seat_code(args.address):
         return await _join_by_code(reactor, args)
     needs_passphrase = False
@@ -613,7 +620,9 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
 
 async def resume(reactor: Any, args: argparse.Namespace) -> int:
     """Continue this peer's unfinished game after a crash (the newest, or ``args.game``)."""
-    journal = Journal(journal_path())
+    journal = journal_to_resume(journal_path(), say)
+    if journal is None:  # told why: a damaged journal is left for the person
+        return 1
     every = journal.games()
     games = [g for g in every if not g.finished and (not args.game or g.id == args.game)]
     if not games:

@@ -39,7 +39,7 @@ def test_history_and_replay_of_a_loopback_game(tmp_path):
     bad = io.StringIO()
     assert replay(journal, "nope", bad) == 2 and "no game 'nope'" in bad.getvalue()
     assert replay(journal, "loopback-8", bad, hand_no=7) == 2
-    assert "has 2 finished hand(s)" in bad.getvalue()
+    assert "game loopback-8 has finished hands 1-2: there is no hand 7" in bad.getvalue()
 
 
 def test_history_of_an_empty_journal(tmp_path):
