@@ -34,6 +34,10 @@ PARENT_ENV = "TRACTOR_PARENT_PID"
 MAX_LINE = 300  #: characters of a child's last line kept for the report
 #: The line a `tractor ai` child writes on its standard output once its table started.
 SEATED_LINE = "tractor ai: seated"
+#: The line it writes (at most every `PROGRESS_SECONDS`) while its table moves on: an AI
+#: server tells a table that plays from one that stalls by it (`tractor.net.ai_pool`).
+PROGRESS_LINE = "tractor ai: moved"
+PROGRESS_SECONDS = 10.0
 REAP_SECONDS = 0.25  #: how often exited children are collected (see `_Reaper`)
 
 
@@ -67,6 +71,8 @@ class AiChild(ProcessProtocol):
         self.on_death: Callable[[str], None] | None = None
         #: Told (this child) when it says it is seated.
         self.on_seated: Callable[[AiChild], None] | None = None
+        #: Told (this child) when it says its table moved on.
+        self.on_progress: Callable[[AiChild], None] | None = None
 
     # --- what the process does -----------------------------------------------------------
 
@@ -78,6 +84,10 @@ class AiChild(ProcessProtocol):
                 self.seated = True
                 if self.on_seated is not None:
                     self.on_seated(self)
+                continue
+            if fd == 1 and line.strip() == PROGRESS_LINE.encode():
+                if self.on_progress is not None:
+                    self.on_progress(self)
                 continue
             self._line(line)
 

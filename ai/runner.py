@@ -25,25 +25,24 @@ from twisted.internet.defer import DeferredList
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from tractor.net.gate import Gate, Refused
+from tractor.net.ai_pool import CAPACITY, PER_SOURCE, RELEASE_AFTER, AiPool
 from tractor.net.journal import Journal, private_folder
-from tractor.net.lobby import Participant, Seating, parse_endpoint
+from tractor.net.lobby import AiServerBusy, Participant, Seating, parse_endpoint
 from tractor.net.lobby_wire import join_table, serve_ai
 from tractor.net.seat import game_id, listen_node, raw_public, take_seat
 from tractor.net.session import GameSession
 from tractor.net.wire import GRACE
-from tractor.rules import MAX_PLAYERS
 
-from .children import TOKENS_ENV, AiChild, spawn
+from .children import PROGRESS_SECONDS, TOKENS_ENV, AiChild, spawn
 from .executors import Executor, ThreadExecutor
 from .peer import StrategyPlayer
 from .strategies import make_strategy
 
 log = Logger()
 
-MAX_AI_PROCESSES = 24  #: AI players one server runs at once (about 50 MB each)
-MAX_PER_REQUESTER = MAX_PLAYERS - 1  #: for one requesting address (a full table, one person)
-SEAT_DEADLINE = 1800.0  #: seconds a spawned AI player may wait for its table to start
+MAX_AI_PROCESSES = CAPACITY  #: AI players one server runs at once (about 50 MB each)
+MAX_PER_REQUESTER = PER_SOURCE  #: for one requesting address (a full table, one person)
+SEAT_DEADLINE = RELEASE_AFTER  #: seconds a spawned AI player may wait for its table to start
 CHECK_SECONDS = 5.0
 KILL_AFTER = 5.0  #: seconds a player told to stop has before it is killed
 JOURNAL_DAYS = 14.0  #: an AI journal untouched this long is of a game that never resumes
@@ -58,7 +57,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        interface: str = "0.0.0.0",
                        executor: Executor | None = None,
                        on_seated: Callable[[Seating], None] | None = None,
-                       patient: bool = False) -> GameSession:
+                       patient: bool = False,
+                       on_progress: Callable[[], None] | None = None) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end.
 
     The game node listens on ``interface``: every interface by default, since the lobby
@@ -66,8 +66,10 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
     machine; a practice game on loopback passes 127.0.0.1. Decisions are worked out in
     ``executor`` (by default a worker thread of this seat's own); ``on_seated`` is told
     the seating when the table starts. ``patient``: never name a seat for taking its time
-    over a decision (a practice table, where the only person may take a break)."""
+    over a decision (a practice table, where the only person may take a break).
+    ``on_progress`` is told, at most every `PROGRESS_SECONDS`, that the table moved on."""
     own = executor is None
+    watch: LoopingCall | None = None
     executor = executor or ThreadExecutor(reactor)
     key = Ed25519PrivateKey.generate()
     try:
@@ -97,14 +99,34 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         if patient:
             be_patient(node)
         player.serve(node)
+        if on_progress is not None:
+            watch = watch_progress(reactor, node, on_progress)
         log.info("AI seat {seat} playing at table {name!r}", seat=seating.seat,
                  name=seating.name)
         await node.done
         return session
     finally:
+        if watch is not None and watch.running:
+            watch.stop()
         node.stop()
         if own:
             executor.stop()
+
+
+def watch_progress(clock: Any, node: Any, tell: Callable[[], None]) -> LoopingCall:
+    """Call ``tell`` (at most every `PROGRESS_SECONDS`) when ``node``'s table moved on."""
+    last = [node.progress_marker()]
+
+    def look() -> None:
+        marker = node.progress_marker()
+        if marker != last[0]:
+            last[0] = marker
+            tell()
+
+    loop = LoopingCall(look)
+    loop.clock = clock
+    loop.start(PROGRESS_SECONDS, now=False)
+    return loop
 
 
 def be_patient(node: Any) -> None:
@@ -120,7 +142,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                         journal_dir: str | None = None, name: str = "AI",
                         grace: float = GRACE, interface: str = "0.0.0.0",
                         on_seated: Callable[[Seating], None] | None = None,
-                        patient: bool = False) -> list[str]:
+                        patient: bool = False,
+                        on_progress: Callable[[], None] | None = None) -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended. Their
     decisions are worked out in one pool of worker threads."""
     executor = ThreadExecutor(reactor, threads=count)
@@ -131,7 +154,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                                  None if seed is None else seed + 100 * k, token,
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
                                  journal_dir, grace=grace, interface=interface,
-                                 executor=executor, on_seated=on_seated, patient=patient))
+                                 executor=executor, on_seated=on_seated, patient=patient,
+                                 on_progress=on_progress))
     from twisted.internet.defer import ensureDeferred
 
     try:
@@ -215,26 +239,26 @@ def tokens_from_env() -> list[bytes]:
 
 
 class AiPlayers:
-    """The AI players an AI server runs, bounded so that no host on the LAN can take them
-    all or keep them for ever (`tractor.net.gate.Gate`):
+    """The AI players an AI server runs, shared so that no host on the LAN can take them
+    all or keep them for ever (`tractor.net.ai_pool.AiPool`, which has the figures):
 
     - at most `MAX_AI_PROCESSES` at once, and `MAX_PER_REQUESTER` for one requesting
-      address (a table of 8 with one person in it);
-    - a player not seated within `SEAT_DEADLINE` (its lobby never started, or never
-      existed) is stopped and its place freed;
-    - when every place is taken, a new request from an address with fewer unseated players
-      stops the oldest unseated player of the address holding the most;
+      address (a table of 12 with one person); a host that holds some never takes the
+      last few places;
+    - a host that holds none and finds every place taken gets the places of tables that
+      have not moved on for two minutes (their players are stopped);
+    - a player whose table has not moved on for `SEAT_DEADLINE` (its lobby never
+      started, or it stalled) is stopped and its place freed;
     - journals of games over (or untouched for `JOURNAL_DAYS`) are deleted.
     """
 
     def __init__(self, reactor: Any, spawn_one: Callable[[str, bytes, str, str], AiChild],
-                 journal_dir: str | None = None) -> None:
+                 journal_dir: str | None = None, pool: AiPool | None = None) -> None:
         self.reactor = reactor
         self.spawn_one = spawn_one
         self.journal_dir = journal_dir
-        self.running: dict[int, AiChild] = {}  #: by the place each holds in the gate
-        self.gate = Gate(MAX_PER_REQUESTER, MAX_AI_PROCESSES, "AI players",
-                         "are not seated yet", per_source_total=MAX_PER_REQUESTER)
+        self.running: dict[int, AiChild] = {}  #: by the key each holds in the pool
+        self.pool = pool if pool is not None else AiPool()
         self._started = 0
         self._loop = LoopingCall(self.check)
         self._loop.clock = reactor
@@ -245,15 +269,22 @@ class AiPlayers:
     def children(self) -> list[AiChild]:
         return list(self.running.values())
 
+    def admit(self, lobby: str, count: int) -> None:
+        """Grant one request's ``count`` players for the table at ``lobby`` before any is
+        started, or raise `AiServerBusy` (the reason goes to the host)."""
+        for key in self.pool.admit(lobby, count, self.reactor.seconds()):
+            self._stop(key, "stopped: its table had not moved on for "
+                       f"{self.pool.reclaim_after:.0f} s, and a host with no players asked")
+
     def spawn(self, lobby: str, token: bytes, table: str) -> None:
         """One AI player for ``table``, dialing ``lobby`` (the requester's own address)."""
         requester, _ = parse_endpoint(lobby)
         key = self._started + 1
         try:
-            evicted = self.gate.admit(key, requester, self.reactor.seconds())
-        except Refused as exc:
-            raise RuntimeError(f"no AI player for {requester}: {exc}") from exc
-        for old in evicted:
+            taken = self.pool.add(key, lobby, self.reactor.seconds())
+        except AiServerBusy as exc:
+            raise RuntimeError(f"no AI player for {requester}: {exc.why}") from exc
+        for old in taken:
             self._stop(old, "stopped to make room for another host's request")
         self._started = key
         log.info("starting AI {n} for table {table!r} at {lobby}", n=key, table=table,
@@ -261,18 +292,19 @@ class AiPlayers:
         try:
             child = self.spawn_one(lobby, token, table, f"AI {key}")
         except BaseException:
-            self.gate.release(key)
+            self.pool.release(key)
             raise
         child.on_seated = lambda c: self._seated(key, c)
+        child.on_progress = lambda c: self.pool.moved(key, self.reactor.seconds())
         child.ended.addCallback(lambda c: self._ended(key))
         self.running[key] = child
 
     def _seated(self, key: int, child: AiChild) -> None:
-        self.gate.settle(key)
+        self.pool.moved(key, self.reactor.seconds())
         log.info("{name} is seated: its table started", name=child.name)
 
     def _ended(self, key: int) -> None:
-        self.gate.release(key)
+        self.pool.release(key)
         self.running.pop(key, None)
         prune_journals(self.journal_dir, time.time())
 
@@ -282,13 +314,13 @@ class AiPlayers:
             log.info("{name} {why}", name=child.name, why=why)
             child.terminate()
             self.reactor.callLater(KILL_AFTER, child.kill)
-        self.gate.release(key)
+        self.pool.release(key)
 
     def check(self) -> None:
-        """Stop the players whose table has not started in time."""
-        for key in self.gate.expired(self.reactor.seconds(), SEAT_DEADLINE):
-            self._stop(key, f"was not seated within {SEAT_DEADLINE:.0f} s: its lobby never "
-                       "started")
+        """Stop the players whose table has not moved on in time."""
+        for key in self.pool.expired(self.reactor.seconds()):
+            self._stop(key, f"was stopped: its table had not moved on for {SEAT_DEADLINE:.0f} "
+                       "s (its lobby never started, or it stalled)")
 
     def close(self) -> None:
         if self._loop.running:
@@ -326,17 +358,20 @@ def prune_journals(journal_dir: str | None, now: float) -> list[str]:
 async def run_ai_server(reactor: Any, listen: str, strategy: str, level: str,
                         announce: bool = True, name: str = "AI server",
                         log_file: str | None = None, journal_dir: str | None = None,
-                        identity: Any = None, passphrase: str | None = None) -> Any:
+                        identity: Any = None, passphrase: str | None = None,
+                        players: AiPlayers | None = None) -> Any:
     """Answer fill requests: each AI seat asked for becomes its own `tractor ai` process
-    (bounded by `AiPlayers`)."""
+    (bounded by `AiPlayers`; ``players``: others to serve, as tests do)."""
 
     def spawn_one(lobby: str, token: bytes, table: str, child_name: str) -> AiChild:
         return spawn_ai_process(reactor, lobby, [token], strategy, level, log_file=log_file,
                                 journal_dir=journal_dir, name=child_name,
                                 interface="0.0.0.0")
 
-    players = AiPlayers(reactor, spawn_one, journal_dir)
+    if players is None:
+        players = AiPlayers(reactor, spawn_one, journal_dir)
     server = await serve_ai(reactor, players.spawn, listen=listen, announce=announce,
-                            name=name, identity=identity, passphrase=passphrase)
+                            name=name, identity=identity, passphrase=passphrase,
+                            admit=players.admit)
     server.players = players
     return server

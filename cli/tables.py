@@ -21,7 +21,13 @@ from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from tractor.ai.children import SEATED_LINE, AiChild, stop_all, terminate_on_shutdown
+from tractor.ai.children import (
+    PROGRESS_LINE,
+    SEATED_LINE,
+    AiChild,
+    stop_all,
+    terminate_on_shutdown,
+)
 from tractor.ai.executors import ThreadExecutor
 from tractor.ai.hints import HINT_LEVEL, observation_hinter
 from tractor.ai.peer import StrategyPlayer
@@ -692,7 +698,10 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
                                 args.seed, tokens_from_env(), passphrase, args.journal_dir,
                                 args.name, args.grace, args.interface,
                                 on_seated=lambda seating: say(SEATED_LINE),
-                                patient=args.patient)
+                                patient=args.patient,
+                                # Only a parent (an AI server, a host) reads these lines.
+                                on_progress=((lambda: say(PROGRESS_LINE))
+                                             if args.exit_with_parent else None))
     for line in lines:
         say(line)
     return 0 if all("stopped" not in line for line in lines) else 1

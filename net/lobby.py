@@ -132,6 +132,13 @@ class NoAiServer(LobbyError):
     code = "no-ai-server"
 
 
+class AiServerBusy(NoAiServer):
+    """The AI server has no players to spare for this host now (the reason says how many
+    are taken and when to try again: `tractor.net.ai_pool`)."""
+
+    code = "ai-server-busy"
+
+
 class WrongServerKey(LobbyError):
     """The AI server that answered is not the one the host chose: its identity key differs
     from the fingerprint chosen (or pinned). No seat token was sent."""
@@ -149,7 +156,8 @@ class WrongCode(LobbyError):
 _ERROR_CODES: dict[str, type[LobbyError]] = {
     c.code: c for c in (LobbyError, BadLobbyMessage, BadStart, WrongPassphrase,
                         PassphraseRequired, UnexpectedPassphrase, BadToken, TooManyAttempts,
-                        TableFull, LobbyClosed, NoAiServer, WrongServerKey, WrongCode)}
+                        TableFull, LobbyClosed, NoAiServer, AiServerBusy, WrongServerKey,
+                        WrongCode)}
 
 
 def error_for(code: Any, why: Any, peer: str) -> LobbyError:
@@ -1100,6 +1108,9 @@ def read_fill_request(msg: Any, who: str) -> FillRequest:
 
 
 SpawnFn = Callable[[str, bytes, str], None]
+#: ``admit(lobby_address, count)``: the AI layer grants the players of one request before
+#: any is spawned, or raises `AiServerBusy` (the whole request is refused).
+AdmitFn = Callable[[str, int], None]
 
 
 FILL_HOST_ID = b"tractor-fill/2 host"
@@ -1123,7 +1134,8 @@ class AiServerMachine:
     sealed to it (`nacl.public.SealedBox`), so seat tokens never cross the LAN in clear.
     The lobby address's IP is replaced by the IP the request came from: an AI server only
     ever dials back the machine that asked, never a third host named in a message.
-    ``spawn(lobby_address, token, table_name)`` is called once per token.
+    ``spawn(lobby_address, token, table_name)`` is called once per token, after ``admit``
+    (the AI layer's share of its players, `AdmitFn`) granted them all.
 
     A server with a ``passphrase`` adds its SPAKE2 message to the greeting; the host's
     request carries its own and a confirmation (`_fill_confirm`), which the server checks
@@ -1139,6 +1151,7 @@ class AiServerMachine:
     identity: Ed25519PrivateKey | None = None
     box_key: Any = None  # nacl.public.PrivateKey
     passphrase: str | None = None
+    admit: AdmitFn | None = None
     done: bool = False
     requests: list[FillRequest] = field(default_factory=list)
     spawn_errors: list[str] = field(default_factory=list)
@@ -1200,6 +1213,8 @@ class AiServerMachine:
         _, port = parse_endpoint(request.lobby, self.who)
         lobby = endpoint_string(self.peer_ip, port)
         self.done = True
+        if self.admit is not None:
+            self.admit(lobby, request.count)  # AiServerBusy: nothing spawned
         self.requests.append(request)
         spawned = 0
         for token in request.tokens:

@@ -48,6 +48,7 @@ from .discovery import (
 from .gate import Gate, LastFew, Recent, Refused, room_for_a_stranger
 from .lobby import (
     MAX_LOBBY_FRAME,
+    AdmitFn,
     AiServerMachine,
     AttemptLimiter,
     BadLobbyMessage,
@@ -722,7 +723,8 @@ class AiServerProtocol(_FramedLink):
             link.drop(BadLobbyMessage("dropped to make room: too many open requests",
                                       link.who), refuse=False)
         self.machine = AiServerMachine(self.server.spawn, ip, self.who, self.server.limiter,
-                                       self.server.identity, passphrase=self.server.passphrase)
+                                       self.server.identity, passphrase=self.server.passphrase,
+                                       admit=self.server.admit)
         self.sendString(self.machine.greeting())
 
     def connectionLost(self, reason: Any = None) -> None:
@@ -760,8 +762,10 @@ class AiServer:
     def __init__(self, reactor: Any, spawn: SpawnFn, name: str = "AI server",
                  clock: IReactorTime | None = None, limiter: AttemptLimiter | None = None,
                  identity: Ed25519PrivateKey | None = None,
-                 passphrase: str | None = None) -> None:
+                 passphrase: str | None = None, admit: AdmitFn | None = None) -> None:
         self.reactor = reactor
+        #: The AI layer's share of its players among hosts (`tractor.net.ai_pool`).
+        self.admit = admit
         #: Hosts must prove it (SPAKE2) before a request is read; None: any host may ask.
         self.passphrase = passphrase or None
         #: Open requests (each holds a descriptor and, with a passphrase, a PAKE): a few
@@ -830,12 +834,13 @@ async def serve_ai(reactor: Any, spawn: SpawnFn, listen: str = "tcp:0", announce
                    name: str = "AI server", clock: IReactorTime | None = None,
                    discovery_port: int = PORT,
                    identity: Ed25519PrivateKey | None = None,
-                   passphrase: str | None = None) -> AiServer:
+                   passphrase: str | None = None, admit: AdmitFn | None = None) -> AiServer:
     """Run an AI server's fill endpoint on ``listen`` and (``announce``) tell the LAN.
     ``spawn(lobby_address, token, table_name)`` is called once per AI seat a host asks for;
     the AI it starts calls ``join_table(reactor, lobby_address, Participant(..., kind="ai"),
     token=token)`` and then ``ready(True)``."""
-    server = AiServer(reactor, spawn, name, clock, identity=identity, passphrase=passphrase)
+    server = AiServer(reactor, spawn, name, clock, identity=identity, passphrase=passphrase,
+                      admit=admit)
     server.discovery_port = discovery_port
     await server.listen(listen)
     if announce:

@@ -777,6 +777,11 @@ class PeerNode:
         return (self.session.hand_no, table._progress(), deck.phase, deck.step,
                 len(deck.audited), len(deck.verdicts))
 
+    def progress_marker(self) -> object:
+        """Changes whenever the table moves on (None before it starts): how an AI server's
+        player tells a table that plays from one that stalls (`tractor.net.ai_pool`)."""
+        return None if self.session is None else self._stall_marker()
+
     def _watch_stalls(self, now: float) -> bool:
         """Complain about seats that owe a message past its deadline; stop the table (True)
         over one still silent after the complaint (`stall.StallWatch`)."""

@@ -23,9 +23,11 @@ from tractor.ai.runner import (
     AiPlayers,
     prune_journals,
 )
+from tractor.net.ai_pool import RECLAIM_AFTER
 from tractor.net.gate import Gate, Refused
 from tractor.net.journal import Journal
 from tractor.net.lobby import (
+    AiServerBusy,
     AttemptLimiter,
     BadStart,
     GuestLobby,
@@ -176,7 +178,7 @@ def test_one_requester_gets_a_table_of_ai_players_and_no_more():
     ai, clock, started = players()
     for _ in range(MAX_PER_REQUESTER):
         ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
-    with pytest.raises(RuntimeError, match=f"{MAX_PER_REQUESTER} AI players from 198.18.0.66"):
+    with pytest.raises(RuntimeError, match=f"at most {MAX_PER_REQUESTER} players for one addr"):
         ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
     for _, child in started:  # seated: still theirs, still counted
         child.seat()
@@ -190,30 +192,45 @@ def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
     for _ in range(3):
         ai.spawn("tcp:198.18.0.66:4000", bytes(32), "never starts")
     ai.spawn("tcp:198.18.0.5:4000", bytes(32), "real")
-    started[-1][1].seat()
-    clock.advance(SEAT_DEADLINE + 10)
+    real = started[-1][1]
+    real.seat()
+    for _ in range(int(SEAT_DEADLINE // 60) + 1):
+        clock.advance(60)
+        real.on_progress(real)  # its table plays on
     assert [c.alive for _, c in started] == [False, False, False, True]
     assert len(ai.children) == 1
-    assert len(ai.gate) == 1
+    assert len(ai.pool) == 1
 
 
 def test_a_full_server_makes_room_for_a_new_host_from_the_busiest_stranger():
     ai, clock, started = players()
     # Strangers from four addresses take every place with lobbies that never start
     # (before: eight requests of three filled the 24-process cap for everyone).
-    for k in range(MAX_AI_PROCESSES):
-        ai.spawn(f"tcp:198.18.0.{60 + k % 4}:4000", bytes(32), "t")
+    share = MAX_AI_PROCESSES // 4
+    for k in range(4):
+        ai.admit(f"tcp:198.18.0.{60 + k}:4000", share)
+        for _ in range(share):
+            ai.spawn(f"tcp:198.18.0.{60 + k}:4000", bytes(32), "t")
         clock.advance(1)
     assert len(ai.children) == MAX_AI_PROCESSES
-    for _ in range(3):  # a genuine host asks for three
+    clock.advance(RECLAIM_AFTER)  # none of their lobbies started meanwhile
+    ai.admit("tcp:198.18.0.5:4000", 3)  # a genuine host asks for three
+    for _ in range(3):
         ai.spawn("tcp:198.18.0.5:4000", bytes(32), "friday")
     mine = [c for lobby, c in started if "198.18.0.5:" in lobby]
     assert len(mine) == 3 and all(c.alive for c in mine)
     gone = [lobby for lobby, c in started if not c.alive]
-    assert len(gone) == 3 and all("198.18.0.6" in lobby for lobby in gone)
-    # Seated players are never stopped for a newcomer.
+    assert gone == ["tcp:198.18.0.60:4000"] * share  # the table idle the longest
+    # Players whose table plays on are never stopped for a newcomer.
     for c in mine:
         c.seat()
+    for _ in range(3):
+        clock.advance(RECLAIM_AFTER / 2)
+        for _, c in started:
+            if c.alive:
+                c.on_progress(c)
+    with pytest.raises(AiServerBusy, match="busy: 21 of 24 players are at other tables"):
+        ai.admit("tcp:198.18.0.7:4000", 6)
     assert all(c.alive for c in mine)
 
 
