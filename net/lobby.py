@@ -36,6 +36,7 @@ from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
 from .gate import Recent
 from .rendezvous import RendezvousError, is_internet_address, read_internet_address
+from .seat_names import ai_seat_name
 
 SEATING_VERSION = "tractor-seating/1"
 FILL_VERSION = "tractor-fill/2"  #: 2: the greeting is signed by the server's identity key
@@ -799,6 +800,9 @@ class HostLobby:
         if c.token is not None:
             self.tokens.settle(c.token)
             c.token = None
+        if kind == "ai":  # the host names its AIs: distinct, numbered for this table
+            name = ai_seat_name(name, [m.participant.name for m in self.seats if m is not None],
+                                len(self.seats))
         participant = Participant(name, key, port, kind, wanted)
         self.seats[seat] = _Member(conn, c.who, participant, c.peer_ip, c.local_ip)
         c.seat = seat
@@ -1035,8 +1039,9 @@ class GuestLobby:
         if self.me.public_key not in keys:
             raise BadStart("our key is not seated", who)
         seat = keys.index(self.me.public_key)
-        if ports[seat] != self.me.game_port or names[seat] != self.me.name \
-                or kinds[seat] != self.me.kind:
+        # An AI sits under the name the host gave it (`ai_seat_name`); a person's is theirs.
+        if ports[seat] != self.me.game_port or kinds[seat] != self.me.kind \
+                or (names[seat] != self.me.name and self.me.kind != "ai"):
             raise BadStart("our seat does not carry our port, name and kind", who)
         if self.roster is not None and self.roster.you != seat:
             raise BadStart(f"we sat at seat {self.roster.you}, the start says {seat}", who)
