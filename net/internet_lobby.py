@@ -250,8 +250,9 @@ class SeatCodes:
         text = f"the code {code} was spent by {how} ({count} in the last 24 hours)"
         at = self.budget.replacement_at(now, ahead=self.owed - 1)
         if at is None:
-            self._say(f"{text}: {count} wrong guesses at your seat codes, so new codes are "
-                      "paused; type `codes` to open new ones")
+            self._say(f"the code {code} was spent by {how}. {count} wrong guesses at your "
+                      "seat codes in the last 24 hours: new codes are paused; type `codes` "
+                      "to open new ones")
         elif at > now:
             self._say(f"{text}; its replacement opens in {at - now:.0f} s (after a few "
                       "wrong guesses each new code waits longer)")
