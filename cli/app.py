@@ -605,11 +605,12 @@ class PlayView:
 
     def log_fragments(self, width: int, height: int) -> StyleAndTextTuples:
         """The log pane: the newest events that fit, wrapped between words."""
-        return [("class:dim", render.events_text(self.client.events(), width, height))]
+        return [("class:dim", render.events_text(self.client.events(), width, height,
+                                                  self.client.names))]
 
     def log_panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:
         """The whole log (g): a page of it, the newest at the bottom unless scrolled."""
-        lines = render.log_lines(self.client.events(), width)
+        lines = render.log_lines(self.client.events(), width, self.client.names)
         page = max(1, height - 2)
         end = len(lines) - max(0, min(self.log_back, len(lines) - page))
         start = max(0, end - page)
@@ -623,12 +624,13 @@ class PlayView:
         """The log panel was drawn at this size: what PgUp/PgDn move by, and how far back
         it goes (a scroll past the oldest line stops there)."""
         self._log_page = max(1, height - 2)
-        self._log_lines = len(render.log_lines(self.client.events(), width))
+        self._log_lines = len(render.log_lines(self.client.events(), width,
+                                                self.client.names))
         self.log_back = max(0, min(self.log_back, self._log_lines - self._log_page))
 
     def banner_fragments(self, width: int, height: int) -> StyleAndTextTuples:
         """Network trouble, wrapped to the screen's width (never cut)."""
-        lines = render.wrap_words(self.client.banner() or "", width - 2)
+        lines = render.wrap_words(self.client.banner() or "", width - 2, keep=self.client.names)
         return [("class:banner", f" {line:<{width - 2}} " + ("\n" if i < len(lines) - 1
                                                              else ""))
                 for i, line in enumerate(lines)]
@@ -643,7 +645,7 @@ class PlayView:
         style = fragments[0][0] if len(fragments) == 1 else None
         if style is None:
             return fragments
-        lines = render.wrap_words(fragments[0][1], width)[:2]
+        lines = render.wrap_words(fragments[0][1], width, keep=self.client.names)[:2]
         return [(style, "\n".join(lines))]
 
     def message_fragments(self, width: int = 80) -> StyleAndTextTuples:
@@ -680,7 +682,8 @@ class PlayView:
         lines: list[str] = []
         for line in self.panel_text(width, height).split("\n"):
             indent = " " * (len(line) - len(line.lstrip()) + 2)
-            lines += render.wrap_words(line, width, indent) if line.strip() else [""]
+            lines += (render.wrap_words(line, width, indent, self.client.names) if line.strip()
+                      else [""])
         return lines
 
     def panel_fragments(self, width: int, height: int) -> StyleAndTextTuples:

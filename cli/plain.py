@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
+
+from prompt_toolkit.utils import get_cwidth
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
@@ -29,11 +32,11 @@ from .prompts import end_prompt
 
 HELP = """\
 Commands:
-  AS AS, 10h, ♠A, BJ   the cards to play, bury or declare (any case; suit first or last)
+  AS AS, 10h, ♠A, BJ   cards to play, bury or declare (suit first or last)
   1, 2, ...            pick a declaration from the list offered
-  pass                 make no declaration now (in the auction: no bid, and out for good)
+  pass                 no declaration now (in the auction: out for good)
   85                   in the auction variant: bid 85 points (multiples of 5)
-  AS                   in its card-play: the one card to show (the declarers' highest starts)
+  AS                   in the card-play: the card to show
   H, spades, none      the starter names the trump suit, or no suit
   hint                 what the AI would do here (then an empty line accepts it)
   last                 the last trick
@@ -54,9 +57,13 @@ class PlainSession:
     """The conversation's state, independent of how lines are read: the drivers below call
     `prompt` for the next question and `handle` with each answer."""
 
-    def __init__(self, client: TableClient, write: Callable[[str], Any]) -> None:
+    def __init__(self, client: TableClient, write: Callable[[str], Any],
+                 columns: Callable[[], int] | None = None) -> None:
         self.client = client
         self.write = write
+        #: The terminal's width now (None: a pipe, lines as they are): a longer line is
+        #: broken between words here, not by the terminal inside a word or a card.
+        self.columns = columns
         self.events_seen = 0
         self.shown: tuple[Any, ...] | None = None
         self.quit = False
@@ -75,7 +82,25 @@ class PlainSession:
         if self.at_prompt:
             self.at_prompt, self.interrupted = False, True
             self.write("\n")
-        self.write(text + "\n")
+        self.write(self.fitted(text) + "\n")
+
+    def width(self) -> int | None:
+        return self.columns() if self.columns is not None else None
+
+    def fitted(self, text: str) -> str:
+        """``text`` with every line longer than the terminal broken between words (names
+        whole), its continuation indented under it."""
+        width = self.width()
+        if width is None:
+            return text
+        out: list[str] = []
+        for line in text.split("\n"):
+            if get_cwidth(line) <= width:
+                out.append(line)
+                continue
+            indent = " " * min(width // 2, len(line) - len(line.lstrip()) + 2)
+            out += render.wrap_words(line, width, indent, keep=self.client.names)
+        return "\n".join(out)
 
     # --- what is printed -------------------------------------------------------------------
 
@@ -113,7 +138,7 @@ class PlainSession:
         if summary is not None:
             if fresh:
                 self.say()
-                self.say(render.summary_text(summary, obs, self.client.names))
+                self.say(render.summary_text(summary, obs, self.client.names, self.width()))
             if summary.get("game_over"):
                 return "game over (Enter to leave)> "
             return "next hand (Enter)> "
@@ -182,7 +207,7 @@ class PlainSession:
         elif cmd == "last":
             self.say(render.last_trick_text(self._obs(), client.names))
         elif cmd == "tracker":
-            self.say(render.tracker_text(self._obs()))
+            self.say(render.tracker_text(self._obs(), client.names, self.width() or 80))
         elif cmd == "table":
             obs = self._obs()
             self.say(render.table_text(obs, client.names))
@@ -349,7 +374,9 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
 
 async def _converse(client: TableClient, stdin: TextIO, out: TextIO, tty: bool) -> int:
     """`run_plain`'s conversation, on a terminal (``tty``) or on pipes."""
-    session = PlainSession(client, out.write)
+    # On a terminal, lines fit its width (asked at every line: it may be resized).
+    session = PlainSession(client, out.write,
+                           (lambda: shutil.get_terminal_size().columns) if tty else None)
     changed = asyncio.Event()
     client.on_change = changed.set
     read = _prompt_reader(client, stdin, out) if tty else _pipe_reader(stdin)

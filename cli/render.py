@@ -12,6 +12,7 @@ cursor and selection use reverse video and markers, which need no colour.
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -275,6 +276,9 @@ def table_fragments(obs: Observation, names: Sequence[str],
                         f"level {levels[1 - decl]}\n"))
         out.append(("", "Defender points: "))
         out.append(("class:points", f"{obs.defender_points}"))
+        if obs.penalties:  # below 0 for a while after a defender's failed throw
+            won = obs.defender_points - obs.penalties
+            out.append(("", f" ({won} in tricks, penalty {obs.penalties:+d})"))
         out.append(("", "\n"))
     phase = obs.phase
     if phase in ("deal", "declare"):
@@ -433,10 +437,13 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
     if decision == "bid":
         bids = obs.bids
         high = max((p for _, p in bids), default=0)
-        standing = (f"the high bid is {high} by {names[bids[-1][0]]}" if bids
-                    else "no bid yet")
-        return (f"Auction ({standing}): bid the points your team means to take, a multiple "
-                f"of 5 from {high + 5}, or pass (a pass is final).")
+        standing = f"high bid {high}, {names[bids[-1][0]]}" if bids else "no bid yet"
+        rules = rules_of(obs)
+        most = f" to {rules.total_points}" if rules is not None else " up"
+        # The rules (seeds/README.md): the highest bid only picks the declaring team; the
+        # hand scores as every hand does, so a bid is no target to reach.
+        return (f"Auction ({standing}): the highest bidder's team declares, with no points "
+                f"to reach. Bid {high + 5}{most} in steps of 5, or pass (final).")
     if decision == "show":
         return ("Show one card, then Enter: the declarers' highest card makes its player "
                 "the starter (jokers highest, then A down to 2).")
@@ -488,25 +495,56 @@ def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]
                                    PANEL_HEIGHT if height is None else height))
 
 
-def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+#: A space no line is broken at: `glued` puts it where words belong together and
+#: `wrap_words` makes it a plain space again (a name cannot hold one: it is not printable).
+GLUE = "\u00a0"
+#: A word and the number it goes with: "AI 3", "lv 2", "trick 7", "bury 8".
+_WORD_NUMBER = re.compile(r"(?<![^\s(])([A-Za-z]+) (?=[+−-]?\d+(?![^\s,.:;)]))")
+#: A number and what it counts: "8 cards", "20 points".
+_NUMBER_UNIT = re.compile(r"(?<![^\s(])([+−-]?\d+) (?=(?:cards?|points?|levels?|pts)"
+                          r"(?![^\s,.:;)]))")
+
+
+def glued(text: str, keep: Sequence[str] = ()) -> str:
+    """``text`` with `GLUE` between the words a line must not part: the phrases ``keep``
+    (names of several words), a word and its number, a number and its unit.
+
+    >>> glued("you take the talon: bury 8 cards").replace(GLUE, "_")
+    'you take the talon: bury_8_cards'
+    >>> glued("trick 7 to Ann Lee: 10 points", ["Ann Lee"]).replace(GLUE, "_")
+    'trick_7 to Ann_Lee: 10_points'
+    """
+    for phrase in sorted({k for k in keep if " " in k}, key=len, reverse=True):
+        text = re.sub(rf"(?<!\S){re.escape(phrase)}(?![^\s,.:;)])",
+                      phrase.replace(" ", GLUE), text)
+    text = _WORD_NUMBER.sub(rf"\1{GLUE}", text)
+    return _NUMBER_UNIT.sub(rf"\1{GLUE}", text)
+
+
+def wrap_words(text: str, width: int, indent: str = "", keep: Sequence[str] = ()) -> list[str]:
     """``text`` in lines of at most ``width``, broken between words (a card is one word,
-    so never inside a card); at least one line."""
-    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
-                         break_on_hyphens=False) or [""]
+    so never inside a card), never inside a name of ``keep``, between a word and its
+    number or a number and its unit (`glued`); at least one line. Only a piece longer
+    than a whole line is broken inside."""
+    lines = textwrap.wrap(glued(text, keep), max(1, width), subsequent_indent=indent,
+                          break_on_hyphens=False) or [""]
+    return [line.replace(GLUE, " ") for line in lines]
 
 
-def log_lines(events: Sequence[str], width: int) -> list[str]:
-    """Every event wrapped to ``width``, oldest first (continuation lines indented)."""
-    return [line for e in events for line in wrap_words(e, width, "  ")]
+def log_lines(events: Sequence[str], width: int, keep: Sequence[str] = ()) -> list[str]:
+    """Every event wrapped to ``width``, oldest first (continuation lines indented; the
+    names ``keep`` whole)."""
+    return [line for e in events for line in wrap_words(e, width, "  ", keep)]
 
 
-def events_text(events: Sequence[str], width: int = 30, height: int = 12) -> str:
+def events_text(events: Sequence[str], width: int = 30, height: int = 12,
+                keep: Sequence[str] = ()) -> str:
     """The latest events that fit in ``height`` lines of ``width`` (wrapped between words,
-    whole events only, oldest first)."""
+    the names ``keep`` whole, whole events only, oldest first)."""
     blocks: list[list[str]] = []
     used = 0
     for e in reversed(events):
-        block = wrap_words(e, width, "  ")
+        block = wrap_words(e, width, "  ", keep)
         if used + len(block) > height:
             if not blocks:  # one event longer than the pane: keep its end
                 blocks.append(block[-height:])

@@ -34,6 +34,8 @@ Cell = tuple[int, int]  #: (row, column) of the seat grid
 #: Below this many columns the log does not fit beside the table.
 LOG_BESIDE_FROM = 100
 LOG_WIDTH = 30
+#: Columns the middle of the table keeps for what the trick is when the sides widen.
+MIDDLE_ROOM = 20
 
 
 def grid_columns(players: int) -> int:
@@ -90,9 +92,7 @@ def header_lines(obs: Observation, width: int) -> list[Line]:
     else:
         parts += [[("", f"declarers team {decl} lv {levels[decl]}")],
                   [("", f"defenders team {1 - decl} lv {levels[1 - decl]}")]]
-        need = takeover_points(obs)
-        parts.append([("", "points "), ("class:points", str(obs.defender_points))]
-                     + ([("class:dim", f"/{need}")] if need else []))
+        parts.append(points_part(obs))
     lines: list[Line] = [[]]
     for part in parts:
         line = lines[-1]
@@ -102,6 +102,20 @@ def header_lines(obs: Observation, width: int) -> list[Line]:
         else:
             line += sep + part
     return lines
+
+
+def points_part(obs: Observation) -> Line:
+    """The defenders' points, of the points that take over; after a failed throw, what
+    its penalty did to them (seeds/README.md: a defender's throw takes the penalty off the
+    defenders' points, a declarer's adds it, so they can be below 0 for a while; a hand
+    below 0 scores as 0): "points -20/80 (0 in tricks, penalty -20)"."""
+    need = takeover_points(obs)
+    part: Line = [("", "points "), ("class:points", str(obs.defender_points))]
+    part += [("class:dim", f"/{need}")] if need else []
+    if obs.penalties:
+        won = obs.defender_points - obs.penalties
+        part.append(("class:dim", f" ({won} in tricks, penalty {obs.penalties:+d})"))
+    return part
 
 
 def _trick_plays(obs: Observation) -> dict[int, tuple[tuple[int, ...], str]]:
@@ -156,15 +170,20 @@ def cut(text: str, cells: int) -> str:
     return out + "…" if cells >= 1 else ""
 
 
+def widest_side(obs: Observation) -> int:
+    """Columns of the widest side line in its long form ("decl · lv 2 · 17 cards")."""
+    longest_side = "team 0" if obs.declarers is None else "decl"
+    return max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
+                   f"{render.count(obs.hand_sizes[s], 'card')}")
+               for s in range(len(obs.hand_sizes)))
+
+
 def side_form(obs: Observation, width: int) -> int:
     """The form of the side line every place takes when the narrowest is ``width``
     columns: 0 "decl · lv 2 · 17 cards", 1 "decl lv 2 · 17 cards", 2 "decl 2 · 17" (cut
     to the place). The longest whose widest line fits, so the seats read alike ("decl lv
     2" beside "def · lv 2" looked like two kinds of seat)."""
-    longest_side = "team 0" if obs.declarers is None else "decl"
-    widest = max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
-                     f"{render.count(obs.hand_sizes[s], 'card')}")
-                 for s in range(len(obs.hand_sizes)))
+    widest = widest_side(obs)
     return next((k for k, spare in enumerate((0, 2)) if widest - spare <= width), 2)
 
 
@@ -258,7 +277,7 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
             out.append("hand over")
     lines: list[str] = []
     for text in out:
-        lines += render.wrap_words(text, width)
+        lines += render.wrap_words(text, width, keep=names)
     return lines
 
 
@@ -288,12 +307,48 @@ def _pad(line: Line, width: int, align: str) -> Line:
     return [*line, ("", " " * gap)]
 
 
-def column_widths(width: int, columns: int) -> list[int]:
-    """Equal columns, the remainder to the middle one."""
+def column_widths(width: int, columns: int, outer: int = 0) -> list[int]:
+    """Equal columns, the remainder to the middle one; the outer two at least ``outer``
+    wide when the middle keeps `MIDDLE_ROOM` (else as much as leaves it that).
+
+    >>> column_widths(69, 3), column_widths(69, 3, 24), column_widths(69, 3, 30)
+    ([23, 23, 23], [24, 21, 24], [24, 21, 24])
+    """
     base = width // columns
     widths = [base] * columns
     widths[columns // 2] += width - base * columns
+    wider = min(outer, (width - MIDDLE_ROOM) // 2) - widths[0]
+    if columns == 3 and wider > 0:
+        widths = [widths[0] + wider, widths[1] - 2 * wider, widths[2] + wider]
     return widths
+
+
+def alone_in_row(by_cell: dict[Cell, int], columns: int) -> set[Cell]:
+    """The places in the middle column with no other place in their row (the top and the
+    bottom at a table of four): each may take the whole row.
+
+    >>> sorted(alone_in_row({c: s for s, c in seat_cells(4, 0).items()}, 3))
+    [(0, 1), (2, 1)]
+    >>> alone_in_row({c: s for s, c in seat_cells(6, 0).items()}, 3)
+    set()
+    """
+    mid = columns // 2
+    return {(row, col) for row, col in by_cell if col == mid
+            and not any((row, c) in by_cell for c in range(columns) if c != mid)}
+
+
+def place_widths(obs: Observation, by_cell: dict[Cell, int],
+                 width: int) -> tuple[list[int], dict[Cell, int]]:
+    """The grid's column widths and each place's. A place alone in its row takes the row;
+    when every place of the middle column does (four seats), the side columns widen to
+    the long side line (`side_form`), which the middle's text would otherwise leave
+    unused (at 100 columns, four seats had the short form)."""
+    columns = grid_columns(obs.players)
+    alone = alone_in_row(by_cell, columns)
+    middle = [cell for cell in by_cell if cell[1] == columns // 2]
+    outer = widest_side(obs) + 2 if middle and set(middle) <= alone else 0
+    widths = column_widths(width, columns, outer)
+    return widths, {cell: width if cell in alone else widths[cell[1]] for cell in by_cell}
 
 
 def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
@@ -302,18 +357,18 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     spacing and the lines under the grid only where they leave ``keep`` lines free."""
     n = obs.players
     columns = grid_columns(n)
-    widths = column_widths(width, columns)
     cells = seat_cells(n, obs.seat)
     by_cell = {cell: seat for seat, cell in cells.items()}
+    widths, places = place_widths(obs, by_cell, width)
     plays = _trick_plays(obs)
     header = header_lines(obs, width)
     room = max(3, height - len(header))
     compact = room < 9
     content: dict[Cell, list[Line]] = {}
     # Two columns at least between places: card lines side by side stay apart.
-    form = side_form(obs, min(widths[col] for _, col in by_cell) - 2)
+    form = side_form(obs, min(places.values()) - 2)
     for cell, seat in by_cell.items():
-        content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
+        content[cell] = seat_lines(obs, names, seat, places[cell] - 2, plays,
                                    compact=compact, color=color, form=form)
     # The middle: the free cells of the middle row around its centre.
     mid = columns // 2
@@ -331,7 +386,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
         heights[heights.index(max(heights))] -= 1
     for cell, seat in by_cell.items():  # fitted again where a row lost lines
         if len(content[cell]) > heights[cell[0]]:
-            content[cell] = seat_lines(obs, names, seat, widths[cell[1]] - 2, plays,
+            content[cell] = seat_lines(obs, names, seat, places[cell] - 2, plays,
                                        heights[cell[0]], compact, color, form)
     # Room to spare: blank lines between the rows read as a table, not a list.
     gap = max(0, min(2, (room - keep - sum(heights)) // 2))
@@ -342,6 +397,10 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
         for k in range(heights[row]):
             line: Line = []
             col = 0
+            if (row, mid) in places and places[(row, mid)] == width:  # alone in its row
+                cell_lines = content[(row, mid)]
+                out.append(_pad(cell_lines[k] if k < len(cell_lines) else [], width, "center"))
+                continue
             while col < columns:
                 if row == 1 and col == lo:
                     text = middle[k] if k < len(middle) else []
@@ -373,9 +432,11 @@ def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]
         out += render.wrap_words(f"defenders won {render.cards_label(won)}", width, "  ")
     if obs.current and obs.tricks:
         last = obs.tricks[-1]
-        plays = " · ".join(f"{names[(last.leader + k) % n]} {render.cards_label(c)}"
+        # A seat and its (first) card stay on one line: "AI 4" over "♠10" read apart.
+        plays = " · ".join(f"{names[(last.leader + k) % n]}{render.GLUE}{render.cards_label(c)}"
                            for k, c in enumerate(last.plays))
-        out += render.wrap_words(f"last trick: {plays} → {names[last.winner]}", width, "  ")
+        out += render.wrap_words(f"last trick: {plays} → {names[last.winner]}", width, "  ",
+                                 keep=names)
     return out
 
 
@@ -386,7 +447,7 @@ def table_pane(obs: Observation, names: Sequence[str], events: Sequence[str], wi
     if width >= LOG_BESIDE_FROM:
         left_width = width - LOG_WIDTH - 1
         left = ring_lines(obs, names, left_width, height, color)
-        log = render.events_text(events, LOG_WIDTH, height).split("\n") if events else []
+        log = render.events_text(events, LOG_WIDTH, height, names).split("\n") if events else []
         rows: list[Line] = []
         for k in range(max(len(left), height)):
             row = _pad(left[k] if k < len(left) else [], left_width, "left")
@@ -400,7 +461,7 @@ def table_pane(obs: Observation, names: Sequence[str], events: Sequence[str], wi
     if free >= 2 and events:
         rule = "── latest (g: whole log) " + "─" * max(0, width - 25)
         rows.append([("class:separator", rule[:width])])
-        text = render.events_text(events, width, free - 1)
+        text = render.events_text(events, width, free - 1, names)
         rows += [[("class:dim", t)] for t in text.split("\n")]
     return _joined(rows)
 

@@ -461,8 +461,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                               on_warning=lambda text: reporter[0](text))
             codes.start()
         else:
-            say(f"table {args.name!r} open: others run `tractor join {lobby.address}` "
-                "(or `tractor join` to find it on the LAN)")
+            where = ("(it is not announced: `tractor join` alone does not list it)"
+                     if args.no_announce else "(or `tractor join` to find it on the LAN)")
+            say(f"table {args.name!r} open: others run `tractor join {lobby.address}` {where}")
         pins = Journal(journal_path())
         host_lobby = lobby
         # An internet table's AI seats are this machine's: a LAN AI server's players

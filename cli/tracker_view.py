@@ -14,7 +14,6 @@ are shown (a void in a suit with nothing left out tells nothing).
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
@@ -204,11 +203,11 @@ def _source(obs: Observation, seat: int, held: Sequence[int], facts: SeatFacts) 
 
 
 def _wrap(text: str, width: int | None, indent: str) -> list[str]:
-    """``text`` broken between words (a card is one word) into lines of ``width``."""
+    """``text`` broken between words (a card is one word; "AI 3", "trick 4" and "8 cards"
+    are kept together, `render.wrap_words`) into lines of ``width``."""
     if width is None:
         return [text]
-    return textwrap.wrap(text, max(1, width), subsequent_indent=indent,
-                         break_on_hyphens=False) or [""]
+    return render.wrap_words(text, width, indent)
 
 
 def pack(parts: Sequence[str], width: int | None, first: str, rest: str,
