@@ -589,10 +589,11 @@ class PlayView:
 
     # --- what the panes show ---------------------------------------------------------------
 
-    def status_fragments(self) -> StyleAndTextTuples:
+    def status_fragments(self, width: int = 80, height: int = 1) -> StyleAndTextTuples:
+        """The status bar, fitted to its width (never cut inside a word or a name)."""
         obs = self.obs()
         text = render.status_text(obs, self.client.names, self.client.decision(),
-                                  self.client.summary())
+                                  self.client.summary(), max(1, width - 2))
         return [("class:status", f" {text} ")]
 
     def table_fragments(self) -> StyleAndTextTuples:
@@ -966,7 +967,7 @@ def _layout(view: PlayView) -> Layout:
                       input_processors=[BeforeInput("say> ", style="class:label")]),
         height=1)
     body = HSplit([
-        Window(FormattedTextControl(_safe(view.status_fragments)), height=1,
+        Window(FittedText(view.status_fragments), height=1,
                style="class:status"),
         ConditionalContainer(
             Window(FittedText(view.banner_fragments), height=Dimension(min=1, max=4),

@@ -390,9 +390,34 @@ AUCTION_TURNS = {"bid": "your turn: bid or pass", "show": "your turn: show a car
 
 
 def status_text(obs: Observation, names: Sequence[str], decision: str | None,
-                summary: dict[str, Any] | None = None) -> str:
+                summary: dict[str, Any] | None = None, width: int | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
-    move it is."""
+    move it is; in ``width`` columns when given (`fit_line`)."""
+    return fit_line(_status(obs, names, decision, summary), width, "Tractor · ")
+
+
+def fit_line(text: str, width: int | None, optional: str = "") -> str:
+    """``text`` in ``width`` columns: without its ``optional`` start if that is what it
+    takes, else cut between words with "…" (a one-line bar cannot wrap, and a terminal
+    cutting it would cut a word or a name in two).
+
+    >>> fit_line("Tractor · hand 1 · waiting for Bartholomew", 30, "Tractor · ")
+    'hand 1 · waiting for …'
+    """
+    if width is None or len(text) <= width:
+        return text
+    if optional and text.startswith(optional):
+        text = text[len(optional):]
+        if len(text) <= width:
+            return text
+    cut = text[:max(0, width - 1)]
+    if " " in cut and not text[len(cut)].isspace():
+        cut = cut[:cut.rindex(" ") + 1]
+    return cut + "…"
+
+
+def _status(obs: Observation, names: Sequence[str], decision: str | None,
+            summary: dict[str, Any] | None) -> str:
     hand_no = hand_number(obs) + 1
     phase = obs.phase
     winner = obs.game.winner if obs.game is not None else None

@@ -328,3 +328,22 @@ def test_four_seats_beside_the_log_take_the_long_side_line(width: int) -> None:
     text = render.to_text(table_view.table_pane(obs, moment.names, moment.events(), width, 32))
     assert len(re.findall(r"\b(?:decl|def) · lv \d+ · \d+ cards?\b", text)) == 4, text
     assert all(len(line) <= width for line in text.split("\n")), text
+
+
+def test_the_status_bar_never_cuts_a_long_name_in_two() -> None:
+    # One line that cannot wrap: " Tractor · hand 1 · trick 6 · trump ♦2 · playing: waiting
+    # for Bartholomew Longname" is 85 columns, and the terminal cut the name.
+    moment = next(client for label, client in game_moments(4) if label == "middle")
+    obs = moment.observation()
+    names = ["Tess", "Bartholomew Longname", "Maximilianus Peregrinus", "Christopherson Q"]
+    waiting = FrozenClient(replace(obs, to_act=1), names, None)
+    with create_pipe_input() as pipe:
+        app = build_app(waiting, input=pipe, output=DummyOutput())
+        bars = {width: capture(app, width, 24).split("\n")[0] for width in (100, 80, 72, 60)}
+    whole = render.status_text(waiting.obs, names, None).split()
+    assert bars[100].split() == whole, bars
+    for width, bar in bars.items():
+        words = bar.split()
+        assert len(bar) <= width and words[-1] in ("Longname", "…"), bars
+        assert all(word in whole for word in words[:-1]), bars  # none cut in two
+    assert bars[60].endswith(" …"), bars
