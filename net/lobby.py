@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
-from .gate import Recent
+from .guess_line import Attempt, AttemptLimiter
 from .rendezvous import RendezvousError, is_internet_address, read_internet_address
 from .seat_names import ai_seat_name
 
@@ -520,133 +519,6 @@ class TokenBook:
 
     def __contains__(self, tid: object) -> bool:
         return tid in self._tokens
-
-
-# --- guess limiting -------------------------------------------------------------------------
-
-TOKEN_HANDSHAKES = 20  #: seat-token handshakes a minute from one address
-
-
-@dataclass(eq=False)
-class Attempt:
-    """One online guess, from its start (see `AttemptLimiter`)."""
-
-    source: str
-    start: float
-    fresh: bool = False  #: taken past the table's budget by an address new to the window
-    ended: bool = False
-
-
-class AttemptLimiter:
-    """Online guesses of a passphrase, bounded per address and per table.
-
-    Per source IP: at most ``limit`` attempts in a sliding ``window`` of seconds.
-    Per table, across every source (a LAN host can take many addresses): ``budget``
-    attempts in ``table_window`` seconds are free. Past that, an address that has not
-    tried in the window still gets its one attempt (up to ``fresh_budget`` such in the
-    window), so a person who knows the passphrase is not locked out by someone guessing
-    from elsewhere; an address that has tried (or a newcomer past those) waits its turn:
-    the table takes one such attempt at a time, ``backoff`` seconds after the last, the
-    wait doubling with every further attempt up to ``max_backoff``. An attempt counts from
-    the moment it starts (the host's first answer already tells a guesser whether it
-    guessed right) and is
-    refunded when it succeeds. ``wrong`` counts the failed attempts, which the host is
-    shown.
-
-        >>> limiter = AttemptLimiter(limit=5, budget=2, backoff=4.0)
-        >>> for ip in ("10.0.0.1", "10.0.0.2"):
-        ...     limiter.fail(limiter.start(ip, 0.0))
-        >>> limiter.allowed("10.0.0.1", 1.0), limiter.allowed("10.0.0.1", 4.0)
-        (False, True)
-        >>> limiter.allowed("10.0.0.3", 1.0)  # new to the window: its one attempt
-        True
-        >>> limiter.wrong, limiter.last_wrong
-        (2, '10.0.0.2')
-    """
-
-    def __init__(self, limit: int = 5, window: float = 60.0, budget: int = 20,
-                 table_window: float = 600.0, backoff: float = 2.0,
-                 max_backoff: float = 60.0, fresh_budget: int = 32,
-                 what: str = "wrong guesses at this table") -> None:
-        self.what = what  #: what a refusal says there were too many of
-        self.limit = limit
-        self.window = window
-        self.budget = budget
-        self.table_window = table_window
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.fresh_budget = fresh_budget
-        self._attempts: list[Attempt] = []  #: not refunded, newest last
-        self._tokens = Recent(60.0)  #: seat-token handshakes per address
-        self.wrong = 0
-        self.last_wrong = ""  #: the source of the last failed attempt
-
-    def _live(self, now: float, within: float) -> list[Attempt]:
-        return [a for a in self._attempts if a.start > now - within]
-
-    def _table(self, now: float) -> list[Attempt]:
-        """The attempts of every address in the table's window (older ones forgotten)."""
-        self._attempts = self._live(now, max(self.window, self.table_window))
-        return self._live(now, self.table_window)
-
-    def _wait(self, live: list[Attempt], now: float) -> float:
-        over = len(live) - self.budget
-        if over < 0:
-            return 0.0
-        delay = min(self.max_backoff, self.backoff * 2 ** over)
-        return max(0.0, live[-1].start + delay - now)
-
-    def _newcomer(self, ip: str, live: list[Attempt]) -> bool:
-        """Past the budget, whether ``ip`` takes a newcomer's one try: it has not tried in
-        the window, and the newcomers' share is not spent."""
-        return (len(live) >= self.budget and all(a.source != ip for a in live)
-                and sum(a.fresh for a in live) < self.fresh_budget)
-
-    def wait(self, now: float) -> float:
-        """Seconds until the table takes another attempt from an address that has tried
-        in the window (0: now)."""
-        return self._wait(self._table(now), now)
-
-    def allowed(self, ip: str, now: float) -> bool:
-        return not self.why_not(ip, now)
-
-    def token_ok(self, ip: str, now: float) -> bool:
-        """Seat-token handshakes are not guesses (32 random bytes), but each costs a key
-        exchange: `TOKEN_HANDSHAKES` a minute per address (a machine starts 11 AI players
-        at most)."""
-        return self._tokens.hit(ip, now) <= TOKEN_HANDSHAKES
-
-    def why_not(self, ip: str, now: float) -> str:
-        """Why ``ip`` may not try now, in the words a refusal gives ("" if it may)."""
-        mine = [a for a in self._live(now, self.window) if a.source == ip]
-        if len(mine) >= self.limit:
-            return "too many attempts from this address; wait a minute"
-        live = self._table(now)
-        if len(live) < self.budget or self._newcomer(ip, live):
-            return ""  # within the budget, or a newcomer's one try
-        wait = self._wait(live, now)
-        if wait == 0.0:
-            return ""  # its turn in the queue
-        return f"too many {self.what}: try again in {max(1, math.ceil(wait))} s"
-
-    def start(self, ip: str, now: float) -> Attempt:
-        """Count one attempt; returns it for `succeed` or `fail`."""
-        attempt = Attempt(ip, now, fresh=self._newcomer(ip, self._table(now)))
-        self._attempts.append(attempt)
-        return attempt
-
-    def succeed(self, attempt: Attempt) -> None:
-        attempt.ended = True
-        self._attempts = [a for a in self._attempts if a is not attempt]
-
-    def fail(self, attempt: Attempt) -> None:
-        """The attempt ended without proving the secret (refused, or abandoned after the
-        host's answer): one more wrong guess for the host to see."""
-        if attempt.ended:
-            return
-        attempt.ended = True
-        self.wrong += 1
-        self.last_wrong = attempt.source
 
 
 # --- the host's state machine ---------------------------------------------------------------

@@ -46,6 +46,7 @@ from .discovery import (
     start_announcer,
 )
 from .gate import Gate, LastFew, Recent, Refused, room_for_a_stranger
+from .guess_line import TurnKeeper
 from .lobby import (
     MAX_LOBBY_FRAME,
     AdmitFn,
@@ -72,7 +73,7 @@ from .lobby import (
     read_fill_reply,
     refusal,
 )
-from .pake import Channel, GuestHandshake, HostHandshake
+from .pake import Channel, GuestHandshake, HostHandshake, Step
 
 HANDSHAKE_TIMEOUT = 10.0  #: seconds to finish the PAKE (or the AI fill exchange)
 JOIN_TIMEOUT = 10.0  #: seconds from the handshake to the join message
@@ -245,25 +246,7 @@ class HostLink(_FramedLink):
             return
         now = self.clock.seconds()
         if self.channel is None:
-            step = self.handshake.receive(data, now)
-            if step.send is not None:
-                self.sendString(step.send)
-            if step.error is not None:
-                self.drop(step.error, refuse=False)  # the step carried the refusal
-                self.host.tell_guesses()
-                return
-            if self.handshake.mode in ("pass", "token"):
-                # A handshake under way that cost something (a guess counted against its
-                # address and the table, or a live seat token): no longer a stranger that
-                # a flood may push out. An open table's costs nothing: only a seat counts.
-                self.host.gate.settle(self.conn)
-            if step.channel is not None:
-                self.channel = step.channel
-                self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
-                                        self.handshake.token)
-                self.setTimeout(JOIN_TIMEOUT)
-                self.log.info("lobby peer {who} authenticated ({mode})", who=self.who,
-                              mode=self.handshake.mode)
+            self._handshake_step(self.handshake.receive(data, now))
             return
         self._recent = [t for t in self._recent if t > now - RATE_WINDOW] + [now]
         try:
@@ -284,6 +267,56 @@ class HostLink(_FramedLink):
         if msg.get("t") == "leave":
             self.log.info("lobby peer {who} left", who=self.who)
             self.close()
+
+    def _handshake_step(self, step: Step) -> None:
+        assert self.handshake is not None
+        if step.send is not None:
+            self.sendString(step.send)
+        if step.error is not None:
+            self.drop(step.error, refuse=False)  # the step carried the refusal
+            self.host.tell_guesses()
+            return
+        if self.handshake.mode in ("pass", "token"):
+            # A handshake under way that cost something (a guess counted against its
+            # address and the table, a live seat token, or a place in the table's line,
+            # which the line bounds itself): no longer a stranger that a flood may push
+            # out. An open table's costs nothing: only a seat counts.
+            self.host.gate.settle(self.conn)
+        if step.wait is not None:
+            self._wait_in_line(step.wait)
+        elif step.channel is not None:
+            self.channel = step.channel
+            self.host.state.connect(self.conn, self.who, self.peer_ip, self.local_ip,
+                                    self.handshake.token)
+            self.setTimeout(JOIN_TIMEOUT)
+            self.log.info("lobby peer {who} authenticated ({mode})", who=self.who,
+                          mode=self.handshake.mode)
+
+    def _wait_in_line(self, seconds: float) -> None:
+        """No turn free for a guess: the hello waits on this connection for its turn
+        (`tractor.net.guess_line`), at most ``seconds``."""
+        assert self.handshake is not None and self.handshake.place is not None
+        self.handshake.place.go = self._turn
+        self.handshake.place.dismiss = self._end_wait
+        self.setTimeout(seconds)
+        self.host.turns.poke()
+
+    def _turn(self) -> None:
+        if self.closing or self.handshake is None:
+            return
+        self.setTimeout(HANDSHAKE_TIMEOUT)
+        self._handshake_step(self.handshake.proceed(self.clock.seconds()))
+
+    def _end_wait(self, why: str) -> None:
+        if not self.closing and self.handshake is not None:
+            self._handshake_step(self.handshake.give_up(why))
+
+    def timeoutConnection(self) -> None:
+        if self.handshake is not None and self.handshake.state == "waiting":
+            self._end_wait("no turn for a guess came in time: strangers keep guessing at "
+                           "this table; try again later")
+            return
+        super().timeoutConnection()
 
     def send_message(self, msg: dict[str, Any]) -> None:
         if self.channel is not None and not self.closing:
@@ -332,6 +365,7 @@ class LobbyHost:
         self.ai_servers: dict[str, bytes] = {}
         self.state = HostLobby(name, rules, me, carry=carry, internet=internet)
         self.limiter = limiter or AttemptLimiter()
+        self.turns = TurnKeeper(self.limiter, self.clock)  #: the line's turns for guesses
         self.links: dict[int, HostLink] = {}
         #: Places for connections: a seated one keeps its own, strangers share the rest.
         self.gate = Gate(MAX_SILENT_PER_SOURCE, MAX_LINKS, "connections",
@@ -507,6 +541,7 @@ class LobbyHost:
 
     def _shut(self) -> None:
         self.closed = True
+        self.turns.stop()
         for link in list(self.links.values()):
             link.close()
         if self._port is not None:
@@ -582,6 +617,11 @@ class GuestLink(_FramedLink):
                 self.sendString(step.send)
             if step.error is not None:
                 self.drop(step.error, refuse=False)
+            elif step.wait is not None:
+                # Strangers are guessing at this table: our hello waits for its turn.
+                self.setTimeout(step.wait + HANDSHAKE_TIMEOUT)
+                self.log.info("lobby {who}: the table is busy with guesses; waiting for a "
+                              "turn (at most {s:.0f} s)", who=self.who, s=step.wait)
             elif step.channel is not None:
                 self.channel = step.channel
                 self.send_message(self.guest.state.join_message())
@@ -784,7 +824,7 @@ class AiServer:
         # guess, bounded as at a table.
         self.limiter = limiter or (
             AttemptLimiter(what="wrong guesses at this AI server") if self.passphrase else
-            AttemptLimiter(limit=20, window=60.0, budget=1 << 30, table_window=60.0))
+            AttemptLimiter(limit=20, window=60.0, budget=1 << 30))
         self.errors: list[LobbyError] = LastFew(MAX_ERRORS)
         self.players: Any = None  #: what the AI layer keeps of the players it started
         self.address = ""

@@ -7,6 +7,9 @@ The exchange, three frames, the same with or without a passphrase:
 1. guest -> host, hello: ``{"v", "auth": "none"|"pass"|"token", "nonce", "pake"?, "tid"?}``
    (``pake``: the guest's SPAKE2 message; ``tid``: the public id of a seat token);
 2. host -> guest, welcome: ``{"v", "name", "nonce", "pake"?, "confirm"}`` or a refusal;
+   with a passphrase, when the table has no turn free for a guess, first ``{"wait": s}``:
+   the hello waits in the table's line (`tractor.net.guess_line`), at most ``s`` seconds,
+   for its welcome;
 3. guest -> host: ``{"confirm"}``.
 
 Both sides hash a transcript (version, table name, mode, token id, both nonces, both SPAKE2
@@ -14,8 +17,8 @@ messages) and derive four keys from the SPAKE2 key: one confirmation key per sid
 MAC key per direction. A wrong passphrase shows up as a confirmation that does not match:
 `WrongPassphrase` on both sides, and the only thing learned is whether that one guess was
 right (SPAKE2 gives an attacker one online guess per run; `AttemptLimiter` allows five a
-minute per address). Without a passphrase the same frames run with an empty secret: the
-MACs then only check integrity, not who sent them.
+minute per address and 240 an hour per table). Without a passphrase the same frames run
+with an empty secret: the MACs then only check integrity, not who sent them.
 
 After the handshake, every frame is ``[body, tag]`` with ``tag = HMAC(direction key,
 sequence number || body)``; the body is only unpacked once the tag checks, so an injected,
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import unicodedata
 from collections.abc import Callable
@@ -34,14 +38,13 @@ from typing import Any
 
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from .guess_line import Attempt, AttemptLimiter, Place
 from .lobby import (
     MAX_LOBBY_FRAME,
     MAX_TABLE_NAME,
     NONCE_SIZE,
     TOKEN_ID_SIZE,
     TOKEN_SIZE,
-    Attempt,
-    AttemptLimiter,
     BadLobbyMessage,
     BadToken,
     LobbyError,
@@ -64,6 +67,7 @@ ID_GUEST = b"tractor-lobby/1 guest"
 ID_HOST = b"tractor-lobby/1 host"
 TAG_SIZE = 32
 MODES = ("none", "pass", "token")
+MAX_WAIT = 3600  #: seconds a guest agrees to wait for its turn
 
 
 def passphrase_bytes(passphrase: str) -> bytes:
@@ -143,6 +147,7 @@ class Step:
     send: bytes | None = None
     channel: Channel | None = None
     error: LobbyError | None = None
+    wait: float | None = None  #: in the table's line: the welcome comes within this long
 
 
 def _refusal_frame(exc: LobbyError) -> bytes:
@@ -175,6 +180,7 @@ class GuestHandshake:
         self._message = self._spake.start() if self._spake is not None else b""
         self.table_name: str | None = None
         self.done = False
+        self.waited = False  #: the host made us wait for a turn
 
     def hello(self) -> bytes:
         msg: dict[str, Any] = {"v": LOBBY_VERSION, "auth": self.mode, "nonce": self.nonce}
@@ -191,6 +197,8 @@ class GuestHandshake:
         self.done = True
         try:
             welcome = unpack(frame, who)
+            if isinstance(welcome, dict) and "wait" in welcome:
+                return self._wait(welcome)
             if isinstance(welcome, dict) and "refused" in welcome:
                 r = _Reader(welcome, who, ("refused", "why"))
                 return Step(error=error_for(r.get("refused", str), r.get("why", str), who))
@@ -230,10 +238,25 @@ class GuestHandshake:
         self.table_name = name
         return Step(mine, channel=Channel(keys.guest_to_host, keys.host_to_guest, who))
 
+    def _wait(self, msg: dict[str, Any]) -> Step:
+        """The host put our hello in its line: the welcome comes later (once: a host that
+        says "wait" again is not believed)."""
+        if self.mode != "pass" or self.waited:
+            raise BadLobbyMessage("an unexpected wait", self.who)
+        seconds = _Reader(msg, self.who, ("wait",)).integer("wait", 1, MAX_WAIT)
+        assert seconds is not None
+        self.waited = True
+        self.done = False
+        return Step(wait=float(seconds))
+
 
 class HostHandshake:
     """The host's side of one lobby connection from ``ip`` (``who`` names it in errors).
-    ``tokens`` holds the AI seat tokens the table accepts instead of the passphrase."""
+    ``tokens`` holds the AI seat tokens the table accepts instead of the passphrase.
+
+    A passphrase hello that finds no turn free waits in the limiter's line: `receive`
+    returns a ``wait`` step (state "waiting"); the owner sets the `Place`'s ``go`` to call
+    `proceed` (the welcome) when the turn comes, and calls `give_up` if it never does."""
 
     def __init__(self, name: str, passphrase: str | None, tokens: TokenBook,
                  limiter: AttemptLimiter, ip: str, who: str,
@@ -245,9 +268,11 @@ class HostHandshake:
         self.ip = ip
         self.who = who
         self._entropy = entropy
-        self.state = "hello"  # -> "confirm" -> "done" | "failed"
+        self.state = "hello"  # -> ("waiting" ->) "confirm" -> "done" | "failed"
         self.mode = ""
         self.token: bytes | None = None  #: the token id proven, once done
+        self.place: Place | None = None  #: while waiting for a turn
+        self._hello_fields = (b"", b"", b"")  #: the guest's nonce, SPAKE2 message, token id
         self._tid: bytes | None = None
         self._attempt: Attempt | None = None
         self._expect = b""
@@ -261,15 +286,41 @@ class HostHandshake:
                 return self._confirm(frame)
             raise BadLobbyMessage("handshake already over", self.who)
         except LobbyError as exc:
-            self.abort()
-            self.state = "failed"
-            return Step(_refusal_frame(exc), error=exc)
+            return self._failed(exc)
+
+    def _failed(self, exc: LobbyError) -> Step:
+        self.abort()
+        self.state = "failed"
+        return Step(_refusal_frame(exc), error=exc)
+
+    def proceed(self, now: float) -> Step:
+        """The waiting hello's turn came: the welcome (nothing if it is not waiting)."""
+        if self.state != "waiting":
+            return Step()
+        self.place = None
+        try:
+            assert self._password is not None
+            self._attempt = self.limiter.start(self.ip, now)
+            return self._welcome(self._password)
+        except LobbyError as exc:
+            return self._failed(exc)
+
+    def give_up(self, why: str) -> Step:
+        """The waiting hello gets no turn (it waited too long, or was pushed out of the
+        line): the refusal to send."""
+        if self.state != "waiting":
+            return Step()
+        return self._failed(TooManyAttempts(why, self.who))
 
     def abort(self) -> None:
         """The connection went away during the handshake (or it failed): a token it held
-        is free again; the attempt stays counted, as one more wrong guess."""
+        is free again, a place in the line too; a started attempt stays counted, as one
+        more wrong guess."""
         if self.state == "done":
             return
+        if self.place is not None:
+            self.limiter.leave(self.place)
+            self.place = None
         if self._tid is not None:
             self.tokens.fail(self._tid)
             self._tid = None
@@ -296,24 +347,37 @@ class HostHandshake:
             raise PassphraseRequired(f"table {self.name!r} needs a passphrase", who)
         if mode == "pass" and self._password is None:
             raise UnexpectedPassphrase(f"table {self.name!r} has no passphrase", who)
+        self.mode = mode
+        self._hello_fields = (guest_nonce, guest_msg, tid)
+        if mode == "none":
+            return self._welcome(None)
+        if mode == "token":
+            # A live token id or nothing (a cheap check): 32 random bytes are not
+            # guessed online, so token handshakes are not counted as guesses, and an
+            # AI player is never refused for someone else's guessing.
+            password = self.tokens.begin(tid, now, who)
+            if not self.limiter.token_ok(self.ip, now):
+                raise TooManyAttempts("too many seat-token handshakes from this address; "
+                                      "wait a minute", who)
+            self._tid = tid
+            return self._welcome(password)
+        place = self.limiter.enter(self.ip, now)
+        if isinstance(place, str):
+            raise TooManyAttempts(place, who)
+        if not self.limiter.take(place, now):
+            self.place = place
+            self.state = "waiting"
+            return Step(pack({"wait": math.ceil(self.limiter.hold)}), wait=self.limiter.hold)
+        assert self._password is not None
+        self._attempt = self.limiter.start(self.ip, now)
+        return self._welcome(self._password)
+
+    def _welcome(self, password: bytes | None) -> Step:
+        """The host's SPAKE2 message and confirmation (``password`` None: no secret)."""
+        who = self.who
+        guest_nonce, guest_msg, tid = self._hello_fields
         secret, host_msg = b"", b""
-        if mode != "none":
-            if mode == "token":
-                # A live token id or nothing (a cheap check): 32 random bytes are not
-                # guessed online, so token handshakes are not counted as guesses, and an
-                # AI player is never refused for someone else's guessing.
-                password = self.tokens.begin(tid, now, who)
-                if not self.limiter.token_ok(self.ip, now):
-                    raise TooManyAttempts("too many seat-token handshakes from this address; "
-                                          "wait a minute", who)
-                self._tid = tid
-            else:
-                why = self.limiter.why_not(self.ip, now)
-                if why:
-                    raise TooManyAttempts(why, who)
-                assert self._password is not None
-                password = self._password
-                self._attempt = self.limiter.start(self.ip, now)
+        if password is not None:
             spake = SPAKE2_B(password, idA=ID_GUEST, idB=ID_HOST, entropy_f=self._entropy)
             host_msg = spake.start()
             try:
@@ -322,15 +386,14 @@ class HostHandshake:
                 raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
                                       who) from exc
         host_nonce = self._entropy(NONCE_SIZE)
-        transcript = _transcript(self.name, mode, tid, guest_nonce, host_nonce, guest_msg,
-                                 host_msg)
+        transcript = _transcript(self.name, self.mode, tid, guest_nonce, host_nonce,
+                                 guest_msg, host_msg)
         self._keys = _Keys.derive(secret, transcript)
         self._expect = hmac.new(self._keys.guest_confirm, transcript, hashlib.sha256).digest()
-        self.mode = mode
         welcome: dict[str, Any] = {"v": LOBBY_VERSION, "name": self.name, "nonce": host_nonce,
                                    "confirm": hmac.new(self._keys.host_confirm, transcript,
                                                        hashlib.sha256).digest()}
-        if mode != "none":
+        if password is not None:
             welcome["pake"] = host_msg
         self.state = "confirm"
         return Step(pack(welcome))

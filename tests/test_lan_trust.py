@@ -34,7 +34,6 @@ from tractor.net.lobby import (
     HostLobby,
     Participant,
     TokenBook,
-    TooManyAttempts,
     WrongPassphrase,
 )
 from tractor.net.lobby_wire import LobbyGuest, LobbyHost
@@ -61,6 +60,9 @@ def guess(limiter: AttemptLimiter, ip: str, now: float, passphrase: str = "wrong
     welcome = host.receive(hello, now)
     if welcome.error is not None:
         return type(welcome.error).__name__
+    if welcome.wait is not None:
+        host.abort()  # told to wait in the table's line: it leaves, to ask again later
+        return "Wait"
     del _unused[passphrase]
     step = guest.receive(welcome.send)
     if step.send is None:
@@ -82,12 +84,33 @@ def test_guesses_from_forty_addresses_are_bounded_per_table_and_the_right_one_st
     # 20 free, each address's one try as a newcomer, and the shared back-off.
     assert answered <= 60, answered
     assert limiter.wrong == answered
-    # The person with the passphrase waits at most the back-off (60 s), then joins.
-    t = 600.0
-    while guess(limiter, "198.18.0.200", t, PASS) == "TooManyAttempts":
-        t += 1.0
-    assert t - 600.0 <= 60.0
-    assert guess(limiter, "198.18.0.201", t + 61.0, PASS) == "ok"
+    # The person with the passphrase waits in the line at most one turn (15 s) while the
+    # forty go on, then joins.
+    waited = person_joins(limiter, "198.18.0.200", 600.0, lambda t: [
+        guess(limiter, f"198.18.0.{10 + k}", t) for k in range(40)])
+    assert waited <= 15.0
+
+
+def person_joins(limiter: AttemptLimiter, ip: str, now: float,
+                 strangers: Any = lambda t: None) -> float:
+    """A person with the passphrase says hello at ``now`` and keeps the connection open
+    while ``strangers(t)`` go on each second; the seconds until the person is in."""
+    host = HostHandshake("t", PASS, TokenBook(), limiter, ip, ip)
+    guest = GuestHandshake(PASS)
+    t = now
+    turn = [host.receive(guest.hello(), t)]
+    if turn[0].wait is not None:  # no turn free: it waits in the line for the next one
+        assert host.place is not None
+        host.place.go = lambda: turn.append(host.proceed(t))
+        while len(turn) == 1:
+            t += 1.0
+            assert t - now <= 600.0, "never had a turn"
+            strangers(t)
+            while (place := limiter.due(t)) is not None:
+                place.go()
+    step = guest.receive(turn[-1].send)
+    assert host.receive(step.send, t).channel is not None
+    return t - now
 
 
 def test_the_host_is_told_of_every_wrong_guess_and_from_where():
@@ -113,9 +136,11 @@ def test_a_budget_exhausted_says_how_long_the_table_waits():
         assert guess(limiter, f"10.0.0.{k}", 0.0) == "WrongPassphrase"
     host = HostHandshake("t", PASS, TokenBook(), limiter, "10.0.0.1", "x")  # tried before
     step = host.receive(GuestHandshake("x").hello(), 1.0)
-    assert isinstance(step.error, TooManyAttempts)
-    assert "too many wrong guesses at this table: try again in 1 s" in str(step.error)
-    assert not isinstance(step.error, WrongPassphrase)
+    # A joiner waits in the table's line (it is told how long at most)...
+    assert step.error is None and step.wait == limiter.hold and b"wait" in (step.send or b"")
+    # ...and where there is no line (an AI server's fill requests) the refusal says when.
+    assert limiter.why_not("10.0.0.5", 1.0) == \
+        "too many wrong guesses at this table: try again in 14 s"
 
 
 def test_one_guessing_address_locks_out_neither_a_person_nor_the_ai_seats():
@@ -126,8 +151,10 @@ def test_one_guessing_address_locks_out_neither_a_person_nor_the_ai_seats():
     book = TokenBook()
     for second in range(1200):
         guess(limiter, "198.18.0.66", float(second))
-    assert limiter.wrong <= 60  # 20 minutes: 5 a minute at first, then the back-off
-    assert guess(limiter, "198.18.0.20", 1200.0, PASS) == "ok"  # the person, at once
+    assert limiter.wrong <= 100  # 20 minutes: the 20 free, then one each 15 s
+    # The person: the next turn is theirs, though the guesser asks every second.
+    assert person_joins(limiter, "198.18.0.20", 1200.0,
+                        lambda t: guess(limiter, "198.18.0.66", t)) <= 15.0
     (token,) = book.issue([3], 1200.0)
     host = HostHandshake("t", PASS, book, limiter, "198.18.0.66", "ai")  # even from there
     g = GuestHandshake(token=token)
@@ -545,18 +572,20 @@ def test_an_ai_server_protects_a_new_request_and_rations_passphrase_greetings():
 # --- what the second review found -------------------------------------------------------------
 
 
-def test_a_newcomer_past_the_newcomers_share_waits_in_the_queue_instead_of_being_refused():
-    limiter = AttemptLimiter(budget=2, fresh_budget=1, backoff=4.0)
-    for ip in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):  # the budget, then one newcomer's try
+def test_a_newcomer_past_the_budget_waits_in_the_line_instead_of_being_refused():
+    limiter = AttemptLimiter(budget=2, interval=4.0)
+    for ip in ("10.0.0.1", "10.0.0.2"):  # the budget
         limiter.fail(limiter.start(ip, 0.0))
-    assert not limiter.allowed("10.0.0.9", 1.0)  # a second newcomer: the queue's turn...
-    assert limiter.allowed("10.0.0.9", 9.0)  # ...comes (before: refused for ten minutes)
+    place = limiter.enter("10.0.0.9", 1.0)
+    assert not isinstance(place, str) and not limiter.take(place, 1.0)  # it waits...
+    assert limiter.due(3.9) is None and limiter.due(4.0) is place  # ...for the next turn
 
 
 def test_seat_token_handshakes_are_rationed_per_address():
     import msgpack
 
-    from tractor.net.lobby import TOKEN_HANDSHAKES, token_id
+    from tractor.net.guess_line import TOKEN_HANDSHAKES
+    from tractor.net.lobby import token_id
 
     book = TokenBook()
     (token,) = book.issue([3], 0.0)
