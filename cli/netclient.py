@@ -26,6 +26,7 @@ from tractor.public import DEAL
 
 from .client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint
 from .hand_log import table_events, with_chat
+from .returning import ReturningSeats
 from .words import count, display_names
 
 _DECISIONS = {"declare": DECLARE, "bury": BURY, "play": PLAY, "bid": BID, "show": SHOW,
@@ -152,6 +153,8 @@ class NetClient:
         if before is not None and before is not node.session:
             self._strip_before = self._strip(before)
         self.node = node
+        #: The seats this machine restarts: not told as lost while they start.
+        self.returning = ReturningSeats(node)
         self.session: GameSession = node.session
         self.seat = self.session.seat
         self.rules = self.session.rules
@@ -348,7 +351,7 @@ class NetClient:
         if left is not None and left < WARN_BEFORE:
             return (f"Decide within {max(left, 0):.0f} s: the other seats end the hand when a "
                     f"seat keeps the table waiting {MOVE_DEADLINE / 60:.0f} minutes")
-        gone = self.node.unreachable()
+        gone = self.returning.unreachable()
         if gone:
             return "; ".join(
                 f"no link with {self._who(s)} for {now - self.node.down_since[s]:.0f} s: "

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.serialization import (
 from tractor.hand import HandResult
 from tractor.rules import Rules
 
+from .checked import CheckMarks
 from .deck.envelope import peek_hand
 from .journal_db import JournalError as JournalError  # raised by Journal: theirs to catch
 from .journal_db import open_database, verify
@@ -54,6 +55,8 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (game, hand));
 CREATE TABLE IF NOT EXISTS ai_servers (
     label TEXT PRIMARY KEY, key BLOB NOT NULL, first REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS checked (
+    game TEXT NOT NULL, mark BLOB NOT NULL, PRIMARY KEY (game, mark));
 """
 
 
@@ -95,6 +98,7 @@ class Journal:
         self.path = path
         self.db = open_database(path, SCHEMA, read_only)
         self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
+        self.marks = CheckMarks(self.db)  #: frames whose proofs passed here (`net.checked`)
 
     def verify(self) -> None:
         """Raise `JournalError` if any page of the file is damaged (a truncated file
@@ -190,10 +194,12 @@ class Journal:
         return [GameRecord(r[0], r[1], Rules.from_data(json.loads(r[2])), bytes(r[3]), r[4],
                            bool(r[5])) for r in rows]
 
-    def open_session(self, game: str, player: Player,
-                     max_hands: int | None = None) -> tuple[GameSession, list[bytes]]:
+    def open_session(self, game: str, player: Player, max_hands: int | None = None,
+                     progress: Callable[[int, int], None] | None = None
+                     ) -> tuple[GameSession, list[bytes]]:
         """Rebuild this peer's session of ``game`` from the journal and replay it; returns
-        the session and the frames to send (its latest ones again, and any new move)."""
+        the session and the frames to send (its latest ones again, and any new move).
+        ``progress(done, total)``: frames replayed so far (`GameSession.resume`)."""
         row = self.db.execute(
             "SELECT seat, identity, master_seed, rules, table_id, public_keys, first, rounds"
             " FROM games WHERE id = ?", (game,)).fetchone()
@@ -215,4 +221,4 @@ class Journal:
         frames = self.frames(game)
         # What `append` must not keep twice: known now, without reading the journal again.
         self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
-        return session, session.resume(frames)
+        return session, session.resume(frames, self.marks.vouched(game, frames), progress)

@@ -9,6 +9,7 @@ can be resumed), dials the other seats and sends the first frames.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -71,13 +72,15 @@ def _listen_again(node: PeerNode) -> str:
 
 
 async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
-                      grace: float = GRACE) -> tuple[PeerNode, GameSession]:
+                      grace: float = GRACE,
+                      progress: Callable[[int, int], None] | None = None
+                      ) -> tuple[PeerNode, GameSession]:
     """Rebuild this peer's seat of ``game`` after a crash: the session replayed from the
-    journal, the node listening again where it did (so the others' reconnection attempts
-    find it), dialing the others and sending what it owes. Raises `CannotListenError` when
-    that endpoint is still taken."""
+    journal (``progress(done, total)`` told as it goes), the node listening again where it
+    did (so the others' reconnection attempts find it), dialing the others and sending
+    what it owes. Raises `CannotListenError` when that endpoint is still taken."""
     meta = journal.meta(game)
-    session, frames = journal.open_session(game, player)
+    session, frames = journal.open_session(game, player, progress=progress)
     node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
                     grace=grace)
     await node.start()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -26,6 +26,7 @@ from tractor.rules import Rules
 from .deck.engine import Deck, DeckConfig, Runner
 from .deck.envelope import open_frame, peek_hand
 from .deck.errors import carrying, followed_by
+from .deck.ledger import CheckLedger
 from .table import HandSetup, Player, TableHand
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
@@ -75,6 +76,8 @@ class GameSession:
         self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
         self._journal: dict[int, list[bytes]] = {}
         self._runner: Runner | None = None
+        #: What every deck of this game checked (a journal's marks: `net.checked`).
+        self.ledger = CheckLedger()
         #: The next hand's deck, shuffled and locked while this hand is played; its first
         #: drawer is named when this hand's result gives it.
         self.upcoming: Deck | None = None
@@ -104,6 +107,7 @@ class GameSession:
                             first=first)
         deck = Deck(config, self.seat, self._key, self.hand_seed(hand_no))
         deck.runner = self._runner
+        deck.ledger = self.ledger
         if hand_no in self._journal:
             deck.load_journal(self._journal.pop(hand_no))
         return deck
@@ -149,16 +153,37 @@ class GameSession:
         return [f for deck in [*decks, *[self.upcoming] * (self.upcoming is not None)]
                 for f in deck.frames()]
 
-    def resume(self, journal: Sequence[bytes]) -> list[bytes]:
+    def resume(self, journal: Sequence[bytes], vouched: Collection[bytes] = (),
+               progress: Callable[[int, int], None] | None = None) -> list[bytes]:
         """Start a fresh session (same seat, keys, master seed and player) from the journal of
         one that crashed: every hand is played again from its frames, this peer's moves taken
-        from the journal, and the game goes on where it stopped. Returns frames to send."""
+        from the journal, and the game goes on where it stopped. Returns frames to send.
+
+        ``vouched``: digests of frames whose proofs passed here before (`CheckLedger`: not
+        run again). ``progress(done, total)`` is told as frames are applied, and at the end
+        with ``done == total`` (a frame still waiting for its turn is not applied)."""
         if self.current.phase != "setup" or self.results:
             raise RuntimeError("resume a fresh session, before start")
+        total, done = len(journal), 0
+
+        def applied() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None and done < total:
+                progress(done, total)
+
+        self.ledger = CheckLedger(frozenset(vouched), applied)
+        self.current.deck.ledger = self.ledger
         for frame in journal:
             self._journal.setdefault(peek_hand(frame), []).append(frame)
         self.current.deck.load_journal(self._journal.pop(self.hand_no, []))
-        return self.start()
+        try:
+            out = self.start()
+        finally:
+            self.ledger.on_applied = None  # from now on frames come live
+        if progress is not None:
+            progress(total, total)
+        return out
 
     def receive(self, frame: bytes) -> list[bytes]:
         """One frame from a peer: for this hand, for the next one (its deck is shuffled

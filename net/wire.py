@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -28,7 +29,7 @@ from typing import Any, NamedTuple
 import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from twisted.application.internet import ClientService, backoffPolicy
+from twisted.application.internet import ClientService
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import clientFromString, serverFromString
 from twisted.internet.interfaces import (
@@ -240,6 +241,16 @@ def check_proof(data: bytes, public_key: bytes, table: bytes, signer: int, verif
     except (InvalidSignature, ValueError) as exc:
         raise HelloError("its proof does not verify with the seat's key (an impostor, or a "
                          "proof replayed from another connection)") from exc
+
+
+def redial_delay(attempt: int) -> float:
+    """Seconds before dialing a seat again after ``attempt`` failures: 0.2 s growing by half
+    each time up to 10 s, and up to a fifth more at random (so two seats do not retry in
+    step). Twisted's `backoffPolicy` adds up to a whole second to every retry: a resumed
+    table's links to AI seats that start a moment after the person's waited up to a second
+    more each for nothing."""
+    delay = min(0.2 * 1.5 ** min(attempt, 20), 10.0)
+    return delay * (1.0 + random.random() / 5)
 
 
 class PeerLink(Int32StringReceiver, TimeoutMixin):
@@ -607,8 +618,8 @@ class PeerNode:
                 continue
             endpoint = _Remembering(clientFromString(self.reactor, address), self, seat,
                                     address)
-            service = ClientService(endpoint, self.factory(seat), retryPolicy=backoffPolicy(
-                initialDelay=0.2, maxDelay=10.0), clock=self.clock)
+            service = ClientService(endpoint, self.factory(seat), retryPolicy=redial_delay,
+                                    clock=self.clock)
             service.startService()
             self.services.append(service)
 
@@ -1168,9 +1179,12 @@ class PeerNode:
     # --- frames -------------------------------------------------------------------------------
 
     def _keep(self, frames: list[bytes]) -> None:
+        passed = self.session.ledger.take_passed()  # proofs run here: not again on resume
         if self.journal is None:
             return
         self.journal.append(self.game, frames)
+        if passed:
+            self.journal.marks.add(self.game, passed)
         recorded = len(self.journal.results(self.game))
         for i, res in enumerate(self.session.results[recorded:], recorded):
             self.journal.record_result(self.game, i, res, finished=self.session.over)

@@ -62,6 +62,7 @@ from .group import (
     point_from_hash,
     smul,
 )
+from .ledger import CheckLedger
 
 SHUFFLE, LOCK, READY, DONE = ("shuffle", "lock", "ready", "done")
 KINDS = frozenset({"shuffle", "lock", "deal", "reveal", "bury", "audit", "verdict", "open",
@@ -252,6 +253,8 @@ class Deck:
         self._work: dict[tuple[Any, ...], _Work] = {}
         #: Checked shuffles and locks, by (seat, message number), for `_apply` to take.
         self._results: dict[tuple[int, int], Any] = {}
+        #: Proofs that passed here, now and before a crash (`GameSession` shares one).
+        self.ledger = CheckLedger()
 
     def set_first(self, first: int) -> None:
         """Name the seat that draws position 0, once the hand before says which one. A deck
@@ -563,6 +566,9 @@ class Deck:
             _judged(seat, kind, lambda: handler(seat, body))
         finally:
             self._applying = -1
+        if kind in (SHUFFLE, LOCK) and seat != self.me and not self._vouched(env):
+            self.ledger.passed(env.frame)
+        self.ledger.applied()
 
     def _check_shape(self, env: Envelope) -> None:
         kind = env.header.kind
@@ -573,28 +579,40 @@ class Deck:
     def _checked(self, env: Envelope) -> bool:
         """Whether another seat's shuffle or lock, whose turn has come, is checked (its
         points and proofs: the heavy part, done by the `runner` if there is one; the
-        result waits in ``_results`` for `_apply`). Other messages need no such check."""
+        result waits in ``_results`` for `_apply`). Other messages need no such check; one
+        whose proofs passed here before a crash is checked at once, without them."""
         kind, seat = env.header.kind, env.seat
-        if kind not in (SHUFFLE, LOCK) or seat == self.me or self.runner is None:
+        if kind not in (SHUFFLE, LOCK) or seat == self.me:
             return True
+        vouched = self._vouched(env)
+        if self.runner is None and not vouched:
+            return True  # `_apply` checks it
         self._check_shape(env)
         job: Callable[[], Any] = (
-            partial(self._check_shuffle, seat, env.body, self.decks[-1], self.step)
+            partial(self._check_shuffle, seat, env.body, self.decks[-1], self.step, vouched)
             if kind == SHUFFLE else
-            partial(self._check_lock, seat, env.body, self.locks_input(), self.shuffle_keys[seat]))
-        ready, result = self._background(("check", seat, env.header.seq),
-                                         partial(_judged, seat, kind, job))
+            partial(self._check_lock, seat, env.body, self.locks_input(), self.shuffle_keys[seat],
+                    vouched))
+        ready, result = (True, _judged(seat, kind, job)) if vouched else self._background(
+            ("check", seat, env.header.seq), partial(_judged, seat, kind, job))
         if ready:
             self._results[(seat, env.header.seq)] = result
         return ready
 
-    def _points(self, seat: int, values: object, count: int, what: str) -> list[bytes]:
+    def _vouched(self, env: Envelope) -> bool:
+        """Whether ``env``'s proofs passed here before a crash (`CheckLedger`)."""
+        return env.header.kind in (SHUFFLE, LOCK) and self.ledger.vouches(env.frame)
+
+    def _points(self, seat: int, values: object, count: int, what: str,
+                vouched: bool = False) -> list[bytes]:
         if not isinstance(values, list) or len(values) != count:
             raise BadMessage(seat, f"{what}: expected {count} points")
-        if seat == self.me and all(type(v) is bytes and len(v) == POINT_BYTES for v in values):
+        if (seat == self.me or vouched) and all(type(v) is bytes and len(v) == POINT_BYTES
+                                                for v in values):
             # This peer's own points were made here (its frames carry its signature, also
-            # from the journal): the subgroup check, a scalar multiplication each, is for
-            # the other seats' points, as proof verification is.
+            # from the journal), and vouched ones were checked here before a crash: the
+            # subgroup check, a scalar multiplication each, is for the other seats' points
+            # not yet checked, as proof verification is.
             return list(values)
         try:
             return [check_point(v) for v in values]
@@ -621,13 +639,14 @@ class Deck:
             self.phase, self.step = LOCK, 0
 
     def _check_shuffle(self, seat: int, body: dict[str, Any], src: list[bytes],
-                       step: int) -> tuple[list[bytes], bytes]:
+                       step: int, vouched: bool = False) -> tuple[list[bytes], bytes]:
         """The shuffled deck and key of ``seat``'s shuffle of ``src``, checked with its
-        proof. Reads nothing that changes (the runner may call it in another thread)."""
+        proof (not run again when ``vouched``: it passed here before a crash). Reads
+        nothing that changes (the runner may call it in another thread)."""
         self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(src), "input deck")
         size = self.config.size
-        deck = self._points(seat, body["deck"], size, "shuffled deck")
-        key = self._points(seat, [body["key"]], 1, "shuffle key")[0]
+        deck = self._points(seat, body["deck"], size, "shuffled deck", vouched)
+        key = self._points(seat, [body["key"]], 1, "shuffle key", vouched)[0]
         try:
             proof = shuffle_proof.ShuffleProof.unpack(body["proof"], size)
         except shuffle_proof.ProofShapeError as exc:
@@ -635,7 +654,7 @@ class Deck:
         if len(set(deck)) != size:
             raise CheatDetected(seat, "the shuffled deck holds a card twice")
         try:
-            if seat != self.me:  # this peer's own proof is right by construction
+            if seat != self.me and not vouched:  # its own proof is right by construction
                 shuffle_proof.verify(self.shuffle_context(seat, step), src, deck, key, proof)
         except shuffle_proof.ShuffleProofError as exc:
             raise CheatDetected(seat, f"shuffle proof fails: {exc}") from exc
@@ -654,13 +673,14 @@ class Deck:
             self.phase = READY
 
     def _check_lock(self, seat: int, body: dict[str, Any], before: list[bytes],
-                    key: bytes) -> tuple[list[bytes], list[bytes]]:
+                    key: bytes, vouched: bool = False) -> tuple[list[bytes], list[bytes]]:
         """The locked deck and lock keys of ``seat``'s lock of ``before``, each position's
-        proof checked against its shuffle ``key``. Reads nothing that changes."""
+        proof checked against its shuffle ``key`` (unless ``vouched``). Reads nothing that
+        changes."""
         size = self.config.size
         self._same_transcript(seat, body["input"], shuffle_proof.deck_hash(before), "input deck")
-        deck = self._points(seat, body["deck"], size, "locked deck")
-        locks = self._points(seat, body["locks"], size, "lock keys")
+        deck = self._points(seat, body["deck"], size, "locked deck", vouched)
+        locks = self._points(seat, body["locks"], size, "lock keys", vouched)
         raw = body["proofs"]
         if not isinstance(raw, list) or len(raw) != size:
             raise BadMessage(seat, "a lock carries one proof per position")
@@ -669,8 +689,8 @@ class Deck:
             item = raw[p]
             if not isinstance(item, list) or len(item) != 5:
                 raise BadMessage(seat, "a lock proof has five parts")
-            if seat == self.me:
-                continue  # this peer's own lock is right by construction
+            if seat == self.me or vouched:
+                continue  # its own lock is right by construction; a vouched one passed
             proof = lock_proof.LockProof(*item)
             try:
                 lock_proof.verify(context, p, before[p], deck[p], key, locks[p], proof)
