@@ -58,6 +58,7 @@ from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .ai_servers import AiServerChooser
+from .checking import CheckingLine
 from .goes_on import GoesOn, within
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .netclient import HumanPlayer, NetClient
@@ -255,8 +256,9 @@ def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list
             continue
         old = dead.pop()
         children.remove(old)
-        children.append(spawn_ai_resume(reactor, str(journal), str(home / "ai.log"),
-                                        name=old.name))
+        fresh = spawn_ai_resume(reactor, str(journal), str(home / "ai.log"), name=old.name)
+        children.append(fresh)
+        client.returning.expect(seat, lambda child=fresh: child.alive)  # quiet while it starts
         _report_deaths(children, client.note)
         node.down_since[seat] = now  # give it time to come back before asking again
 
@@ -644,38 +646,57 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     game = games[-1].id
     meta = journal.meta(game)
     # Said at once: replaying the journal checks every signed frame again and takes a
-    # moment, and a blank terminal meanwhile looks like a hang.
+    # moment, and a blank terminal meanwhile looks like a hang; the count goes up as it works.
     say(f"resuming game {game} from its journal: checking every move again...")
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
-    if meta.get("local_ai"):
-        # A practice game: its AI peers ended with this process; bring them back too.
-        table = game.split("-")[0]
-        for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
-            seat = path.stem.rsplit("-", 1)[-1]
-            children.append(spawn_ai_resume(reactor, str(path), str(data_dir() / "ai.log"),
-                                            name=f"AI (seat {seat})"))
     node = None
+    checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
         try:
             node, session = await resume_seat(reactor, journal, game, _person(args),
-                                              args.grace)
+                                              args.grace, progress=checking)
         except CannotListenError:
             say(f"tractor: cannot listen on {meta.get('listen')} again: is the game "
                 "still running? (try again in a few seconds)")
             return 1
         node.done.addErrback(lambda f: None)
+        # A practice game's AI peers (a LAN host's own AI seats) ended with this process:
+        # they come back too, each from its journal. Started once the person's seat is
+        # back and listening: on a machine of two cores, four processes replaying at once
+        # kept the person's screen waiting longest (their links wait a moment more).
+        ai_seats = _respawn_ai(reactor, game) if meta.get("local_ai") else {}
+        children += ai_seats.values()
         if meta.get("practice"):
             be_patient(node)
         say(f"resumed game {game} at hand {session.hand_no + 1}: reconnecting to the "
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
+        _report_deaths(children, client.note)
+        for seat, child in ai_seats.items():  # waited for quietly while they start
+            client.returning.expect(seat, lambda child=child: child.alive)
+            if not child.alive:  # it died before the screen could tell it
+                client.note(f"{child.how_it_ended()} (see ai.log)")
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
+        checking.close()
         if node is not None:
             node.stop()
         await stop_all(reactor, children)
+
+
+def _respawn_ai(reactor: Any, game: str) -> dict[int, AiChild]:
+    """This machine's AI seats of ``game``, started again from their journals (by seat)."""
+    table = game.split("-")[0]
+    children = {}
+    for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
+        seat = path.stem.rsplit("-", 1)[-1]
+        if seat.isdigit():
+            children[int(seat)] = spawn_ai_resume(reactor, str(path),
+                                                  str(data_dir() / "ai.log"),
+                                                  name=f"AI (seat {seat})")
+    return children
 
 
 # --- tractor ai / ai-server -------------------------------------------------------------------
