@@ -1,7 +1,9 @@
 """Choosing an AI server for `fill lan`: the host sees the servers heard on the LAN, each
 with its key's fingerprint and whether this machine has used it before, and picks one.
 
-Anyone on a LAN can announce an AI server, so none is ever picked for the host: the seat
+Anyone on a LAN can announce an AI server, even one with a real server's key (the id it
+announces): every claimant is listed, and two that claim one key are marked so (only the
+real one can prove the key when asked). So none is ever picked for the host: the seat
 tokens go only to the server the person chose, sealed to the key its greeting proves
 (`net.lobby.fill_request_frame`). The first use of a server pins its key in the journal,
 under the name it announces (or the address given with ``--ai-server``); a pinned name
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tractor.net.discovery import claimed_twice
 from tractor.net.journal import Journal
 from tractor.net.lobby import PassphraseRequired, fingerprint
 
@@ -59,10 +62,16 @@ class AiServerChooser:
             return
         self.say("AI servers heard on the LAN (anyone can announce one: check the key "
                  "with the person who runs it):")
+        twice = claimed_twice(self.heard)
         for k, server in enumerate(self.heard, 1):
             needs = ", needs a passphrase" if getattr(server, "passphrase", False) else ""
             self.say(f"  {k}. {server.name} at {server.address}, key {server.id}{needs}"
                      f"{self._trust(server.name, server.id)}")
+            if server.id in twice:
+                self.say(f"     !! two servers claim key {server.id}: one of them poses as "
+                         "the other. Its owner saw \"AI server ready at ADDRESS, key "
+                         f"{server.id}\": pick the one at that address (the other cannot "
+                         "prove the key and is sent nothing)")
         self.say("ask one with `fill lan N`")
 
     def _trust(self, label: str, announced: str) -> str:

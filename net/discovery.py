@@ -11,12 +11,21 @@ not know which of its addresses a listener can reach: it announces the wildcard 
 (``tcp:0.0.0.0:PORT``) and a `Browser` then takes the IP from the datagram's source, an
 address the listener just heard it from. A sender bound to one address announces that one.
 Every datagram is hostile: malformed ones are dropped, counted and logged at debug level
-(a noisy LAN must not flood the log), never raised.
+(a noisy LAN must not flood the log), never raised. Anyone can announce anything from any
+source address (UDP is spoofed at will), so a `Browser` keeps one entry per (id, source,
+address): a second server claiming a real one's id is listed beside it, never instead of
+it. Its memory is bounded (`MAX_PER_SOURCE`, `MAX_ENTRIES`); when full, a newcomer takes
+the place of an entry not heard again since it was first heard (of the source holding the
+most, the least recently heard), or else of a crowded source's, so a flood of
+announcements sent once cannot push out a table announced every second, nor a crowded
+source a host's table and AI server. What no bounded list can keep out: more sources than
+`MAX_ENTRIES`, each announcing every second before the real table is first heard.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +50,12 @@ MAX_ENTRIES = 256  #: a flood of made-up ids cannot grow the browser without bou
 #: Entries one source address may hold: a host runs a table or two and an AI server, so
 #: one host announcing hundreds of made-up tables cannot hide the others.
 MAX_PER_SOURCE = 8
+#: An entry heard again this long after it was first heard is established: a real
+#: announcer says it once a second, a one-off flood never again.
+ESTABLISHED_AFTER = INTERVAL / 2
+#: Established entries of one source that newcomers from elsewhere never push out.
+FAIR_SHARE = 3
+EXPIRE_EVERY = 0.1  #: seconds between looks for expired entries
 MAX_NAME = 48
 MAX_RULES = 80
 KINDS = ("table", "ai-server")
@@ -154,9 +169,17 @@ class Browser(DatagramProtocol):
         self.group = group
         self.expiry = expiry
         self.on_change = on_change
-        self.entries: dict[str, Announcement] = {}
+        #: (id, source, address) -> the last announcement heard.
+        self.entries: dict[tuple[str, str, str], Announcement] = {}
+        self._first: dict[tuple[str, str, str], float] = {}  #: when each was first heard
+        self._crowd: dict[str, int] = {}  #: entries per source
+        #: Sources whose entry was pushed out lately -> when: no newcomer from them for
+        #: `EXPIRY` seconds (else a flood re-sent each second pushes out, in a chain, the
+        #: real table heard once so far).
+        self._pushed_out: dict[str, float] = {}
+        self._expired_at = -math.inf
         self.malformed = 0
-        self.overflow = 0
+        self.overflow = 0  #: announcements not kept, or pushed out, for want of room
         self.joined: Deferred[None] = Deferred()
 
     def startProtocol(self) -> None:
@@ -185,26 +208,83 @@ class Browser(DatagramProtocol):
             self.log.debug("ignoring {why}", why=str(exc))
             return
         self._expire(now)
-        if ann.id not in self.entries and (
-                len(self.entries) >= MAX_ENTRIES
-                or sum(a.source == source for a in self.entries.values()) >= MAX_PER_SOURCE):
-            self.overflow += 1
-            self.log.debug("ignoring {who}: too many entries", who=source)
-            return
-        old = self.entries.get(ann.id)
-        self.entries[ann.id] = ann
+        key = (ann.id, ann.source, ann.address)
+        old = self.entries.get(key)
+        if old is None:
+            if not self._make_room(ann.source, now):
+                self.overflow += 1
+                self.log.debug("ignoring {who}: too many entries", who=source)
+                return
+            self._first[key] = now
+            self._crowd[ann.source] = self._crowd.get(ann.source, 0) + 1
+        self.entries[key] = ann
         if self.on_change is not None and (old is None or _differs(old, ann)):
             self.on_change(self.list())
 
+    def _established(self, key: tuple[str, str, str]) -> bool:
+        return self.entries[key].seen - self._first[key] >= ESTABLISHED_AFTER
+
+    def _make_room(self, source: str, now: float) -> bool:
+        """Whether a new entry from ``source`` may be kept, pushing out the weakest if the
+        browser (or that source's share) is full: one not established, of the source
+        holding the most, the least recently heard. An established entry goes only from a
+        source holding more than `FAIR_SHARE` and than the newcomer's would (so a flood of
+        one-off announcements never pushes out a table announced every second, and many
+        sources cannot push out a host's table and AI server)."""
+        if self._pushed_out.get(source, -math.inf) > now - self.expiry:
+            return False
+        mine = self._crowd.get(source, 0)
+        if mine >= MAX_PER_SOURCE:
+            victim = min((k for k in self.entries if k[1] == source),
+                         key=lambda k: (self._established(k), self.entries[k].seen))
+            if self._established(victim):
+                return False
+        elif len(self.entries) >= MAX_ENTRIES:
+            victim = min(self.entries, key=lambda k: (self._established(k), -self._crowd[k[1]],
+                                                      self.entries[k].seen))
+            if self._established(victim) and \
+                    self._crowd[victim[1]] <= max(mine + 1, FAIR_SHARE):
+                return False
+        else:
+            return True
+        self.overflow += 1
+        self._drop(victim)
+        if victim[1] != source:
+            self._pushed_out.pop(victim[1], None)
+            self._pushed_out[victim[1]] = now
+            while len(self._pushed_out) > MAX_ENTRIES:  # bounded: the oldest go
+                del self._pushed_out[next(iter(self._pushed_out))]
+        return True
+
+    def _drop(self, key: tuple[str, str, str]) -> None:
+        del self.entries[key], self._first[key]
+        self._crowd[key[1]] -= 1
+        if not self._crowd[key[1]]:
+            del self._crowd[key[1]]
+
     def _expire(self, now: float) -> None:
+        if now - self._expired_at < EXPIRE_EVERY and now >= self._expired_at:
+            return  # a flood's datagrams come many a millisecond: look at most this often
+        self._expired_at = now
         for key in [k for k, a in self.entries.items() if a.seen <= now - self.expiry]:
-            del self.entries[key]
+            self._drop(key)
 
     def list(self, kind: str | None = None) -> list[Announcement]:
-        """Live entries (of one ``kind`` if given), by name then address."""
+        """Live entries (of one ``kind`` if given), by name then address; two with one
+        id are two claimants of it (`claimed_twice`)."""
         self._expire(self.clock.seconds())
         return sorted((a for a in self.entries.values() if kind is None or a.kind == kind),
                       key=lambda a: (a.name, a.address, a.id))
+
+
+def claimed_twice(heard: list[Announcement]) -> set[str]:
+    """The ids that more than one of ``heard`` announce (all but one of them are someone
+    posing as another: for an AI server the id is its key's fingerprint, which only the
+    real one can prove)."""
+    seen: dict[str, int] = {}
+    for ann in heard:
+        seen[ann.id] = seen.get(ann.id, 0) + 1
+    return {id for id, n in seen.items() if n > 1}
 
 
 def _differs(a: Announcement, b: Announcement) -> bool:
