@@ -7,15 +7,17 @@ journal; ``rules`` prints the rules; ``demo`` prints one random hand of the rule
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tractor import Game, Rules, RulesError
-from tractor.cards import format_cards
-from tractor.cli.rules_text import RULES_SUMMARY
-from tractor.cli.words import count
-from tractor.trump import Trump
+# Nothing slow before `main` takes Ctrl-C: the rest is imported where it is used.
+from tractor.cli.interrupts import INTERRUPTED, CtrlC, Interrupted
+
+if TYPE_CHECKING:
+    from tractor import Rules
+    from tractor.trump import Trump
 
 
 def _trump_text(trump: Trump | None) -> str:
@@ -29,6 +31,10 @@ def _trump_text(trump: Trump | None) -> str:
 
 def demo(seed: int, rules: Rules) -> None:
     """Play and print one hand of random legal moves."""
+    from tractor import Game
+    from tractor.cards import format_cards
+    from tractor.cli.words import count
+
     game = Game(rules, seed=seed)
     rng = random.Random(seed)
     while game.hand_no == 0:
@@ -287,7 +293,32 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """The `tractor` command (``argv``: its arguments; None: this process's own)."""
+    # Before anything slow: Ctrl-C during the imports ends as plainly as during a game.
+    ctrl_c = CtrlC()
+    ctrl_c.install()
+    unwound = False
+    try:
+        code = _command(list(sys.argv[1:] if argv is None else argv), ctrl_c)
+    except KeyboardInterrupt:  # still starting: nothing opened yet, nothing to close
+        ctrl_c.pressed = unwound = True
+        code = INTERRUPTED
+    try:
+        if ctrl_c.pressed:
+            print(ctrl_c.farewell(), file=sys.stderr, flush=True)
+            if unwound and argv is None:
+                # Python would end this process by SIGINT instead of the status: it counts
+                # a KeyboardInterrupt that went through an exec() (dataclasses, namedtuple)
+                # as unhandled, caught or not. Nothing is open yet: end here.
+                sys.stdout.flush()
+                os._exit(INTERRUPTED)
+            return INTERRUPTED
+        return code
+    finally:
+        ctrl_c.uninstall(exiting=argv is None)
+
+
+def _command(argv: list[str], ctrl_c: CtrlC) -> int:
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
         print(f"tractor: unknown command {argv[0]!r:.40} (commands: {', '.join(COMMANDS)}; "
               "`tractor --help` says more)", file=sys.stderr)
@@ -299,7 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     from tractor.net.gate import raise_descriptor_limit
 
     raise_descriptor_limit()  # many systems start at 1024 open files: far below their limit
+    from tractor import Rules, RulesError
+
     if command == "rules":
+        from tractor.cli.rules_text import RULES_SUMMARY
+
         print(RULES_SUMMARY)
         return 0
     if command == "demo":
@@ -326,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         from .options import login_name
 
         args.player = login_name()
-    return _networked(command, args)
+    return _networked(command, args, ctrl_c)
 
 
 def _journal_command(command: str, args: argparse.Namespace) -> int:
@@ -353,10 +388,12 @@ def _journal_command(command: str, args: argparse.Namespace) -> int:
         return _report_bug(exc)
 
 
-def _networked(command: str, args: argparse.Namespace) -> int:
+def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
     """Run one of the networked commands on the asyncio reactor."""
     install_reactor()
-    from twisted.internet import defer, task
+    import asyncio
+
+    from twisted.internet import defer, reactor, task
 
     from . import tables
 
@@ -386,31 +423,41 @@ def _networked(command: str, args: argparse.Namespace) -> int:
         trigger = reactor.addSystemEventTrigger("before", "shutdown", interrupted)
         try:
             code[0] = await flowing
-        except defer.CancelledError:
-            code[0] = 130
-        except RulesError as exc:
-            print(f"tractor: {exc}", file=sys.stderr)
-            code[0] = 2
-        except (TimeoutError, ConnectionError, OSError) as exc:
-            print(f"tractor: {exc}", file=sys.stderr)
-            code[0] = 1
-        except KeyboardInterrupt:
-            code[0] = 130
-        except Exception as exc:  # a bug: one clear line here, the details in a file
-            code[0] = _report_bug(exc)
+        except (defer.CancelledError, asyncio.CancelledError):
+            # Stopped (Ctrl-C, SIGTERM) while awaiting Twisted, or an asyncio prompt.
+            code[0] = INTERRUPTED
+        except Interrupted:  # Ctrl-C typed at a prompt
+            ctrl_c.pressed = True
+            code[0] = INTERRUPTED
+        except Exception as exc:
+            # After Ctrl-C, what the command ended with is the stop's doing (an AI child
+            # that heard the same Ctrl-C, a lobby closed): the farewell says it all.
+            code[0] = INTERRUPTED if ctrl_c.pressed else _failed(exc)
         finally:
             settled.callback(None)
             if reactor.running:
                 reactor.removeSystemEventTrigger(trigger)
 
+    ctrl_c.hand_to(reactor)
     try:
         task.react(lambda r: defer.ensureDeferred(run(r)))
-    except KeyboardInterrupt:  # Ctrl-C while the reactor was starting: nothing began yet
-        return 130
     except SystemExit as exc:
         if exc.code not in (0, None):
             return int(exc.code) if isinstance(exc.code, int) else 1
     return code[0]
+
+
+def _failed(exc: Exception) -> int:
+    """One line for a command that failed, and its exit status."""
+    from tractor import RulesError
+
+    if isinstance(exc, RulesError):
+        print(f"tractor: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(exc, (TimeoutError, ConnectionError, OSError)):
+        print(f"tractor: {exc}", file=sys.stderr)
+        return 1
+    return _report_bug(exc)  # a bug: one clear line here, the details in a file
 
 
 def _log_to_stderr() -> None:

@@ -1,9 +1,64 @@
-"""Ending a prompt_toolkit prompt that is still open (the table moved on meanwhile)."""
+"""The commands' prompts outside the play screen: lines read from a terminal or a pipe
+(`LineReader`), a prompt ended while it is still open (`end_prompt`), and the person who
+gives up at one (`GaveUp`)."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
+
+from .interrupts import Interrupted, typed
+
+
+class GaveUp(Exception):
+    """The person left before the game began (quit in the lobby, no passphrase given)."""
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+class LineReader:
+    """Lines typed by the person: with prompt_toolkit on a terminal, else from the pipe
+    (scripts). Call it with a prompt for the next line (None at the end of input: Ctrl-D,
+    or the pipe closed); Ctrl-C raises `Interrupted`. `say` prints a line above an open
+    prompt, leaving what is being typed in place."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from prompt_toolkit import PromptSession
+            self.session = PromptSession()
+
+    @property
+    def on_terminal(self) -> bool:
+        """A person types the lines (a script's lines come from a pipe)."""
+        return self.session is not None
+
+    async def __call__(self, prompt: str) -> str | None:
+        if self.session is None:
+            from .stdin_lines import read_line
+
+            return await read_line()
+        try:
+            return str(await self.session.prompt_async(prompt))
+        except EOFError:
+            return None
+        except KeyboardInterrupt:  # the terminal was raw: Ctrl-C came as a key, no signal
+            typed()
+            raise Interrupted() from None
+
+    def say(self, text: str) -> None:
+        app = self.session.app if self.session is not None else None
+        if app is None or not app.is_running:
+            say(text)
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        # The prompt steps aside (erased, the line printed, then drawn again with its
+        # text); lines said one after another keep their order.
+        run_in_terminal(lambda: say(text))
 
 
 async def end_prompt(task: asyncio.Future[Any]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred
 from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
@@ -46,7 +46,6 @@ from tractor.net.lobby import (
     LobbyError,
     Participant,
     PassphraseRequired,
-    Roster,
     Seating,
     WrongPassphrase,
 )
@@ -60,10 +59,13 @@ from tractor.rules import Rules
 from .ai_servers import AiServerChooser
 from .checking import CheckingLine
 from .goes_on import GoesOn, within
+from .interrupts import ctrl_c_pressed, game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
+from .lobby_prompt import lobby_prompt
 from .netclient import HumanPlayer, NetClient
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
-from .prompts import end_prompt
+from .passphrase import AI_JOINING, AI_SERVER_USE, AI_SERVING, HOSTING, JOINING, ask_passphrase
+from .prompts import GaveUp, LineReader
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -111,6 +113,7 @@ def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
                  args: argparse.Namespace, meta: dict[str, Any]) -> NetClient:
     journal = Journal(journal_path())
     take_seat(node, seating, key, _person(args), journal, meta=meta)
+    game_kept()  # from here on, Ctrl-C leaves a game `tractor resume` continues
     # A halt shows as the screen's banner; `GoesOn` watches `node.done` for a seat gone.
     return NetClient(node, list(seating.names),
                      _hinter(seating.rules, args.seed or 0, _hint_level(args)))
@@ -118,10 +121,6 @@ def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
 
 def _hint_level(args: argparse.Namespace) -> str:
     return getattr(args, "hint_level", None) or HINT_LEVEL
-
-
-class GaveUp(Exception):
-    """The person left before the game began (quit in the lobby, no passphrase given)."""
 
 
 class AiStopped(ChildProcessError):
@@ -136,9 +135,14 @@ def _retire(children: list[AiChild]) -> None:
 
 
 def _report_deaths(children: list[AiChild], report: Callable[[str], None]) -> None:
-    """Say at once when a child this command did not stop dies (with its last line)."""
+    """Say at once when a child this command did not stop dies (with its last line),
+    unless Ctrl-C ends everything (it reaches the children too)."""
+    def news(text: str) -> None:
+        if not ctrl_c_pressed():
+            report(text)
+
     for child in children:
-        child.on_death = report
+        child.on_death = news
 
 
 async def _until_started(reactor: Any, started: Deferred[Seating], children: list[AiChild],
@@ -166,19 +170,6 @@ async def _until_started(reactor: Any, started: Deferred[Seating], children: lis
         child.ended.addCallback(died)
     return await within(reactor, outcome, seconds,
                         f"the AI peers did not join in time (see {home / 'ai.log'})")
-
-
-def _roster_lines(roster: Roster) -> list[str]:
-    lines = [f"table {roster.name!r}: {roster.rules.players} seats, "
-             f"{roster.rules.decks} decks"]
-    for seat, info in enumerate(roster.seats):
-        if info is None:
-            what = "AI asked for" if seat in roster.reserved else "empty"
-        else:
-            what = (f"{info.name} ({info.kind}, key {info.fingerprint})"
-                    f"{', ready' if info.ready else ''}")
-        lines.append(f"  seat {seat}: {what}{'  <- you' if seat == roster.you else ''}")
-    return lines
 
 
 # --- tractor play ----------------------------------------------------------------------------
@@ -266,140 +257,6 @@ def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list
 # --- tractor host / join --------------------------------------------------------------------
 
 
-async def _lobby_prompt(reactor: Any, lobby: Any, is_host: bool,
-                        reporter: list[Callable[[str], None]] | None = None,
-                        servers: Callable[[Callable[[str], None]], AiServerChooser] | None = None
-                        ) -> Seating:
-    """Show the roster as it changes; read commands until the game starts. While it runs,
-    ``reporter[0]`` prints above the prompt (news of the AI children)."""
-    import asyncio
-
-    read = _line_reader()
-    if reporter is not None:
-        reporter[0] = read.say
-    shown: list[str] = []
-
-    def show(roster: Any) -> None:
-        """The roster the first time, then each change once: only the lines that differ
-        from what was shown (a guest hears the same roster again after other messages)."""
-        if not isinstance(roster, Roster):
-            return
-        lines = _roster_lines(roster)
-        fresh = lines if not shown else [line for line in lines if line not in shown]
-        shown[:] = lines
-        for line in fresh:
-            read.say(line)
-
-    lobby.on_change = show
-    if is_host:
-        lobby.on_warning = read.say
-    chooser = servers(read.say) if servers is not None else None
-    if lobby.roster() is not None:
-        show(lobby.roster())
-    help_text = ("lobby commands: ready, unready, " + (
-        "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
-        "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
-        if chooser is not None else "") + "quit")
-    read.say(help_text)
-    started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
-    try:
-        while not started.done():
-            asked = asyncio.ensure_future(read("lobby> "))
-            await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
-            if not asked.done():
-                await end_prompt(asked)  # the game starts: before the play screen does
-                break
-            line = (asked.result() or "quit").strip().lower()
-            if line == "ready":
-                lobby.ready(True)
-            elif line == "unready":
-                lobby.ready(False)
-            elif line == "fill" and is_host:
-                d = lobby.request_fill()
-                d.addCallback(lambda n: read.say(f"asked for {n} AI player(s)"))
-                d.addErrback(lambda f: read.say(f"no AI: {f.getErrorMessage()}"))
-            elif line.split()[:2] == ["fill", "lan"] and is_host and chooser is not None:
-                # Not awaited: the prompt stays open while the LAN is browsed.
-                d = ensureDeferred(chooser.command(line.split()[2:]))
-                d.addErrback(lambda f: read.say(f"no AI: {f.getErrorMessage()}"))
-            elif line == "quit":
-                started.cancel()
-                lobby.started.addErrback(lambda f: None)
-                if is_host:
-                    lobby.close()
-                else:
-                    lobby.leave()
-                raise GaveUp("you left the lobby")
-            elif line:
-                read.say(help_text)
-        return await started
-    finally:
-        lobby.on_change = None
-        if is_host:
-            lobby.on_warning = None
-
-
-class _LineReader:
-    """Lines typed by the person: with prompt_toolkit on a terminal, else from the pipe
-    (scripts). Call it with a prompt for the next line (None at the end of input);
-    `say` prints a line above an open prompt, leaving what is being typed in place."""
-
-    def __init__(self) -> None:
-        self.session: Any = None
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            from prompt_toolkit import PromptSession
-            self.session = PromptSession()
-
-    async def __call__(self, prompt: str) -> str | None:
-        if self.session is None:
-            from .stdin_lines import read_line
-
-            return await read_line()
-        try:
-            return str(await self.session.prompt_async(prompt))
-        except (EOFError, KeyboardInterrupt):
-            return None
-
-    def say(self, text: str) -> None:
-        app = self.session.app if self.session is not None else None
-        if app is None or not app.is_running:
-            say(text)
-            return
-        from prompt_toolkit.application import run_in_terminal
-
-        # The prompt steps aside (erased, the line printed, then drawn again with its
-        # text); lines said one after another keep their order.
-        run_in_terminal(lambda: say(text))
-
-
-def _line_reader() -> _LineReader:
-    return _LineReader()
-
-
-async def _passphrase(given: str | None, needed: bool,
-                      what: str = "table passphrase") -> str | None:
-    """The passphrase given, else (``-``, or a table that needs one) asked for: hidden on
-    a terminal; from a pipe, the next line of the one shared standard-input reader (a
-    getpass there would race that reader for the line and wait for ever)."""
-    if not (given == "-" or (given is None and needed)):
-        return given
-    for _ in range(PASSPHRASE_TRIES):
-        if sys.stdin.isatty():
-            import getpass
-            typed: str | None = getpass.getpass(f"{what}: ")
-        else:
-            from .stdin_lines import read_line
-
-            say(f"{what}: ")
-            typed = await _asyncio(read_line())
-            if typed is None:
-                break  # the end of input
-        if typed and typed.strip():
-            return typed.strip() if not sys.stdin.isatty() else typed
-        say("an empty passphrase: type one (without it anyone could get in)")
-    raise GaveUp("no passphrase given")
-
-
 async def host(reactor: Any, args: argparse.Namespace) -> int:
     rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
     if not ready_for_a_new_game(journal_path(), say):
@@ -443,9 +300,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
     try:
-        passphrase = await _passphrase(args.passphrase, False)
-        ai_passphrase = await _passphrase(args.ai_server_passphrase, False,
-                                          "AI server passphrase")
+        passphrase = await ask_passphrase(args.passphrase, False, HOSTING)
+        ai_passphrase = await ask_passphrase(args.ai_server_passphrase, False, AI_SERVER_USE)
         lobby = await host_table(reactor, args.name, rules,
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase,
@@ -470,8 +326,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         host_lobby = lobby
         # An internet table's AI seats are this machine's: a LAN AI server's players
         # would not follow its start to the mailbox (they came over the LAN).
-        seating = await _asyncio(_lobby_prompt(
-            reactor, lobby, True, reporter,
+        seating = await _asyncio(lobby_prompt(
+            lobby, True, reporter,
             None if internet else
             lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase)))
         if codes is not None:
@@ -523,7 +379,7 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
         lock = " (passphrase)" if ann.passphrase else ""
         say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
             f"  {ann.address}")
-    read = _line_reader()
+    read = LineReader()
     while True:
         choice = (await _asyncio(read("join which table? (number, Enter to give up) "))
                   or "").strip()
@@ -556,7 +412,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "0.0.0.0", grace=args.grace)
     try:
-        passphrase = await _passphrase(args.passphrase, needs_passphrase)
+        passphrase = await ask_passphrase(args.passphrase, needs_passphrase, JOINING)
         for attempt in range(PASSPHRASE_TRIES):
             try:
                 guest = await join_table(reactor, address,
@@ -569,8 +425,8 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
                 say(f"tractor: {exc}")
-                passphrase = await _passphrase("-", True)
-        seating = await _asyncio(_lobby_prompt(reactor, guest, False))
+                passphrase = await ask_passphrase("-", True, JOINING)
+        seating = await _asyncio(lobby_prompt(guest, False))
         client = _seat_person(node, seating, key, args, {})
         goes = GoesOn(reactor, args, client, seating, address, "0.0.0.0", False,
                       passphrase=passphrase)
@@ -592,7 +448,7 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
     node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
     lobby_wormhole: Any = None
     try:
-        passphrase = await _passphrase(args.passphrase, False)
+        passphrase = await ask_passphrase(args.passphrase, False, JOINING)
         say(f"looking for the table at {args.address.strip().lower()} (mailbox "
             f"{args.mailbox})...")
         me = Participant(args.player, raw_public(key), port)
@@ -609,8 +465,8 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
                 say(f"tractor: {exc}")
-                passphrase = await _passphrase("-", True)
-        seating = await _asyncio(_lobby_prompt(reactor, guest, False))
+                passphrase = await ask_passphrase("-", True, JOINING)
+        seating = await _asyncio(lobby_prompt(guest, False))
         lobby_wormhole.close().addErrback(lambda _f: None)
         lobby_wormhole = None
         client = _seat_person(node, seating, key, args, {})
@@ -644,6 +500,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             say("tractor: no unfinished game to resume (see `tractor history`)")
         return 1
     game = games[-1].id
+    game_kept()
     meta = journal.meta(game)
     # Said at once: replaying the journal checks every signed frame again and takes a
     # moment, and a blank terminal meanwhile looks like a hang; the count goes up as it works.
@@ -712,7 +569,7 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
         return 2
     try:
         address = lobby_endpoint(args.join)
-        passphrase = await _passphrase(args.passphrase, False)
+        passphrase = await ask_passphrase(args.passphrase, False, AI_JOINING)
     except (AddressError, GaveUp) as exc:
         say(f"tractor ai: {exc}")
         return 2
@@ -813,7 +670,7 @@ def server_identity(path: Path) -> Ed25519PrivateKey:
 async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
     identity = server_identity(data_dir() / "ai-server.key")
     try:
-        passphrase = await _passphrase(args.passphrase, False, "AI server passphrase")
+        passphrase = await ask_passphrase(args.passphrase, False, AI_SERVING)
     except GaveUp as exc:
         say(f"tractor ai-server: {exc}")
         return 2

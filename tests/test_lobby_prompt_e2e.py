@@ -66,7 +66,10 @@ def test_roster_changes_print_once_above_the_typed_prompt(tmp_path):
         host.send("dy\r")
         assert wait(lambda: re.search(r"seat 0: Hana \(human, key \w+\), ready", host.text()),
                     30, host), host.text()
-        host.send("quit\r")
+        host.send("quit\r")  # Jo is seated: asked first (issue 28)
+        assert host.wait_for("leave? the table closes for the others seated (Jo): y/N",
+                             10), host.text()
+        host.send("y\r")
         assert host.exited(30) is not None, host.text()
         out, _ = guest.communicate(timeout=30)
         # The guest hears the roster again after every lobby message: still once each.

@@ -11,28 +11,32 @@ The stable rules API (documented in README.md):
 ('defenders', 1)
 """
 
-from .actions import (
-    Action,
-    ActionDataError,
-    Bid,
-    Bury,
-    Declare,
-    Draw,
-    NameTrump,
-    Pass,
-    Play,
-    Show,
-    action_from_data,
-)
-from .cards import Card, CardParseError, format_cards, full_deck, parse_cards
-from .follow import follow_reason, is_legal_follow
-from .formats import Component, Format, FormatError, classify
-from .game import Game, GameDataError
-from .hand import Hand, HandResult, IllegalAction, Trick
-from .rules import Rules, RulesError
-from .scoring import score_outcome, talon_multiplier
-from .trick import resolve_throw, trick_winner
-from .trump import Trump, TrumpError
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .actions import (
+        Action,
+        ActionDataError,
+        Bid,
+        Bury,
+        Declare,
+        Draw,
+        NameTrump,
+        Pass,
+        Play,
+        Show,
+        action_from_data,
+    )
+    from .cards import Card, CardParseError, format_cards, full_deck, parse_cards
+    from .follow import follow_reason, is_legal_follow
+    from .formats import Component, Format, FormatError, classify
+    from .game import Game, GameDataError
+    from .hand import Hand, HandResult, IllegalAction, Trick
+    from .rules import Rules, RulesError
+    from .scoring import score_outcome, talon_multiplier
+    from .trick import resolve_throw, trick_winner
+    from .trump import Trump, TrumpError
 
 __all__ = [
     "Action", "ActionDataError", "Bid", "Bury", "Card", "CardParseError", "Component",
@@ -42,3 +46,39 @@ __all__ = [
     "format_cards", "full_deck", "is_legal_follow", "parse_cards", "resolve_throw",
     "score_outcome", "talon_multiplier", "trick_winner",
 ]
+
+#: Where each name of the API lives. A name's module is imported on its first use: a
+#: program under this package (the `tractor` command) starts without loading the rules,
+#: so even its first moments answer Ctrl-C plainly.
+_HOMES = {
+    "actions": ("Action", "ActionDataError", "Bid", "Bury", "Declare", "Draw", "NameTrump",
+                "Pass", "Play", "Show", "action_from_data"),
+    "cards": ("Card", "CardParseError", "format_cards", "full_deck", "parse_cards"),
+    "follow": ("follow_reason", "is_legal_follow"),
+    "formats": ("Component", "Format", "FormatError", "classify"),
+    "game": ("Game", "GameDataError"),
+    "hand": ("Hand", "HandResult", "IllegalAction", "Trick"),
+    "rules": ("Rules", "RulesError"),
+    "scoring": ("score_outcome", "talon_multiplier"),
+    "trick": ("resolve_throw", "trick_winner"),
+    "trump": ("Trump", "TrumpError"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:  # a submodule used as an attribute, as when this file imported all
+        try:
+            return import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,163 @@
+"""The ``lobby>`` prompt of `tractor host` and `tractor join`: the roster as it changes,
+and the person's commands until the game starts.
+
+An empty line does nothing (a stray Enter once closed the table for everybody). Leaving
+takes ``quit``; on a terminal, when other people are seated, it asks first. The end of
+input leaves too: a script that pipes its commands ends by closing the pipe, and Ctrl-D
+on a terminal is ``quit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import ensureDeferred
+
+from tractor.net.lobby import Roster, Seating
+
+from .ai_servers import AiServerChooser
+from .prompts import GaveUp, LineReader, end_prompt
+
+PROMPT = "lobby> "
+
+
+def roster_lines(roster: Roster) -> list[str]:
+    lines = [f"table {roster.name!r}: {roster.rules.players} seats, "
+             f"{roster.rules.decks} decks"]
+    for seat, info in enumerate(roster.seats):
+        if info is None:
+            what = "AI asked for" if seat in roster.reserved else "empty"
+        else:
+            what = (f"{info.name} ({info.kind}, key {info.fingerprint})"
+                    f"{', ready' if info.ready else ''}")
+        lines.append(f"  seat {seat}: {what}{'  <- you' if seat == roster.you else ''}")
+    return lines
+
+
+def others_seated(roster: Any) -> list[str]:
+    """The names of the other people at the table (AI players mind no one leaving)."""
+    if not isinstance(roster, Roster):
+        return []
+    return [info.name for seat, info in enumerate(roster.seats)
+            if info is not None and seat != roster.you and info.kind == "human"]
+
+
+def leave_question(others: list[str], is_host: bool) -> str:
+    if is_host:
+        return f"leave? the table closes for the others seated ({', '.join(others)}): y/N "
+    return f"leave? others are seated ({', '.join(others)}): y/N "
+
+
+async def lobby_prompt(lobby: Any, is_host: bool,
+                       reporter: list[Callable[[str], None]] | None = None,
+                       servers: Callable[[Callable[[str], None]], AiServerChooser] | None = None
+                       ) -> Seating:
+    """Show the roster as it changes; read commands until the game starts. While it runs,
+    ``reporter[0]`` prints above the prompt (news of the AI children)."""
+    read = LineReader()
+    if reporter is not None:
+        reporter[0] = read.say
+    shown: list[str] = []
+
+    def show(roster: Any) -> None:
+        """The roster the first time, then each change once: only the lines that differ
+        from what was shown (a guest hears the same roster again after other messages)."""
+        if not isinstance(roster, Roster):
+            return
+        lines = roster_lines(roster)
+        fresh = lines if not shown else [line for line in lines if line not in shown]
+        shown[:] = lines
+        for line in fresh:
+            read.say(line)
+
+    lobby.on_change = show
+    if is_host:
+        lobby.on_warning = read.say
+    chooser = servers(read.say) if servers is not None else None
+    if lobby.roster() is not None:
+        show(lobby.roster())
+    commands = _LobbyCommands(lobby, is_host, read, chooser)
+    read.say(commands.help_text)
+    started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
+    asked: asyncio.Future[str | None] | None = None
+    try:
+        while not started.done():
+            asked = asyncio.ensure_future(read(commands.prompt))
+            await asyncio.wait({asked, started}, return_when=asyncio.FIRST_COMPLETED)
+            if not asked.done():
+                break  # the game starts: the prompt ends (below) before the screen starts
+            if commands.take(asked.result()):
+                started.cancel()
+                if is_host:
+                    lobby.close()
+                else:
+                    lobby.leave()
+                raise GaveUp("you left the lobby")
+        return await started
+    finally:
+        if asked is not None:
+            # Also when stopped (Ctrl-C, SIGTERM) between two lines: the prompt would
+            # start anyway and leave the terminal raw behind the process.
+            await end_prompt(asked)
+        if not started.done():  # interrupted: the lobby's end is nobody's news now
+            started.cancel()
+        if started.cancelled():
+            lobby.started.addErrback(lambda f: None)
+        lobby.on_change = None
+        if is_host:
+            lobby.on_warning = None
+
+
+class _LobbyCommands:
+    """What each line typed at the lobby does; `take` says whether the person leaves."""
+
+    def __init__(self, lobby: Any, is_host: bool, read: LineReader,
+                 chooser: AiServerChooser | None) -> None:
+        self.lobby = lobby
+        self.is_host = is_host
+        self.read = read
+        self.chooser = chooser
+        self.prompt = PROMPT  #: the lobby's, or the question before leaving
+        self.help_text = ("lobby commands: ready, unready, " + (
+            "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
+            "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
+            if chooser is not None else "") + "quit")
+
+    def take(self, line: str | None) -> bool:
+        """Act on one line (None: the end of input); True when the person leaves."""
+        if self.prompt != PROMPT:  # the answer to "leave?": Ctrl-D again means yes
+            self.prompt = PROMPT
+            if line is None or line.strip().lower() in ("y", "yes"):
+                return True
+            self.read.say("you stay at the table")
+            return False
+        if line is None and not self.read.on_terminal:
+            return True  # the script's input ended: it has nothing more to say
+        command = "quit" if line is None else line.strip().lower()
+        if command == "quit":
+            others = others_seated(self.lobby.roster())
+            if not others or not self.read.on_terminal:
+                return True
+            self.prompt = leave_question(others, self.is_host)
+        elif command:
+            self._act(command)
+        return False
+
+    def _act(self, command: str) -> None:
+        lobby, say = self.lobby, self.read.say
+        if command == "ready":
+            lobby.ready(True)
+        elif command == "unready":
+            lobby.ready(False)
+        elif command == "fill" and self.is_host:
+            d = lobby.request_fill()
+            d.addCallback(lambda n: say(f"asked for {n} AI player(s)"))
+            d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
+        elif command.split()[:2] == ["fill", "lan"] and self.is_host and self.chooser:
+            # Not awaited: the prompt stays open while the LAN is browsed.
+            d = ensureDeferred(self.chooser.command(command.split()[2:]))
+            d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
+        else:
+            say(self.help_text)
