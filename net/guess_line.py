@@ -10,14 +10,15 @@ then 312).
 
 When the table has no turn free, a hello waits in the table's line on its open connection
 (`Place`) instead of being refused: asking again does not help, and the turn goes to the
-place whose address (then whose /24 or /64, then which) has had the fewest turns lately,
-then to the one that has asked the fewest times lately, then to the oldest. An address
-that floods the table with hellos, however many addresses it has, so always ranks behind a
-person who asks once; one that has had turns ranks behind one that has not. The line
-holds `LINE_SIZE` places (a better-ranked newcomer pushes out the worst) and a place
-waits at most `HOLD` seconds. What this cannot tell apart: an attacker holding one place
-on each of many never-used addresses, each asking once, looks like that many people: it
-goes first for one turn per such address, once.
+place whose address had least lately (each turn it took counts 1, each time it asked
+1/4, all halving every half hour), then whose /24 or /64 had the fewest turns, then the
+oldest. An address that floods the table with hellos, however many addresses it has, so
+ranks behind a person who asks once (or who mistyped the passphrase once or twice); one
+that has had turns ranks behind one that has not. The line holds `LINE_SIZE` places (a
+better-ranked newcomer pushes out the worst) and a place waits at most `HOLD` seconds.
+What this cannot tell apart: an attacker holding one place on each of many never-used
+addresses, each asking once, looks like that many people: it goes first for one turn per
+such address, once.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ HOLD = 120.0  #: seconds a place waits for its turn before it is refused
 HALF_LIFE = 1800.0  #: how fast an address's past turns and asks are forgiven
 MAX_STANDINGS = 4096  #: addresses (and prefixes) remembered; the least recent go first
 
-Rank = tuple[float, float, float, float]
+#: What asking once counts for against a turn: a poller asking each second outranks in
+#: seconds a person who asked thrice and mistyped twice.
+ASK_WEIGHT = 0.25
+
+Rank = tuple[float, float, float]
 
 
 @dataclass(eq=False)
@@ -104,17 +109,14 @@ class Standings:
         fade = 0.5 ** (max(0.0, now - at) / self.half_life)
         return turns * fade, asks * fade
 
-    def order(self, key: str) -> tuple[float, float]:
-        """(turns, asks) of ``key`` as numbers that compare between keys as the faded
-        values do at any moment (all fade alike): the logarithm at a common origin of
-        time. So a rank computed once stays right until its key changes."""
+    def order(self, key: str) -> float:
+        """How much ``key`` had lately (a turn counts 1, asking `ASK_WEIGHT`), as a number
+        that compares between keys as the faded values do at any moment (all fade alike):
+        the logarithm at a common origin of time. So a rank computed once stays right
+        until its key changes."""
         turns, asks, at = self._marks.get(key, (0.0, 0.0, 0.0))
-        shift = at * math.log(2.0) / self.half_life
-
-        def logarithm(value: float) -> float:
-            return math.log(value) + shift if value > 0.0 else -math.inf
-
-        return logarithm(turns), logarithm(asks)
+        had = turns + ASK_WEIGHT * asks
+        return math.log(had) + at * math.log(2.0) / self.half_life if had > 0.0 else -math.inf
 
     def add(self, key: str, now: float, turns: float = 0.0, asks: float = 0.0) -> None:
         old_turns, old_asks = self.get(key, now)
@@ -138,12 +140,12 @@ class GuessLine:
         return len(self.places)
 
     def rank(self, place: Place) -> Rank:
-        """Lower goes first: turns of the address, then of its network, then how often
-        the address asked, then the oldest place."""
+        """Lower goes first: what the address had lately (turns, and asking), then what
+        its network had (turns), then the oldest place."""
         rank = self._ranks.get(place)
         if rank is None:
-            turns, asks = self.standings.order(place.source)
-            rank = (turns, self.standings.order(place.network)[0], asks, place.since)
+            rank = (self.standings.order(place.source), self.standings.order(place.network),
+                    place.since)
             self._ranks[place] = rank
         return rank
 

@@ -70,9 +70,10 @@ class Flood:
             place.go()
 
 
-def run_until_the_person_is_in(seed: int) -> tuple[float, int, float]:
+def run_until_the_person_is_in(seed: int, mistyped: bool = False) -> tuple[float, int, float]:
     """The flood from 0 s, the person asking once at a random moment of its first five
-    minutes: (seconds the person waited, the flood's guesses, seconds simulated)."""
+    minutes (``mistyped``: after a first try with a wrong passphrase a few seconds
+    earlier): (seconds the person waited, the flood's guesses, seconds simulated)."""
     limiter = AttemptLimiter()
     flood = Flood(limiter)
     arrival = float(random.Random(seed).randrange(30, 300))
@@ -80,6 +81,9 @@ def run_until_the_person_is_in(seed: int) -> tuple[float, int, float]:
     t = 0.0
     while not turn:
         flood.ask(t)
+        if mistyped and t == arrival - 5.0:  # what a wrong try leaves: an ask, a turn
+            limiter.line.asked(PERSON, t)
+            limiter.fail(limiter.start(PERSON, t))
         if t == arrival:
             place = limiter.enter(PERSON, t)
             assert isinstance(place, Place)
@@ -93,6 +97,14 @@ def run_until_the_person_is_in(seed: int) -> tuple[float, int, float]:
 def test_a_person_asking_once_gets_the_next_turn_while_200_addresses_poll(seed: int):
     waited, guesses, elapsed = run_until_the_person_is_in(seed)
     assert waited <= 15.0, waited  # one turn at most (before: refused all along)
+    # The flood got no more than the table's budget: 20 at once, then one each 15 s.
+    assert guesses <= 20 + elapsed / 15.0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_person_who_mistyped_once_still_gets_in_within_30_s(seed: int):
+    waited, guesses, elapsed = run_until_the_person_is_in(seed, mistyped=True)
+    assert waited <= 30.0, waited
     # The flood got no more than the table's budget: 20 at once, then one each 15 s.
     assert guesses <= 20 + elapsed / 15.0
 
@@ -121,8 +133,8 @@ def test_the_guesses_an_hour_are_fewer_than_before():
 
 def test_the_line_ranks_who_asked_less_and_had_fewer_turns_first():
     line = GuessLine(size=3)
-    for _ in range(5):
-        line.asked("10.0.0.1", 0.0)  # a poller
+    for _ in range(3):
+        line.asked("10.0.0.1", 0.0)  # asked thrice
     line.asked("10.0.0.2", 0.0)
     line.served("10.0.0.3", 0.0)  # had a turn
     line.asked("10.0.0.3", 0.0)
