@@ -52,10 +52,11 @@ def leave_question(others: list[str], is_host: bool) -> str:
 
 async def lobby_prompt(lobby: Any, is_host: bool,
                        reporter: list[Callable[[str], None]] | None = None,
-                       servers: Callable[[Callable[[str], None]], AiServerChooser] | None = None
-                       ) -> Seating:
+                       servers: Callable[[Callable[[str], None]], AiServerChooser] | None = None,
+                       codes: Callable[[], str] | None = None) -> Seating:
     """Show the roster as it changes; read commands until the game starts. While it runs,
-    ``reporter[0]`` prints above the prompt (news of the AI children)."""
+    ``reporter[0]`` prints above the prompt (news of the AI children). ``codes``: what the
+    `codes` command says (an internet host's seat codes, new ones if they were paused)."""
     read = LineReader()
     if reporter is not None:
         reporter[0] = read.say
@@ -78,7 +79,7 @@ async def lobby_prompt(lobby: Any, is_host: bool,
     chooser = servers(read.say) if servers is not None else None
     if lobby.roster() is not None:
         show(lobby.roster())
-    commands = _LobbyCommands(lobby, is_host, read, chooser)
+    commands = _LobbyCommands(lobby, is_host, read, chooser, codes)
     read.say(commands.help_text)
     started = asyncio.ensure_future(lobby.started.asFuture(asyncio.get_running_loop()))
     asked: asyncio.Future[str | None] | None = None
@@ -114,16 +115,20 @@ class _LobbyCommands:
     """What each line typed at the lobby does; `take` says whether the person leaves."""
 
     def __init__(self, lobby: Any, is_host: bool, read: LineReader,
-                 chooser: AiServerChooser | None) -> None:
+                 chooser: AiServerChooser | None,
+                 codes: Callable[[], str] | None = None) -> None:
         self.lobby = lobby
         self.is_host = is_host
         self.read = read
         self.chooser = chooser
+        self.codes = codes
         self.prompt = PROMPT  #: the lobby's, or the question before leaving
         self.help_text = ("lobby commands: ready, unready, " + (
             "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
             "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
-            if chooser is not None else "") + "quit")
+            if chooser is not None else "") + (
+            "codes (the seat codes; new ones after wrong guesses paused them), "
+            if codes is not None else "") + "quit")
 
     def take(self, line: str | None) -> bool:
         """Act on one line (None: the end of input); True when the person leaves."""
@@ -159,5 +164,7 @@ class _LobbyCommands:
             # Not awaited: the prompt stays open while the LAN is browsed.
             d = ensureDeferred(self.chooser.command(command.split()[2:]))
             d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
+        elif command == "codes" and self.codes is not None:
+            say(self.codes())
         else:
             say(self.help_text)

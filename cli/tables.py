@@ -312,11 +312,15 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         if args.ai:
             await lobby.request_fill(count=args.ai)
         if internet:
-            say(f"table {args.name!r} open on the internet (mailbox {args.mailbox}): each "
-                "friend runs `tractor join CODE` with a seat code of their own")
+            # "Open" only once the mailbox has given out the codes (it may be out of reach).
+            say(f"table {args.name!r}: asking the mailbox {args.mailbox} for seat codes")
             codes = SeatCodes(reactor, lobby, args.mailbox, args.relay,
                               on_codes=lambda now: reporter[0](_codes_line(now)),
-                              on_warning=lambda text: reporter[0](text))
+                              on_warning=lambda text: reporter[0](text),
+                              on_open=lambda: reporter[0](
+                                  f"table {args.name!r} open on the internet (mailbox "
+                                  f"{args.mailbox}): each friend runs `tractor join CODE` "
+                                  "with a seat code of their own"))
             codes.start()
         else:
             where = ("(it is not announced: `tractor join` alone does not list it)"
@@ -329,7 +333,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         seating = await _asyncio(lobby_prompt(
             lobby, True, reporter,
             None if internet else
-            lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase)))
+            lambda tell: AiServerChooser(host_lobby, pins, tell, ai_server, ai_passphrase),
+            codes=None if codes is None else _codes_command(codes)))
         if codes is not None:
             codes.close()  # the game's links are wormholes of their own
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
@@ -362,6 +367,12 @@ def _codes_line(codes: list[str]) -> str:
     if not codes:
         return "seat codes: none open (every seat is taken or asked of an AI)"
     return "seat codes (one per free seat, `tractor join CODE`): " + "  ".join(codes)
+
+
+def _codes_command(codes: SeatCodes) -> Callable[[], str]:
+    """`codes` at an internet host's lobby: new codes if wrong guesses paused them, else
+    the codes as they are."""
+    return lambda: codes.ask() or _codes_line(codes.codes())
 
 
 async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
