@@ -248,10 +248,10 @@ class Table:
         self.opened += 1
         self._say("open on the internet")
 
-    def guess_every_open_code(self) -> int:
+    def guess_every_open_code(self) -> list[float]:
         """The attacker, through the joiner's own code path: one wrong try at each code
-        nobody has tried yet. Returns how many tries."""
-        tries = 0
+        nobody has tried yet. Returns when each try was refused."""
+        tries = []
         for code in self.mailbox.open_codes():
             d = ensureDeferred(open_seat_code(self.clock, self.mailbox.wrong_code(code),
                                               self.mailbox.url, RELAY, wait=5,
@@ -260,5 +260,5 @@ class Table:
             d.addErrback(lambda f, refused=refused: refused.append(f.trap(WrongCode)))
             self.clock.advance(0.5)
             assert refused, "a wrong code was not refused"
-            tries += 1
+            tries.append(self.clock.seconds())
         return tries
