@@ -236,7 +236,7 @@ def _parser() -> argparse.ArgumentParser:
     game_options(p_join)
     p_join.add_argument("address", nargs="?", metavar="ADDRESS|CODE",
                         help="the lobby address the host printed, or the seat code of an "
-                        "internet table (like 7-guitarist-revenge)")
+                        "internet table (like 7-guitarist-revenge-bodyguard)")
     p_join.add_argument("--passphrase", default=None,
                         help="the table's passphrase ('-' to type it hidden)")
     internet_options(p_join)
