@@ -195,9 +195,10 @@ def test_ctrl_c_at_any_moment_of_join(tmp_path):
                 address = match.group(1)
                 break
         assert address, "the host printed no address"
-        # Four at a time: a seat stays taken until the host hears its guest has gone.
+        # Three at a time: a seat stays taken until the host hears its guest has gone, so
+        # two batches may hold seats at once (7 free).
         failed = sweep(["join", address, *FAST], MOMENTS["join"],
-                       lambda moment: tmp_path / f"at-{moment}", at_once=4)
+                       lambda moment: tmp_path / f"at-{moment}", at_once=3)
         assert not failed, failed
     finally:
         host.kill()
