@@ -10,15 +10,20 @@ then 312).
 
 When the table has no turn free, a hello waits in the table's line on its open connection
 (`Place`) instead of being refused: asking again does not help, and the turn goes to the
-place whose address had least lately (each turn it took counts 1, each time it asked
-1/4, all halving every half hour), then whose /24 or /64 had the fewest turns, then the
-oldest. An address that floods the table with hellos, however many addresses it has, so
-ranks behind a person who asks once (or who mistyped the passphrase once or twice); one
-that has had turns ranks behind one that has not. The line holds `LINE_SIZE` places (a
-better-ranked newcomer pushes out the worst) and a place waits at most `HOLD` seconds.
-What this cannot tell apart: an attacker holding one place on each of many never-used
-addresses, each asking once, looks like that many people: it goes first for one turn per
-such address, once.
+place whose networks, then whose address, had least lately (each turn counts 1, each time
+anyone there asked 1/4, all halving every half hour), then the oldest. The networks are
+an IPv4 address's /24, an IPv6 address's /48 and then its /64: addresses within them cost
+an attacker nothing (one /64 holds 2**64), so a flood of never-used addresses from one
+network ranks behind a person from any other (before, the network only broke exact ties,
+and fresh addresses from one /64, 8 places waiting at a time, about 270 an hour, kept a
+person out for hours). An address that floods the table with hellos so ranks behind a
+person who asks once (or who mistyped the passphrase once or twice); one that has had
+turns ranks behind one that has not. The line holds `LINE_SIZE` places (a better-ranked
+newcomer pushes out the worst) and a place waits at most `HOLD` seconds.
+What this cannot tell apart: an attacker holding places from many never-used networks
+(a fresh /24 or /48 for each), or people on the attacker's own network: a fresh network
+looks like a person, and goes first for one turn, once; about 8 of them waiting at a
+time (270 an hour) keep a person out.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ MAX_STANDINGS = 4096  #: addresses (and prefixes) remembered; the least recent g
 #: seconds a person who asked thrice and mistyped twice.
 ASK_WEIGHT = 0.25
 
-Rank = tuple[float, float, float]
+Rank = tuple[float, ...]
 
 
 @dataclass(eq=False)
@@ -73,23 +78,31 @@ class Place:
     since: float
     go: Callable[[], None] = _nothing
     dismiss: Callable[[str], None] = _nothing
-    network: str = ""  #: the standings key of its /24 or /64 (see `net_key`)
+    #: The standings keys of its networks, widest first (see `net_keys`).
+    networks: tuple[str, ...] = ()
 
 
-def net_key(source: str) -> str:
-    """The standings key of the network ``source`` is in (apart from its own)."""
-    return "net " + prefix_of(source)
+def net_keys(source: str) -> tuple[str, str]:
+    """The standings keys of the networks ``source`` is in, widest first (apart from its
+    own): an IPv4 address's /24 (twice, so every rank has the same shape), an IPv6
+    address's /48 then /64."""
+    return "net " + prefix_of(source, wide=True), "net " + prefix_of(source)
 
 
 @functools.lru_cache(maxsize=MAX_STANDINGS)
-def prefix_of(source: str) -> str:
-    """The network an address is one of many in: its /24 (IPv4) or /64 (IPv6); any other
-    source (a seat code's wormhole) stands for itself."""
+def prefix_of(source: str, wide: bool = False) -> str:
+    """The network an address is one of many in: its /24 (IPv4) or /64 (IPv6), or with
+    ``wide`` the /48 an IPv6 /64 is one of (a site's: one tunnel or customer holds 65,536
+    /64s); any other source (a seat code's wormhole) stands for itself. An IPv4 client
+    of a dual-stack listener (``::ffff:a.b.c.d``) is counted by its IPv4 /24: as an IPv6
+    address every IPv4 client would share ``::/64``."""
     try:
         ip = ipaddress.ip_address(source)
     except ValueError:
         return source
-    bits = 24 if ip.version == 4 else 64
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    bits = 24 if ip.version == 4 else 48 if wide else 64
     return str(ipaddress.ip_network(f"{ip}/{bits}", strict=False))
 
 
@@ -140,35 +153,37 @@ class GuessLine:
         return len(self.places)
 
     def rank(self, place: Place) -> Rank:
-        """Lower goes first: what the address had lately (turns, and asking), then what
-        its network had (turns), then the oldest place."""
+        """Lower goes first: what its networks had lately (turns, and asking), widest
+        first, then what the address had, then the oldest place."""
         rank = self._ranks.get(place)
         if rank is None:
-            rank = (self.standings.order(place.source), self.standings.order(place.network),
-                    place.since)
+            keys = (*place.networks, place.source)
+            rank = (*(self.standings.order(key) for key in keys), place.since)
             self._ranks[place] = rank
         return rank
 
     def _changed(self, key: str) -> None:
         for place in self.places:
-            if key in (place.source, place.network):
+            if key == place.source or key in place.networks:
                 self._ranks.pop(place, None)
 
+    def _mark(self, source: str, now: float, turns: float = 0.0, asks: float = 0.0) -> None:
+        for key in dict.fromkeys((source, *net_keys(source))):  # an IPv4 /24 once
+            self.standings.add(key, now, turns=turns, asks=asks)
+            self._changed(key)
+
     def asked(self, source: str, now: float) -> None:
-        self.standings.add(source, now, asks=1.0)
-        self._changed(source)
+        self._mark(source, now, asks=1.0)
 
     def served(self, source: str, now: float) -> None:
-        for key in (source, net_key(source)):
-            self.standings.add(key, now, turns=1.0)
-            self._changed(key)
+        self._mark(source, now, turns=1.0)
 
     def add(self, source: str, now: float) -> Place | str:
         """A new place for ``source`` (pushing out the worst one if the line is full and
         the newcomer ranks better), or why there is none."""
         if sum(p.source == source for p in self.places) >= self.per_address:
             return "this address already waits for turns at this table; wait for them"
-        place = Place(source, now, network=net_key(source))
+        place = Place(source, now, networks=net_keys(source))
         if len(self.places) >= self.size:
             worst = max(self.places, key=self.rank)
             if self.rank(worst) <= self.rank(place):
