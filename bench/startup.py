@@ -1,13 +1,16 @@
 """How long a person waits: from Enter on `tractor` to the first decision on the full screen
 (three AI peer processes, the verified shuffle, the deal), from Enter on `tractor resume`
-after the game was killed mid-hand to the first decision again, and, once that hand is
-played out, from the end of the hand to the next hand's first decision (Enter pressed on
-the summary at once: the next hand's shuffle with proofs and its deal).
+after the game was killed mid-hand to the first line, the full screen and the first
+decision again, and, once that hand is played out, from the end of the hand to the next
+hand's first decision (Enter pressed on the summary at once: the next hand's shuffle with
+proofs and its deal). The game is then killed again at that decision and resumed once
+more (``resume2_*``: a journal of a whole hand and more, every AI seat replaying its own).
 
 Runs the installed `tractor` command in a pseudo-terminal, as a person would, with a fresh
 data folder per run; the screen is read back with pyte (a test dependency). Prints each
 run's figures, then a JSON last line: ``{"first_decision_s": ..., "resume_decision_s":
-..., ...}`` (medians over the runs).
+..., ...}`` (medians over the runs), with the load average before the runs (the machine
+may be shared: figures under load are longer).
 
     python bench/startup.py [--runs 3] [--strategy search] [--level normal]
 """
@@ -56,6 +59,32 @@ def until_decision(term: Terminal, seconds: float) -> float | None:
     return None
 
 
+def until_screen(term: Terminal, seconds: float) -> float | None:
+    """Seconds until the full screen is drawn (its status line names the game)."""
+    start = time.perf_counter()
+    if term.wait_until(lambda text: "Tractor ·" in status_of(text), seconds):
+        return time.perf_counter() - start
+    return None
+
+
+def resumed(exe: str, env: dict[str, str], home: Path) -> tuple[Terminal, dict[str, float | None]]:
+    """`tractor resume` from Enter: to the first line, the full screen, the first decision."""
+    start = time.perf_counter()
+    term = Terminal([exe, "resume"], env, cwd=str(home))
+    shown = first_progress(term, 60)
+    screen = until_screen(term, 120)
+    screen = None if screen is None else time.perf_counter() - start
+    decided = None if until_decision(term, 120) is None else time.perf_counter() - start
+    return term, {"progress_s": shown, "screen_s": screen, "decision_s": decided}
+
+
+def crash(term: Terminal) -> None:
+    """Kill it like a crash; its AI peers leave with it (they die with their parent)."""
+    os.kill(term.pid, signal.SIGKILL)
+    term.close()
+    time.sleep(1.0)
+
+
 def first_progress(term: Terminal, seconds: float) -> float | None:
     """Seconds until the screen shows anything at all."""
     start = time.perf_counter()
@@ -85,23 +114,24 @@ def one_run(strategy: str, level: str) -> dict[str, float | None]:
                 term.send("\r")
                 made += "follow" in line or "lead" in line
             term.pump(0.3)
-        os.kill(term.pid, signal.SIGKILL)
-        term.close()
-        time.sleep(1.0)  # its AI peers leave with it (they die with their parent)
-        start = time.perf_counter()
-        term = Terminal([exe, "resume"], env, cwd=str(home))
-        shown = first_progress(term, 60)
-        resumed = None if until_decision(term, 120) is None else time.perf_counter() - start
+        crash(term)
+        term, again = resumed(exe, env, home)
         between = None
         play_full_screen_hand(term, 600)
         if "is over" in term.text():
             term.send("\r")  # leave the summary at once: only the next deal is waited for
             between = until_decision(term, 120)
+        deeper: dict[str, float | None] = dict.fromkeys(again)
+        if between is not None:
+            crash(term)
+            term, deeper = resumed(exe, env, home)
         term.send("\x11")
         term.exited(5)
         term.close()
-        return {"first_decision_s": first, "resume_progress_s": shown,
-                "resume_decision_s": resumed, "next_hand_decision_s": between}
+        return {"first_decision_s": first,
+                **{f"resume_{k}": v for k, v in again.items()},
+                "next_hand_decision_s": between,
+                **{f"resume2_{k}": v for k, v in deeper.items()}}
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
@@ -112,6 +142,7 @@ def main() -> None:
     parser.add_argument("--strategy", default="search")
     parser.add_argument("--level", default="normal")
     args = parser.parse_args()
+    load = os.getloadavg()[0]
     runs = []
     for i in range(args.runs):
         run = one_run(args.strategy, args.level)
@@ -126,13 +157,16 @@ def main() -> None:
     result = {"first_decision_s": median("first_decision_s"),
               "resume_decision_s": median("resume_decision_s"),
               "resume_progress_s": median("resume_progress_s"),
+              "resume_screen_s": median("resume_screen_s"),
+              "resume2_screen_s": median("resume2_screen_s"),
+              "resume2_decision_s": median("resume2_decision_s"),
               "next_hand_decision_s": median("next_hand_decision_s"),
               "next_hand_decision_max_s": max((r["next_hand_decision_s"] or 0.0)
                                               for r in runs),
               "first_decision_max_s": max((r["first_decision_s"] or 0.0) for r in runs),
               "resume_decision_max_s": max((r["resume_decision_s"] or 0.0) for r in runs),
               "runs": len(runs), "strategy": args.strategy, "level": args.level,
-              "cores": os.cpu_count()}
+              "cores": os.cpu_count(), "load_before": load}
     print(json.dumps(result))
 
 

@@ -221,4 +221,5 @@ class Journal:
         frames = self.frames(game)
         # What `append` must not keep twice: known now, without reading the journal again.
         self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
-        return session, session.resume(frames, self.marks.vouched(game, frames), progress)
+        signed, proved = self.marks.known(game, frames)
+        return session, session.resume(frames, proved, signed, progress)

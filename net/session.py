@@ -153,15 +153,17 @@ class GameSession:
         return [f for deck in [*decks, *[self.upcoming] * (self.upcoming is not None)]
                 for f in deck.frames()]
 
-    def resume(self, journal: Sequence[bytes], vouched: Collection[bytes] = (),
+    def resume(self, journal: Sequence[bytes], proved: Collection[bytes] = (),
+               signed: Collection[bytes] = (),
                progress: Callable[[int, int], None] | None = None) -> list[bytes]:
         """Start a fresh session (same seat, keys, master seed and player) from the journal of
         one that crashed: every hand is played again from its frames, this peer's moves taken
         from the journal, and the game goes on where it stopped. Returns frames to send.
 
-        ``vouched``: digests of frames whose proofs passed here before (`CheckLedger`: not
-        run again). ``progress(done, total)`` is told as frames are applied, and at the end
-        with ``done == total`` (a frame still waiting for its turn is not applied)."""
+        ``proved``, ``signed``: digests of frames whose proofs, whose signatures, passed
+        here before (`CheckLedger`: not checked again). ``progress(done, total)`` is told as
+        frames are applied, and at the end with ``done == total`` (a frame still waiting
+        for its turn is not applied)."""
         if self.current.phase != "setup" or self.results:
             raise RuntimeError("resume a fresh session, before start")
         total, done = len(journal), 0
@@ -172,7 +174,7 @@ class GameSession:
             if progress is not None and done < total:
                 progress(done, total)
 
-        self.ledger = CheckLedger(frozenset(vouched), applied)
+        self.ledger = CheckLedger(frozenset(proved), frozenset(signed), applied)
         self.current.deck.ledger = self.ledger
         for frame in journal:
             self._journal.setdefault(peek_hand(frame), []).append(frame)

@@ -44,6 +44,7 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
+from .checked import PROOFS, SIGNATURE
 from .deck.engine import Runner
 from .deck.envelope import MAX_FRAME, Envelope, FrameError, NoRoom, open_frame, peek_hand
 from .deck.errors import (
@@ -1179,12 +1180,14 @@ class PeerNode:
     # --- frames -------------------------------------------------------------------------------
 
     def _keep(self, frames: list[bytes]) -> None:
-        passed = self.session.ledger.take_passed()  # proofs run here: not again on resume
+        # What was checked here is not checked again on resume (`net.checked`).
+        signed, proved = self.session.ledger.take_marks()
         if self.journal is None:
             return
-        self.journal.append(self.game, frames)
-        if passed:
-            self.journal.marks.add(self.game, passed)
+        with self.journal.db:  # the frames and their marks: one commit
+            self.journal.marks.add(self.game, SIGNATURE, signed)
+            self.journal.marks.add(self.game, PROOFS, proved)
+            self.journal.append(self.game, frames)
         recorded = len(self.journal.results(self.game))
         for i, res in enumerate(self.session.results[recorded:], recorded):
             self.journal.record_result(self.game, i, res, finished=self.session.over)

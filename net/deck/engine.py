@@ -407,10 +407,12 @@ class Deck:
         """Check and apply one frame; returns this peer's frames to broadcast in answer.
 
         Raises `FrameError` (malformed, unsigned ...; `NoRoom`: not yet) or a `DeckError`
-        naming the seat to blame; the state is unchanged by a refused frame.
+        naming the seat to blame; the state is unchanged by a refused frame. A frame whose
+        signature was checked here before a crash (`CheckLedger`) is not checked again.
         """
         env = open_frame(frame, self.config.table, self.config.hand,
-                         list(self.config.public_keys))
+                         list(self.config.public_keys),
+                         verify=not self.ledger.signature_known(frame))
         seat, seq = env.seat, env.header.seq
         chain = self._chains[seat]
         known = chain.frames[seq] if seq < len(chain.frames) else self._pending[seat].get(seq)
@@ -566,9 +568,7 @@ class Deck:
             _judged(seat, kind, lambda: handler(seat, body))
         finally:
             self._applying = -1
-        if kind in (SHUFFLE, LOCK) and seat != self.me and not self._vouched(env):
-            self.ledger.passed(env.frame)
-        self.ledger.applied()
+        self.ledger.accepted(env.frame, proofs=kind in (SHUFFLE, LOCK) and seat != self.me)
 
     def _check_shape(self, env: Envelope) -> None:
         kind = env.header.kind
@@ -601,7 +601,7 @@ class Deck:
 
     def _vouched(self, env: Envelope) -> bool:
         """Whether ``env``'s proofs passed here before a crash (`CheckLedger`)."""
-        return env.header.kind in (SHUFFLE, LOCK) and self.ledger.vouches(env.frame)
+        return env.header.kind in (SHUFFLE, LOCK) and self.ledger.proofs_known(env.frame)
 
     def _points(self, seat: int, values: object, count: int, what: str,
                 vouched: bool = False) -> list[bytes]:
@@ -1142,7 +1142,8 @@ class Deck:
             raise RuntimeError("load the journal into a fresh engine, before start")
         for frame in journal:
             env = open_frame(frame, self.config.table, self.config.hand,
-                             list(self.config.public_keys))
+                             list(self.config.public_keys),
+                             verify=not self.ledger.signature_known(frame))
             if env.seat == self.me:
                 self._journal_frames[env.header.seq] = (frame, env)  # for the moves again
             else:
