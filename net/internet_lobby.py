@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twisted.internet.defer import Deferred, DeferredList, FirstError, ensureDeferred
-from twisted.internet.protocol import Factory
+from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.protocols.basic import Int32StringReceiver
 
-from .lobby import LobbyClosed, Participant, WrongCode
+from .lobby import LobbyClosed, Participant, WrongCode, pack
 from .lobby_wire import HostLink, LobbyGuest, LobbyHost, join_table
 from .rendezvous import APPID, LOBBY_SUBPROTOCOL
 from .seat_code_limits import CODE_WORDS, GuessBudget, MailboxBackoff, code_problem
@@ -55,6 +56,25 @@ class _Used:
 
     at: float
     links: list[HostLink] = field(default_factory=list)
+    sat: bool = False  #: its joiner took a seat (once they leave it, the code is done)
+
+
+#: What a joiner hears who comes back through the wormhole of a code they sat with and
+#: left: each seating takes a code the host gives out (else one joiner leaving and coming
+#: back again and again would open a fresh code for strangers to guess each time).
+CODE_DONE = ("this seat code was used to sit at the table and leave it: ask the host for a "
+             "new code")
+
+
+class _CodeDone(Int32StringReceiver):
+    """A lobby connection on a code that is done: refused in the lobby's own words."""
+
+    def connectionMade(self) -> None:
+        self.sendString(pack({"refused": WrongCode.code, "why": CODE_DONE}))
+        self.transport.loseConnection()
+
+    def stringReceived(self, data: bytes) -> None:
+        pass  # the hello, already answered
 
 
 class SeatCodes:
@@ -112,7 +132,13 @@ class SeatCodes:
         now, holding = self.clock.seconds(), 0
         for number, used in list(self.used.items()):
             if any(_seated(self.host, link) for link in used.links):
-                del self.used[number]  # seated: the roster counts the seat from now on
+                used.sat = True  # seated: the roster counts the seat from now on
+            elif used.sat:
+                # Sat and left: the code is done (`CODE_DONE`). A joiner who sits and
+                # leaves between two looks changes nothing a look sees: no code opens or
+                # is forgiven for a seat that is free at every look.
+                del self.used[number]
+                self._close(number)
             elif now - used.at < JOIN_HOLD:
                 holding += 1
         return holding
@@ -198,10 +224,14 @@ class SeatCodes:
             Factory.forProtocol(lambda: self._lobby_link(number, nameplate)))
         self.refill()
 
-    def _lobby_link(self, number: int, nameplate: str) -> HostLink:
+    def _lobby_link(self, number: int, nameplate: str) -> Protocol:
+        if number not in self.used:
+            return _CodeDone()  # its joiner sat and left (its wormhole is closing)
         link = self.host.protocol(source=f"code {nameplate}")
-        if number in self.used:
-            self.used[number].links.append(link)
+        used = self.used[number]
+        # Only the connections still open: a joiner may open and drop many in turn.
+        used.links = [old for old in used.links if self.host.links.get(old.conn) is old]
+        used.links.append(link)
         return link
 
     def _allocated(self, number: int, code: str) -> None:
