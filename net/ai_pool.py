@@ -31,11 +31,11 @@ Plain state (the AI layer stops the players it names), driven by the caller's cl
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from .gate import source_of
 from .lobby import AiServerBusy, parse_endpoint
 
 CAPACITY = 24
@@ -43,20 +43,6 @@ PER_SOURCE = 11
 RESERVE = 5
 RECLAIM_AFTER = 120.0
 RELEASE_AFTER = 600.0
-
-
-def source_of(ip: str) -> str:
-    """What one requester is counted as: its IPv4 address (an IPv4-mapped IPv6 address
-    too), or the /64 of an IPv6 address."""
-    try:
-        addr = ipaddress.ip_address(ip)
-    except ValueError:
-        return ip
-    if isinstance(addr, ipaddress.IPv6Address):
-        if addr.ipv4_mapped is not None:
-            return str(addr.ipv4_mapped)
-        return str(ipaddress.IPv6Network((addr, 64), strict=False))
-    return str(addr)
 
 
 @dataclass

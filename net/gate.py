@@ -31,6 +31,7 @@ This module is plain state: the Twisted protocols call it and close what it name
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -38,6 +39,24 @@ from dataclasses import dataclass
 #: A source turned away this many times within ``noisy_for`` evicts nobody (a person who
 #: retries once is not caught by it; a flood retrying at once is).
 NOISY_AFTER = 3
+
+
+def source_of(ip: str) -> str:
+    """What one stranger is counted as (a `Gate`'s source, an AI server's requester): its
+    IPv4 address (an IPv4-mapped IPv6 address too), or the /64 of an IPv6 address.
+
+        >>> source_of("2001:db8::1"), source_of("::ffff:198.18.0.7")
+        ('2001:db8::/64', '198.18.0.7')
+    """
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.ipv4_mapped is not None:
+            return str(addr.ipv4_mapped)
+        return str(ipaddress.IPv6Network((addr, 64), strict=False))
+    return str(addr)
 
 
 class Refused(Exception):
@@ -94,6 +113,9 @@ class Gate:
         (close them), or raises `Refused`."""
         if key in self._places:
             raise ValueError(f"{key!r} holds a place already")
+        # One IPv6 host has a whole /64 to connect from: per address, it would hold
+        # every place with connections younger than ``min_age``.
+        source = source_of(source)
         if self.pending(source) >= self.per_source:
             self._turn_away(source, now)
             raise Refused(f"{self.per_source} {self.what} from {source} {self.unproven}")

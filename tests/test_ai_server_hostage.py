@@ -21,7 +21,8 @@ from twisted.test.iosim import FakeTransport, connect
 
 from tractor.ai.children import PROGRESS_LINE, PROGRESS_SECONDS, AiChild
 from tractor.ai.runner import AiPlayers, watch_progress
-from tractor.net.ai_pool import CAPACITY, RECLAIM_AFTER, RELEASE_AFTER, AiPool, source_of
+from tractor.net.ai_pool import CAPACITY, RECLAIM_AFTER, RELEASE_AFTER, AiPool
+from tractor.net.gate import source_of
 from tractor.net.lobby import AiServerBusy, LobbyError, NoAiServer
 from tractor.net.lobby_wire import AiServer, FillClientLink
 
