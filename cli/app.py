@@ -73,7 +73,7 @@ KEYS: list[tuple[str, str]] = [
     ("Bksp", "delete typed text"),
     ("Esc", "clear selection, close"),
     ("e", "declarations you may make"),
-    ("p", "pass (no declaration; no bid)"),
+    ("p", "pass; at a bid: p Enter"),
     ("85 Enter", "auction: bid 85 points"),
     ("H Enter", "auction: trump (0 = none)"),
     ("i", "hint: preselect AI's move"),
@@ -362,7 +362,7 @@ class PlayView:
         if decision in (BID, NAME):
             answer = auction_answer(decision, self.input.text, seat)
             if answer is None:
-                self.error = ("Type the points to bid, or p to pass." if decision == BID
+                self.error = ("Type the points to bid, or pass (then Enter)." if decision == BID
                               else "Type S, H, D or C, or 0 for no trump suit.")
                 return
             self.send(answer)
@@ -901,7 +901,10 @@ def _key_bindings(view: PlayView) -> KeyBindings:
     command("g", lambda: view.show("log"), idle | info_panel | summary)
     command("?", lambda: view.show("help"), idle | info_panel | declaring | summary)
     command("e", view.open_declare)
-    command("p", view.pass_declaration, idle | declaring)
+    # At a bid, p is text: a pass is final, so it takes Enter ("p" or "pass"); as a
+    # command the p of a typed "pass" passed at once and "ass" spilled into the next prompt.
+    bidding = Condition(_safe(lambda: view.client.decision() == BID))
+    command("p", view.pass_declaration, (idle & ~bidding) | declaring)
     command("m", view.start_chat)
     command("n", view.next_hand, idle | summary)
 

@@ -468,7 +468,7 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
         # The rules (seeds/README.md): the highest bid only picks the declaring team; the
         # hand scores as every hand does, so a bid is no target to reach.
         return (f"Auction ({standing}): the highest bidder's team declares, with no points "
-                f"to reach. Bid {high + 5}{most} in steps of 5, or pass (final).")
+                f"to reach. Bid {high + 5}{most} in steps of 5, or type pass (final), then Enter.")
     if decision == "show":
         return ("Show one card, then Enter: the declarers' highest card makes its player "
                 "the starter (jokers highest, then A down to 2).")

@@ -656,3 +656,38 @@ def _offers(client) -> bool:
             return True
         client.submit(Pass(0))
     return False
+
+
+
+def test_typing_pass_at_a_bid_passes_once_on_enter_and_spills_nothing() -> None:
+    # The trial: "pass" typed at the bid prompt passed on its p (a command key) and left
+    # "ass" in the next prompt. A pass is final: at a bid it is text, and Enter sends it.
+    from test_screens_80 import FrozenClient, auction_moments
+
+    from tractor import Pass
+    from tractor.cli.client import BID
+
+    class Bidder(FrozenClient):
+        sent: list[Any]
+
+        def submit(self, action: Any) -> str | None:
+            self.sent.append(action)
+            self.wanted = None  # the auction goes on without this seat
+            return None
+
+    async def go() -> None:
+        frozen = dict(auction_moments(4))["auction bid"]
+        client = Bidder(frozen.obs, frozen.names, BID, frozen.seat)
+        client.sent = []
+        async with running(client) as (view, inp):
+            inp.send_text("pass")
+            await until(lambda: view.input.text == "pass")
+            await asyncio.sleep(0.05)
+            assert client.sent == []  # nothing sent before Enter (before: a Pass at once)
+            inp.send_text(ENTER)
+            await until(lambda: bool(client.sent))
+            assert client.sent == [Pass(client.seat)]
+            await asyncio.sleep(0.05)
+            assert view.input.text == ""  # nothing spilled into the next question
+
+    run(go())
