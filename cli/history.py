@@ -17,6 +17,7 @@ from tractor.cards import format_cards
 from tractor.net.journal import Journal
 from tractor.net.table import RandomPlayer, TableHand
 
+from .prompts import fit as fit_message
 from .words import count
 
 
@@ -127,14 +128,14 @@ def replay(journal: Journal, game: str, out: TextIO, hand_no: int | None = None,
     before the game is read. Returns an exit code."""
     refused = _refusal(journal, game, hand_no, len(journal.results(game)))
     if refused is not None:
-        print(refused[0], file=out)
+        print(fit_message(refused[0], out), file=out)
         return refused[1]
     if pause is not None:  # reading checks every signed move again: a moment
         print(f"reading game {game}: checking every move again...", file=out, flush=True)
     hands, meta = finished_hands(journal, game)
     refused = _refusal(journal, game, hand_no, len(hands))
     if refused is not None:
-        print(refused[0], file=out)
+        print(fit_message(refused[0], out), file=out)
         return refused[1]
     names = meta.get("names") or [f"seat {s}" for s in range(16)]
     if pause is not None:

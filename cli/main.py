@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         code = INTERRUPTED
     try:
         if ctrl_c.pressed:
-            print(ctrl_c.farewell(), file=sys.stderr, flush=True)
+            _tell(ctrl_c.farewell())
             if unwound and argv is None:
                 # Python would end this process by SIGINT instead of the status: it counts
                 # a KeyboardInterrupt that went through an exec() (dataclasses, namedtuple)
@@ -320,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _command(argv: list[str], ctrl_c: CtrlC) -> int:
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
-        print(f"tractor: unknown command {argv[0]!r:.40} (commands: {', '.join(COMMANDS)}; "
-              "`tractor --help` says more)", file=sys.stderr)
+        _tell(f"tractor: unknown command {argv[0]!r:.40} (commands: {', '.join(COMMANDS)}; "
+              "`tractor --help` says more)")
         return 2
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
@@ -342,7 +342,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
             rules = Rules(players=args.players, decks=args.decks,
                           declaration="auction" if args.auction else "reveal")
         except RulesError as exc:
-            print(f"tractor: {exc}", file=sys.stderr)
+            _tell(f"tractor: {exc}")
             return 2
         demo(args.seed, rules)
         return 0
@@ -351,9 +351,8 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
     try:
         data_dir()
     except OSError as exc:  # TRACTOR_HOME names a file, a folder we may not write, ...
-        print(f"tractor: cannot use the data folder {exc.filename or ''}: "
-              f"{exc.strerror or exc} (set TRACTOR_HOME to a folder of yours)",
-              file=sys.stderr)
+        _tell(f"tractor: cannot use the data folder {exc.filename or ''}: "
+              f"{exc.strerror or exc} (set TRACTOR_HOME to a folder of yours)")
         return 1
     if command in ("history", "replay"):
         return _journal_command(command, args)
@@ -374,7 +373,7 @@ def _journal_command(command: str, args: argparse.Namespace) -> int:
     try:
         journal = read_journal(journal_path())
     except JournalError as exc:  # damaged, newer, not ours: named, and left as it is
-        print(refusal(exc), file=sys.stderr)
+        _tell(refusal(exc))
         return 1
     if command == "history":
         for line in history_lines(journal, terminal_width()):
@@ -447,15 +446,22 @@ def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
     return code[0]
 
 
+def _tell(text: str) -> None:
+    """A line for the person on standard error, folded between words on a terminal."""
+    from .prompts import say
+
+    say(text, sys.stderr)
+
+
 def _failed(exc: Exception) -> int:
     """One line for a command that failed, and its exit status."""
     from tractor import RulesError
 
     if isinstance(exc, RulesError):
-        print(f"tractor: {exc}", file=sys.stderr)
+        _tell(f"tractor: {exc}")
         return 2
     if isinstance(exc, (TimeoutError, ConnectionError, OSError)):
-        print(f"tractor: {exc}", file=sys.stderr)
+        _tell(f"tractor: {exc}")
         return 1
     return _report_bug(exc)  # a bug: one clear line here, the details in a file
 
@@ -488,7 +494,7 @@ def _report_bug(exc: Exception) -> int:
     path = data_dir() / "error.log"
     with open_private_log(path) as f:
         f.write("".join(traceback.format_exception(exc)).encode())
-    print(f"tractor: unexpected error: {exc} (details in {path})", file=sys.stderr)
+    _tell(f"tractor: unexpected error: {exc} (details in {path})")
     return 1
 
 

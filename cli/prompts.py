@@ -5,8 +5,10 @@ gives up at one (`GaveUp`)."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
-from typing import Any
+import textwrap
+from typing import Any, TextIO
 
 from .interrupts import Interrupted, typed
 
@@ -15,8 +17,45 @@ class GaveUp(Exception):
     """The person left before the game began (quit in the lobby, no passphrase given)."""
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
+def fit(text: str, stream: TextIO | None = None) -> str:
+    """``text`` folded to the terminal's width between words, the lines after the first of
+    a paragraph indented, when ``stream`` (standard output) is a terminal: the terminal
+    itself would cut inside a word or a path. A pipe gets it as it is (one line a message,
+    for scripts). A word longer than the line (a path) stands alone on its line.
+
+        >>> print(fit("there is no hand 9 to replay in game abc", _Width(20)))
+        there is no hand 9
+          to replay in game
+          abc
+    """
+    stream = stream if stream is not None else sys.stdout
+    try:
+        width = getattr(stream, "columns", None) or (
+            shutil.get_terminal_size().columns if stream.isatty() else 0)
+    except (AttributeError, ValueError, OSError):  # a closed or odd stream: as it is
+        width = 0
+    if width < 20:
+        return text
+    return "\n".join(textwrap.fill(line, width - 1, subsequent_indent="  ",
+                                   break_long_words=False, break_on_hyphens=False)
+                     if len(line) >= width else line for line in text.split("\n"))
+
+
+class _Width:
+    """A stand-in for a terminal of ``columns`` (the doctest's)."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+
+    def isatty(self) -> bool:
+        return True
+
+
+def say(text: str, stream: TextIO | None = None) -> None:
+    """A line for the person: on standard output, or ``stream`` (standard error), folded
+    to the terminal's width (`fit`)."""
+    out = stream if stream is not None else sys.stdout
+    print(fit(text, out), file=out, flush=True)
 
 
 class LineReader:

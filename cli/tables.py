@@ -65,13 +65,9 @@ from .lobby_prompt import lobby_prompt
 from .netclient import HumanPlayer, NetClient
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_JOINING, AI_SERVER_USE, AI_SERVING, HOSTING, JOINING, ask_passphrase
-from .prompts import GaveUp, LineReader
+from .prompts import GaveUp, LineReader, say
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 def _hinter(rules: Rules, seed: int, level: str = HINT_LEVEL) -> Callable[[Observation], Any]:
