@@ -166,5 +166,7 @@ class _LobbyCommands:
             d.addErrback(lambda f: say(f"no AI: {f.getErrorMessage()}"))
         elif command == "codes" and self.codes is not None:
             say(self.codes())
-        else:
+        elif command in ("help", "?"):
             say(self.help_text)
+        else:
+            say(f"{command[:40]!r} is not a lobby command; {self.help_text}")
