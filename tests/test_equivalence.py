@@ -23,7 +23,7 @@ from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
 from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 
-HANDS = 1200  #: seeded hands on the open deck (every case below shows up 28 times or more)
+HANDS = 1000  #: seeded hands on the open deck (every case below shows up 20 times or more)
 REAL_HANDS = 5  #: of which this many again on the real deck
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -41,9 +43,11 @@ def test_a_pipe_gets_the_message_as_it_is() -> None:
     assert fit(LONG, io.StringIO()) == LONG
 
 
-def test_a_command_error_on_a_terminal_folds_between_words(tmp_path) -> None:
+def test_a_command_error_on_a_terminal_folds_between_words() -> None:
     # Before: the refusal of a damaged journal came as one line the terminal cut mid-word.
+    # (A short home: a path longer than the line is one word the terminal must cut.)
     pytest.importorskip("pyte")
+    tmp_path = __import__("pathlib").Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     from pty_terminal import Terminal
 
@@ -65,3 +69,4 @@ def test_a_command_error_on_a_terminal_folds_between_words(tmp_path) -> None:
                          env={"TRACTOR_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert len([line for line in out.stderr.splitlines() if line]) == 1  # a pipe: one line
     assert re.search(r"not a readable journal", out.stderr), out.stderr
+    shutil.rmtree(tmp_path)
