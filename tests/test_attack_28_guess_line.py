@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import msgpack
 import pytest
+from test_guess_line import Guesser
 from twisted.internet.address import IPv6Address
 from twisted.internet.task import Clock
-from twisted.protocols.basic import Int32StringReceiver
 from twisted.test.iosim import FakeTransport, IOPump, connect
 
 from tractor import Rules
@@ -109,21 +108,6 @@ def test_fresh_addresses_of_one_network_do_not_keep_a_person_out(flood: str, wai
 def test_a_dual_stack_ipv4_client_is_counted_by_its_24():
     assert prefix_of("::ffff:198.18.0.7") == "198.18.0.0/24"  # before: ::/64 for them all
     assert prefix_of("2001:db8:1:2::5", wide=True) == "2001:db8:1::/48"
-
-
-class Guesser(Int32StringReceiver):
-    """A stranger's connection: a hello with a wrong passphrase; it keeps a place it is
-    given and leaves when welcomed (the guess was wrong) or refused."""
-
-    def __init__(self, hello: bytes) -> None:
-        self.hello = hello
-
-    def connectionMade(self) -> None:
-        self.sendString(self.hello)
-
-    def stringReceived(self, data: bytes) -> None:
-        if "wait" not in msgpack.unpackb(data, raw=False):
-            self.transport.loseConnection()
 
 
 def _dial6(host: LobbyHost, client: object, ip: str, port: int) -> IOPump:
