@@ -23,6 +23,10 @@ from .group import (
     smul,
     sub,
 )
+from .verified import VerifiedProofs
+
+#: Lock proofs that verified here (`verified`): a lock message holds one per card.
+VERIFIED = VerifiedProofs(b"lock", 1 << 16)
 
 
 class LockProofError(ValueError):
@@ -61,6 +65,10 @@ def verify(context: bytes, i: int, e: bytes, e2: bytes, key: bytes, lock: bytes,
         for p in (proof.a1, proof.a2, proof.a3):
             check_point(p)
         z1, z2 = check_scalar(proof.z1), check_scalar(proof.z2)
+        seen = VERIFIED.digest(context, i.to_bytes(4, "little"), e, e2, key, lock, proof.a1,
+                               proof.a2, proof.a3, z1, z2)
+        if seen in VERIFIED:
+            return
         c = _challenge(context, i, e, e2, key, lock, proof.a1, proof.a2, proof.a3)
         ok = (base(z1) == add(proof.a1, mul(c, key))
               and base(z2) == add(proof.a2, mul(c, lock))
@@ -69,3 +77,4 @@ def verify(context: bytes, i: int, e: bytes, e2: bytes, key: bytes, lock: bytes,
         raise LockProofError(f"position {i}: {exc}") from exc
     if not ok:
         raise LockProofError(f"position {i}: the lock does not keep the card under it")
+    VERIFIED.add(seen)

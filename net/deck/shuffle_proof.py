@@ -44,6 +44,7 @@ from .group import (
     point_from_hash,
     scalar_from,
 )
+from .verified import VerifiedProofs
 
 #: The construction, as the benchmarks and the README name it.
 NAME = "bayer-groth-linear"
@@ -53,6 +54,8 @@ NAME = "bayer-groth-linear"
 SOUNDNESS_BITS = 128
 DOMAIN = b"tractor-shuffle-proof/1"
 MAX_CARDS = 4096  #: more generators than any deck needs (a frame holds at most 4096 items)
+#: Shuffle proofs that verified here (`verified`).
+VERIFIED = VerifiedProofs(b"shuffle", 1 << 14)
 
 
 class ShuffleProofError(ValueError):
@@ -333,6 +336,11 @@ def verify(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], ke
                               for s in (proof.s_d, proof.s_p, proof.s_t, proof.z_k))
     except GroupError as exc:
         raise ShuffleProofError(f"a proof value is not acceptable: {exc}") from exc
+    # The size first: with it, the parts after it split one way only.
+    seen = VERIFIED.digest(n.to_bytes(4, "little"), context, *inputs, *outputs, key, *points,
+                           proof.s_d, proof.s_p, proof.s_t, proof.z_k, *proof.z_d, *proof.z_p)
+    if seen in VERIFIED:
+        return
     ch = _challenges(_Transcript(context, inputs, outputs, key), proof)
     # The equations are folded with the powers of one more challenge, hashed from the whole
     # proof (the answers too): a last round of the argument, so five different values of
@@ -347,6 +355,7 @@ def verify(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], ke
         raise ShuffleProofError(f"the proof's points do not combine: {exc}") from exc
     if left != right:
         raise ShuffleProofError("the proof does not show a re-keyed permutation of the deck")
+    VERIFIED.add(seen)
 
 
 def product_check(n: int, ch: _Challenges, z_d: Sequence[int], z_p: Sequence[int]) -> int:
