@@ -115,6 +115,9 @@ class Standings:
         self.half_life = half_life
         self.size = size
         self._marks: OrderedDict[str, tuple[float, float, float]] = OrderedDict()
+        #: `order` of the keys, until their marks change: under a flood every ask changes
+        #: one /24's marks, and the line ranks all its places again (3 keys each).
+        self._orders: dict[str, float] = {}
 
     def get(self, key: str, now: float) -> tuple[float, float]:
         """(turns, asks) of ``key`` now."""
@@ -127,16 +130,26 @@ class Standings:
         that compares between keys as the faded values do at any moment (all fade alike):
         the logarithm at a common origin of time. So a rank computed once stays right
         until its key changes."""
-        turns, asks, at = self._marks.get(key, (0.0, 0.0, 0.0))
+        known = self._orders.get(key)
+        if known is not None:
+            return known
+        marks = self._marks.get(key)
+        if marks is None:
+            return -math.inf
+        turns, asks, at = marks
         had = turns + ASK_WEIGHT * asks
-        return math.log(had) + at * math.log(2.0) / self.half_life if had > 0.0 else -math.inf
+        order = math.log(had) + at * math.log(2.0) / self.half_life if had > 0.0 else -math.inf
+        self._orders[key] = order
+        return order
 
     def add(self, key: str, now: float, turns: float = 0.0, asks: float = 0.0) -> None:
         old_turns, old_asks = self.get(key, now)
         self._marks[key] = (old_turns + turns, old_asks + asks, now)
+        self._orders.pop(key, None)
         self._marks.move_to_end(key)
         while len(self._marks) > self.size:
-            self._marks.popitem(last=False)
+            forgotten, _ = self._marks.popitem(last=False)
+            self._orders.pop(forgotten, None)
 
 
 class GuessLine:
@@ -147,7 +160,6 @@ class GuessLine:
         self.per_address = per_address
         self.places: list[Place] = []
         self.standings = Standings()
-        self._ranks: dict[Place, Rank] = {}  #: until their keys' standings change
 
     def __len__(self) -> int:
         return len(self.places)
@@ -155,22 +167,12 @@ class GuessLine:
     def rank(self, place: Place) -> Rank:
         """Lower goes first: what its networks had lately (turns, and asking), widest
         first, then what the address had, then the oldest place."""
-        rank = self._ranks.get(place)
-        if rank is None:
-            keys = (*place.networks, place.source)
-            rank = (*(self.standings.order(key) for key in keys), place.since)
-            self._ranks[place] = rank
-        return rank
-
-    def _changed(self, key: str) -> None:
-        for place in self.places:
-            if key == place.source or key in place.networks:
-                self._ranks.pop(place, None)
+        order = self.standings.order  # each key's order is kept until its marks change
+        return (*map(order, place.networks), order(place.source), place.since)
 
     def _mark(self, source: str, now: float, turns: float = 0.0, asks: float = 0.0) -> None:
         for key in dict.fromkeys((source, *net_keys(source))):  # an IPv4 /24 once
             self.standings.add(key, now, turns=turns, asks=asks)
-            self._changed(key)
 
     def asked(self, source: str, now: float) -> None:
         self._mark(source, now, asks=1.0)
@@ -187,7 +189,6 @@ class GuessLine:
         if len(self.places) >= self.size:
             worst = max(self.places, key=self.rank)
             if self.rank(worst) <= self.rank(place):
-                self._ranks.pop(place, None)
                 return "too many strangers wait to guess at this table: try again later"
             self.remove(worst)
             worst.dismiss("pushed out of the line by someone who has asked less often; "
@@ -202,7 +203,6 @@ class GuessLine:
     def remove(self, place: Place) -> None:
         if place in self.places:
             self.places.remove(place)
-        self._ranks.pop(place, None)
 
 
 class AttemptLimiter:
