@@ -872,3 +872,25 @@ def test_declarations_during_the_deal_are_offered_to_every_holder():
     assert list(h.legal_actions(1)) == [Declare(1, T("2S"))]
     assert list(h.legal_actions(2)) == []  # one black joker is no declaration
     assert list(h.legal_actions(0)) == [Draw(0), Declare(0, T("2H"))]
+
+
+def test_every_lead_is_listed_once_simple_ones_first():
+    """A lead is any multiset of one suit's cards: the singles, pairs and tractors come
+    first, then every other multiset of a suit (all of them throws), each once."""
+    from itertools import product
+
+    from tractor.formats import THROW, classify_faces
+
+    h = in_play(R6, {0: "KS KS QS QS JS 3C", 1: "AS 9S 9S 4S 5D KC",
+                     2: "KD KD 5S 3S 6C 7C", 3: "2H 10S JS 8D 9D 4C"}, "2H")
+    leads = [a.faces for a in h.legal_actions(0)]
+    assert len(leads) == len(set(map(tuple, map(sorted, leads))))
+    spades = [(f, n) for f, n in Counter(F("KS KS QS QS JS")).items()]
+    every = {tuple(sorted(f for (f, _), k in zip(spades, took, strict=True) for _ in range(k)))
+             for took in product(*(range(n + 1) for _, n in spades))} - {()}
+    assert {tuple(sorted(c)) for c in leads} == every | {tuple(F("3C"))}
+    kinds = [classify_faces(list(c), h.ladder).kind for c in leads]
+    simple = len(kinds) - kinds.count(THROW)
+    assert THROW not in kinds[:simple] and set(kinds[simple:]) == {THROW}
+    assert sorted(kinds[:simple]) == ["pair", "pair", "single", "single", "single", "single",
+                                      "tractor"]

@@ -246,7 +246,7 @@ class Hand(PublicHand):
             options = counted(faces, ladder)
             for k in range(2, len(faces) + 1):
                 for combo in multisets(options, k):
-                    if classify_faces(combo, ladder).kind == THROW:
+                    if not _pairs_only(combo) or classify_faces(combo, ladder).kind == THROW:
                         yield combo
 
     # --- apply --------------------------------------------------------------------------------
@@ -382,3 +382,11 @@ _HANDLERS: dict[type, Any] = {
     Draw: Hand._draw, Declare: Hand._declare, Pass: Hand._pass, Bid: Hand._bid,
     Show: Hand._show, NameTrump: Hand._name, Bury: Hand._bury, Play: Hand._play,
 }
+
+
+def _pairs_only(combo: list[int]) -> bool:
+    """Whether every face of ``combo`` (each face's copies side by side, as `multisets`
+    gives them) is there exactly twice. Only such cards can be one pair or one tractor:
+    any other multiset of two or more cards is a throw, with no need to classify it."""
+    evens = combo[0::2]
+    return evens == combo[1::2] and len(set(evens)) == len(evens)
