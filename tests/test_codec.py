@@ -159,3 +159,21 @@ def test_shapes_read_a_message_whole_and_say_where_it_is_wrong():
         with pytest.raises(ShapeError, match=where) as info:
             shape.read(bad, who="seat 1")
         assert info.value.who == "seat 1"
+
+
+def test_every_site_reads_through_the_codec_and_keeps_its_error_type():
+    """Each reader refuses a value nested past its limits with the error its callers catch,
+    and says whose bytes they were."""
+    from tractor.net.discovery import BadAnnouncement, parse_announcement
+    from tractor.net.lobby import BadLobbyMessage, unpack
+    from tractor.net.relay import HaveError, read_have
+
+    nested = encode([[[[[[[[[[0]]]]]]]]]])
+    with pytest.raises(BadAnnouncement, match="unreadable: nested more than 1 deep"):
+        parse_announcement(encode({"v": {"v": 1}}), "10.0.0.7", 0.0)
+    with pytest.raises(HaveError, match="seat 2: unreadable have report: nested more than 4"):
+        read_have(nested, 4, who="seat 2")
+    with pytest.raises(BadLobbyMessage, match="nested more than 6 deep"):
+        unpack(nested, "peer 10.0.0.7")
+    with pytest.raises(FrameError, match="nested more than 8 deep"):
+        open_frame(nested, b"t" * 16, 1, [])
