@@ -67,6 +67,7 @@ def decoded_bytes(data: bytes) -> int:
     [2**63 - 1] * 1000, [1.5] * 1000, ["ab"] * 1000, ["é" * 40] * 300, ["😀" + "a" * 30] * 300,
     [b""] * 1000, [bytes(32)] * 1000, [{f"k{i}": i for i in range(n)} for n in range(90)],
     [list(range(n)) for n in range(90)], {"deep": [[[[[[b"x"]]]]]] * 200},
+    [{f"k{i}": None for i in range(n)} for n in (170, 171, 341, 342, 683, 684, 1365, 1366)],
 ])
 def test_the_estimate_is_never_below_what_decoding_takes(value):
     data = encode(value)

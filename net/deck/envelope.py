@@ -79,8 +79,9 @@ class Envelope:
     #: The signed content in canonical encoding: what identifies the message (two frames
     #: that encode the same header and body are the same message).
     content: bytes
-    #: Bytes this peer holds while it keeps the envelope: the frame, the content and the
-    #: decoded header and body (an upper bound, `codec.measure`).
+    #: Bytes this peer holds while it keeps the envelope: the content as received and as
+    #: re-encoded, and the decoded header and body (an upper bound, `codec.measure`). Made
+    #: of the content only, so every peer counts a frame the same however it was encoded.
     held: int = 0
 
     @property
@@ -147,7 +148,7 @@ def open_frame(frame: bytes, table: bytes, hand: int, keys: list[Ed25519PublicKe
     except InvalidSignature as exc:
         raise FrameError("bad signature (forged or altered)", seat) from exc
     header = Header(t, h, seat, seq, kind, parsed_views)
-    return Envelope(header, body, frame, signed, len(frame) + len(signed) + memory)
+    return Envelope(header, body, frame, signed, 2 * len(signed) + memory)
 
 
 def peek_hand(frame: bytes) -> int:
