@@ -30,7 +30,7 @@ tractor.net.codec.ShapeError: seat 2: play: a value repeats
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -106,6 +106,25 @@ _SKIP = {0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}
 
 
+def _alike(data: bytes, pos: int, count: int, max_bin: int) -> tuple[int, int]:
+    """(bytes, decoded bytes) of ``count`` items from ``pos`` if they are all small whole
+    numbers, or all blobs of one length below 256 (positions, points, keys: most of a
+    frame), read at once by slicing; (0, 0) otherwise: `_walk` reads them one by one."""
+    first = data[pos] if pos < len(data) else 0xc1
+    if first <= 0x7f:
+        run = data[pos:pos + count]
+        if len(run) == count and max(run) <= 0x7f:
+            return count, count * _INT
+    elif first == 0xc4 and pos + 1 < len(data) and data[pos + 1] <= max_bin:
+        size = data[pos + 1]
+        step = size + 2
+        run = data[pos:pos + step * count]
+        if len(run) == step * count and run[::step] == b"\xc4" * count \
+                and run[1::step] == bytes((size,)) * count:
+            return step * count, count * (_BIN + size)
+    return 0, 0
+
+
 def _walk(data: bytes, lim: Limits, who: str, stop: int = -1) -> tuple[Footprint, int]:
     """One pass over msgpack bytes, value by value (a container before its items), making
     no objects: what `measure` found, and where it ended. With ``stop``, it ends where
@@ -160,10 +179,18 @@ def _walk(data: bytes, lim: Limits, who: str, stop: int = -1) -> tuple[Footprint
                                                                         "items in an array")
             if count > limit:
                 raise CodecError(f"{count} {what} (at most {limit})", who)
-            depth = max(depth, len(open_) + 1)
-            if depth > lim.max_depth:
-                raise CodecError(f"nested more than {lim.max_depth} deep", who)
+            if len(open_) >= depth:
+                depth = len(open_) + 1
+                if depth > lim.max_depth:
+                    raise CodecError(f"nested more than {lim.max_depth} deep", who)
             memory += _dict_bytes(count) if is_map else _list_bytes(count)
+            if count > 1 and not is_map and stop < 0:  # its items at once, if alike
+                skipped, taken = _alike(data, pos, count, lim.max_bin)
+                if skipped:
+                    elements += count
+                    if elements > lim.max_elements:
+                        raise CodecError(f"more than {lim.max_elements} values", who)
+                    pos, memory, count = pos + skipped, memory + taken, 0
         if memory > lim.max_memory:
             raise CodecError(f"would take more than {lim.max_memory} bytes decoded", who)
         if count > 0:
@@ -284,6 +311,18 @@ def _inside(where: str, shape: Shape[T], value: object) -> T:
         raise
 
 
+def _items(shapes: Sequence[Shape[Any]], values: list[Any]) -> tuple[Any, ...]:
+    """Each value read by its shape (a loop, not a generator: frames have many)."""
+    out = []
+    for i, value in enumerate(values):
+        try:
+            out.append(shapes[i].take(value))
+        except _Mismatch as m:
+            m.path.append(f"item {i}")
+            raise
+    return tuple(out)
+
+
 class Int(Shape[int]):
     """A whole number from ``lo`` to ``hi`` (not a bool).
 
@@ -384,7 +423,7 @@ class ListOf(Shape[tuple[T, ...]]):
     def take(self, value: object) -> tuple[T, ...]:
         if type(value) is not list or not self.min <= len(value) <= self.max:
             raise _Mismatch(f"not a list of {self.min} to {self.max} items")
-        items = tuple(_inside(f"item {i}", self.shape, v) for i, v in enumerate(value))
+        items = _items([self.shape] * len(value), value)
         if self.distinct and len(set(items)) != len(items):
             raise _Mismatch("a value repeats")
         return items
@@ -399,8 +438,7 @@ class Fixed(Shape[tuple[Any, ...]]):
     def take(self, value: object) -> tuple[Any, ...]:
         if type(value) is not list or len(value) != len(self.shapes):
             raise _Mismatch(f"not a list of {len(self.shapes)} items")
-        return tuple(_inside(f"item {i}", s, v)
-                     for i, (s, v) in enumerate(zip(self.shapes, value, strict=True)))
+        return _items(self.shapes, value)
 
 
 class Record(Shape[T]):

@@ -15,6 +15,7 @@ from tractor.net.codec import (
     Bytes,
     CodecError,
     Fixed,
+    Footprint,
     Int,
     Limits,
     ListOf,
@@ -178,3 +179,18 @@ def test_every_site_reads_through_the_codec_and_keeps_its_error_type():
         unpack(nested, "peer 10.0.0.7")
     with pytest.raises(FrameError, match="nested more than 8 deep"):
         open_frame(nested, b"t" * 16, 1, [])
+
+
+@pytest.mark.parametrize("value", [
+    [bytes(32)] * 100, [bytes(32)] * 99 + [bytes(31)], [bytes(31)] + [bytes(32)] * 99,
+    [5] * 100, [5] * 99 + [200], [b""] * 100, [bytes(255)] * 10,
+])
+def test_arrays_of_alike_items_are_read_at_once_and_counted_as_one_by_one(value):
+    footprint = measure(encode(value), ROOMY)
+    each = sum(48 + len(v) if isinstance(v, bytes) else 40 for v in value)
+    assert footprint == Footprint(1 + len(value), 1, 56 + 8 * len(value) + each)
+    with pytest.raises(CodecError, match=f"more than {len(value)} values"):
+        measure(encode(value), Limits(max_bytes=1 << 16, max_elements=len(value)))
+    if isinstance(value[0], bytes):
+        with pytest.raises(CodecError, match="a blob of"):
+            measure(encode(value), Limits(max_bytes=1 << 16, max_bin=len(value[-1]) - 1))
