@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IReactorTime
@@ -39,6 +38,7 @@ from twisted.internet.protocol import DatagramProtocol
 from twisted.internet.task import LoopingCall, deferLater
 from twisted.logger import Logger
 
+from .codec import Bool, CodecError, Int, Limits, OneOf, Record, ShapeError, Text, decode, encode
 from .lobby import LobbyError, endpoint_string, parse_endpoint
 
 GROUP = "239.255.42.99"  #: organisation-local scope (RFC 2365)
@@ -98,10 +98,9 @@ def instance_id() -> str:
 def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken: int = 0,
                       rules: str = "", passphrase: bool = False, id: str = "") -> bytes:
     """The datagram for one announcement (checked the same way a `Browser` reads it)."""
-    data = msgpack.packb({"v": VERSION, "kind": kind, "name": name, "address": address,
-                          "seats": seats, "taken": taken, "rules": rules,
-                          "passphrase": passphrase, "id": id or instance_id()},
-                         use_bin_type=True)
+    data = encode({"v": VERSION, "kind": kind, "name": name, "address": address,
+                   "seats": seats, "taken": taken, "rules": rules,
+                   "passphrase": passphrase, "id": id or instance_id()})
     try:
         ip, _ = parse_endpoint(address, "this announcement")
         sender = "127.0.0.1" if ipaddress.ip_address(ip).is_unspecified else ip
@@ -111,34 +110,28 @@ def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken:
     return data
 
 
-_FIELDS = {"v": int, "kind": str, "name": str, "address": str, "seats": int, "taken": int,
-           "rules": str, "passphrase": bool, "id": str}
+#: One announcement: every field, each of its type and length (a name, the rules and the
+#: id printable; every field but the rules not empty).
+ANNOUNCEMENT = Record({
+    "v": OneOf(VERSION), "kind": OneOf(*KINDS), "name": Text(MAX_NAME, 1, printable=True),
+    "address": Text(MAX_RULES), "seats": Int(0, 64), "taken": Int(0, 64),
+    "rules": Text(MAX_RULES, printable=True), "passphrase": Bool(),
+    "id": Text(32, 1, printable=True)})
+#: A datagram's bounds: one flat map of the fields, no string longer than the rules.
+ANNOUNCEMENT_LIMITS = Limits(max_bytes=MAX_DATAGRAM, max_depth=1, max_elements=19,
+                             max_str=MAX_RULES, max_bin=0, max_array=0, max_map=9,
+                             max_memory=8192)
 
 
 def parse_announcement(data: bytes, source: str, now: float) -> Announcement:
     """Read one datagram from ``source`` (an IP); `BadAnnouncement` if anything is off."""
     who = f"announcement from {source}"
-    if type(data) is not bytes or len(data) > MAX_DATAGRAM:
-        raise BadAnnouncement("datagram too large", who)
     try:
-        msg = msgpack.unpackb(data, raw=False, strict_map_key=True, max_str_len=MAX_RULES,
-                              max_bin_len=0, max_array_len=0, max_map_len=len(_FIELDS),
-                              max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise BadAnnouncement(f"unreadable: {type(exc).__name__}", who) from exc
-    if not isinstance(msg, dict) or set(msg) != set(_FIELDS):
-        raise BadAnnouncement("wrong fields", who)
-    for key, kind in _FIELDS.items():
-        if type(msg[key]) is not kind:
-            raise BadAnnouncement(f"field {key} has the wrong type", who)
-    if msg["v"] != VERSION:
-        raise BadAnnouncement("unknown version", who)
-    if msg["kind"] not in KINDS:
-        raise BadAnnouncement("unknown kind", who)
-    for key, limit in (("name", MAX_NAME), ("rules", MAX_RULES), ("id", 32)):
-        text = msg[key]
-        if len(text) > limit or not text.isprintable() or (key != "rules" and not text):
-            raise BadAnnouncement(f"bad {key}", who)
+        msg = ANNOUNCEMENT.read(decode(data, ANNOUNCEMENT_LIMITS, who), who)
+    except ShapeError as exc:
+        raise BadAnnouncement(f"bad fields: {exc.reason}", who) from None
+    except CodecError as exc:
+        raise BadAnnouncement(f"unreadable: {exc.reason}", who) from None
     if not 0 <= msg["taken"] <= msg["seats"] <= 64:
         raise BadAnnouncement("bad seat counts", who)
     try:

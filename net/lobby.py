@@ -23,16 +23,16 @@ import hmac
 import ipaddress
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.cards import RANKS
 from tractor.rules import MAX_PLAYERS, Rules, RulesError
 
+from .codec import CodecError, Limits, decode, encode
 from .guess_line import Attempt, AttemptLimiter
 from .rendezvous import RendezvousError, is_internet_address, read_internet_address
 from .seat_names import ai_seat_name
@@ -175,21 +175,25 @@ def refusal(exc: LobbyError) -> dict[str, Any]:
 # --- bounded decoding -----------------------------------------------------------------------
 
 
+#: A lobby message's bounds besides the lengths each call names: a start message for 12
+#: seats (the largest) holds about a hundred values, nested three deep.
+LOBBY_LIMITS = Limits(max_bytes=MAX_LOBBY_FRAME, max_depth=6, max_elements=1024,
+                      max_memory=256 * 1024)
+
+
 def unpack(data: bytes, who: str, *, max_bin: int = 64, max_str: int = 1024,
            max_array: int = MAX_PLAYERS + 4, max_map: int = 16) -> Any:
     """One msgpack value from a peer, with every size bounded; `BadLobbyMessage` otherwise."""
-    if type(data) is not bytes or len(data) > MAX_LOBBY_FRAME:
-        raise BadLobbyMessage("message too large", who)
+    limits = replace(LOBBY_LIMITS, max_bin=max_bin, max_str=max_str, max_array=max_array,
+                     max_map=max_map)
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True,
-                               max_bin_len=max_bin, max_str_len=max_str,
-                               max_array_len=max_array, max_map_len=max_map, max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise BadLobbyMessage(f"unreadable message: {type(exc).__name__}", who) from exc
+        return decode(data, limits, who)
+    except CodecError as exc:
+        raise BadLobbyMessage(f"unreadable message: {exc.reason}", who) from None
 
 
 def pack(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
+    return encode(value)
 
 
 def _printable(text: str) -> str:

@@ -44,8 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
-
+from .codec import Bytes, CodecError, Fixed, Int, Limits, ListOf, Record, decode, encode
 from .deck.envelope import MAX_SEATS, chain_digest
 
 Seat = int
@@ -62,7 +61,7 @@ MAX_HAVE = 512  #: largest have report, in bytes
 MAX_CHAIN = 1 << 16  #: frames of one seat in one hand (a deck chain never comes near)
 
 
-class HaveError(ValueError):
+class HaveError(CodecError):
     """A have report that does not parse or does not fit the table."""
 
 
@@ -226,7 +225,7 @@ class Relay:
 
 def pack_have(report: dict[str, Any]) -> bytes:
     """A have report as a link frame (a msgpack map: signed frames are arrays)."""
-    return msgpack.packb(report, use_bin_type=True)
+    return encode(report)
 
 
 def is_have(frame: bytes) -> bool:
@@ -234,28 +233,25 @@ def is_have(frame: bytes) -> bool:
     return frame[:6] == b"\x81\xa4have"
 
 
-def read_have(frame: bytes, seats: int) -> dict[str, Any]:
-    """A have report, checked: at most two or three hands, one count and hash per seat."""
-    if len(frame) > MAX_HAVE or seats > MAX_SEATS:
-        raise HaveError("have report too large")
+#: A have report's bounds: at most three hands, a count per seat and their hashes.
+HAVE_LIMITS = Limits(max_bytes=MAX_HAVE, max_depth=4, max_elements=64, max_str=8,
+                     max_bin=DIGEST * MAX_SEATS, max_array=MAX_SEATS, max_map=1,
+                     max_memory=16384)
+
+
+def have_shape(seats: int) -> Record[dict[str, Any]]:
+    """A have report at a table of ``seats``: ``{"have": [[hand, counts, hashes], ...]}``,
+    at most three hands, one count and one hash per seat."""
+    return Record({"have": ListOf(Fixed(Int(0, 2**40 - 1), ListOf(Int(0, MAX_CHAIN), seats,
+                                                                 seats),
+                                        Bytes(DIGEST * seats)), 3)})
+
+
+def read_have(frame: bytes, seats: int, who: str = "") -> dict[str, Any]:
+    """A have report (from ``who``), checked; `HaveError` if it does not fit the table."""
+    if seats > MAX_SEATS:
+        raise HaveError("have report too large", who)
     try:
-        data = msgpack.unpackb(frame, raw=False, max_bin_len=DIGEST * MAX_SEATS,
-                               max_str_len=8, max_array_len=MAX_SEATS, max_map_len=1,
-                               max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise HaveError(f"unreadable have report: {exc}") from exc
-    if not isinstance(data, dict) or set(data) != {"have"} or not isinstance(
-            data["have"], list) or len(data["have"]) > 3:
-        raise HaveError("a have report is {'have': [[hand, counts, hashes], ...]}")
-    for entry in data["have"]:
-        if not isinstance(entry, list) or len(entry) != 3:
-            raise HaveError("a have entry is [hand, counts, hashes]")
-        hand, counts, digests = entry
-        if type(hand) is not int or not 0 <= hand < 2**40:
-            raise HaveError("bad hand in a have report")
-        if (not isinstance(counts, list) or len(counts) != seats
-                or not all(type(c) is int and 0 <= c <= MAX_CHAIN for c in counts)):
-            raise HaveError("a have report counts every seat's frames")
-        if type(digests) is not bytes or len(digests) != DIGEST * seats:
-            raise HaveError("a have report hashes every seat's chain")
-    return data
+        return have_shape(seats).read(decode(frame, HAVE_LIMITS, who), who)
+    except CodecError as exc:
+        raise HaveError(f"unreadable have report: {exc.reason}", who) from None

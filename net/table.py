@@ -59,8 +59,21 @@ from .deck.audit import PlayRecord, Violation, audit_hand
 from .deck.engine import DONE as DECK_DONE
 from .deck.engine import LOCK, READY, SHUFFLE, Deck
 from .deck.errors import carrying, followed_by
-
-MAX_CHAT = 280  #: characters in one chat line
+from .table_messages import (
+    MAX_CHAT,
+    Agree,
+    Bid,
+    Chat,
+    Claim,
+    Name,
+    Play,
+    Show,
+    TableMessage,
+    Throw,
+    Window,
+    decision,
+    describe,
+)
 
 
 class TableError(ValueError):
@@ -219,7 +232,7 @@ class TableHand:
         self.records: list[PlayRecord] = []
         self.violations: list[Violation] | None = None
         #: Per seat, its table messages not yet applied: (data, message number).
-        self._queues: list[deque[tuple[dict[str, Any], int]]] = [deque() for _ in range(self.n)]
+        self._queues: list[deque[tuple[TableMessage, int]]] = [deque() for _ in range(self.n)]
         self._done: set[str] = set()  #: own moves made (so each is made once)
         #: The decision the table waits for from this peer's player ("declare", "bury",
         #: "play"), when it answered `WAIT`; None otherwise.
@@ -307,8 +320,8 @@ class TableHand:
                         out += self.deck.post({"chat": text})
                     self._chat_out.clear()
                 for seat, data, seq in self.deck.inbox:
-                    if "chat" in data:
-                        self._take_chat(seat, data)
+                    if isinstance(data, Chat):  # shown on terminals: printable characters
+                        self.chat.append((seat, "".join(c for c in data.text if c.isprintable())))
                     else:
                         self._queues[seat].append((data, seq))
                 self.deck.inbox.clear()
@@ -335,13 +348,6 @@ class TableHand:
         if text:
             self._chat_out.append(text)
         return self.step()
-
-    def _take_chat(self, seat: int, data: dict[str, Any]) -> None:
-        text = data["chat"]
-        if len(data) != 1 or not isinstance(text, str) or len(text) > MAX_CHAT:
-            raise TableError(seat, f"a chat message is at most {MAX_CHAT} characters of text")
-        # Shown on terminals: keep only printable characters (no escape sequences).
-        self.chat.append((seat, "".join(ch for ch in text if ch.isprintable())))
 
     def waiting_on(self) -> dict[int, str]:
         """Seat -> the message this peer waits for from it now (its shuffle, a play ...):
@@ -404,19 +410,11 @@ class TableHand:
             return WAIT
         cards = self.deck.hand()
         for sent_kind, body in ahead:
-            data = body.get("data") if sent_kind == "app" else None
             if kind == "bury" and sent_kind == "bury":
                 return [cards[p] % 54 for p in body["positions"]]
-            if kind == "declare" and isinstance(data, dict) and "w" in data:
-                return tuple(cards[p] % 54 for p in data["d"]) or None
-            if kind == "play" and isinstance(data, dict) and ("play" in data or "throw" in data):
-                return [cards[p] % 54 for p in data.get("play", data.get("throw"))]
-            if kind == "bid" and isinstance(data, dict) and "bid" in data:
-                return data["bid"]
-            if kind == "show" and isinstance(data, dict) and "show" in data:
-                return cards[data["show"][0]] % 54
-            if kind == "name" and isinstance(data, dict) and "name" in data:
-                return data["name"]
+            found = decision(body["data"], cards) if sent_kind == "app" else None
+            if found is not None and found[0] == kind:
+                return found[1]
         return WAIT
 
     def decide(self, answer: Any) -> list[bytes]:
@@ -484,13 +482,17 @@ class TableHand:
         self._done.add(key)
         return True
 
-    def _peek(self, seat: int, key: str) -> dict[str, Any] | None:
+    def _peek(self, seat: int, *kinds: type[Any]) -> Any:
+        """The seat's next message if it is of one of ``kinds``; None if none came yet."""
         q = self._queues[seat]
-        if q and key in q[0][0]:
-            return q[0][0]
-        if q:
-            raise TableError(seat, f"expected a {key!r} message, got {_keys(q[0][0])}")
-        return None
+        if q and not isinstance(q[0][0], kinds):
+            raise TableError(seat, f"expected {describe(kinds[0])}, got {describe(q[0][0])}")
+        return q[0][0] if q else None
+
+    def _take(self, seat: int, *kinds: type[Any]) -> tuple[Any, int] | None:
+        """The seat's next message (of one of ``kinds``) and its number, taken; None if
+        none came yet."""
+        return None if self._peek(seat, *kinds) is None else self._queues[seat].popleft()
 
     # --- what this peer holds ----------------------------------------------------------------
 
@@ -518,14 +520,12 @@ class TableHand:
             out.append(p)
         return out
 
-    def _shown_faces(self, seat: int, positions: object, purpose: str,
+    def _shown_faces(self, seat: int, positions: Sequence[int], purpose: str,
                      seq: int) -> tuple[int, ...]:
-        """Faces at positions the seat revealed before its message number ``seq`` (played,
-        for a play; shown and not yet played, for a show). Judged at the message's place in
-        the seat's chain: the deck may already hold the seat's later messages."""
-        if not isinstance(positions, list) or not positions or not all(
-                type(p) is int for p in positions) or len(set(positions)) != len(positions):
-            raise TableError(seat, "positions must be a list of distinct numbers")
+        """Faces at positions (distinct deck positions: `table_messages`) the seat revealed
+        before its message number ``seq`` (played, for a play; shown and not yet played,
+        for a show). Judged at the message's place in the seat's chain: the deck may
+        already hold the seat's later messages."""
         shown: set[int] = set()
         played: set[int] = set()
         for r in self.deck.reveals:
@@ -596,13 +596,13 @@ class TableHand:
         out = self.deck.post({"agree": step}) if self._once(f"agree {step}") else []
         if f"agreed {step}" in self._done:
             return True, out
-        msgs = [self._peek(s, "agree") for s in range(self.n)]
+        msgs = [self._peek(s, Agree) for s in range(self.n)]
         if any(m is None for m in msgs):
             return False, out
         for seat, m in enumerate(msgs):
-            if m != {"agree": step}:
-                raise TableError(seat, f"expected its agreement to the {step}, got "
-                                       f"{_keys(m or {})}")
+            if m != Agree(step):
+                raise TableError(seat, f"expected its agreement to the {step}, got one to "
+                                       f"the {m.step}")
             self._queues[seat].popleft()
         self._done.add(f"agreed {step}")
         return True, out
@@ -646,19 +646,15 @@ class TableHand:
                 positions = self._positions_for(choice)
                 out += self._show(positions)
             out += self.deck.post({"w": r, "d": positions})
-        msgs = [self._peek(s, "w") for s in range(self.n)]
+        msgs = [self._peek(s, Window) for s in range(self.n)]
         if any(m is None for m in msgs):
             return out
         shown: list[tuple[int, ...] | None] = []
         for seat, m in enumerate(msgs):
-            assert m is not None
-            if set(m) != {"w", "d"} or (m["d"] != [] and not isinstance(m["d"], list)):
-                raise TableError(seat, "a declaration window message is {w: round, d: "
-                                       "positions}")
-            if m["w"] != r:
-                raise TableError(seat, f"window {m['w']!r} out of turn (window {r} is open)")
+            if m.round != r:
+                raise TableError(seat, f"window {m.round} out of turn (window {r} is open)")
             seq = self._queues[seat].popleft()[1]
-            faces = self._shown_faces(seat, m["d"], "show", seq) if m["d"] else None
+            faces = self._shown_faces(seat, m.positions, "show", seq) if m.positions else None
             if faces is not None and not declaration_strength(faces, self.public.trump_rank()):
                 raise TableError(seat, f"{format_cards(faces)} is not a declaration")
             shown.append(faces)
@@ -702,14 +698,9 @@ class TableHand:
                 raise TableError(self.me, f"this peer's player bid {points!r:.40}")
             self._done.add(key)
             out += self.deck.post({"bid": points})
-        if not self._queues[seat]:
+        if (taken := self._take(seat, Bid)) is None:
             return out
-        msg, _ = self._queues[seat].popleft()
-        points = msg.get("bid")
-        if set(msg) != {"bid"}:
-            raise TableError(seat, f"expected a bid, got {_keys(msg)}")
-        if type(points) is not int:
-            raise TableError(seat, "a bid is a whole number of points (0 to pass)")
+        points = taken[0].points
         if points == 0:
             self._judged(seat, lambda: public.record_pass(seat))
         else:
@@ -732,14 +723,9 @@ class TableHand:
             self._done.add(key)
             positions = self._positions_for([face])
             out += self._show(positions) + self.deck.post({"show": positions})
-        if not self._queues[seat]:
+        if (taken := self._take(seat, Show)) is None:
             return out
-        msg, seq = self._queues[seat].popleft()
-        if set(msg) != {"show"}:
-            raise TableError(seat, f"expected a card shown, got {_keys(msg)}")
-        faces = self._shown_faces(seat, msg["show"], "show", seq)
-        if len(faces) != 1:
-            raise TableError(seat, "show exactly one card")
+        faces = self._shown_faces(seat, taken[0].positions, "show", taken[1])  # one card
         self._judged(seat, lambda: public.record_show(seat, faces[0]))
         if public.phase == NAME:
             self.phase = "name"
@@ -756,12 +742,9 @@ class TableHand:
                 return out
             self._done.add("name")
             out += self.deck.post({"name": suit})
-        if not self._queues[seat]:
+        if (taken := self._take(seat, Name)) is None:
             return out
-        msg, _ = self._queues[seat].popleft()
-        suit = msg.get("name")
-        if set(msg) != {"name"} or not (suit is None or isinstance(suit, str)):
-            raise TableError(seat, f"expected the trump named, got {_keys(msg)}")
+        suit = taken[0].suit
         self._judged(seat, lambda: public.record_trump_named(seat, suit))
         self.phase = "talon"
         return out
@@ -817,35 +800,33 @@ class TableHand:
             if moves is not None:
                 self._done.add(key)
                 out += moves
-        if not self._queues[seat]:
+        if (taken := self._take(seat, Play, Throw)) is None:
             return out
-        msg, seq = self._queues[seat].popleft()
-        if set(msg) not in ({"play"}, {"throw"}):
-            raise TableError(seat, f"expected a play, got {_keys(msg)}")
-        if "throw" in msg and not trick.plays and trick.attempted is None:
-            faces = self._shown_faces(seat, msg["throw"], "show", seq)
+        msg, seq = taken
+        if isinstance(msg, Throw) and not trick.plays and trick.attempted is None:
+            faces = self._shown_faces(seat, msg.positions, "show", seq)
             fmt = self._judged(seat, lambda: self.public.lead_format_of(faces))
             if fmt.kind != THROW:
                 raise TableError(seat, "announced a throw that is not one")
             trick.attempted = faces
-            trick.attempted_at = tuple(msg["throw"])
+            trick.attempted_at = msg.positions
             trick.claims = {}
             return out + self._claims(trick)
-        if "play" not in msg:
-            raise TableError(seat, f"expected a play, got {_keys(msg)}")
-        faces = self._shown_faces(seat, msg["play"], "play", seq)
+        if not isinstance(msg, Play):
+            raise TableError(seat, f"expected a play, got {describe(msg)}")
+        faces = self._shown_faces(seat, msg.positions, "play", seq)
         done = len(self.public.tricks)
         self._judged(seat, lambda: self.public.record_play(seat, faces))
-        self._used.update(msg["play"])
+        self._used.update(msg.positions)
         trick.plays.append(faces)
+        cards = tuple(self.deck.cards[p] for p in msg.positions)
         if len(trick.plays) == 1:
             self.records.append(PlayRecord(
-                seat, tuple(self.deck.cards[p] for p in msg["play"]),
-                self._attempt_cards(trick),
+                seat, cards, self._attempt_cards(trick),
                 tuple((s, tuple(i for i, _ in c)) for s, c in sorted((trick.claims or {})
                                                                      .items()))))
         else:
-            self.records.append(PlayRecord(seat, tuple(self.deck.cards[p] for p in msg["play"])))
+            self.records.append(PlayRecord(seat, cards))
         if len(self.public.tricks) > done:
             self._trick_finished(trick)
         return out
@@ -893,26 +874,18 @@ class TableHand:
             best = best_claim(lead, trick.answers)
             if seat == self.me and self._once(f"claim{len(self.tricks)}"):
                 out += self._my_claim(lead, best)
-            msg = self._peek(seat, "claim")
-            if msg is None:
+            if (taken := self._take(seat, Claim)) is None:
                 return out
-            msg, seq = self._queues[seat].popleft()
-            if set(msg) != {"claim"}:
-                raise TableError(seat, f"a claim message is {{claim: [...]}}, got {_keys(msg)}")
-            items = msg["claim"]
-            if not isinstance(items, list) or len(items) > 1:
-                raise TableError(seat, "a claim shows at most one component")
+            msg, seq = taken
             index: int | None = None
-            for item in items:
-                if not isinstance(item, list) or len(item) != 2 or type(item[0]) is not int \
-                        or not 0 <= item[0] < len(lead.components):
+            for index, positions in msg.items:  # at most one
+                if index >= len(lead.components):
                     raise TableError(seat, "a claim names a component of the throw")
-                index = item[0]
                 if best is not None and claim_to_make(lead, [index], best,
                                                       self.rules.throw_forced) is None:
                     raise TableError(seat, "claimed a part of the throw that does not change "
                                            "the forced lead")
-                faces = self._shown_faces(seat, item[1], "show", seq)
+                faces = self._shown_faces(seat, positions, "show", seq)
                 if not claim_beats(lead.components[index], lead, faces, self.ladder):
                     raise TableError(seat, "claimed to beat a throw with cards that do not")
                 trick.claims[seat] = [(index, faces)]
@@ -993,11 +966,6 @@ class TableHand:
         order = self.deck.deck_order()
         offender = self.violations[0].seat if self.violations else None
         self.public.record_score(points_of(order[p] % 54 for p in self.deck.buried), offender)
-
-
-def _keys(msg: dict[Any, Any]) -> list[str]:
-    """A message's first keys, for an error message (keys may be of any type)."""
-    return sorted(repr(k)[:20] for k in msg)[:3]
 
 
 def _components_of_shape(suit: list[int], comp: Any, ladder: Ladder) -> list[tuple[int, ...]]:

@@ -19,6 +19,7 @@ from typing import Any
 import msgpack
 
 from tractor.net.deck.engine import DONE, READY, Reveal
+from tractor.net.table_messages import TableMessage, table_message
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class OpenDeck:
         self.buried: list[int] = []
         self.public: set[int] = set()
         self.reveals: list[Reveal] = []
-        self.inbox: list[tuple[int, dict[str, Any], int]] = []
+        self.inbox: list[tuple[int, TableMessage, int]] = []
         self.audited: set[int] = set()
         self.verdicts: dict[int, dict[str, Any]] = {}
         self.starter: int | None = None
@@ -146,7 +147,8 @@ class OpenDeck:
         return self._send("app", {"data": data})
 
     def _on_app(self, seat: int, body: dict[str, Any]) -> None:
-        self.inbox.append((seat, body["data"], self._applying))
+        message = table_message(self.config.size).read(body["data"], f"seat {seat}")
+        self.inbox.append((seat, message, self._applying))
 
     def audit(self, now: float = 0.0) -> list[bytes]:
         return [] if self.me in self.audited else self._send("audit", {})

@@ -48,6 +48,7 @@ from tractor.net.deck.group import (
     smul,
 )
 from tractor.net.deck.local import LocalDeal
+from tractor.net.table_messages import Chat
 
 SEED = 5
 SMALL: dict[str, Any] = {"seats": 4, "decks": 1, "hand_size": 12}
@@ -887,18 +888,18 @@ def test_table_messages_capped_per_seat() -> None:
     refused, naming the flooder, and the other seats still post."""
     d, _ = stage("ready")
     for i in range(MAX_APP_PER_SEAT):
-        d.call(1, "post", {"n": i})
+        d.call(1, "post", {"chat": str(i)})
     assert pump(d) == []
     assert all(len(p.inbox) == MAX_APP_PER_SEAT for p in d.peers)
-    refused(d, forge(d, 1, "app", {"data": {"n": MAX_APP_PER_SEAT}}), BadMessage, 1,
+    refused(d, forge(d, 1, "app", {"data": {"chat": str(MAX_APP_PER_SEAT)}}), BadMessage, 1,
             "too many table messages")
-    d.call(2, "post", {"n": "still heard"})
+    d.call(2, "post", {"chat": "still heard"})
     assert pump(d) == []
     for p in d.peers:
         assert len(p.inbox) == MAX_APP_PER_SEAT + 1
-        assert p.inbox[-1][:2] == (2, {"n": "still heard"})
-        assert [data["n"] for seat, data, _ in p.inbox if seat == 1] == list(
-            range(MAX_APP_PER_SEAT))
+        assert p.inbox[-1][:2] == (2, Chat("still heard"))
+        assert [data.text for seat, data, _ in p.inbox if seat == 1] == [
+            str(i) for i in range(MAX_APP_PER_SEAT)]
 
 
 def test_an_own_move_its_engine_refuses_is_never_sent() -> None:
@@ -906,12 +907,12 @@ def test_an_own_move_its_engine_refuses_is_never_sent() -> None:
     is signed or sent, its sequence stays whole, and its next moves go through."""
     d, _ = stage("ready")
     for i in range(MAX_APP_PER_SEAT):
-        d.call(1, "post", {"n": i})
+        d.call(1, "post", {"chat": str(i)})
     assert pump(d) == []
     seq = d.peers[1]._sent_seq
     sent_before = d.sent_bytes[1]
     with pytest.raises(ValueError, match="refused"):
-        d.call(1, "post", {"n": "one too many"})
+        d.call(1, "post", {"chat": "one too many"})
     assert d.peers[1]._sent_seq == seq and d.sent_bytes[1] == sent_before
     d.call_all("deal", [0, 1, 2, 3])
     assert pump(d) == []

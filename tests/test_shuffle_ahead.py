@@ -30,7 +30,7 @@ from zope.interface import implementer
 
 from tractor import Rules
 from tractor.net import session as session_module
-from tractor.net.deck import engine
+from tractor.net.deck import holdings
 from tractor.net.deck.engine import LOCK, READY, SHUFFLE, Deck
 from tractor.net.deck.envelope import Header, NoRoom, peek_hand, seal
 from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
@@ -169,7 +169,7 @@ def test_a_seat_that_moved_on_may_chat_before_the_first_drawer_is_known():
         assert late.receive(frame) == []
     assert len(late._pending[0]) == 99 and not late.inbox
     late.receive(lines[0])
-    assert [data["chat"] for _seat, data, _seq in late.inbox] == [f"hi {i}" for i in range(100)]
+    assert [data.text for _seat, data, _seq in late.inbox] == [f"hi {i}" for i in range(100)]
 
 
 @pytest.mark.parametrize("bound", ["number", "bytes"])
@@ -178,7 +178,7 @@ def test_a_flood_too_far_ahead_is_refused_unread_blaming_nobody(monkeypatch, bou
     # sent it: a peer that is further on applies it.
     d = unknown_first()
     d.setup()
-    monkeypatch.setattr(engine, "MAX_AHEAD" if bound == "number" else "MAX_AHEAD_BYTES",
+    monkeypatch.setattr(holdings, "MAX_AHEAD" if bound == "number" else "MAX_AHEAD_BYTES",
                         10 if bound == "number" else 2000)
     talker, late = d.peers[0], d.peers[3]
     talker.set_first(1)

@@ -10,8 +10,10 @@ import pytest
 
 from tractor import Bury, Hand, IllegalAction, Play, Rules
 from tractor.follow import random_follow, random_lead
+from tractor.net.deck.envelope import Header, seal
+from tractor.net.deck.errors import BadMessage
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table import WAIT, HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table import WAIT, HandSetup, RandomPlayer, TableHand
 from tractor.observation import Observation
 
 COMPARED = ("seat", "phase", "to_act", "levels", "declarers", "starter", "first", "trump",
@@ -161,10 +163,9 @@ def test_chat_reaches_every_peer_in_order_and_bad_chat_is_refused():
     d.run()
     # Each seat's lines keep their order; lines of different seats arrive as they come.
     assert all(sorted(t.chat) == [(1, "good[2J luck all"), (3, "thanks")] for t in tables)
-    with pytest.raises(TableError, match="at most 280"):
-        tables[0]._take_chat(2, {"chat": "x" * 281})
-    with pytest.raises(TableError, match="at most 280"):
-        tables[0]._take_chat(2, {"chat": 5})
+    for bad in ("x" * 281, 5):  # refused as it arrives, naming its seat
+        with pytest.raises(BadMessage, match="seat 2: .*chat: not text of 0 to 280"):
+            tables[0].receive(signed_by(tables[2], d.signing_keys[2], {"chat": bad}))
     assert len(tables[0].chat) == 2
 
 
@@ -178,12 +179,27 @@ def test_chat_said_during_the_shuffle_waits_for_the_deck_and_the_hand_goes_on():
     assert all(t.chat == [(2, "good luck")] for t in tables)
 
 
-@pytest.mark.parametrize("bad", [
-    {"play": []}, {"play": [3, 3]}, {"throw": []}, {1: 2, "x": 3},
-])
-def test_malformed_table_messages_are_refused_with_the_seat_named(bad):
-    from tractor.net.table import _keys
+def signed_by(table: TableHand, key, data: dict) -> bytes:
+    """The next table message of ``table``'s seat, ``data`` as it is, signed with ``key``."""
+    deck = table.deck
+    views = tuple((len(c.frames), c.hashes[-1]) for c in deck._chains)
+    header = Header(deck.config.table, deck.config.hand, deck.me, deck._sent_seq, "app", views)
+    return seal(header, {"data": data}, key)
 
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ({"play": []}, "play: not a list of 1 to 108"), ({"play": [3, 3]}, "play: a value repeats"),
+    ({"throw": []}, "throw: not a list"), ({"play": [108]}, "play: item 0: not a whole"),
+    ({"w": 0, "d": [1, 1]}, "d: a value repeats"), ({"bid": "80"}, "bid: not a whole"),
+    ({"name": "X"}, "name: not one of"), ({"agree": "all"}, "agree: not one of"),
+    ({"claim": [[0, [3]], [1, [4]]]}, "claim: not a list of 0 to 1"),
+    ({"show": [1, 2]}, "show: not a list of 1 to 1"), ({"play": [1], "x": 3}, "exactly 'play'"),
+    ({"chat": "hi", "bid": 0}, "a map holding one of"), ({"pass": True}, "a map holding one of"),
+])
+def test_a_malformed_table_message_is_refused_as_it_arrives_naming_its_seat(bad, why):
+    """Not at its seat's turn: the seat whose turn it is not yet (seat 2, while the person
+    at seat 0 is to play) is blamed the moment its message arrives, with the signed frame
+    as the evidence, and nothing of it is kept."""
     players = [Person(0), RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]
     d, tables = deal(3, players)
     d.call_all("start")
@@ -193,10 +209,10 @@ def test_malformed_table_messages_are_refused_with_the_seat_named(bad):
         d.broadcast(0, me.decide(me.my_faces()[:me.rules.talon_size]))
         d.run()
     assert me.waiting == "play"
-    seat = (me.trick.leader + len(me.trick.plays)) % 4 if me.trick else 0
-    if seat != 0:
-        pytest.skip("the position needs the person to lead")
-    me._queues[0].append((bad, 10**6))
-    with pytest.raises(TableError, match="seat 0"):
-        me.step()
-    assert _keys({1: 2, "x": 3}) == ["'x'", "1"]
+    frame = signed_by(tables[2], d.signing_keys[2], bad)
+    pending = [dict(p) for p in me.deck._pending]
+    with pytest.raises(BadMessage, match=f"seat 2: a malformed table message: .*{why}") as info:
+        me.receive(frame)
+    assert info.value.seat == 2 and info.value.frames == (frame,)
+    assert [dict(p) for p in me.deck._pending] == pending and not me._queues[2]
+    assert me.waiting == "play"

@@ -36,8 +36,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ..codec import ShapeError
+from ..table_messages import Chat, TableMessage, app_body
 from . import lock_proof, shuffle_proof
-from .envelope import PROTOCOL, Envelope, Header, NoRoom, chain_digest, open_frame, seal
+from .envelope import PROTOCOL, Envelope, Header, chain_digest, open_frame, seal
 from .errors import (
     BadMessage,
     CheatDetected,
@@ -62,20 +64,13 @@ from .group import (
     point_from_hash,
     smul,
 )
+from .holdings import MAX_APP_PER_SEAT, SeatLoads
 from .ledger import CheckLedger
 
 SHUFFLE, LOCK, READY, DONE = ("shuffle", "lock", "ready", "done")
 KINDS = frozenset({"shuffle", "lock", "deal", "reveal", "bury", "audit", "verdict", "open",
                    "app"})
 MAX_INBOX = 4096  #: table messages kept for the table to read
-MAX_APP_PER_SEAT = 1024  #: table messages one seat may send in a hand
-#: How far past the messages of a seat applied here its frames are kept until their turn
-#: (by message number), and how many bytes of them: a seat may run ahead with its chat
-#: and moves (the next hand's, while this peer finishes the one before; a frame lost with
-#: a link leaves a gap). Beyond that a frame is refused unread (`NoRoom`), never blamed:
-#: a peer that is further on applies it.
-MAX_AHEAD = MAX_APP_PER_SEAT + 256
-MAX_AHEAD_BYTES = 4 << 20
 MAX_VIEW_COUNT = 1 << 20
 _BODY_KEYS = {
     "shuffle": {"deck", "key", "proof", "input"},
@@ -187,8 +182,22 @@ def _judged(seat: int, kind: str, check: Callable[[], Any]) -> Any:
 
 
 def _is_chat(env: Envelope) -> bool:
-    data = env.body.get("data") if env.header.kind == "app" else None
-    return isinstance(data, dict) and "chat" in data
+    return env.header.kind == "app" and isinstance(env.body["data"], Chat)
+
+
+def _opened(config: DeckConfig, frame: bytes, verify: bool = True) -> Envelope:
+    """``frame`` checked (`open_frame`), and a table message in it read by its shape at once
+    (`table_messages`): a bad one is its seat's `BadMessage`, the signed frame its evidence.
+    What is kept is the typed message, not the decoded map."""
+    env = open_frame(frame, config.table, config.hand, list(config.public_keys), verify=verify)
+    if env.header.kind != "app":
+        return env
+    try:
+        return replace(env, body=app_body(config.size).read(env.body))
+    except ShapeError as exc:
+        error = BadMessage(env.seat, f"a malformed table message: {exc.reason}")
+        error.frames = (frame,)
+        raise error from None
 
 
 class Deck:
@@ -214,8 +223,9 @@ class Deck:
         self._started = False  #: `start` was called: this peer makes its moves
         self._chains = [_Chain() for _ in range(n)]
         self._pending: list[dict[int, Envelope]] = [{} for _ in range(n)]
-        #: Sequence numbers of other seats' frames taken back from the journal (`_make_room`).
+        #: Numbers of other seats' frames taken back from the journal (`SeatLoads.make_room`).
         self._loaded: list[set[int]] = [set() for _ in range(n)]
+        self._loads = SeatLoads.empty(n)  #: what each seat's applied frames hold here
         self._view_checks: dict[tuple[int, int], tuple[int, bytes]] = {}
         self._sent_seq = 0
         self._restoring = False
@@ -240,7 +250,7 @@ class Deck:
         self.verdicts: dict[int, dict[str, Any]] = {}
         #: Table messages (seat, data, message number) in the order this peer accepted them;
         #: per seat they keep the sender's order. The table pops them.
-        self.inbox: list[tuple[int, dict[str, Any], int]] = []  # (seat, data, its seq)
+        self.inbox: list[tuple[int, TableMessage, int]] = []  # (seat, message, its seq)
         self._applying = -1
         self.public: set[int] = set()  #: positions opened to everyone (a talon turned over)
         self._app_count = [0] * n
@@ -410,9 +420,7 @@ class Deck:
         naming the seat to blame; the state is unchanged by a refused frame. A frame whose
         signature was checked here before a crash (`CheckLedger`) is not checked again.
         """
-        env = open_frame(frame, self.config.table, self.config.hand,
-                         list(self.config.public_keys),
-                         verify=not self.ledger.signature_known(frame))
+        env = _opened(self.config, frame, verify=not self.ledger.signature_known(frame))
         seat, seq = env.seat, env.header.seq
         chain = self._chains[seat]
         known = chain.frames[seq] if seq < len(chain.frames) else self._pending[seat].get(seq)
@@ -424,21 +432,9 @@ class Deck:
             raise exc
         if env.header.kind not in KINDS:
             raise BadMessage(seat, f"unknown message kind {env.header.kind!r:.30}")
-        self._make_room(seat, seq, frame)
+        SeatLoads.make_room(env, self._pending[seat], self._loaded[seat], len(chain.frames))
         self._pending[seat][seq] = env
         return self._drain()
-
-    def _make_room(self, seat: int, seq: int, frame: bytes) -> None:
-        """Refuse a frame from the network beyond what this peer keeps of ``seat`` until
-        its turn (`MAX_AHEAD`); the frames taken back from this peer's journal do not
-        count: they were accepted before."""
-        if seq >= len(self._chains[seat].frames) + MAX_AHEAD:
-            raise NoRoom(f"message {seq} is too far ahead of this peer", seat)
-        kept = sum(len(e.frame) for q, e in self._pending[seat].items()
-                   if q not in self._loaded[seat])
-        if kept + len(frame) > MAX_AHEAD_BYTES:
-            raise NoRoom(f"more than {MAX_AHEAD_BYTES >> 20} MiB of its messages wait here",
-                         seat)
 
     def _drain(self) -> list[bytes]:
         """Apply every buffered message whose turn has come. A refused message is dropped
@@ -562,12 +558,14 @@ class Deck:
     def _apply(self, env: Envelope) -> None:
         kind, seat, body = env.header.kind, env.seat, env.body
         self._check_shape(env)
+        self._loads.check(env)
         handler = getattr(self, f"_on_{kind}")
         self._applying = env.header.seq  # stamps reveals and table messages with it
         try:
             _judged(seat, kind, lambda: handler(seat, body))
         finally:
             self._applying = -1
+        self._loads.add(env)
         self.ledger.accepted(env.frame, proofs=kind in (SHUFFLE, LOCK) and seat != self.me)
 
     def _check_shape(self, env: Envelope) -> None:
@@ -965,9 +963,7 @@ class Deck:
         return self._send("app", {"data": data})
 
     def _on_app(self, seat: int, body: dict[str, Any]) -> None:
-        data = body["data"]
-        if not isinstance(data, dict):
-            raise BadMessage(seat, "a table message is a map")
+        data = body["data"]  # typed as it arrived (`_opened`)
         self._app_count[seat] += 1
         if len(self.inbox) >= MAX_INBOX or self._app_count[seat] > MAX_APP_PER_SEAT:
             self._app_count[seat] -= 1
@@ -1141,9 +1137,7 @@ class Deck:
         if self._sent_seq or any(c.frames for c in self._chains):
             raise RuntimeError("load the journal into a fresh engine, before start")
         for frame in journal:
-            env = open_frame(frame, self.config.table, self.config.hand,
-                             list(self.config.public_keys),
-                             verify=not self.ledger.signature_known(frame))
+            env = _opened(self.config, frame, verify=not self.ledger.signature_known(frame))
             if env.seat == self.me:
                 self._journal_frames[env.header.seq] = (frame, env)  # for the moves again
             else:
@@ -1161,7 +1155,7 @@ class Deck:
         deck._restoring = True
         own = 0
         for frame in journal:
-            env = open_frame(frame, config.table, config.hand, list(config.public_keys))
+            env = _opened(config, frame)
             deck._pending[env.seat][env.header.seq] = env
             own += env.seat == seat
         if starter is not None:
