@@ -23,6 +23,8 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from .codec import CodecError, Limits, decode
+
 Seat = int
 #: Seconds a step the protocol makes by itself may take (a shuffle with its proof on a slow
 #: machine, keys, claims, verdicts): far above what an honest peer needs.
@@ -35,6 +37,9 @@ COMPLAINT_WAIT = 10.0  #: seconds between the complaint and the blame
 #: link proof (another text).
 COMPLAINT_CONTEXT = b"tractor-wire/4 stall complaint\x00"
 MAX_COMPLAINT = 400
+#: A complaint or a halt notice: a map of two, one of them a list of at most 7 scalars.
+NOTICE_LIMITS = Limits(max_bytes=MAX_COMPLAINT, max_depth=2, max_elements=20, max_str=32,
+                       max_bin=128, max_array=7, max_map=2, max_memory=8192)
 
 
 #: Prefix of every signed halt notice (see `pack_halt`).
@@ -198,10 +203,9 @@ def _read_signed(frame: bytes, name: str, key: str, size: int) -> tuple[list[obj
     if len(frame) > MAX_COMPLAINT:
         raise ComplaintError(f"{name} too large")
     try:
-        data = msgpack.unpackb(frame, raw=False, max_bin_len=128, max_str_len=32,
-                               max_array_len=size, max_map_len=2, max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise ComplaintError(f"unreadable {name}: {exc}") from exc
+        data = decode(frame, NOTICE_LIMITS)
+    except CodecError as exc:
+        raise ComplaintError(f"unreadable {name}: {exc.reason}") from exc
     if not isinstance(data, dict) or set(data) != {key, "sig"}:
         raise ComplaintError(f"a {name} is {{{key}: [...], sig: ...}}")
     body, sig = data[key], data["sig"]

@@ -45,6 +45,7 @@ from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
 from .checked import PROOFS, SIGNATURE
+from .codec import CodecError, Limits, decode
 from .deck.engine import Runner
 from .deck.envelope import MAX_FRAME, Envelope, FrameError, NoRoom, open_frame, peek_hand
 from .deck.errors import (
@@ -116,6 +117,11 @@ KEY_SLACK = 2.0  #: seconds by which another seat's key deadline may precede thi
 #: never pass for a deck message, nor a deck message for a proof.
 PROOF_CONTEXT = b"tractor-wire/2 link proof\x00"
 _PROOF_TAG = "proof"
+#: A hello is five scalars, a proof two: nothing nested, nothing long.
+HELLO_LIMITS = Limits(max_bytes=256, max_depth=1, max_elements=6, max_str=64, max_bin=64,
+                      max_array=8, max_map=0, max_memory=4096)
+PROOF_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=16, max_bin=64,
+                      max_array=2, max_map=0, max_memory=1024)
 
 
 class SeatGone(Exception):
@@ -180,10 +186,9 @@ def open_hello(data: bytes, table: bytes, keys: Sequence[bytes], me: int) -> Hel
     """The seat a hello claims and its nonce; raises `HelloError` if anything does not fit.
     The claim is only checked against the table's public keys: `check_proof` proves it."""
     try:
-        hello = msgpack.unpackb(data, raw=False, max_bin_len=64, max_str_len=64,
-                                max_array_len=8, max_map_len=0, max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError) as exc:
-        raise HelloError(f"unreadable hello: {exc}") from exc
+        hello = decode(data, HELLO_LIMITS)
+    except CodecError as exc:
+        raise HelloError(f"unreadable hello: {exc.reason}") from exc
     if not isinstance(hello, list) or not hello:
         raise HelloError("a hello is [version, table, seat, key, nonce]")
     # The version first: a peer on another release gets a reason it can act on.
@@ -229,9 +234,8 @@ def check_proof(data: bytes, public_key: bytes, table: bytes, signer: int, verif
                 verifier_nonce: bytes, signer_nonce: bytes) -> None:
     """Raise `HelloError` unless ``data`` is ``signer``'s proof for this connection."""
     try:
-        proof = msgpack.unpackb(data, raw=False, max_bin_len=64, max_str_len=16,
-                                max_array_len=2, max_map_len=0, max_ext_len=0)
-    except (msgpack.UnpackException, ValueError, TypeError):
+        proof = decode(data, PROOF_LIMITS)
+    except CodecError:
         proof = None
     if (not isinstance(proof, list) or len(proof) != 2 or proof[0] != _PROOF_TAG
             or type(proof[1]) is not bytes):
