@@ -25,7 +25,7 @@ DEEP = {
     "a staller that owes the first move": Scenario(script=(2, 1), hostile=2, ballots=0,
                                                    until=10, hostile_until=4),
     "a staller, two moves each side": Scenario(script=(1, 2, 1, 2), hostile=2, ballots=0,
-                                               until=14, hostile_until=7),
+                                               until=12, hostile_until=5),
     "a staller whose messages cross ticks": Scenario(script=(1, 2), hostile=2, ballots=0,
                                                      until=10, hostile_until=4, delay=1),
     "a staller that also votes and passes": Scenario(script=(1, 2), hostile=2, ballots=1,

@@ -403,8 +403,9 @@ class Referee:
             unique.append(e)
         settled = dict(nxt.settled)
         for item in sorted(nxt.ballots):
-            if item in settled:
-                continue
+            # A settled item is settled again too: a signer's second, contrary ballot may
+            # come after its first settled the item (every peer must catch it, whichever
+            # of the two it heard first).
             kinds = {s: nxt.kinds(item, s) for s in nxt.ballots[item]}
             result = settle(item, kinds, nxt.seats)
             if result == "came":

@@ -149,6 +149,18 @@ def test_a_signer_that_both_votes_and_passes_is_blamed_on_its_two_ballots():
     assert [type(e) for e in out] == [Decide]
 
 
+def test_a_pass_then_a_vote_of_one_signer_blames_it_though_the_pass_settled_the_item():
+    # The bench's deeper sweep found it: a peer that heard the pass first had settled the
+    # item as came and never looked again; one that heard the vote first blamed the signer.
+    r = referee()
+    r, _ = r.moved(waiting(2), 0.0)
+    r, _ = r.heard(passes(2, 3), 1.0)
+    assert r.settled == {Item(0, 2, 0): "came"} and r.verdict is None
+    r, out = r.heard(vote(2, 3), 1.0)
+    assert r.verdict is not None and (r.verdict.seat, r.verdict.kind) == (3, "equivocation")
+    assert r.verdict.frames == (b"pass 3", b"vote 3")
+
+
 def test_a_flood_of_ballots_is_kept_only_up_to_a_bound_per_signer_and_hand():
     r = referee()
     for k in range(MAX_BALLOTS + 20):
