@@ -12,7 +12,6 @@ table, and both cores work during the shuffle proofs.
 
 from __future__ import annotations
 
-import math
 import os
 import sqlite3
 import time
@@ -133,7 +132,7 @@ def be_patient(node: Any) -> None:
     """This peer never names a seat for the time it takes over a decision (it still waits
     for keys and links as every peer does): the AI seats of a practice table, and its
     person's own seat, which is then never warned of a deadline."""
-    node.stalls.deadline_move = math.inf
+    node.be_patient()
 
 
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,

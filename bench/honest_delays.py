@@ -57,7 +57,7 @@ def main() -> None:
                              > 1)
         relayed += sum(n.traffic.relayed for n in net.nodes)
         haves += sum(n.traffic.haves for n in net.nodes)
-        stops += sum(bool(n.notices) for n in net.nodes)  # a table stopped over a stall
+        stops += sum(bool(n.ballots) for n in net.nodes)  # a seat voted over a stall
         table_time += net.clock.seconds()
         if halts:
             print(f"game {game}: halted: {[str(n.halted) for n in net.nodes]}", flush=True)

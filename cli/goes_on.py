@@ -1,10 +1,13 @@
 """A game that goes on after a seat is gone: a new table, an AI in the empty seat, a new hand.
 
-When a seat stays unreachable past the grace period (`SeatGone`), or stays connected but
-silent past a deadline (`Stalled`), every peer ends the hand, scored as lost by that seat's
-team once a team declares (`GameSession.forfeit`). Then the host reopens its lobby on the
-same port with the game's carry (levels, declaring team, starter, first drawer: the same
-on every peer, and part of the new table id), asks for AI players for the gone seat and
+When the table halts on a verdict with a guilty seat (`guilty`: it stayed unreachable past
+the grace period, stayed connected but silent past a deadline, withheld keys, or signed
+evidence against itself: two versions of a message, an invalid move, a false verdict),
+every peer ends the verdict's hand, scored as lost by that seat's team once a team
+declares (`GameSession.forfeit`: the same evidence, so the same score on every peer).
+Then the host reopens its lobby on the same port with the game's carry (levels, declaring
+team, starter, first drawer: the same on every peer, and part of the new table id), asks
+for AI players for the gone seat and
 the seats AI held, and the people still at the table rejoin it automatically in their own
 seats (a guest accepts only a start that carries exactly the game it was playing).
 Everyone takes the new seat with a fresh identity and deck, and the screen goes on with the
@@ -22,12 +25,13 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
-from tractor.net.deck.errors import KeyTimeout
+from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
 from tractor.net.journal import Journal
 from tractor.net.lobby import LobbyError, Participant, Seating, parse_endpoint
 from tractor.net.lobby_wire import host_table, join_table
 from tractor.net.seat import listen_node, raw_public, take_seat
 from tractor.net.stall import Stalled
+from tractor.net.table import TableError
 from tractor.net.wire import PeerNode, SeatGone
 
 from .netclient import HumanPlayer, NetClient
@@ -35,6 +39,22 @@ from .options import journal_path
 from .words import count
 
 REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby
+
+
+def guilty(exc: BaseException) -> int | None:
+    """The seat a verdict blames on signed evidence (or on every other seat's votes),
+    None for a halt that blames nobody: this peer's own failure, or signs of a split
+    transcript that do not show who equivocated.
+
+    >>> guilty(Stalled(2, "play", 310.0)), guilty(RuntimeError("bug"))
+    (2, None)
+    """
+    if isinstance(exc, ViewMismatch | TranscriptSplit):
+        return None
+    if isinstance(exc, SeatGone | Stalled | DeckError | TableError):
+        seat = getattr(exc, "seat", None)
+        return seat if type(seat) is int and seat >= 0 else None
+    return None
 
 
 class GoesOn:
@@ -73,14 +93,14 @@ class GoesOn:
 
     def _halted(self, failure: Failure, node: PeerNode) -> None:
         """(The failure is consumed: the screen shows every halt as a banner.)"""
-        if not failure.check(SeatGone, Stalled, KeyTimeout) or node is not self.client.node:
+        gone = guilty(failure.value)
+        if gone is None or node is not self.client.node:
             return  # any other halt stays on the screen with its verdict
-        gone = failure.value.seat
         if gone == self.seating.seat:
             return  # the others go on without this peer
         assert node.session is not None
         session = node.session
-        res = session.forfeit(gone)
+        res = session.forfeit(gone, node.verdict_hand)
         if res is not None:
             team = " and ".join(self.client.names[s] for s in range(len(self.client.names))
                                 if s % 2 == res.gaining_team)

@@ -18,7 +18,7 @@ from tractor.cards import format_cards
 from tractor.hand import IllegalAction
 from tractor.net.deck.errors import Equivocation, KeyTimeout
 from tractor.net.session import GameSession
-from tractor.net.stall import MOVE_DEADLINE, FalseStop, StallDisputed, Stalled
+from tractor.net.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table import WAIT, SeatView, TableHand
 from tractor.net.wire import WARN_BEFORE, PeerNode, ProcessingFailure, SeatGone
 from tractor.observation import GameRecord, Observation
@@ -113,18 +113,10 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
         return f"The table stopped: {who} left. {exc}"
     if isinstance(exc, KeyTimeout):
         return f"The table stopped: {who} {exc.reason}; the hand ends without a result"
-    if isinstance(exc, FalseStop):
-        return (f"The table stopped: {who} claimed another seat was stalling long before "
-                "its deadline (its signed notice is the evidence)")
-    if isinstance(exc, StallDisputed):
-        return (f"The table stopped: seat {exc.halter} gave up waiting for {who}'s "
-                f"{exc.what}, which this seat cannot confirm (it has that message, or could "
-                "not watch the whole wait); no one can prove who was late, so no seat is "
-                "blamed and the game stops here")
     if isinstance(exc, Stalled):
         return (f"The table stopped: {who} sent no {exc.what} for {exc.seconds:.0f} s while "
-                "connected, even after the other seats complained; the hand ends without a "
-                "result")
+                "connected, even after the other seats complained (every one of them voted "
+                "so, signed); the hand ends without a result")
     if isinstance(exc, Equivocation):
         return (f"The table halted: {who} signed two different versions of one message "
                 "and sent them to different seats; both signed frames are the evidence")
@@ -341,12 +333,11 @@ class NetClient:
         if self.node.halted is not None:
             return verdict_text(self.node.halted, self.names)
         now = self.node.clock.seconds()
-        stop = self.node.stopping
-        if stop is not None:
-            who = ", ".join(f"{self._who(seat)}'s {what}" for seat, what in stop.stalls)
-            return (f"The table stopped: it waited too long for {who}. Every seat now shows "
-                    f"the others what it holds; {max(stop.until - now, 0):.0f} s to decide "
-                    "whether the table goes on")
+        voted = self.node.refereeing.open_votes()
+        if voted:
+            who = ", ".join(f"{self._who(seat)}'s {what}" for seat, what in voted)
+            return (f"This seat waited too long for {who} and voted so; the hand ends if "
+                    "every other seat votes the same, and goes on if one of them has it")
         left = self.node.decision_time_left()
         if left is not None and left < WARN_BEFORE:
             return (f"Decide within {max(left, 0):.0f} s: the other seats end the hand when a "

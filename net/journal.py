@@ -57,6 +57,8 @@ CREATE TABLE IF NOT EXISTS ai_servers (
     label TEXT PRIMARY KEY, key BLOB NOT NULL, first REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS checked (
     game TEXT NOT NULL, mark BLOB NOT NULL, PRIMARY KEY (game, mark));
+CREATE TABLE IF NOT EXISTS ballots (
+    game TEXT NOT NULL, ballot BLOB NOT NULL, PRIMARY KEY (game, ballot));
 """
 
 
@@ -164,6 +166,17 @@ class Journal:
         with self.db:
             self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
                                 [(game, peek_hand(f), f) for f in fresh])
+
+    def add_ballot(self, game: str, frame: bytes) -> None:
+        """Keep a ballot this peer cast (`net.ballots`), before it leaves."""
+        self.db.execute("INSERT OR IGNORE INTO ballots (game, ballot) VALUES (?,?)",
+                        (game, frame))
+
+    def ballots(self, game: str) -> list[bytes]:
+        """The ballots this peer cast in ``game``."""
+        rows = self.db.execute("SELECT ballot FROM ballots WHERE game = ? ORDER BY rowid",
+                               (game,))
+        return [bytes(r[0]) for r in rows]
 
     def frames(self, game: str) -> list[bytes]:
         rows = self.db.execute("SELECT frame FROM frames WHERE game = ? ORDER BY n", (game,))

@@ -20,7 +20,9 @@ from collections.abc import Iterable
 #: ``PRAGMA application_id`` of a tractor journal (the bytes "TrJn").
 APPLICATION_ID = 0x54724A6E
 #: The journal's layout; a file with a higher one was written by a newer tractor.
-JOURNAL_VERSION = 1
+#: 2: a table of the ballots this peer cast (`net.ballots`); a layout-1 journal gains it
+#: when opened for writing.
+JOURNAL_VERSION = 2
 
 #: What a `JournalError` allows: a DAMAGED or FOREIGN file may be kept aside and a new
 #: journal started; a NEWER journal, a file beyond our ACCESS or one in use (BUSY) is
@@ -197,8 +199,10 @@ def _complete(db: sqlite3.Connection, schema: str) -> None:
     """Add the tables a journal lacks and mark it as this version's (an unmarked one is
     of an earlier version of tractor, same layout)."""
     marked = db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    version = db.execute("PRAGMA user_version").fetchone()[0]
     with db:
-        db.executescript(schema)
+        db.executescript(schema)  # the tables a journal of an earlier layout lacks
         if not marked:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        if not marked or version < JOURNAL_VERSION:
             db.execute(f"PRAGMA user_version = {JOURNAL_VERSION}")

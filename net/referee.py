@@ -236,7 +236,7 @@ def _unsigned(ballot: Ballot) -> bytes:
     return repr(ballot).encode()
 
 
-def _frozen_map() -> Mapping[object, object]:  # type: ignore[misc]
+def _frozen_map() -> Mapping[Any, Any]:
     return MappingProxyType({})
 
 

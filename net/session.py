@@ -84,6 +84,11 @@ class GameSession:
         self.current = self._new_hand(self._new_deck(self.hand_no, self.first))
 
     @property
+    def signing_key(self) -> Ed25519PrivateKey:
+        """This seat's session key: it signs its deck frames, ballots and link proofs."""
+        return self._key
+
+    @property
     def runner(self) -> Runner | None:
         """Where every deck of this game does its heavy work (a `PeerNode` sets a worker
         thread: the next hand's deck while this one is played, the first hand's while the
@@ -248,19 +253,39 @@ class GameSession:
             out += self._shuffle_ahead()
         return out
 
-    def forfeit(self, seat: int) -> HandResult | None:
-        """The hand in progress ends because ``seat`` stalled or left it (every honest
-        peer names the same seat): scored as lost by its team (`PublicHand.record_forfeit`),
-        and the game's carry moves on as after any hand. None if the hand had nothing to
-        lose yet (no team declares) or was over already."""
-        hand = self.current
-        if hand.phase in ("done", "redeal"):
+    def forfeit(self, seat: int, hand_no: int | None = None) -> HandResult | None:
+        """Hand ``hand_no`` (by default the one in progress) ends because ``seat`` stalled,
+        left it or cheated (every honest peer names the same seat on the same signed
+        evidence): scored as lost by its team (`PublicHand.forfeit_result`), and the game's
+        carry moves on as after any hand. If this peer finished that hand already (the
+        message came here after every other seat had voted it missing), its result is
+        replaced and the carry computed again from before it, so every peer ends the same.
+        None if the hand had nothing to lose yet (no team declares) or is not one of the
+        last two."""
+        current = self.current
+        if hand_no is None or hand_no == current.deck.config.hand:
+            if current.phase in ("done", "redeal"):
+                return None
+            try:
+                res = current.public.record_forfeit(seat)
+            except IllegalAction:
+                return None
+            self.played.append(current)
+            self._end_hand(res)
+            return res
+        last = self.played[-1] if self.played else None
+        if last is None or last.deck.config.hand != hand_no or last.phase != "done" \
+                or not self.results:
             return None
         try:
-            res = hand.public.record_forfeit(seat)
+            res = last.public.forfeit_result(seat)
         except IllegalAction:
             return None
-        self.played.append(hand)
+        setup = last.setup  # the game as that hand began
+        self.levels = list(setup.levels)
+        self.first, self.starter, self.declarers = setup.first, setup.starter, setup.declarers
+        self.winner = None
+        self.results.pop()
         self._end_hand(res)
         return res
 

@@ -242,6 +242,7 @@ class TableHand:
         #: Chat lines waiting for the deck to be ready: a table message sent during the
         #: set-up would take a place in this seat's chain before its own set-up messages.
         self._chat_out: list[str] = []
+        self._chats = [0] * self.n  #: chat lines per seat taken (its own too: `moves_of`)
         self._used: set[int] = set()  #: positions played in this hand
         #: The time, for the deck's key deadlines (`Deck.tick`); the session passes its clock.
         self.now: Callable[[], float] = now or (lambda: 0.0)
@@ -321,6 +322,7 @@ class TableHand:
                     self._chat_out.clear()
                 for seat, data, seq in self.deck.inbox:
                     if isinstance(data, Chat):  # shown on terminals: printable characters
+                        self._chats[seat] += 1
                         self.chat.append((seat, "".join(c for c in data.text if c.isprintable())))
                     else:
                         self._queues[seat].append((data, seq))
@@ -384,8 +386,16 @@ class TableHand:
             return {s: "verdict" for s in range(n) if s not in deck.verdicts and s != self.me}
         return {}
 
-    def _progress(self) -> tuple[object, ...]:
+    def moves_of(self, seat: int) -> int:
+        """How many of ``seat``'s messages this hand's table took, its chat lines aside: what
+        a stall is judged on (a seat's chat is not the move it owes)."""
+        return self.deck.accepted(seat) - self._chats[seat]
+
+    def progress(self) -> tuple[object, ...]:
         """Changes whenever the hand moves on (a phase, a play, a message taken, a move)."""
+        return self._progress()
+
+    def _progress(self) -> tuple[object, ...]:
         trick = self.trick
         return (self.phase, self.round, len(self.tricks), len(trick.plays) if trick else -1,
                 trick.forced if trick else None, len(self._done),

@@ -22,8 +22,7 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import msgpack
@@ -44,6 +43,7 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
+from .ballots import BallotError, is_ballot, read_ballot
 from .checked import PROOFS, SIGNATURE
 from .codec import CodecError, Limits, decode
 from .deck.engine import Runner
@@ -51,7 +51,6 @@ from .deck.envelope import MAX_FRAME, Envelope, FrameError, NoRoom, open_frame, 
 from .deck.errors import (
     DeckError,
     Equivocation,
-    KeyTimeout,
     Replay,
     TranscriptSplit,
     ViewMismatch,
@@ -60,28 +59,20 @@ from .deck_worker import DeckWorker
 from .gate import Gate, LastFew, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
-from .relay import RELAY_AFTER, STAGGER, HaveError, Relay, is_have, pack_have, read_have
+from .referee import MAX_BALLOTS, Blame, Cast, Complain, Decide, Effect, Item
+from .refereeing import Refereeing, SeatGone, timing, verdict
+from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .rendezvous import is_internet_address
 from .session import GameSession
 from .stall import (
-    DECISIONS,
-    HALT_SETTLE,
     ComplaintError,
-    FalseStop,
-    HaltNotice,
-    StallDisputed,
-    Stalled,
-    StallWatch,
     is_complaint,
-    is_halt,
     pack_complaint,
-    pack_halt,
     read_complaint,
-    read_halt,
 )
 from .table import TableError
 
-WIRE_VERSION = "tractor-wire/4"  #: 4: frames relayed, have reports (3: heartbeats)
+WIRE_VERSION = "tractor-wire/5"  #: 5: ballots (4: frames relayed, have reports; 3: heartbeats)
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
 STRANGER_HELLO = 3.0  #: the same from an address the seating does not name
 #: Seconds between heartbeats on an up link that has sent nothing else meanwhile, and
@@ -91,10 +82,13 @@ STRANGER_HELLO = 3.0  #: the same from an address the seating does not name
 #: should dial found out only after minutes, while the table waited on it.
 HEARTBEAT = 3.0
 LINK_SILENCE = 12.0
-GRACE = 120.0  #: seconds a seat may stay disconnected before the hand ends without it
+GRACE = 120.0  #: seconds a seat may stay disconnected before the others vote it gone
 #: Seconds a seat that (re)connected has to resend what it owes before its overdue keys
 #: count: its frames follow the handshake, and deadlines may predate the link (a resume).
 SETTLE = 5.0
+#: Grace periods after which a seat still without a link ends the hand at this peer even
+#: without every other seat's vote (when more than one seat is gone, none can be named).
+LOST_AFTER = 2
 #: Seconds without a link after which a seat is reported unreachable (screen and log).
 UNREACHABLE = 3.0
 NONCE_SIZE = 32
@@ -110,8 +104,6 @@ SUSPECT = 10.0
 #: after a reconnect repeat some; a link that floods copies is dropped).
 MAX_COPIES = 4096
 WARN_BEFORE = 60.0  #: seconds before its decision deadline a person is warned
-KEYS = "keys"  #: what a stop over overdue keys (`Deck.overdue`) names
-KEY_SLACK = 2.0  #: seconds by which another seat's key deadline may precede this peer's
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
 #: never pass for a deck message, nor a deck message for a proof.
@@ -122,15 +114,6 @@ HELLO_LIMITS = Limits(max_bytes=256, max_depth=1, max_elements=6, max_str=64, ma
                       max_array=8, max_map=0, max_memory=4096)
 PROOF_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=16, max_bin=64,
                       max_array=2, max_map=0, max_memory=1024)
-
-
-class SeatGone(Exception):
-    """A seat stayed unreachable past the grace period: the hand ends without a result."""
-
-    def __init__(self, seat: int, seconds: float) -> None:
-        self.seat = seat
-        super().__init__(f"seat {seat} left the table: no connection for {seconds:.0f} s, "
-                         "so this hand ends without a result")
 
 
 class ProcessingFailure(RuntimeError):
@@ -145,23 +128,6 @@ class ProcessingFailure(RuntimeError):
         after = after or f"a frame from seat {from_seat}"
         super().__init__(f"could not process messages after {after}: "
                          f"{type(cause).__name__}: {cause}")
-
-
-@dataclass
-class _Stopping:
-    """This peer stopped the table in ``hand`` over a stall (its own stall watch, or a
-    seat's halt notice); at ``until`` it judges whether the messages came."""
-
-    hand: int
-    until: float
-    #: (seat, what) of every stall a notice (or this peer) stopped the table over, in order
-    #: -> how many moves of the seat this peer held then (`PeerNode._moves_of`; for this
-    #: peer's own seat, None: it still owed its decision when it heard).
-    stalls: dict[tuple[int, str], int | None] = field(default_factory=dict)
-    #: (staller, what) -> the seats that named it in a final notice.
-    named: dict[tuple[int, str], set[int]] = field(default_factory=dict)
-    #: Frames this peer made meanwhile: they leave only if the table goes on.
-    held_back: list[bytes] = field(default_factory=list)
 
 
 class HelloError(ValueError):
@@ -456,6 +422,8 @@ class PeerNode:
         #: The last errors seats were refused for (bounded: a seat may keep reconnecting).
         self.errors: list[Exception] = LastFew(256)
         self.halted: Exception | None = None
+        #: The hand a verdict with a guilty seat is on (`cli.goes_on` forfeits it).
+        self.verdict_hand: int | None = None
         self.done: Deferred[GameSession] = Deferred()
         self.grace = grace
         #: Called (no arguments) after every change of the game state (a screen redraws).
@@ -523,27 +491,23 @@ class PeerNode:
         self.evidence: list[bytes] = []
         #: A sign of a split transcript, and until when this peer waits for the proof.
         self._suspect: tuple[DeckError, float] | None = None
-        self.stalls = StallWatch()
+        #: Who holds the table up, judged on signed ballots (`net.referee`).
+        self.refereeing = Refereeing(session, session.signing_key, timing(self.grace, SETTLE),
+                                     now)
         #: (what the table stood at, since when) while this peer's player owes a decision:
-        #: the other seats name it past `stall.MOVE_DEADLINE`, so the screen warns first.
+        #: the other seats vote on it past the move deadline, so the screen warns first.
         self._own_wait: tuple[object, float] | None = None
         #: Signed complaints heard (this peer's too) -> (hand, complainer): relayed once.
         self.complaints: dict[bytes, tuple[int, int]] = {}
-        #: Signed halt notices heard (this peer's too), relayed once (`_halt_notice_from`).
-        self.notices: dict[bytes, HaltNotice] = {}
-        #: While the table stops over a stall, until this peer's verdict.
-        self.stopping: _Stopping | None = None
-        self._began = math.inf  #: when `begin` ran (a resumed peer's too)
-        self._spent: set[bytes] = set()  #: notices of stops that ended with the table going on
-        #: (hand, seat) of seats whose notice showed they lack this peer's own frames: they
-        #: wait on this peer, so it does not blame them for a stall until the table moves.
-        self._behind: set[tuple[int, int]] = set()
+        #: Signed ballots heard (this peer's too) -> (hand, signer): relayed once, and
+        #: given to a seat whose link comes up.
+        self.ballots: dict[bytes, tuple[int, int]] = {}
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
         """This seat's session key: it signs the link proofs as it signs the deck frames."""
         assert self.session is not None
-        return self.session._key
+        return self.session.signing_key
 
     # --- connections ------------------------------------------------------------------------
 
@@ -656,7 +620,6 @@ class PeerNode:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed
         session owes), and watch for seats gone longer than the grace period."""
         assert self.session is not None
-        self._began = self.clock.seconds()
         if frames is not None:  # resumed: hold again what the journal gave back
             current = self.session.current.deck.config.hand
             now = self.clock.seconds()
@@ -666,6 +629,11 @@ class PeerNode:
                     env = open_frame(frame, self.table, hand, self.public_keys, verify=False)
                     self.relay.hold(hand, env.seat, env.header.seq, env.content, frame, now,
                                     None)
+            if self.journal is not None:
+                # The ballots it cast: it must never cast the other kind on the same item.
+                for frame in self.journal.ballots(self.game):
+                    self._take_ballot(read_ballot(frame, self.table, self.public_keys,
+                                                  "the journal"), now)
         self._send_all(self.session.start() if frames is None else frames)
         from twisted.internet.task import LoopingCall
 
@@ -696,8 +664,8 @@ class PeerNode:
         current = self.session.current.deck.config.hand
         self.relay.forget_before(current - 1)
         self.complaints = {c: k for c, k in self.complaints.items() if k[0] >= current - 1}
-        self.notices = {f: n for f, n in self.notices.items() if n.hand >= current - 1}
-        self._spent &= set(self.notices)
+        self.ballots = {b: k for b, k in self.ballots.items() if k[0] >= current - 1}
+        self.refereeing.forget_before(current - 1)
         report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
                                               if h >= 0]))
         for seat, link in list(self.links.items()):
@@ -723,16 +691,12 @@ class PeerNode:
             self._send_all(frames)
 
     def _check_gone(self) -> None:
-        """Once a second: a seat unreachable past the grace period, or one that stays
-        connected but withholds keys it owes past the deck's key timeout, ends the hand
-        (otherwise either would stall the table for ever)."""
+        """Once a second: the referee's deadlines (complaints and votes on seats that hold
+        the table up, connected or not), the log and screen on lost links, and the
+        countdown of this peer's own decision."""
         if self.halted is not None or self.done.called:
             return
         now = self.clock.seconds()
-        for seat, since in sorted(self.down_since.items()):
-            if now - since >= self.grace:
-                self._halt(SeatGone(seat, now - since))
-                return
         unreachable = self.unreachable()
         for seat, why in unreachable.items():
             if (seat, why) not in self._told_unreachable:  # once per reason, in the log
@@ -744,32 +708,22 @@ class PeerNode:
             self._changed()
         self._was_unreachable = bool(unreachable)
         assert self.session is not None
-        if self.stopping is not None:
-            # Judge on what every seat could send: not while a link is down (the grace
-            # period above ends that), nor before a seat that came back has resent and
-            # the relay has had its turn.
-            fresh = SETTLE + RELAY_AFTER + STAGGER * (len(self.raw_keys) - 2)
-            if self.down_since or any(now - t < fresh for t in self.up_since.values()):
-                self.stopping.until = max(self.stopping.until, now + 1.0)
-            elif now >= self.stopping.until:
-                self._judge_stop()
-            return  # no other deadline runs while the table is stopped
-        if self._suspect is None and self._watch_stalls(now):
+        if self._suspect is None:  # (a suspected split ends in a halt within seconds)
+            self._carry_out(self.refereeing.tick(now))
+        if self.halted is not None:
+            return
+        lost = [s for s, since in sorted(self.down_since.items())
+                if now - since >= LOST_AFTER * self.grace]
+        if lost:
+            # Votes cannot name a seat when another seat is gone too (it cannot vote): past
+            # twice the grace period this peer ends the hand without the first on its own
+            # (the old rule, by this peer's clock alone: see the referee's known limits).
+            self.verdict_hand = self.session.current.deck.config.hand
+            self._halt(SeatGone(lost[0], now - self.down_since[lost[0]]))
             return
         left = self.decision_time_left()
         if left is not None and left < WARN_BEFORE:
             self._changed()  # the screen counts the seconds down
-        deck = self.session.current.deck
-        for late in sorted(deck.overdue(now)):
-            if late in self.down_since or now - self.up_since.get(late, -math.inf) < SETTLE:
-                # A seat that is gone has the grace period, not the key timeout: a dropped
-                # connection is no evidence of withheld keys. Nor is a seat that just came
-                # back and is still resending what it owes.
-                continue
-            # Overdue keys stop the table like any other stall: every peer judges them on
-            # the same frames (each peer's deadline runs on its own clock).
-            self._stop(deck.config.hand, late, KEYS)
-            return
 
     def decision_time_left(self) -> float | None:
         """Seconds this peer's player has left to decide before the other seats complain
@@ -779,297 +733,76 @@ class PeerNode:
         if table.waiting is None or self.halted is not None:
             self._own_wait = None
             return None
-        marker = (self.session.hand_no, table._progress(), table.waiting)
+        marker = (self.session.hand_no, table.progress(), table.waiting)
         now = self.clock.seconds()
         if self._own_wait is None or self._own_wait[0] != marker:
             self._own_wait = (marker, now)
-        return self.stalls.deadline_move - (now - self._own_wait[1])
-
-    def _stall_marker(self) -> object:
-        """Changes whenever the table moves on (and so every stall wait starts again)."""
-        assert self.session is not None
-        table = self.session.current
-        deck = table.deck
-        return (self.session.hand_no, table._progress(), deck.phase, deck.step,
-                len(deck.audited), len(deck.verdicts))
+        return self.refereeing.timing.move - (now - self._own_wait[1])
 
     def progress_marker(self) -> object:
         """Changes whenever the table moves on (None before it starts): how an AI server's
         player tells a table that plays from one that stalls (`tractor.net.ai_pool`)."""
-        return None if self.session is None else self._stall_marker()
+        if self.session is None:
+            return None
+        return self.refereeing.referee.table.marker if self.refereeing.referee.table else None
 
-    def _watch_stalls(self, now: float) -> bool:
-        """Complain about seats that owe a message past its deadline; stop the table (True)
-        over one still silent after the complaint (`stall.StallWatch`)."""
-        assert self.session is not None
-        table = self.session.current
-        deck = table.deck
-        complain, stalled = self.stalls.observe(now, self._stall_marker(), table.waiting_on(),
-                                                self.up_since)
-        hand = deck.config.hand
-        for seat, what in complain:
-            held = len(self.relay.chain(hand, seat))
-            self.log.warn("seat {seat} owes its {what}: complaining to the table", seat=seat,
-                          what=what)
-            complaint = pack_complaint(self.signing_key, self.table, hand, self.seat, seat,
-                                       what, held)
-            self.complaints[complaint] = (hand, self.seat)
-            for link in list(self.links.values()):
-                link.sendString(complaint)
-        if stalled is None:
-            return False
-        self._stop(hand, stalled.seat, stalled.what)
-        return True
+    def be_patient(self) -> None:
+        """Never vote on a seat for the time it takes over a decision (a practice table)."""
+        from .referee import replace
+        self.refereeing.timing = replace(self.refereeing.timing, move=math.inf)
 
-    # --- stopping over a stall -------------------------------------------------------------
-    # Each peer judges a stall on its own clock, so a message sent at the last moment (a
-    # person who answers at the deadline) may reach some seats before they judge and others
-    # after. Judging at once split the table: the late seats went on and later named the
-    # honest peer that had stopped. Instead the first peer to judge *stops*: it signs a
-    # halt notice, sends nothing of its own, and every seat that hears the notice stops
-    # too and sends it whatever of the staller's messages it lacks. `HALT_SETTLE` seconds
-    # later (never while a link is down) each peer judges the staller's moves it holds
-    # then, which (relayed) are the same at every seat: if the message came, the table
-    # goes on and the frames held back leave; if not, every peer names the staller with
-    # the same signed complaints and notices. A final notice binds: its signer halted.
+    # --- the referee's effects -----------------------------------------------------------------
 
-    def _stop(self, hand: int, staller: int, what: str) -> None:
-        """Stop the table (or, stopped already, add a stall to judge): over a stall
-        `_overdue` here, one every other seat stopped over, or one a final notice named
-        that this peer cannot confirm. This peer's own seat counts as owing the message
-        only past its deadline (a move made during the stop is held back: too late)."""
-        if self.halted is not None:
-            return
-        stop = self.stopping
-        if stop is None:
-            self.log.warn("stopping the table: seat {seat} sent no {what}", seat=staller,
-                          what=what)
-            stop = self.stopping = _Stopping(hand, self.clock.seconds() + HALT_SETTLE)
-            self._notify(pack_halt(self.signing_key, self.table, hand, self.seat, staller,
-                                   what, len(self.relay.chain(hand, staller))))
-            self._changed()
-        owed = staller == self.seat and self._overdue(staller, what)
-        stop.stalls.setdefault((staller, what), None if owed else self._moves_of(staller))
+    def _carry_out(self, effects: Iterable[Effect]) -> None:
+        for effect in effects:
+            if self.halted is not None:
+                return
+            if isinstance(effect, Complain):
+                self._complain(effect.item, effect.what)
+            elif isinstance(effect, Cast):
+                self._cast(effect.ballot.frame, effect.ballot.item.hand)
+            elif isinstance(effect, Decide):
+                exc = verdict(effect.blame, self.refereeing.timing)
+                self.log.warn("verdict: {why}", why=str(exc))
+                self._publish_and_halt(exc, effect.blame.hand, effect.blame.frames)
 
-    def _notify(self, notice: bytes) -> None:
-        self.notices[notice] = read_halt(notice, self.table, self.public_keys)
+    def _complain(self, item: Item, what: str) -> None:
+        """Tell every seat this peer has waited past the deadline for ``item``: whoever holds
+        the message sends it at once."""
+        held = len(self.relay.chain(item.hand, item.seat))
+        self.log.warn("seat {seat} owes its {what}: complaining to the table", seat=item.seat,
+                      what=what)
+        complaint = pack_complaint(self.signing_key, self.table, item.hand, self.seat,
+                                   item.seat, what, held)
+        self.complaints[complaint] = (item.hand, self.seat)
         for link in list(self.links.values()):
-            link.sendString(notice)
+            link.sendString(complaint)
 
-    def _moves_of(self, seat: int) -> int:
-        """How many of ``seat``'s messages this hand's table took, chat aside: a stall is
-        judged on the staller's own messages only (other seats' frames still in flight
-        reach peers at different times, and a seat's chat is not the move it owes)."""
-        assert self.session is not None
-        chain = self.session.current.deck._chains[seat]
-        return sum(not (e.header.kind == "app" and isinstance(e.body, dict)
-                        and isinstance(e.body.get("data"), dict) and "chat" in e.body["data"])
-                   for e in chain.frames)
-
-    def _still_stalled(self, staller: int, what: str, moves: int | None) -> bool:
-        assert self.session is not None and self.stopping is not None
-        if what == KEYS:
-            return staller in self.session.current.deck.overdue(self.clock.seconds())
-        if moves is None:  # this peer's own seat, which owed its decision
-            return True
-        waits = self.session.current.waiting_on().get(staller)
-        return waits == what and self._moves_of(staller) == moves
-
-    def _judge_stop(self) -> None:
-        """The end of a stop: name a staller the table still waits on for the same step,
-        else go on (or, if another seat named one whose message came, say it is
-        disputed)."""
-        assert self.session is not None and self.stopping is not None
-        stop = self.stopping
-        stalled = [(seat, what) for (seat, what), moves in stop.stalls.items()
-                   if (stop.hand, seat) not in self._behind
-                   and self._still_stalled(seat, what, moves)]
-        everyone = set(range(len(self.raw_keys)))
-        # Every other seat (the staller aside) named it: the message reached this peer
-        # alone, too late for them. Their verdict stands here too, so all give the same.
-        unanimous = [key for key, halters in stop.named.items()
-                     if everyone - {self.seat, key[0]} <= halters]
-        if stalled or unanimous:
-            seat, what = min(stalled or unanimous)  # the same choice from the same frames
-            self._notify(pack_halt(self.signing_key, self.table, stop.hand, self.seat, seat,
-                                   what, len(self.relay.chain(stop.hand, seat)), True))
-            verdict: Exception
-            if what == KEYS:
-                deck = self.session.current.deck
-                verdict = KeyTimeout(seat, deck.overdue(self.clock.seconds()).get(seat, []))
-            else:
-                # The deadline, not this peer's own count: the same words on every peer.
-                verdict = Stalled(seat, what,
-                                  self.stalls.deadline(what) + self.stalls.complaint_wait)
-            verdict.frames = tuple(
-                [c for c, k in self.complaints.items() if k[0] == stop.hand]
-                + [f for f, n in self.notices.items() if n.hand == stop.hand])
-            self._halt_on_evidence(verdict, stop.hand)
-        elif stop.named:
-            (seat, what), halters = min(stop.named.items())
-            self._halt(StallDisputed(min(halters), seat, what))
-        else:
-            self._go_on()
-
-    def _go_on(self) -> None:
-        """The messages the table stopped for came: the frames held back leave (unless a
-        split transcript is suspected meanwhile: then nothing of this peer's leaves)."""
-        assert self.stopping is not None
-        self.log.info("the messages the table waited for came: it goes on")
-        held_back, self.stopping = self.stopping.held_back, None
-        self._behind.clear()
-        self._spent |= set(self.notices)  # that stop is over: its notices stop nothing more
-        self.stalls = StallWatch(self.stalls.deadline_auto, self.stalls.deadline_move,
-                                 self.stalls.complaint_wait, self.stalls.settle)
-        if self._suspect is None:
-            self._broadcast(held_back)
+    def _cast(self, frame: bytes, hand: int) -> None:
+        """This peer's ballot: in the journal before it leaves (a resumed peer must never
+        cast the other kind on the same item: its two signatures would blame it)."""
+        if self.journal is not None:
+            with self.journal.db:
+                self.journal.add_ballot(self.game, frame)
+        self.ballots[frame] = (hand, self.seat)
+        for link in list(self.links.values()):
+            link.sendString(frame)
         self._changed()
 
-    def _halt_notice_from(self, link: PeerLink, frame: bytes) -> None:
-        """A seat stopped the table over a stall: relay its notice once, send it what it
-        lacks of the staller's messages, and stop too if this peer has waited as long (a
-        final notice, naming the staller, is judged the same way: the same verdict, or a
-        dispute if the message came)."""
+    def _ballot_from(self, link: PeerLink, frame: bytes) -> None:
+        """A seat's ballot (or one it relays): checked, relayed once, given to the referee."""
         try:
-            notice = read_halt(frame, self.table, self.public_keys)
-        except ComplaintError as exc:
+            ballot = read_ballot(frame, self.table, self.public_keys, f"seat {link.seat}")
+        except BallotError as exc:
             link._drop(str(exc))
             return
-        assert self.session is not None
-        current = self.session.current.deck.config.hand
-        signed = {f: (n.hand, n.halter) for f, n in self.notices.items()}
-        if not self._pass_on(link, frame, signed, notice.hand, notice.halter):
-            return
-        self.notices[frame] = notice
-        if notice.halter != self.seat:
-            self._send_missing(notice.halter, notice.hand, notice.staller, notice.held)
-            if notice.staller == self.seat and notice.held < len(
-                    self.relay.chain(notice.hand, self.seat)):
-                self._behind.add((notice.hand, notice.halter))
-        if self.halted is not None or notice.halter == self.seat:
-            return
-        key = (notice.staller, notice.what)
-        if notice.hand == current - 1 and notice.final:
-            # Its signer halted in the hand this peer finished: the table cannot go on, and
-            # this peer had the messages it named missing.
-            self._halt(StallDisputed(notice.halter, notice.staller, notice.what))
-            return
-        if notice.hand != current:
-            return
-        # Whether the halter had seen all of the staller's messages this peer holds: if
-        # not, it judged without one that came (sent to it just now).
-        fair = notice.held >= len(self.relay.chain(notice.hand, notice.staller))
-        if self.stopping is None and (
-                self._overdue(*key) or (fair and self._all_stopped_over(notice))):
-            self._stop(notice.hand, *key)
-        elif self.stopping is not None and self._overdue(*key):
-            self._stop(notice.hand, *key)  # one more stall to judge
-        if self.stopping is not None:
-            if notice.final:
-                # Its signer has halted: this stop can no longer end with the table going
-                # on; at worst it ends disputed (or with the same verdict).
-                self.stopping.named.setdefault(key, set()).add(notice.halter)
-        elif notice.final:
-            if self._held_up_by(notice):
-                # This table has waited on the halter itself for most of the stall it
-                # claims: this peer's own deadlines name the seat that holds the table up
-                # (the halter, if it stays silent).
-                return
-            if notice.what != KEYS and fair and self._clearly_early(*key):
-                # Named while this peer, which has watched the whole time, has waited
-                # far less than a deadline: the halter stopped the table for nothing.
-                false = FalseStop(notice.halter, notice.staller, notice.what)
-                false.frames = (frame,)
-                self._halt_on_evidence(false, notice.hand)
-            else:
-                # The message came here, or this peer cannot tell how long the wait was
-                # (it came back or reconnected meanwhile). Its signer has halted: stop too,
-                # hear the other seats' verdicts, and judge (the same verdict if they all
-                # named that seat, else a dispute: no proof either way, no blame).
-                self._stop(notice.hand, *key)
-                if self.stopping is not None:
-                    self.stopping.named.setdefault(key, set()).add(notice.halter)
+        if self._pass_on(link, frame, self.ballots, ballot.item.hand, ballot.signer,
+                         MAX_BALLOTS):
+            self._take_ballot(ballot, self.clock.seconds())
 
-    def _held_up_by(self, notice: HaltNotice) -> bool:
-        """Whether this peer's table has waited on the notice's signer for at least half of
-        the stall the notice claims (or the signer owes it overdue keys)."""
-        assert self.session is not None
-        now = self.clock.seconds()
-        if (notice.hand, notice.halter) in self._behind:
-            return False  # it lacks this peer's frames: it waits on this peer, not the reverse
-        if notice.halter in self.session.current.deck.overdue(now):
-            return True
-        wait = self._current_wait(notice.halter)
-        claimed = (self.session.current.deck.config.key_timeout if notice.what == KEYS
-                   else self.stalls.deadline(notice.what) + self.stalls.complaint_wait)
-        return wait is not None and now - wait.since >= claimed / 2
-
-    def _all_stopped_over(self, notice: HaltNotice) -> bool:
-        """Whether every seat but this one and the staller stopped over the same stall (the
-        same step, holding as many of the staller's frames as this peer): a peer that could
-        not watch the whole wait (it came back or reconnected meanwhile) then stops and
-        judges the frames as they do. One seat's notice alone may not stop it, nor do they
-        if this peer holds more of the staller's frames (it sent them what they lack)."""
-        if notice.staller == self.seat:
-            return False
-        halters = {n.halter for f, n in self.notices.items()
-                   if f not in self._spent and (n.hand, n.staller, n.what, n.held) == (
-                       notice.hand, notice.staller, notice.what, notice.held)}
-        others = set(range(len(self.raw_keys))) - {self.seat, notice.staller}
-        return others <= halters
-
-    def _overdue(self, staller: int, what: str) -> bool:
-        """Whether this peer too has waited for ``staller``'s ``what`` past its deadline
-        (a halt notice comes `COMPLAINT_WAIT` later, so that much slack absorbs waits that
-        began a network delay apart): one that is not may not stop the table, or a seat
-        could stop it over a person still thinking (whose screen counts down to the
-        deadline)."""
-        if what == KEYS:  # deadlines set a network delay apart: a little slack
-            assert self.session is not None
-            return staller != self.seat and staller in self.session.current.deck.overdue(
-                self.clock.seconds() + KEY_SLACK)
-        deadline = self.stalls.deadline(what)
-        if staller == self.seat:
-            left = self.decision_time_left()
-            return what in DECISIONS and left is not None and left <= 0
-        wait = self._current_wait(staller)
-        return (wait is not None and wait.what == what
-                and self.clock.seconds() - wait.since >= deadline)
-
-    def _current_wait(self, staller: int) -> Any:
-        """This peer's wait for ``staller``, if the table still stands where the stall
-        watch last looked (else the table moved on since, and that wait is over)."""
-        if self.stalls._marker != self._stall_marker():
-            return None
-        assert self.session is not None
-        if self.session.current.waiting_on().get(staller) is None:
-            return None
-        return self.stalls._waits.get(staller)
-
-    def _clearly_early(self, staller: int, what: str) -> bool:
-        """Whether a notice naming ``staller`` now is provably early here: this peer waits
-        for that step of the seat for less than its deadline, and ran with every link up
-        since well before that wait began (so it had what the others had, within a
-        relay's delay)."""
-        assert self.session is not None
-        now = self.clock.seconds()
-        since: float | None = None
-        if what == KEYS:
-            return False  # a key deadline starts with this peer's own copy of a frame
-        if staller == self.seat:
-            if self.decision_time_left() is not None and self._own_wait is not None:
-                since = self._own_wait[1]
-        else:
-            wait = self._current_wait(staller)
-            if wait is not None and wait.what == what:
-                since = wait.since
-        if since is None or now - since >= self.stalls.deadline(what):
-            return False
-        # A wait that began soon after this peer (re)started or a link came up may have
-        # begun only when the frames it had missed came: it proves nothing.
-        margin = SETTLE + self.stalls.complaint_wait
-        return (self._began + margin <= since and len(self.up_since) == len(self.outbox)
-                and all(t + margin <= since for t in self.up_since.values()))
+    def _take_ballot(self, ballot: Any, now: float) -> None:
+        self.ballots[ballot.frame] = (ballot.item.hand, ballot.signer)
+        self._carry_out(self.refereeing.heard(ballot, now))
 
     def _send_missing(self, to: int, hand: int, about: int, held: int) -> None:
         """Give seat ``to`` the frames of ``about`` in ``hand`` past the first ``held``."""
@@ -1099,16 +832,18 @@ class PeerNode:
                            complaint.held)
 
     def _pass_on(self, link: PeerLink, frame: bytes, seen: dict[bytes, tuple[int, int]],
-                 hand: int, signer: int) -> bool:
-        """Whether a signed complaint or halt notice is news (for this hand or one beside
-        it, not heard yet, and within a bound per signer and hand: a seat complains about,
-        or stops over, a few steps of a hand, so more is a flood); if so it is relayed
-        once to every other seat."""
+                 hand: int, signer: int, bound: int | None = None) -> bool:
+        """Whether a signed complaint or ballot is news (for this hand or one beside it, not
+        heard yet, and within ``bound`` per signer and hand: a seat complains about, or
+        votes on, a few steps of a hand, so more is a flood); if so it is relayed once to
+        every other seat."""
         assert self.session is not None
         current = self.session.current.deck.config.hand
         if frame in seen or not current - 1 <= hand <= current + 1:
             return False
-        if sum(k == (hand, signer) for k in seen.values()) >= 2 * len(self.raw_keys):
+        if bound is None:
+            bound = 2 * len(self.raw_keys)
+        if sum(k == (hand, signer) for k in seen.values()) >= bound:
             return False
         for seat, other in list(self.links.items()):
             if seat not in (link.seat, signer):
@@ -1160,15 +895,15 @@ class PeerNode:
         self.dial_errors.pop(seat, None)
         self._told_unreachable = {t for t in self._told_unreachable if t[0] != seat}
         self.up_since[seat] = self.clock.seconds()
+        self.refereeing.link_up(seat, self.up_since[seat])
         self.log.info("seat {seat} connected", seat=seat)
         # Resend everything this seat may have missed; the engine refuses duplicates.
         for frame in self.outbox[seat]:
             link.sendString(frame)
         for frame in self.evidence:  # a halted table: the seat learns why
             link.sendString(frame)
-        if self.stopping is not None:  # a stopped one: the notices, to judge the same
-            for frame in [f for f, n in self.notices.items() if n.hand == self.stopping.hand]:
-                link.sendString(frame)
+        for frame in list(self.ballots):  # every ballot of the hands still open
+            link.sendString(frame)
         self._have_sent.pop(seat, None)  # it hears what this peer holds at the next report
         self._copies[seat] = 0
 
@@ -1178,6 +913,7 @@ class PeerNode:
             self.relay.link_lost(seat)
             self.up_since.pop(seat, None)
             self.down_since[seat] = self.clock.seconds()
+            self.refereeing.link_down(seat, self.down_since[seat])
             self.log.info("seat {seat} disconnected", seat=seat)
             self._changed()
 
@@ -1212,15 +948,13 @@ class PeerNode:
                              verify=False)  # signed here a moment ago
             self.relay.hold(env.header.hand, self.seat, env.header.seq, env.content, frame,
                             now, None)
-        if self.stopping is not None:
-            self.stopping.held_back += frames
-            if self.session.over or self._finished():
-                self._go_on()  # every message this peer waited for came: it is done
-        elif self._suspect is None:
+        if self._suspect is None:
             self._broadcast(frames)
         # Else signs of a split: nothing of this peer's leaves (its keys least of all); the
         # wait ends in a halt either way (on the proof, or on the view), and the frames stay
         # in the journal.
+        if self.halted is None:
+            self._carry_out(self.refereeing.moved(now))  # waits end, passes fall due
         self._changed()
         if self.session.over or self._finished():
             if self._watch is not None and self._watch.running:
@@ -1257,8 +991,8 @@ class PeerNode:
         if is_complaint(frame):
             self._complaint_from(link, frame)
             return
-        if is_halt(frame):
-            self._halt_notice_from(link, frame)
+        if is_ballot(frame):
+            self._ballot_from(link, frame)
             return
         if is_have(frame):
             try:
@@ -1452,15 +1186,22 @@ class PeerNode:
             self._suspect = (exc, self.clock.seconds() + SUSPECT)
 
     def _halt_on_evidence(self, exc: Exception, hand: int) -> None:
-        """Halt, and give every seat the signed frames that show why: the refused message
-        (both versions of an equivocation) and every frame of the blamed seat's chain this
-        peer holds, so a seat that holds other versions finds the equivocation."""
-        frames = list(getattr(exc, "frames", ()))
+        """Halt on evidence the deck found (it is the referee's verdict too), and give every
+        seat the signed frames that show why: the refused message (both versions of an
+        equivocation) and every frame of the blamed seat's chain this peer holds, so a seat
+        that holds other versions finds the equivocation."""
+        frames = tuple(getattr(exc, "frames", ()))
         blamed = getattr(exc, "seat", None)
-        if type(blamed) is int and blamed != self.seat and not isinstance(exc, Stalled):
-            frames += [f for f in self.relay.chain(hand, blamed) if f not in frames]
+        if type(blamed) is int and blamed != self.seat:
+            frames += tuple(f for f in self.relay.chain(hand, blamed) if f not in frames)
+        seat = blamed if type(blamed) is int else -1
+        self.refereeing.found(Blame(hand, seat, "deck", str(exc), frames, exc))
+        self._publish_and_halt(exc, hand, frames)
+
+    def _publish_and_halt(self, exc: Exception, hand: int, frames: Sequence[bytes]) -> None:
+        self.verdict_hand = hand
         if frames:
-            self.evidence = frames
+            self.evidence = list(frames)
             for link in list(self.links.values()):
                 for frame in frames:
                     link.sendString(frame)

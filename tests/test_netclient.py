@@ -17,9 +17,21 @@ from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
 from tractor.net.session import GameSession
-from tractor.net.stall import MOVE_DEADLINE, FalseStop, StallDisputed, Stalled, StallWatch
+from tractor.net.referee import Timing
+from tractor.net.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table import TableError
-from tractor.net.wire import PeerNode, SeatGone, _Stopping
+from tractor.net.wire import PeerNode, SeatGone
+
+
+class FakeReferee:
+    """What NetClient reads of a node's referee: its deadlines and this peer's open votes."""
+
+    def __init__(self) -> None:
+        self.timing = Timing()
+        self.voted: list[tuple[int, str]] = []
+
+    def open_votes(self) -> list[tuple[int, str]]:
+        return self.voted
 
 
 class FakeNode:
@@ -34,12 +46,11 @@ class FakeNode:
         self.dial_errors: dict[int, tuple[str, str]] = {}
         self.seat = session.seat
         self.on_change = None
+        self.refereeing = FakeReferee()
 
     unreachable = PeerNode.unreachable
     decision_time_left = PeerNode.decision_time_left
-    stalls = StallWatch()
     _own_wait = None
-    stopping = None
     mesh = None  #: not an internet table
 
     def send(self, frames):
@@ -157,18 +168,11 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.clock.advance(MOVE_DEADLINE - 60)  # this peer's play is still owed at 253 s
     assert c.banner() == ("Decide within 47 s: the other seats end the hand when a seat "
                           "keeps the table waiting 5 minutes")
-    t.node.stopping = _Stopping(0, t.node.clock.seconds() + 4.2, {(3, "play"): 12})
-    assert c.banner() == ("The table stopped: it waited too long for seat 3 (West)'s play. "
-                          "Every seat now shows the others what it holds; 4 s to decide "
-                          "whether the table goes on")
-    t.node.stopping = None
-    assert verdict_text(StallDisputed(1, 3, "play"), c.names) == (
-        "The table stopped: seat 1 gave up waiting for seat 3 (West)'s play, which this "
-        "seat cannot confirm (it has that message, or could not watch the whole wait); no "
-        "one can prove who was late, so no seat is blamed and the game stops here")
-    assert verdict_text(FalseStop(1, 3, "play"), c.names) == (
-        "The table stopped: seat 1 (East) claimed another seat was stalling long before its "
-        "deadline (its signed notice is the evidence)")
+    t.node.refereeing.voted = [(3, "play")]
+    assert c.banner() == ("This seat waited too long for seat 3 (West)'s play and voted so; "
+                          "the hand ends if every other seat votes the same, and goes on if "
+                          "one of them has it")
+    t.node.refereeing.voted = []
     t.node.halted = SeatGone(2, 120)
     assert c.banner().startswith("The table stopped: seat 2 (North) left.")
     assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"
@@ -232,7 +236,8 @@ def test_every_kind_of_halt_reads_plainly():
         "time; the hand ends without a result")
     assert verdict_text(Stalled(2, "shuffle", 70.2), names) == (
         "The table stopped: seat 2 (North) sent no shuffle for 70 s while connected, even "
-        "after the other seats complained; the hand ends without a result")
+        "after the other seats complained (every one of them voted so, signed); the hand "
+        "ends without a result")
     assert verdict_text(Equivocation(3, "signed two different messages number 4"), names) == (
         "The table halted: seat 3 (West) signed two different versions of one message and "
         "sent them to different seats; both signed frames are the evidence")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from test_wire_grace import seconded, votes_of
 from test_wire_hostile import TABLE, link_for, seated_game, sent_frames, snapshot
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import LogLevel, capturedLogs
@@ -87,6 +88,9 @@ def test_an_impostor_does_not_stop_the_grace_clock_of_a_seat_that_is_gone():
         assert transport.disconnecting  # one deadline for the whole handshake
         link.connectionLost(None)
     clock.advance(1)
+    # It votes seat 1 gone on time (an impostor's hellos did not start the grace again).
+    assert node.halted is None and votes_of(node, 1)[0].what == "gone"
+    seconded(node, d.signing_keys, node.links[2], 1)
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 1
 
 

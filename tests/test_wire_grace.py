@@ -1,18 +1,23 @@
 """A seat that disappears: the others wait for it through the grace period (a reconnect
-resets the wait), then the hand ends with a verdict naming the seat; a seat that stays
-connected but withholds the keys it owes ends the hand after the deck's key timeout; a
-peer that is not seated yet refuses game connections."""
+resets the wait), then vote it gone, and the hand ends naming it once every other seat
+voted so (or, when no vote can be unanimous, after twice the grace period); a seat that
+stays connected but withholds the keys it owes is voted on after the deck's key timeout;
+a peer that is not seated yet refuses game connections."""
 
 from __future__ import annotations
 
-from test_wire_hostile import link_for, seated_game
+from dataclasses import replace
+
+from test_wire_hostile import TABLE, link_for, seated_game
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import capturedLogs
 
+from tractor.net.ballots import pack_ballot, read_ballot
 from tractor.net.deck.errors import KeyTimeout
 from tractor.net.loopback import raw_public
+from tractor.net.referee import Ballot
 from tractor.net.session import GameSession
-from tractor.net.stall import HALT_SETTLE
+from tractor.net.stall import COMPLAINT_WAIT
 from tractor.net.wire import SETTLE, PeerLink, PeerNode, SeatGone
 
 
@@ -21,6 +26,22 @@ def without_key_deadlines(session: GameSession) -> None:
     the grace period alone switch it off for the hand under test."""
     session.current.deck.tick = lambda now: None
     session.current.deck.overdue = lambda now: {}
+
+
+def votes_of(node: PeerNode, on: int) -> list[Ballot]:
+    """The votes ``node`` cast on seat ``on`` (read back from the frames it sent)."""
+    mine = [read_ballot(f, TABLE, node.public_keys) for f, (_, signer) in node.ballots.items()
+            if signer == node.seat]
+    return [b for b in mine if b.item.seat == on and not b.came]
+
+
+def seconded(node: PeerNode, keys, link: PeerLink, on: int) -> None:
+    """Every other seat (``on`` aside) votes as ``node`` did on ``on``, signed, over
+    ``link``."""
+    vote = votes_of(node, on)[0]
+    for s in range(len(keys)):
+        if s not in (node.seat, on):
+            link.stringReceived(pack_ballot(keys[s], TABLE, replace(vote, signer=s)))
 
 
 def advance(clock: MemoryReactorClock, seconds: int) -> None:
@@ -49,7 +70,11 @@ def test_a_seat_gone_past_the_grace_period_ends_the_hand_naming_it():
     clock.advance(100)
     assert node.halted is None
     links[2][0].connectionLost(None)
-    advance(clock, 31)
+    advance(clock, 29)
+    assert not votes_of(node, 2)
+    advance(clock, 2)
+    assert node.halted is None and votes_of(node, 2)[0].what == "gone"  # its vote alone
+    seconded(node, d.signing_keys, links[1][0], 2)  # seats 1 and 3 vote the same
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 2
     assert "seat 2 left the table" in str(node.halted)
     assert len(failures) == 1 and failures[0].check(SeatGone)
@@ -65,6 +90,8 @@ def test_a_seat_that_never_connects_is_gone_after_the_grace_period():
     link_for(node, 3, d.signing_keys[3])
     node.begin([])
     advance(clock, 11)
+    assert node.halted is None and votes_of(node, 2)
+    seconded(node, d.signing_keys, node.links[1], 2)
     assert isinstance(node.halted, SeatGone) and node.halted.seat == 2
 
 
@@ -100,10 +127,14 @@ def test_connected_seats_that_withhold_their_keys_end_the_hand_after_the_key_tim
     advance(clock, int(timeout) - 1)
     assert node.halted is None and not failures  # nothing before the timeout
     advance(clock, 1)
-    assert node.halted is None and node.stopping is not None  # it stops, sends a notice
-    advance(clock, int(HALT_SETTLE))  # and judges on what it holds then
-    assert isinstance(node.halted, KeyTimeout) and node.halted.seat in (1, 2, 3)
-    assert f"seat {node.halted.seat}: did not release its keys" in str(node.halted)
+    assert node.halted is None and node.complaints  # it complains
+    advance(clock, int(COMPLAINT_WAIT))  # then votes
+    late = min(b.item.seat for f in node.ballots for b in [read_ballot(
+        f, TABLE, node.public_keys)])
+    assert node.halted is None and votes_of(node, late)[0].what == "keys"
+    seconded(node, d.signing_keys, node.links[late], late)
+    assert isinstance(node.halted, KeyTimeout) and node.halted.seat == late
+    assert f"seat {late}: did not release its keys" in str(node.halted)
     assert len(failures) == 1 and failures[0].check(KeyTimeout)
 
 
@@ -123,17 +154,26 @@ def test_a_disconnected_seat_has_the_grace_period_and_a_reconnected_one_time_to_
     for s in (1, 2, 3):
         link_for(node, s, d.signing_keys[s])  # back at t=50, to resend what they owe
     advance(clock, int(SETTLE) - 1)
-    assert node.halted is None
-    advance(clock, 1 + int(HALT_SETTLE))
+    assert not node.complaints
+    advance(clock, 1 + int(COMPLAINT_WAIT))
+    assert node.halted is None and votes_of(node, 1)[0].what == "keys"
+    seconded(node, d.signing_keys, node.links[2], 1)
     assert isinstance(node.halted, KeyTimeout) and node.halted.seat == 1
 
 
-def test_seats_gone_during_the_deal_end_it_with_the_grace_period():
+def test_seats_gone_during_the_deal_end_it_after_twice_the_grace_period():
+    # Nobody connects: this peer votes them gone after the grace period, but no vote can be
+    # unanimous (the seats that would second it are gone too), so it ends the hand on its
+    # own clock after twice the grace period.
     d, sessions = seated_game()
     clock = MemoryReactorClock()
     node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys], grace=60.0)
     node.done.addErrback(lambda f: None)
     node.begin([])  # nobody ever connects
+    advance(clock, 59)
+    assert node.halted is None and not node.ballots
+    advance(clock, 1)
+    assert node.halted is None and votes_of(node, 1)[0].what == "gone"
     advance(clock, 59)
     assert node.halted is None
     advance(clock, 1)
@@ -181,6 +221,7 @@ def test_a_halted_table_is_over_in_the_journal(tmp_path):
     node.done.addErrback(lambda f: None)
     node.begin([])
     assert not journal.games()[0].finished
-    advance(clock, 6)
+    advance(clock, 11)  # (twice the grace: nobody can second its votes)
     assert isinstance(node.halted, SeatGone)
+    assert journal.ballots("g")  # its votes were kept before they left
     assert journal.games()[0].finished

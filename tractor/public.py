@@ -693,13 +693,24 @@ class PublicHand:
         """
         if self.result is not None:
             raise IllegalAction("the hand is scored already")
-        if self.declarers is None or self.starter is None:
-            raise IllegalAction("no team declares yet: the hand has nothing to lose")
-        points = self.rules.total_points if not self.is_defender(offender) else 0
-        self.result = hand_result(self.rules, points, 0, 1, False, self.declarers, self.starter)
+        self.result = self.forfeit_result(offender)
         self.defender_points = self.result.defender_points
         self.phase = DONE
         return self.result
+
+    def forfeit_result(self, offender: Seat) -> HandResult:
+        """What `record_forfeit` scores, without recording it: also for a hand already
+        scored (a verdict on it came after its last card, which a seat sent too late).
+
+        >>> from tractor.rules import Rules
+        >>> h = PublicHand(Rules(), ("2", "2"), first=0, starter=0, declarers=0)
+        >>> h.forfeit_result(0).gaining_team  # a declarer left: the defenders gain
+        1
+        """
+        if self.declarers is None or self.starter is None:
+            raise IllegalAction("no team declares yet: the hand has nothing to lose")
+        points = self.rules.total_points if not self.is_defender(offender) else 0
+        return hand_result(self.rules, points, 0, 1, False, self.declarers, self.starter)
 
     # --- where the cards go (the omniscient hand moves real cards) ---------------------------
 

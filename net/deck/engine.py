@@ -1050,6 +1050,10 @@ class Deck:
                     out.setdefault(s, []).append(p)
         return out
 
+    def accepted(self, seat: int) -> int:
+        """How many of ``seat``'s messages this deck took, in their order."""
+        return len(self._chains[seat].frames)
+
     def waiting_for(self) -> list[int]:
         """Seats whose next set-up message this peer is waiting for (empty while dealing and
         playing; the seats missing from the audit once it began): what a table's stall timer
