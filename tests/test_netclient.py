@@ -16,8 +16,8 @@ from tractor.cli.client import BURY, DECLARE, PLAY
 from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
 from tractor.net.referee import Timing
+from tractor.net.session import GameSession
 from tractor.net.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table import TableError
 from tractor.net.wire import PeerNode, SeatGone
