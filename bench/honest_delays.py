@@ -8,7 +8,7 @@ until N hands were played.
 Prints hands, halts, disagreements (hands whose results differ between peers), frames
 relayed and have reports per hand per peer, and table seconds per hand. Must be 0 halts and
 0 disagreements. The last line is one JSON object with the keys ``hands``, ``halts``,
-``disagreements``, ``stops`` (peers that stopped a table over a stall: 0 here),
+``disagreements``, ``stops`` (peers that cast a ballot on a stall: 0 here),
 ``relayed_per_hand_per_peer``, ``have_reports_per_hand_per_peer``,
 ``table_seconds_per_hand``, ``cpu_seconds``.
 """

@@ -697,3 +697,61 @@ def test_a_seat_whose_frames_are_stuck_for_a_while_gets_one_verdict(kind, second
         verdicts = {(type(n.halted).__name__, getattr(n.halted, "seat", None))
                     for n in net.nodes}
         assert verdicts == {(verdict, 3)}, verdicts
+
+
+def test_a_halt_notice_of_the_old_protocol_stops_nothing():
+    # The attack that ended a game for free: one signed "final halt notice" for the hand
+    # before, from seat 3. There are no halt notices any more: the frame is refused unread
+    # (the link that brought it is dropped and comes back), and the hand plays to its end.
+    import msgpack
+
+    net = MemNet(seed=3)
+    body = [TABLE, 0, 3, 1, "play", 0, True]
+    notice = msgpack.packb({"halt": body, "sig": net.keys[3].sign(
+        b"tractor-wire/4 halt notice\x00" + msgpack.packb(body))})
+    sent: list[int] = []
+
+    def with_notice(dst: int) -> Tamper:
+        def tamper(frame: bytes) -> list[bytes]:
+            if header(frame)[5] == "reveal" and dst not in sent:  # mid-hand: cards shown
+                sent.append(dst)
+                link = net.pairs[(min(3, dst), max(3, dst))].links[dst]
+                net.clock.callLater(0.5, link.stringReceived, notice)
+            return [frame]
+        return tamper
+    for dst in (0, 1):
+        net.tamper[(3, dst)] = with_notice(dst)
+    net.run(limit=3000)
+    assert net.completed(), [str(n.halted) for n in net.nodes]
+    assert sent == [0, 1] or sent == [1, 0]
+    assert any("frame" in str(e) for e in net.nodes[1].errors)  # refused, and said why
+
+
+def test_a_verdict_on_a_hand_this_peer_finished_replaces_its_result():
+    # The last move of a hand came here after every other seat had voted it missing: this
+    # peer scored the hand, the others forfeit it. It forfeits it too, from the same carry.
+    from helpers import pump
+
+    from tractor import Rules
+    from tractor.game import after_hand
+    from tractor.net.deck.local import LocalDeal
+    from tractor.net.session import GameSession
+
+    d = LocalDeal(seats=4, seed=6)
+    keys = [k.public_key() for k in d.signing_keys]
+    sessions = [GameSession(Rules(), TABLE, s, d.signing_keys[s], keys, bytes([6, s]) * 16,
+                            RandomPlayer(60 + s), max_hands=3) for s in range(4)]
+    d.peers = sessions
+    d.call_all("start")
+    while d.queue and not sessions[0].results:
+        pump(d, 1)
+    session = sessions[0]
+    finished = session.played[-1]
+    assert session.forfeit(2, finished.deck.config.hand + 5) is None  # not a recent hand
+    played = session.results[0]
+    res = session.forfeit(2, finished.deck.config.hand)
+    assert res is not None and res != played and session.results == [res]
+    assert res == finished.public.forfeit_result(2)
+    levels = list(finished.setup.levels)
+    declarers, starter, first, _ = after_hand(session.rules, levels, finished.setup.first, res)
+    assert session.carry() == (levels[0], levels[1], declarers, starter, first)

@@ -225,3 +225,34 @@ def test_a_halted_table_is_over_in_the_journal(tmp_path):
     assert isinstance(node.halted, SeatGone)
     assert journal.ballots("g")  # its votes were kept before they left
     assert journal.games()[0].finished
+
+
+def test_a_resumed_peer_knows_the_votes_it_cast_and_sends_them_again(tmp_path):
+    # A vote is never withdrawn: a peer that crashed after voting must not pass the same
+    # item once it comes back (its two signatures would get it blamed), so its ballots are
+    # in the journal before they leave, and read back when it begins again.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from test_wire_hostile import sent_frames
+
+    from tractor.net.journal import Journal
+
+    d, sessions = seated_game()
+    without_key_deadlines(sessions[0])
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    journal.create_game("g", sessions[0], Ed25519PrivateKey.generate(), b"m" * 32)
+    clock = MemoryReactorClock()
+    keys = [raw_public(k) for k in d.signing_keys]
+    node = PeerNode(clock, sessions[0], keys, journal=journal, game="g", grace=10.0)
+    node.done.addErrback(lambda f: None)
+    link_for(node, 1, d.signing_keys[1])
+    link_for(node, 3, d.signing_keys[3])
+    node.begin([])
+    advance(clock, 11)
+    (vote,) = votes_of(node, 2)
+    node.stop()
+    again = PeerNode(clock, sessions[0], keys, journal=journal, game="g", grace=10.0)
+    again.done.addErrback(lambda f: None)
+    again.begin([])  # resumed: the frames it owes (none here)
+    assert again.refereeing.referee.own(vote.item) == frozenset({False})
+    _, transport = link_for(again, 1, d.signing_keys[1])
+    assert vote.frame in sent_frames(transport)  # a seat whose link comes up gets it
