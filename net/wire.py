@@ -59,7 +59,7 @@ from .deck_worker import DeckWorker
 from .gate import Gate, LastFew, Refused, room_for_a_stranger
 from .journal import Journal
 from .lobby import parse_endpoint
-from .referee import MAX_BALLOTS, Blame, Cast, Complain, Decide, Effect, Item
+from .referee import GONE, MAX_BALLOTS, Blame, Cast, Complain, Decide, Effect, Item
 from .refereeing import Refereeing, SeatGone, timing, verdict
 from .relay import HaveError, Relay, is_have, pack_have, read_have
 from .rendezvous import is_internet_address
@@ -712,12 +712,14 @@ class PeerNode:
             self._carry_out(self.refereeing.tick(now))
         if self.halted is not None:
             return
+        voted_gone = {seat for seat, what in self.refereeing.open_votes() if what == GONE}
         lost = [s for s, since in sorted(self.down_since.items())
-                if now - since >= LOST_AFTER * self.grace]
+                if s in voted_gone and now - since >= LOST_AFTER * self.grace]
         if lost:
-            # Votes cannot name a seat when another seat is gone too (it cannot vote): past
-            # twice the grace period this peer ends the hand without the first on its own
-            # (the old rule, by this peer's clock alone: see the referee's known limits).
+            # Votes cannot name a seat when another seat is gone too (it cannot vote): a seat
+            # this peer voted gone, still without a link after twice the grace period and
+            # no verdict, ends the hand at this peer on its own clock (see the referee's
+            # known limits). A seat the table does not wait on is not voted on, nor ended.
             self.verdict_hand = self.session.current.deck.config.hand
             self._halt(SeatGone(lost[0], now - self.down_since[lost[0]]))
             return
