@@ -132,7 +132,7 @@ def be_patient(node: Any) -> None:
     """This peer never names a seat for the time it takes over a decision (it still waits
     for keys and links as every peer does): the AI seats of a practice table, and its
     person's own seat, which is then never warned of a deadline."""
-    node.be_patient()
+    node.judging.be_patient()
 
 
 async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, level: str,

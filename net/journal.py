@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.serialization import (
 from tractor.hand import HandResult
 from tractor.rules import Rules
 
-from .checked import CheckMarks
+from .checked import PROOFS, SIGNATURE, CheckMarks
 from .deck.envelope import peek_hand
 from .journal_db import JournalError as JournalError  # raised by Journal: theirs to catch
 from .journal_db import open_database, verify
@@ -166,6 +166,19 @@ class Journal:
         with self.db:
             self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
                                 [(game, peek_hand(f), f) for f in fresh])
+
+    def keep(self, game: str, session: GameSession, frames: Sequence[bytes],
+             signed: Collection[bytes], proved: Collection[bytes]) -> None:
+        """Keep ``frames`` with the marks of what was checked here (``signed``, ``proved``:
+        not checked again on resume, `net.checked`) in one commit, then the session's
+        results not recorded yet."""
+        with self.db:
+            self.marks.add(game, SIGNATURE, signed)
+            self.marks.add(game, PROOFS, proved)
+            self.append(game, frames)
+        recorded = len(self.results(game))
+        for i, res in enumerate(session.results[recorded:], recorded):
+            self.record_result(game, i, res, finished=session.over)
 
     def add_ballot(self, game: str, frame: bytes) -> None:
         """Keep a ballot this peer cast (`net.ballots`), before it leaves."""

@@ -88,8 +88,9 @@ from typing import Any, TypeVar
 Seat = int
 Hand = int
 _V = TypeVar("_V")
-#: Ballots one signer may have on record per hand (a seat votes on a few steps of a hand;
-#: more is a flood, refused, so what one seat makes a peer hold stays small).
+#: Votes one signer may have on record per hand, and passes as many per seat of the table
+#: (a seat votes on a few steps of a hand; more is a flood, refused, so what one seat makes
+#: a peer hold stays small).
 MAX_BALLOTS = 32
 GONE = "gone"  #: what a vote names when the seat's link was down for the grace period
 KEYS = "keys"  #: what a vote names for keys the deck is owed past their deadline
@@ -260,7 +261,8 @@ class Referee:
     ballots: Mapping[Item, Mapping[Seat, tuple[Ballot, ...]]] = field(default_factory=_frozen_map)
     settled: Mapping[Item, str] = field(default_factory=_frozen_map)  #: items settled as came
     verdict: Blame | None = None
-    #: Ballots kept per signer and hand (more are a flood, dropped unread).
+    #: Votes kept per signer and hand, and passes `seats` times as many (more are a flood,
+    #: dropped unread).
     max_ballots: int = MAX_BALLOTS
     #: Signs this peer's ballots (Ed25519 signatures are deterministic: still pure).
     sign: Callable[[Ballot], bytes] = field(default=_unsigned, compare=False)
@@ -284,8 +286,10 @@ class Referee:
     def own(self, item: Item) -> frozenset[bool]:
         return self.kinds(item, self.me)
 
-    def ballots_by(self, hand: Hand, signer: Seat) -> int:
-        return sum(signer in votes for i, votes in self.ballots.items() if i.hand == hand)
+    def ballots_by(self, hand: Hand, signer: Seat, came: bool = False) -> int:
+        """Items of ``hand`` on which ``signer`` voted (or, ``came``, passed)."""
+        return sum(any(b.came == came for b in cast.get(signer, ()))
+                   for i, cast in self.ballots.items() if i.hand == hand)
 
     # --- events ----------------------------------------------------------------------------
 
@@ -333,7 +337,9 @@ class Referee:
                 continue
             down = self.down_since.get(seat)
             if down is not None:
-                if now - down >= self.timing.grace:
+                # Gone: no link for the grace period, and nothing of it for as long (a seat
+                # whose moves keep coming, relayed by the others, is not gone).
+                if now - down >= self.timing.grace and now - w.since >= self.timing.grace:
                     out.append(Cast(Ballot(w.item, self.me, False, GONE)))
                 waits.append(w)
                 continue
@@ -350,20 +356,36 @@ class Referee:
             waits.append(w)
         return replace(self, waits=tuple(waits))._after(now, tuple(out))
 
-    def heard(self, ballot: Ballot, now: float) -> tuple[Referee, tuple[Effect, ...]]:
-        """A checked, signed ballot (a seat's, relayed or not, or this peer's own)."""
-        kinds = self.kinds(ballot.item, ballot.signer)
-        if ballot.came in kinds:
-            return self, ()  # heard before (or this peer's own, relayed back)
-        if not kinds and self.ballots_by(ballot.item.hand, ballot.signer) >= self.max_ballots:
-            return self, ()  # a flood: not kept, so it weighs nothing
+    def heard(self, ballot: Ballot, now: float,
+              own: bool = False) -> tuple[Referee, tuple[Effect, ...]]:
+        """A checked, signed ballot (a seat's, relayed or not, or this peer's own). The
+        same referee back (``is`` it) means it was not kept: heard before, a flood, or a
+        pass that answers no vote; the shell relays only what was kept. ``own``: this
+        peer's own ballot read back from its journal, kept whatever the bounds."""
+        cast = self.ballots.get(ballot.item, {}).get(ballot.signer, ())
+        if ballot in cast or not (own or self.keeps(ballot)):
+            return self, ()
         return self._record(ballot)._after(now, ())
+
+    def keeps(self, ballot: Ballot) -> bool:
+        """Whether `heard` would keep ``ballot``: not heard before (nor this peer's own
+        relayed back), and within the bounds. A second, different ballot of a signer on an
+        item is kept whatever the bounds (the evidence against it; two are enough). Votes
+        and passes are bounded apart: an honest seat passes once per vote of the others it
+        kept, so its passes never reach their bound, and a flood of votes on moves that
+        came can never crowd out its own vote."""
+        cast = self.ballots.get(ballot.item, {}).get(ballot.signer, ())
+        if ballot in cast or len(cast) >= 2:
+            return False
+        if cast:
+            return True
+        bound = self.max_ballots * (self.seats if ballot.came else 1)
+        return self.ballots_by(ballot.item.hand, ballot.signer, ballot.came) < bound
 
     def _record(self, ballot: Ballot) -> Referee:
         item = ballot.item
         cast = dict(self.ballots.get(item, {}))
-        mine = [b for b in cast.get(ballot.signer, ()) if b.came != ballot.came]
-        cast[ballot.signer] = (*mine, ballot)
+        cast[ballot.signer] = (*cast.get(ballot.signer, ()), ballot)
         ballots = dict(self.ballots)
         ballots[item] = MappingProxyType(cast)
         return replace(self, ballots=MappingProxyType(ballots))
@@ -406,7 +428,10 @@ class Referee:
             # A settled item is settled again too: a signer's second, contrary ballot may
             # come after its first settled the item (every peer must catch it, whichever
             # of the two it heard first).
-            kinds = {s: nxt.kinds(item, s) for s in nxt.ballots[item]}
+            # Two different ballots of one signer (a vote and a pass, or two votes that
+            # say different things) count as both kinds: it is caught.
+            kinds = {s: frozenset({False, True}) if len(cast) > 1 else nxt.kinds(item, s)
+                     for s, cast in nxt.ballots[item].items()}
             result = settle(item, kinds, nxt.seats)
             if result == "came":
                 settled[item] = "came"
@@ -432,8 +457,8 @@ class Referee:
         if result < 0:  # a signer both voted and passed: its two ballots show it
             seat = -1 - result
             return Blame(item.hand, seat, "equivocation",
-                         f"both a vote and a pass on seat {item.seat}'s move",
-                         tuple(b.frame for b in cast[seat]))
+                         f"two different ballots on seat {item.seat}'s move",
+                         tuple(b.frame for b in cast[seat][:2]))
         votes = [next(b for b in cast[s] if not b.came)
                  for s in sorted(cast) if s != item.seat]
         # The words of the lowest voter: the same on every peer (they hold the same votes).

@@ -116,8 +116,8 @@ class Refereeing:
     def link_down(self, seat: int, now: float) -> None:
         self._take(self.referee.link_down(seat, now))
 
-    def heard(self, ballot: Ballot, now: float) -> Sequence[Effect]:
-        return self._take(self.referee.heard(ballot, now))
+    def heard(self, ballot: Ballot, now: float, own: bool = False) -> Sequence[Effect]:
+        return self._take(self.referee.heard(ballot, now, own))
 
     def found(self, blame: Blame) -> Sequence[Effect]:
         return self._take(self.referee.found(blame))

@@ -19,10 +19,9 @@ link carries no game frame either way and does not count as connected.
 
 from __future__ import annotations
 
-import math
 import os
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import msgpack
@@ -38,43 +37,35 @@ from twisted.internet.interfaces import (
     IStreamClientEndpoint,
 )
 from twisted.internet.protocol import Factory
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
-from .ballots import BallotError, is_ballot, read_ballot
-from .checked import PROOFS, SIGNATURE
+from .admission import STRANGER_HELLO as STRANGER_HELLO
+from .admission import Admission
 from .codec import CodecError, Limits, decode
 from .deck.engine import Runner
-from .deck.envelope import MAX_FRAME, Envelope, FrameError, NoRoom, open_frame, peek_hand
+from .deck.envelope import MAX_FRAME, open_frame, peek_hand
 from .deck.errors import (
     DeckError,
-    Equivocation,
-    Replay,
-    TranscriptSplit,
-    ViewMismatch,
 )
 from .deck_worker import DeckWorker
-from .gate import Gate, LastFew, Refused, room_for_a_stranger
+from .gate import LastFew
+from .intake import SUSPECT as SUSPECT  # (tests and the README name them here)
+from .intake import FrameIntake
+from .intake import ProcessingFailure as ProcessingFailure
 from .journal import Journal
-from .lobby import parse_endpoint
-from .referee import GONE, MAX_BALLOTS, Blame, Cast, Complain, Decide, Effect, Item
-from .refereeing import Refereeing, SeatGone, timing, verdict
-from .relay import HaveError, Relay, is_have, pack_have, read_have
+from .judging import Judging
+from .reachability import UNREACHABLE, Reachability
+from .refereeing import Refereeing, SeatGone
+from .relay import Relay, is_have, pack_have
 from .rendezvous import is_internet_address
 from .session import GameSession
-from .stall import (
-    ComplaintError,
-    is_complaint,
-    pack_complaint,
-    read_complaint,
-)
-from .table import TableError
 
 WIRE_VERSION = "tractor-wire/5"  #: 5: ballots (4: frames relayed, have reports; 3: heartbeats)
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
-STRANGER_HELLO = 3.0  #: the same from an address the seating does not name
 #: Seconds between heartbeats on an up link that has sent nothing else meanwhile, and
 #: seconds of silence after which a link is taken for dead and dropped (its seat is then
 #: dialed again). A connection whose other end vanished (a router restart, a Wi-Fi
@@ -89,20 +80,11 @@ SETTLE = 5.0
 #: Grace periods after which a seat still without a link ends the hand at this peer even
 #: without every other seat's vote (when more than one seat is gone, none can be named).
 LOST_AFTER = 2
-#: Seconds without a link after which a seat is reported unreachable (screen and log).
-UNREACHABLE = 3.0
 NONCE_SIZE = 32
 #: Seconds between have reports (each link gets one when this peer's holdings changed):
 #: well inside `relay.RELAY_AFTER`, so a seat that got a frame straight from its author
 #: says so before anyone relays it.
 HAVE_EVERY = 0.25
-#: Seconds a peer that saw signs of a split transcript (a seat's signed view of another
-#: seat's messages differs from its own) waits for the two signed versions that prove who
-#: equivocated, sending none of its own frames meanwhile, before it halts on the view.
-SUSPECT = 10.0
-#: Copies of frames already held that one link may bring per hand (relays and resends
-#: after a reconnect repeat some; a link that floods copies is dropped).
-MAX_COPIES = 4096
 WARN_BEFORE = 60.0  #: seconds before its decision deadline a person is warned
 #: Prefix of every signed link proof. The session key also signs deck frames, whose signed
 #: bytes always begin with a msgpack array; this prefix begins with a letter, so a proof can
@@ -114,20 +96,6 @@ HELLO_LIMITS = Limits(max_bytes=256, max_depth=1, max_elements=6, max_str=64, ma
                       max_array=8, max_map=0, max_memory=4096)
 PROOF_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=16, max_bin=64,
                       max_array=2, max_map=0, max_memory=1024)
-
-
-class ProcessingFailure(RuntimeError):
-    """This peer failed (a bug, not a refused frame) while handling a frame: the table
-    cannot go on safely, so the node halts. ``from_seat`` is the link the frame came on;
-    it is not blamed (the fault may be this peer's own), only named."""
-
-    def __init__(self, from_seat: int | None, cause: BaseException,
-                 after: str | None = None) -> None:
-        self.from_seat = from_seat
-        self.cause = cause
-        after = after or f"a frame from seat {from_seat}"
-        super().__init__(f"could not process messages after {after}: "
-                         f"{type(cause).__name__}: {cause}")
 
 
 class HelloError(ValueError):
@@ -354,8 +322,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
     def connectionLost(self, reason: Any = None) -> None:
         self.setTimeout(None)
         self.node.connections.discard(self)
-        self.node.gate.release(self)
-        self.node.stranger_gate.release(self)
+        self.node.admission.release(self)
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)
 
@@ -430,20 +397,14 @@ class PeerNode:
         self.on_change: Callable[[], None] | None = None
         self.session: GameSession | None = None
         self.traffic = Traffic()
-        #: Incoming connections that have not proved a seat: a few per address, a few in
-        #: all (replaced by `attach` with the table's size).
-        self.gate = Gate(2, 4, "connections", "have not proved a seat")
-        #: Connections from addresses the seating does not name (`admit`).
-        self.stranger_gate = Gate(2, 8, "connections", "have not proved a seat", min_age=1.0)
-        #: The IPs the seating names, and those seats proved themselves from (None: not
-        #: dialed yet).
-        self.strangers: dict[str, int] = {}  #: address -> connections refused
-        self.allowed_ips: set[str] | None = None
+        #: Places for incoming connections that have not proved a seat (`net.admission`).
+        self.admission = Admission(self.log)
         self._watch: Any = None
         self._beat: Any = None
         self._gossip_loop: Any = None
         #: An internet table's wormholes (`wormhole_mesh.InternetMesh`), once dialed.
         self.mesh: Any = None
+        self.intake = FrameIntake(self)  #: what a frame does here (`net.intake`)
         #: Internet tables only: never offer a direct connection (tests and benchmarks
         #: that measure the relay's path on one machine).
         self.relay_only = False
@@ -460,14 +421,12 @@ class PeerNode:
             self._worker = DeckWorker(self.reactor)
             self.deck_runner = self._worker.run
         if self.deck_runner is not None:
-            session.runner = self._run_deck_job
+            session.runner = self.intake._run_deck_job
         self.table = session.table
         self.seat = session.seat
         self.raw_keys = list(raw_keys)
         players = len(raw_keys)
-        # Each seat has a link of its own; seats of one machine share an address.
-        self.gate = Gate(players, 2 * players + 4, "connections", "have not proved a seat",
-                         min_age=1.0)
+        self.admission.seat_table(players)
         self.outbox: dict[int, list[bytes]] = {s: [] for s in range(len(raw_keys))
                                                 if s != self.seat}
         self._outbox_hand = 0
@@ -478,10 +437,7 @@ class PeerNode:
         self.down_since: dict[int, float] = {s: now for s in self.outbox}
         #: Seat -> since when its current link is up.
         self.up_since: dict[int, float] = {}
-        #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
-        self.dial_errors: dict[int, tuple[str, str]] = {}
-        self._told_unreachable: set[tuple[int, str]] = set()
-        self._was_unreachable = False
+        self.reachability = Reachability(self.seat, self.log)  #: lost links, in words
         self.public_keys = list(session.public_keys)
         #: Every signed frame this peer holds, and what each other seat lacks (`Relay`).
         self.relay = Relay(len(self.raw_keys), self.seat)
@@ -491,17 +447,28 @@ class PeerNode:
         self.evidence: list[bytes] = []
         #: A sign of a split transcript, and until when this peer waits for the proof.
         self._suspect: tuple[DeckError, float] | None = None
-        #: Who holds the table up, judged on signed ballots (`net.referee`).
-        self.refereeing = Refereeing(session, session.signing_key, timing(self.grace, SETTLE),
-                                     now)
+        #: Complaints, ballots and the referee's verdicts (`net.judging`).
+        self.judging = Judging(session, self.grace, SETTLE, now, self.relay,
+                               lambda: self.links, self._publish_and_halt, self._changed,
+                               self.log, journal, game)
+        self.judging.outbox = self.outbox
         #: (what the table stood at, since when) while this peer's player owes a decision:
         #: the other seats vote on it past the move deadline, so the screen warns first.
         self._own_wait: tuple[object, float] | None = None
-        #: Signed complaints heard (this peer's too) -> (hand, complainer): relayed once.
-        self.complaints: dict[bytes, tuple[int, int]] = {}
-        #: Signed ballots heard (this peer's too) -> (hand, signer): relayed once, and
-        #: given to a seat whose link comes up.
-        self.ballots: dict[bytes, tuple[int, int]] = {}
+
+    @property
+    def refereeing(self) -> Refereeing:
+        return self.judging.refereeing
+
+    @property
+    def ballots(self) -> dict[bytes, tuple[int, int]]:
+        """Signed ballots heard (this peer's too) -> (hand, signer)."""
+        return self.judging.ballots
+
+    @property
+    def complaints(self) -> dict[bytes, tuple[int, int]]:
+        """Signed complaints heard (this peer's too) -> (hand, complainer)."""
+        return self.judging.complaints
 
     @property
     def signing_key(self) -> Ed25519PrivateKey:
@@ -522,60 +489,17 @@ class PeerNode:
         return self.port.getHost().port
 
     def admit(self, link: PeerLink) -> bool:
-        """May this incoming connection try to prove a seat? Within the bounds of a gate:
-        a stranger on the LAN cannot hold this port's descriptors (the journal needs
-        some). The addresses the seating names (once `dial` knows them) and those a seat
-        proved itself from have a gate of their own; any other address shares a small one
-        and has `STRANGER_HELLO` seconds to prove a seat: a seat of a machine with several
-        addresses may dial from one the seating does not name, and the link proof, not
-        the address, says who it is."""
-        peer = link.transport.getPeer()
-        ip = getattr(peer, "host", "?")
-        known = self.allowed_ips is None or ip in self.allowed_ips
-        gate = self.gate if known else self.stranger_gate
-        try:
-            if not room_for_a_stranger():
-                raise Refused("out of descriptors (the journal keeps its reserve)")
-            evicted = gate.admit(link, ip, self.clock.seconds())
-        except Refused as exc:
-            why = str(exc) if known else f"{exc} (not an address the seating names)"
-            self._turned_away(ip, link, why)
-            return False
-        for old in evicted:
-            assert isinstance(old, PeerLink)
-            old._drop("dropped to make room: too many connections without a seat")
-        if not known:
-            link.deadline = STRANGER_HELLO
-        return True
+        """Whether an incoming connection gets a place (`admission.Admission.admit`)."""
+        return self.admission.admit(link, self.clock.seconds())
 
     def proved(self, link: PeerLink) -> None:
-        """``link`` proved its seat: its place is its own, and its address is known now."""
-        self.gate.settle(link)
-        self.stranger_gate.settle(link)
-        ip = getattr(link.transport.getPeer(), "host", None)
-        if self.allowed_ips is not None and type(ip) is str:
-            self.allowed_ips.add(ip)
-
-    def _turned_away(self, ip: str, link: PeerLink, why: str) -> None:
-        """Log a refused connection: the first few of an address, then every 1000th (a
-        flood must not fill the disk with the same line)."""
-        if len(self.strangers) >= 4096 and ip not in self.strangers:
-            self.strangers.clear()  # bounded: a flood from ever new addresses
-        n = self.strangers[ip] = self.strangers.get(ip, 0) + 1
-        if n <= 3 or n % 1000 == 0:
-            self.log.warn("dropping {who}: {why} ({n} from this address)", who=link._who(),
-                          why=why, n=n)
+        self.admission.proved(link)
 
     def dial(self, addresses: dict[int, str]) -> None:
         """Connect to every higher seat (``addresses``: seat -> client endpoint string), with
         reconnection and backoff; lower seats dial us. From then on the addresses named
         here have the larger share of this peer's places for connections (`admit`)."""
-        self.allowed_ips = set(self.allowed_ips or ())
-        for address in addresses.values():
-            try:
-                self.allowed_ips.add(parse_endpoint(address)[0])
-            except ValueError:
-                pass  # an internet table's address: its links come through wormholes
+        self.admission.allow(addresses.values())
         internet = {s: a for s, a in addresses.items() if is_internet_address(a)}
         if internet and self.mesh is None:  # an internet table: a wormhole per pair
             from .wormhole_mesh import InternetMesh
@@ -593,28 +517,11 @@ class PeerNode:
             self.services.append(service)
 
     def dial_failed(self, seat: int, address: str, reason: str) -> None:
-        """An attempt to reach ``seat`` failed (`ClientService` tries again with backoff)."""
-        self.dial_errors[seat] = (address, reason)
+        self.reachability.failed(seat, address, reason)
 
     def unreachable(self, after: float = UNREACHABLE) -> dict[int, str]:
-        """Seat -> why, for every seat this peer has had no link with for ``after``
-        seconds: the address and the last error when this peer dials it, else that it has
-        not dialed us (lower seats dial higher ones)."""
-        now = self.clock.seconds()
-        out = {}
-        for seat, since in sorted(self.down_since.items()):
-            if now - since < after:
-                continue
-            if seat in self.dial_errors:
-                address, reason = self.dial_errors[seat]
-                out[seat] = f"cannot reach it at {address}: {reason}"
-            elif self.mesh is not None and seat in self.mesh.pairs:
-                out[seat] = self.mesh.pairs[seat].report.state
-            elif seat > self.seat:
-                out[seat] = "no answer yet from its address"
-            else:
-                out[seat] = "it has not connected to this peer"
-        return out
+        """Seat -> why, for every seat without a link for ``after`` seconds."""
+        return self.reachability.report(self.down_since, self.clock.seconds(), self.mesh, after)
 
     def begin(self, frames: list[bytes] | None = None) -> None:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed
@@ -629,26 +536,19 @@ class PeerNode:
                     env = open_frame(frame, self.table, hand, self.public_keys, verify=False)
                     self.relay.hold(hand, env.seat, env.header.seq, env.content, frame, now,
                                     None)
-            if self.journal is not None:
-                # The ballots it cast: it must never cast the other kind on the same item.
-                for frame in self.journal.ballots(self.game):
-                    self._take_ballot(read_ballot(frame, self.table, self.public_keys,
-                                                  "the journal"), now)
+            self.judging.resumed(now)
         self._send_all(self.session.start() if frames is None else frames)
-        from twisted.internet.task import LoopingCall
+        self._watch = self._watch or self._every(1.0, self._check_gone)
+        # Until `stop`: the links stay alive after the game too, and a slower seat may
+        # still lack frames.
+        self._beat = self._beat or self._every(HEARTBEAT / 3, self._heartbeat)
+        self._gossip_loop = self._gossip_loop or self._every(HAVE_EVERY, self._gossip)
 
-        if self._watch is None:
-            self._watch = LoopingCall(self._check_gone)
-            self._watch.clock = self.clock
-            self._watch.start(1.0, now=False)
-        if self._beat is None:  # until `stop`: the links stay alive after the game too
-            self._beat = LoopingCall(self._heartbeat)
-            self._beat.clock = self.clock
-            self._beat.start(HEARTBEAT / 3, now=False)
-        if self._gossip_loop is None:  # until `stop`: a slower seat may still lack frames
-            self._gossip_loop = LoopingCall(self._gossip)
-            self._gossip_loop.clock = self.clock
-            self._gossip_loop.start(HAVE_EVERY, now=False)
+    def _every(self, seconds: float, call: Callable[[], None]) -> LoopingCall:
+        loop = LoopingCall(call)
+        loop.clock = self.clock
+        loop.start(seconds, now=False)
+        return loop
 
     def _gossip(self) -> None:
         """Every `HAVE_EVERY` seconds: a have report to each seat whose last one is out of
@@ -658,14 +558,12 @@ class PeerNode:
         now = self.clock.seconds()
         if self._suspect is not None and self.halted is None and now >= self._suspect[1]:
             # No proof came: the signed view itself is the evidence.
-            self._halt_on_evidence(self._suspect[0], self.session.current.deck.config.hand)
+            self.intake._halt_on_evidence(self._suspect[0], self.session.current.deck.config.hand)
         # A halted peer still reports and relays what it holds: the peers still judging
         # may lack a frame only it has.
         current = self.session.current.deck.config.hand
         self.relay.forget_before(current - 1)
-        self.complaints = {c: k for c, k in self.complaints.items() if k[0] >= current - 1}
-        self.ballots = {b: k for b, k in self.ballots.items() if k[0] >= current - 1}
-        self.refereeing.forget_before(current - 1)
+        self.judging.forget_before(current - 1)
         report = pack_have(self.relay.report([h for h in (current - 1, current, current + 1)
                                               if h >= 0]))
         for seat, link in list(self.links.items()):
@@ -697,29 +595,23 @@ class PeerNode:
         if self.halted is not None or self.done.called:
             return
         now = self.clock.seconds()
-        unreachable = self.unreachable()
-        for seat, why in unreachable.items():
-            if (seat, why) not in self._told_unreachable:  # once per reason, in the log
-                self._told_unreachable.add((seat, why))
-                self.log.warn("no link with seat {seat}: {why}", seat=seat, why=why)
-        if unreachable or self._was_unreachable:
-            # A table waiting on a lost seat sends no frames: without this the screen
-            # would say nothing about it until a key was pressed (and its seconds count).
+        if self.reachability.look(self.unreachable()):
             self._changed()
-        self._was_unreachable = bool(unreachable)
         assert self.session is not None
         if self._suspect is None:  # (a suspected split ends in a halt within seconds)
-            self._carry_out(self.refereeing.tick(now))
+            self.judging.tick(now)
         if self.halted is not None:
             return
-        voted_gone = {seat for seat, what in self.refereeing.open_votes() if what == GONE}
+        voted_gone = self.judging.gone_voted()
         lost = [s for s, since in sorted(self.down_since.items())
-                if s in voted_gone and now - since >= LOST_AFTER * self.grace]
+                if s in voted_gone and now - since >= LOST_AFTER * self.grace
+                and len(self.down_since) >= 2]
         if lost:
-            # Votes cannot name a seat when another seat is gone too (it cannot vote): a seat
-            # this peer voted gone, still without a link after twice the grace period and
-            # no verdict, ends the hand at this peer on its own clock (see the referee's
-            # known limits). A seat the table does not wait on is not voted on, nor ended.
+            # Votes cannot name a seat when another seat is gone too (it cannot vote): with
+            # two seats or more without a link, one this peer voted gone, still without a
+            # link after twice the grace period and no verdict, ends the hand at this peer
+            # on its own clock (see the referee's known limits). A seat the table does not
+            # wait on is not voted on, nor ended; one gone alone is named by the votes.
             self.verdict_hand = self.session.current.deck.config.hand
             self._halt(SeatGone(lost[0], now - self.down_since[lost[0]]))
             return
@@ -744,117 +636,14 @@ class PeerNode:
     def progress_marker(self) -> object:
         """Changes whenever the table moves on (None before it starts): how an AI server's
         player tells a table that plays from one that stalls (`tractor.net.ai_pool`)."""
-        if self.session is None:
-            return None
-        return self.refereeing.referee.table.marker if self.refereeing.referee.table else None
-
-    def be_patient(self) -> None:
-        """Never vote on a seat for the time it takes over a decision (a practice table)."""
-        from .referee import replace
-        self.refereeing.timing = replace(self.refereeing.timing, move=math.inf)
-
-    # --- the referee's effects -----------------------------------------------------------------
-
-    def _carry_out(self, effects: Iterable[Effect]) -> None:
-        for effect in effects:
-            if self.halted is not None:
-                return
-            if isinstance(effect, Complain):
-                self._complain(effect.item, effect.what)
-            elif isinstance(effect, Cast):
-                self._cast(effect.ballot.frame, effect.ballot.item.hand)
-            elif isinstance(effect, Decide):
-                exc = verdict(effect.blame, self.refereeing.timing)
-                self.log.warn("verdict: {why}", why=str(exc))
-                self._publish_and_halt(exc, effect.blame.hand, effect.blame.frames)
-
-    def _complain(self, item: Item, what: str) -> None:
-        """Tell every seat this peer has waited past the deadline for ``item``: whoever holds
-        the message sends it at once."""
-        held = len(self.relay.chain(item.hand, item.seat))
-        self.log.warn("seat {seat} owes its {what}: complaining to the table", seat=item.seat,
-                      what=what)
-        complaint = pack_complaint(self.signing_key, self.table, item.hand, self.seat,
-                                   item.seat, what, held)
-        self.complaints[complaint] = (item.hand, self.seat)
-        for link in list(self.links.values()):
-            link.sendString(complaint)
-
-    def _cast(self, frame: bytes, hand: int) -> None:
-        """This peer's ballot: in the journal before it leaves (a resumed peer must never
-        cast the other kind on the same item: its two signatures would blame it)."""
-        if self.journal is not None:
-            with self.journal.db:
-                self.journal.add_ballot(self.game, frame)
-        self.ballots[frame] = (hand, self.seat)
-        for link in list(self.links.values()):
-            link.sendString(frame)
-        self._changed()
-
-    def _ballot_from(self, link: PeerLink, frame: bytes) -> None:
-        """A seat's ballot (or one it relays): checked, relayed once, given to the referee."""
-        try:
-            ballot = read_ballot(frame, self.table, self.public_keys, f"seat {link.seat}")
-        except BallotError as exc:
-            link._drop(str(exc))
-            return
-        if self._pass_on(link, frame, self.ballots, ballot.item.hand, ballot.signer,
-                         MAX_BALLOTS):
-            self._take_ballot(ballot, self.clock.seconds())
-
-    def _take_ballot(self, ballot: Any, now: float) -> None:
-        self.ballots[ballot.frame] = (ballot.item.hand, ballot.signer)
-        self._carry_out(self.refereeing.heard(ballot, now))
-
-    def _send_missing(self, to: int, hand: int, about: int, held: int) -> None:
-        """Give seat ``to`` the frames of ``about`` in ``hand`` past the first ``held``."""
-        target = self.links.get(to)
-        if target is None or to == self.seat:
-            return
-        if about == self.seat:
-            frames = [f for f in self.outbox.get(to, []) if peek_hand(f) == hand]
-        else:
-            frames = self.relay.chain(hand, about, held)
-        for f in frames:
-            target.sendString(f)
-
-    def _complaint_from(self, link: PeerLink, frame: bytes) -> None:
-        """A seat waited too long for another's message: relay its complaint once, and if
-        this peer holds what it lacks (or owes it), send that at once."""
-        try:
-            complaint = read_complaint(frame, self.table, self.public_keys)
-        except ComplaintError as exc:
-            link._drop(str(exc))
-            return
-        if not self._pass_on(link, frame, self.complaints, complaint.hand,
-                             complaint.complainer):
-            return
-        self.complaints[frame] = (complaint.hand, complaint.complainer)
-        self._send_missing(complaint.complainer, complaint.hand, complaint.about,
-                           complaint.held)
-
-    def _pass_on(self, link: PeerLink, frame: bytes, seen: dict[bytes, tuple[int, int]],
-                 hand: int, signer: int, bound: int | None = None) -> bool:
-        """Whether a signed complaint or ballot is news (for this hand or one beside it, not
-        heard yet, and within ``bound`` per signer and hand: a seat complains about, or
-        votes on, a few steps of a hand, so more is a flood); if so it is relayed once to
-        every other seat."""
-        assert self.session is not None
-        current = self.session.current.deck.config.hand
-        if frame in seen or not current - 1 <= hand <= current + 1:
-            return False
-        if bound is None:
-            bound = 2 * len(self.raw_keys)
-        if sum(k == (hand, signer) for k in seen.values()) >= bound:
-            return False
-        for seat, other in list(self.links.items()):
-            if seat not in (link.seat, signer):
-                other.sendString(frame)
-        return True
+        table = None if self.session is None else self.refereeing.referee.table
+        return None if table is None else table.marker
 
     def _halt(self, exc: Exception) -> None:
         self.log.error("halting: {why}", why=str(exc))
         self.halted = exc
+        if self.session is not None:  # seated: its referee carries out nothing more
+            self.judging.halted = True
         if self.journal is not None:  # a halted table never goes on: not to be resumed
             try:
                 self.journal.mark_finished(self.game)
@@ -894,18 +683,15 @@ class PeerNode:
         if old is not None and old is not link:
             old.close()
         self.down_since.pop(seat, None)
-        self.dial_errors.pop(seat, None)
-        self._told_unreachable = {t for t in self._told_unreachable if t[0] != seat}
+        self.reachability.up(seat)
         self.up_since[seat] = self.clock.seconds()
-        self.refereeing.link_up(seat, self.up_since[seat])
         self.log.info("seat {seat} connected", seat=seat)
         # Resend everything this seat may have missed; the engine refuses duplicates.
         for frame in self.outbox[seat]:
             link.sendString(frame)
         for frame in self.evidence:  # a halted table: the seat learns why
             link.sendString(frame)
-        for frame in list(self.ballots):  # every ballot of the hands still open
-            link.sendString(frame)
+        self.judging.link_up(seat, link, self.up_since[seat])
         self._have_sent.pop(seat, None)  # it hears what this peer holds at the next report
         self._copies[seat] = 0
 
@@ -915,24 +701,16 @@ class PeerNode:
             self.relay.link_lost(seat)
             self.up_since.pop(seat, None)
             self.down_since[seat] = self.clock.seconds()
-            self.refereeing.link_down(seat, self.down_since[seat])
+            self.judging.link_down(seat, self.down_since[seat])
             self.log.info("seat {seat} disconnected", seat=seat)
             self._changed()
 
     # --- frames -------------------------------------------------------------------------------
 
     def _keep(self, frames: list[bytes]) -> None:
-        # What was checked here is not checked again on resume (`net.checked`).
-        signed, proved = self.session.ledger.take_marks()
-        if self.journal is None:
-            return
-        with self.journal.db:  # the frames and their marks: one commit
-            self.journal.marks.add(self.game, SIGNATURE, signed)
-            self.journal.marks.add(self.game, PROOFS, proved)
-            self.journal.append(self.game, frames)
-        recorded = len(self.journal.results(self.game))
-        for i, res in enumerate(self.session.results[recorded:], recorded):
-            self.journal.record_result(self.game, i, res, finished=self.session.over)
+        signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
+        if self.journal is not None:
+            self.journal.keep(self.game, self.session, frames, signed, proved)
 
     def _send_all(self, frames: list[bytes]) -> None:
         self._keep(frames)  # written before it leaves: a crash never loses a sent frame
@@ -956,7 +734,7 @@ class PeerNode:
         # wait ends in a halt either way (on the proof, or on the view), and the frames stay
         # in the journal.
         if self.halted is None:
-            self._carry_out(self.refereeing.moved(now))  # waits end, passes fall due
+            self.judging.moved(now)
         self._changed()
         if self.session.over or self._finished():
             if self._watch is not None and self._watch.running:
@@ -977,234 +755,12 @@ class PeerNode:
         return s.max_hands is not None and len(s.results) >= s.max_hands
 
     def frame_from(self, link: PeerLink, frame: bytes) -> None:
-        """Hand one frame of an up link to the session. Nothing raises into Twisted: a
-        refused frame drops the link or halts the table on evidence, and any other failure
-        (a bug here or in the table) halts the node, since its state can no longer be
-        trusted to match the other peers'."""
-        if self.halted is not None and not is_have(frame):
-            return  # halted: it still shows its version of a chain that differs (below)
-        try:
-            self._frame_from(link, frame)
-        except Exception as exc:
-            self._failed(ProcessingFailure(link.seat, exc))
-
-    def _frame_from(self, link: PeerLink, frame: bytes) -> None:
-        assert self.session is not None and link.seat is not None
-        if is_complaint(frame):
-            self._complaint_from(link, frame)
-            return
-        if is_ballot(frame):
-            self._ballot_from(link, frame)
-            return
-        if is_have(frame):
-            try:
-                report = read_have(frame, len(self.raw_keys))
-            except HaveError as exc:
-                link._drop(str(exc))
-                return
-            current = self.session.current.deck.config.hand
-            report["have"] = [e for e in report["have"] if current - 1 <= e[0] <= current + 1]
-            for pushed in self.relay.have_from(link.seat, report):
-                link.sendString(pushed)  # its version of a chain differs: show it ours
-            return
-        current = self.session.current.deck.config.hand
-        try:
-            # Any seat's frame may come on any link (relayed): its signature says whose it
-            # is, and a frame that does not verify is the fault of the link that brought it.
-            # The session checks the signatures of this hand's and the next one's frames
-            # (once is enough); a frame of the hand before is checked here.
-            hand = peek_hand(frame)
-            env = open_frame(frame, self.table, hand, self.public_keys,
-                             verify=hand == current - 1)
-        except FrameError as exc:
-            self._refused(link, exc)
-            return
-        if not current - 1 <= hand <= current + 1:
-            if hand > current + 1:
-                self._refused(link, FrameError(f"frame for hand {hand}, far ahead of hand "
-                                               f"{current}", link.seat))
-            return  # settled long ago
-        held = self.relay.held(hand, env.seat, env.header.seq)
-        if held is not None:
-            if held[1] == env.content:
-                self._copy(link)  # relayed again, or resent after a reconnect
-                return
-            if hand != current - 1:  # not checked yet (the session checks these)
-                try:
-                    open_frame(frame, self.table, hand, self.public_keys)
-                except FrameError as exc:
-                    self._refused(link, exc)
-                    return
-            # Two signed versions of one message, whatever hand the session is in.
-            proof = Equivocation(env.seat, f"signed two different messages number "
-                                           f"{env.header.seq}")
-            proof.frames = (held[0], frame)
-            self.errors.append(proof)
-            self._halt_on_evidence(proof, hand)
-            return
-        if hand == current - 1:
-            # The session has settled it; the seats still in it may lack the frame.
-            self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
-            self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
-                            self.clock.seconds(), link.seat)
-            return
-        if self._apply(link, env):
-            # Signature-checked: keep it for the seats that may lack it.
-            self.relay.heard(env.seat, hand, [count for count, _ in env.header.views])
-            self.relay.hold(hand, env.seat, env.header.seq, env.content, frame,
-                            self.clock.seconds(), link.seat)
-
-    def _copy(self, link: PeerLink) -> None:
-        """A frame this peer holds already came again: harmless, within a bound."""
-        assert link.seat is not None
-        self._copies[link.seat] = self._copies.get(link.seat, 0) + 1
-        if self._copies[link.seat] > MAX_COPIES:
-            link._drop(f"it sent more than {MAX_COPIES} copies of frames in a hand")
-
-    def _refused(self, link: PeerLink, exc: FrameError) -> None:
-        """Malformed, forged or misrouted: nothing changed; drop the link that brought it."""
-        self.errors.append(exc)
-        self.log.warn("dropping seat {seat}: {why}", seat=link.seat, why=str(exc))
-        link.close()
-
-    def _apply(self, link: PeerLink, env: Envelope) -> bool:
-        """Give one frame to the session; False if it was refused unread (a `FrameError`:
-        its signature or shape), True if it was read (accepted, a copy, or a violation)."""
-        assert self.session is not None and link.seat is not None
-        try:
-            out = self.session.receive(env.frame)
-            self._keep([env.frame])
-            self._send_all(out)
-        except NoRoom as exc:
-            # Valid, but too far ahead to keep yet. Not held, so not relayed: it comes again
-            # from its author once the link is new; a seat that relayed it is not at fault.
-            if link.seat == env.seat:
-                self._refused(link, exc)
-            return False
-        except FrameError as exc:
-            self._refused(link, exc)
-            return False
-        except (DeckError, TableError) as exc:
-            if isinstance(exc, Replay):
-                if exc.outgoing:
-                    self._send_all(exc.outgoing)
-                self._copy(link)
-                return True  # sent again after a reconnect, or relayed: harmless
-            self._violation(exc, env.header.hand)
-        return True
-
-    def _violation(self, exc: DeckError | TableError, hand: int | None = None) -> None:
-        """A validly signed frame broke the protocol (found as it came, once its checks came
-        back from the worker, or behind this peer's own move): send what was made
-        meanwhile; halt on the evidence, or wait for the proof of a split."""
-        outgoing = getattr(exc, "outgoing", [])
-        outgoing += [f for f in self._unsent() if f not in outgoing]
-        if outgoing:
-            self._send_all(outgoing)
-        self.errors.append(exc)
-        proof = self._suspect_proof(exc)
-        if isinstance(exc, ViewMismatch | TranscriptSplit) and not isinstance(
-                proof, Equivocation):
-            self._suspect_split(exc)
-            return
-        # The table halts on evidence, and every seat gets the signed frames that show it.
-        assert self.session is not None
-        # The hand of the refused message (a frame that ends a hand may bring to light a
-        # message of the next one, judged as that hand starts), or of the table that
-        # refused, else of the frame that found it, else the hand being played.
-        shown = getattr(proof, "frames", ())
-        if shown:
-            hand = peek_hand(shown[0])
-        elif getattr(exc, "hand", None) is not None:
-            hand = exc.hand  # type: ignore[union-attr]
-        elif hand is None:
-            hand = self.session.current.deck.config.hand
-        self._halt_on_evidence(proof, hand)
-
-    def _unsent(self) -> list[bytes]:
-        """This peer's frames accepted in its own chains that never left: made in a call
-        that then raised, past whatever ``outgoing`` caught. Every seat needs them (an
-        audit verdict, say); kept back, they would get this peer blamed for a stall."""
-        assert self.session is not None
-        s = self.session
-        decks = [h.deck for h in s.played[-1:]] + [s.current.deck] + (
-            [s.upcoming] if s.upcoming is not None else [])
-        return [frame for deck in decks for seq, frame in enumerate(deck.mine())
-                if self.relay.held(deck.config.hand, self.seat, seq) is None]
-
-    def _run_deck_job(self, job: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        """The session's `Runner`: the job in the worker; once done, the deck goes on."""
-        assert self.deck_runner is not None
-
-        def finished(result: Any) -> None:
-            done(result)
-            if self.halted is None and self.session is not None and not self.stopped:
-                self._go_on_with(self.session.poll)
-
-        self.deck_runner(job, finished)
-
-    def _go_on_with(self, step: Callable[[], list[bytes]]) -> None:
-        """Run a step of the session that is not a frame from a link (a deck's work came
-        back) and send what it makes; a violation it finds halts the table as a frame's
-        would."""
-        try:
-            self._send_all(step())
-        except (DeckError, TableError) as exc:
-            self._violation(exc)
-        except Exception as exc:  # a bug: as after a frame (`frame_from`), halt
-            self._failed(ProcessingFailure(None, exc, "the deck worker's job"))
+        """Hand one frame of an up link to the session (`intake.FrameIntake`)."""
+        self.intake.frame_from(link, frame)
 
     def move_failed(self, exc: Exception, what: str = "this peer's move") -> None:
-        """This peer's own move (its player's decision, a chat line) raised: a protocol
-        error it brought to light (a message waiting behind it) halts on evidence as a
-        frame's would; anything else is a failure here, and halts too."""
-        if isinstance(exc, DeckError | TableError):
-            self._violation(exc)
-        else:
-            self._failed(ProcessingFailure(None, exc, what))
-
-    def _failed(self, failure: ProcessingFailure) -> None:
-        """This peer failed (not a refused frame): log it with its traceback (called while
-        handling the exception) and halt."""
-        self.log.failure("{why}", why=str(failure))
-        try:
-            self._halt(failure)
-        except Exception:
-            self.log.failure("halting failed too: {why}", why=str(failure))
-
-    def _suspect_proof(self, exc: Exception) -> Exception:
-        """The strongest fault among those found at once: an equivocation, if any."""
-        for found in [exc, *getattr(exc, "also", [])]:
-            if isinstance(found, Equivocation):
-                return found
-        return exc
-
-    def _suspect_split(self, exc: DeckError) -> None:
-        """A seat's signed view (or input) differs from this peer's: some seat sent two
-        versions of a message. The have reports bring the two signed versions within
-        seconds (`Relay.have_from`); meanwhile this peer sends nothing of its own."""
-        if self._suspect is None:
-            self.log.warn("waiting for proof of a split transcript: {why}", why=str(exc))
-            self._suspect = (exc, self.clock.seconds() + SUSPECT)
-
-    def _halt_on_evidence(self, exc: Exception, hand: int) -> None:
-        """Halt on evidence the deck found (it is the referee's verdict too), and give every
-        seat the signed frames that show why: the refused message (both versions of an
-        equivocation) and every frame of the blamed seat's chain this peer holds, so a seat
-        that holds other versions finds the equivocation."""
-        frames = tuple(getattr(exc, "frames", ()))
-        blamed = getattr(exc, "seat", None)
-        if type(blamed) is int and blamed != self.seat:
-            frames += tuple(f for f in self.relay.chain(hand, blamed) if f not in frames)
-        seat = blamed if type(blamed) is int else -1
-        self.refereeing.found(Blame(hand, seat, "deck", str(exc), frames, exc))
-        self._publish_and_halt(exc, hand, frames)
+        """This peer's own move raised (`intake.FrameIntake.move_failed`)."""
+        self.intake.move_failed(exc, what)
 
     def _publish_and_halt(self, exc: Exception, hand: int, frames: Sequence[bytes]) -> None:
-        self.verdict_hand = hand
-        if frames:
-            self.evidence = list(frames)
-            for link in list(self.links.values()):
-                for frame in frames:
-                    link.sendString(frame)
-        self._halt(exc)
+        self.intake.publish_and_halt(exc, hand, frames)

@@ -249,10 +249,7 @@ def _useless(w: World, m: Msg) -> bool:
         return True  # the hostile seat knows everything already
     if isinstance(m.payload, Frame):
         return m.payload in p.held
-    b = m.payload
-    kinds = p.ref.kinds(b.item, b.signer)
-    return b.came in kinds or (not kinds and p.ref.ballots_by(b.item.hand, b.signer)
-                                >= p.ref.max_ballots)
+    return not p.ref.keeps(m.payload)
 
 
 def _canonical(w: World) -> World:
@@ -334,7 +331,8 @@ def _check_state(scn: Scenario, w: World, trace: list[str]) -> None:
         if v is not None and v.seat != scn.hostile:
             raise Violation(f"peer {p.seat} names honest seat {v.seat} ({v.kind})", trace)
         for signer in range(SEATS):
-            if p.ref.ballots_by(0, signer) > scn.bound:
+            if p.ref.ballots_by(0, signer) > scn.bound or \
+                    p.ref.ballots_by(0, signer, True) > scn.bound * SEATS:
                 raise Violation(f"peer {p.seat} keeps over {scn.bound} ballots of "
                                 f"{signer}", trace)
 

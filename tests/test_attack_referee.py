@@ -176,7 +176,7 @@ def test_a_flood_of_distinct_ballots_leaves_a_bounded_record():
 # --- (6): a peer that resumes after voting still knows its vote ---------------------------------
 
 
-def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes():
+def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes(tmp_path):
     # Seat 1 signed 32 passes (seat 3's flood) and then its vote on seat 3; it crashes and
     # resumes from its journal. Its referee must know it voted (else it may pass later).
     from tractor.net.journal import Journal
@@ -184,7 +184,7 @@ def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes():
     net = MemNet(seed=3)
     journals = {}
     for s in range(4):
-        journals[s] = Journal(":memory:")
+        journals[s] = Journal(str(tmp_path / f"seat{s}.sqlite"))
     voted: list[Item] = []
 
     def attack() -> None:

@@ -332,7 +332,7 @@ def mesh_node(seat: int) -> tuple[PeerNode, Any]:
     clock = Clock()
     node = PeerNode(clock, sessions[seat], [raw_public(k) for k in d.signing_keys])
     node.clock = clock
-    node.allowed_ips = {"198.18.0.2", "198.18.0.3"}  # what `dial` learns from the seating
+    node.admission.allowed_ips = {"198.18.0.2", "198.18.0.3"}  # what `dial` learns from the seating
     return node, d
 
 
@@ -354,7 +354,7 @@ def test_the_mesh_gives_strangers_a_small_share_and_a_short_deadline():
     node.clock.advance(3.0)  # a stranger has 3 s to prove a seat, a named address 10 s
     assert [t.disconnecting for _, t in strangers[:2]] == [True, True]
     assert not any(t.disconnecting for _, t in held)
-    assert node.strangers == {"198.18.0.66": 1, "198.18.0.2": 1}
+    assert node.admission.strangers == {"198.18.0.66": 1, "198.18.0.2": 1}
 
 
 def test_a_seat_dialing_from_an_address_the_seating_does_not_name_still_links():
@@ -373,7 +373,7 @@ def test_a_seat_dialing_from_an_address_the_seating_does_not_name_still_links():
     link.stringReceived(pack_hello(TABLE, 1, node.raw_keys[1], mine))
     link.stringReceived(pack_proof(d.signing_keys[1], TABLE, 1, 3, theirs.nonce, mine))
     assert link.up and node.links[1] is link
-    assert "192.168.1.10" in node.allowed_ips  # its reconnections count as known now
+    assert "192.168.1.10" in node.admission.allowed_ips  # its reconnections count as known now
     node.clock.advance(5.0)
     assert not transport.disconnecting
 

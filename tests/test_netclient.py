@@ -16,6 +16,7 @@ from tractor.cli.client import BURY, DECLARE, PLAY
 from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
+from tractor.net.reachability import Reachability
 from tractor.net.referee import Timing
 from tractor.net.session import GameSession
 from tractor.net.stall import MOVE_DEADLINE, Stalled
@@ -43,7 +44,7 @@ class FakeNode:
         self.halted = None
         self.grace = 120.0
         self.down_since: dict[int, float] = {}
-        self.dial_errors: dict[int, tuple[str, str]] = {}
+        self.reachability = Reachability(session.seat, None)
         self.seat = session.seat
         self.on_change = None
         self.refereeing = FakeReferee()
@@ -154,7 +155,7 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.clock.advance(10)
     assert c.banner() == ("no link with seat 2 (North) for 10 s: no answer yet from its "
                           "address (the hand ends after 120 s without it)")
-    t.node.dial_errors[2] = ("tcp:198.18.0.12:4000", "Connection refused")
+    t.node.reachability.dial_errors[2] = ("tcp:198.18.0.12:4000", "Connection refused")
     t.node.down_since[1] = 9.0  # 1 s is not yet worth a word
     assert c.banner() == ("no link with seat 2 (North) for 10 s: cannot reach it at "
                           "tcp:198.18.0.12:4000: Connection refused (the hand ends after 120 s "

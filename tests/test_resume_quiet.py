@@ -62,7 +62,8 @@ def lost(table: Table, seats: list[int]) -> None:
     node.links = {}
     for seat in seats:
         node.down_since[seat] = node.clock.seconds()
-        node.dial_errors[seat] = (f"tcp:127.0.0.1:{4000 + seat}", "Connection refused")
+        node.reachability.dial_errors[seat] = (f"tcp:127.0.0.1:{4000 + seat}",
+                                               "Connection refused")
 
 
 def test_an_ai_seat_this_machine_restarts_is_waited_for_quietly_up_to_the_bound():

@@ -1,0 +1,65 @@
+"""Which seats this peer has no link with, and why, in words for the screen and the log.
+
+No Twisted here: the node gives the time, since when each seat is without a link, and its
+internet table's wormholes (if any).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Seconds without a link after which a seat is reported unreachable (screen and log).
+UNREACHABLE = 3.0
+
+
+class Reachability:
+    """One peer's account of its lost links."""
+
+    def __init__(self, seat: int, log: Any) -> None:
+        self.seat = seat
+        self.log = log
+        #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
+        self.dial_errors: dict[int, tuple[str, str]] = {}
+        self._told: set[tuple[int, str]] = set()  #: (seat, why) said in the log already
+        self._was = False  #: some seat was unreachable at the last look
+
+    def failed(self, seat: int, address: str, reason: str) -> None:
+        """An attempt to reach ``seat`` failed (it is tried again with backoff)."""
+        self.dial_errors[seat] = (address, reason)
+
+    def up(self, seat: int) -> None:
+        self.dial_errors.pop(seat, None)
+        self._told = {t for t in self._told if t[0] != seat}
+
+    def report(self, down_since: Mapping[int, float], now: float, mesh: Any = None,
+               after: float = UNREACHABLE) -> dict[int, str]:
+        """Seat -> why, for every seat without a link for ``after`` seconds: the address
+        and the last error when this peer dials it, else that it has not dialed us (lower
+        seats dial higher ones)."""
+        out = {}
+        for seat, since in sorted(down_since.items()):
+            if now - since < after:
+                continue
+            if seat in self.dial_errors:
+                address, reason = self.dial_errors[seat]
+                out[seat] = f"cannot reach it at {address}: {reason}"
+            elif mesh is not None and seat in mesh.pairs:
+                out[seat] = mesh.pairs[seat].report.state
+            elif seat > self.seat:
+                out[seat] = "no answer yet from its address"
+            else:
+                out[seat] = "it has not connected to this peer"
+        return out
+
+    def look(self, unreachable: Mapping[int, str]) -> bool:
+        """Log each seat's reason once; whether the screen should be redrawn (a table
+        waiting on a lost seat sends no frames: without this the screen would say nothing
+        about it until a key was pressed, and its seconds count)."""
+        for seat, why in unreachable.items():
+            if (seat, why) not in self._told:
+                self._told.add((seat, why))
+                self.log.warn("no link with seat {seat}: {why}", seat=seat, why=why)
+        redraw = bool(unreachable) or self._was
+        self._was = bool(unreachable)
+        return redraw
