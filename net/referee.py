@@ -23,7 +23,8 @@ every peer) settles it the same way:
 =================================  ========================================================
 ballots on the item                settles as
 =================================  ========================================================
-a vote and a pass from one signer  that signer is blamed: it said both (``equivocation``)
+two ballots of one signer          that signer is blamed: a vote and a pass, or two votes
+                                   that say different things (``equivocation``)
 a pass from any seat but the owner ``came``: the message exists, the table goes on
 votes from every seat but the owner the owner is blamed (``stall``, ``keys`` or ``gone``)
 anything else                      still open
@@ -47,13 +48,13 @@ state          event                                next         effect
 =============  ===================================  ===========  ==========================
 (none)         the table waits on the seat          waiting      since = now
 waiting        deadline passed, link settled        complained   `Complain`
-waiting        link down for `Timing.grace`         voted        `Cast` a vote ("gone")
+waiting        link down and wait both past grace   voted        `Cast` a vote ("gone")
 complained     `Timing.complaint_wait` passed       voted        `Cast` a vote
 waiting/compl. the table moves on                   (none)
 any unballoted a vote heard, this peer is past it   passed       `Cast` a pass
 voted          a pass from a seat but the owner     came
 voted          votes of every seat but the owner    blamed       `Decide`
-any            a vote and a pass of one signer      blamed       `Decide`
+any            two ballots of one signer            blamed       `Decide`
 =============  ===================================  ===========  ==========================
 
 Evidence found outside (a deck violation: an equivocated or invalid signed message) is fed
