@@ -279,7 +279,9 @@ class FrameIntake:
         self.node.verdict_hand = hand
         if frames:
             self.node.evidence = list(frames)
+            # Twice: a ballot taken past a bound only on an item others voted on (the
+            # referee's `keeps`) finds those votes there the second time, whatever order.
             for link in list(self.node.links.values()):
-                for frame in frames:
+                for frame in [*frames, *(f for f in frames if is_ballot(f))]:
                     link.sendString(frame)
         self.node._halt(exc)

@@ -375,13 +375,25 @@ class Referee:
         and passes are bounded apart: an honest seat passes once per vote of the others it
         kept, so its passes never reach their bound, and a flood of votes on moves that
         came can never crowd out its own vote."""
-        cast = self.ballots.get(ballot.item, {}).get(ballot.signer, ())
+        item = ballot.item
+        cast = self.ballots.get(item, {}).get(ballot.signer, ())
         if ballot in cast or len(cast) >= 2:
             return False
-        if cast:
+        if cast or self._live(item, ballot.signer):
             return True
         bound = self.max_ballots * (self.seats if ballot.came else 1)
-        return self.ballots_by(ballot.item.hand, ballot.signer, ballot.came) < bound
+        return self.ballots_by(item.hand, ballot.signer, ballot.came) < bound
+
+    def _live(self, item: Item, signer: Seat) -> bool:
+        """Whether ``item`` is one a ballot past the bounds must still count on: this peer
+        waits on it, or has a ballot on it, or another seat voted on it. What a peer keeps
+        must not hang on the order ballots came in (a flood's last vote reaching one peer
+        before another seat's real one, and the other peers after): such items are few
+        (one per seat waited on, one per vote kept), so this stays bounded."""
+        if any(w.item == item for w in self.waits) or self.own(item):
+            return True
+        return any(not b.came for s, cast in self.ballots.get(item, {}).items()
+                   if s != signer for b in cast)
 
     def _record(self, ballot: Ballot) -> Referee:
         item = ballot.item
