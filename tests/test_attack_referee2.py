@@ -8,9 +8,8 @@ tried -2, -0.01, 0.01 and 2 s: 65 cases, all held)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import os
+from typing import Any
 
 import pytest
 from memnet import TABLE, MemNet, Tamper, header
