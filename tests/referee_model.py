@@ -98,6 +98,9 @@ class Scenario:
     ballots: int = 1
     versions: int = 1  #: 2: the hostile seat may equivocate
     flood: bool = False  #: the hostile seat sends more ballots than a referee keeps
+    #: What the hostile seat's votes may say (two: it may sign two different votes on one
+    #: item, to different seats).
+    words: tuple[str, ...] = ("play",)
     #: Ballots a referee keeps per signer and hand (small with a flood, to explore it).
     bound: int = MAX_BALLOTS
     until: int = 14  #: the last tick
@@ -210,11 +213,10 @@ def _deliver(scn: Scenario, w: World, m: Msg) -> World:
             msgs.extend(_forward(scn, w, m, payload))
             p = _settle(scn, w, m.dst, p, msgs)
     else:
-        known = payload.came in p.ref.kinds(payload.item, payload.signer)
         ref, out = p.ref.heard(payload, float(w.now))
-        p = _effects(w, m.dst, replace(p, ref=ref), out, msgs)
-        if not known and payload.came in p.ref.kinds(payload.item, payload.signer):
+        if ref is not p.ref:  # kept: relayed once (`judging.Judging.ballot_from`)
             msgs.extend(_forward(scn, w, m, payload))
+        p = _effects(w, m.dst, replace(p, ref=ref), out, msgs)
         p = _settle(scn, w, m.dst, p, msgs)
     peers = list(w.peers)
     peers[m.dst] = p
@@ -276,15 +278,16 @@ def _hostile_acts(scn: Scenario, w: World) -> Iterator[tuple[str, object, list[M
                     yield f"t={w.now} hostile {h}'s move {k} v{v} reaches {d}", act, [
                         _msg(w.now, h, d, Frame(h, k, v))]
     used = {a[1] for a in w.spent if a[0] == "ballot"}  # type: ignore[index]
+    kinds = [(True, "")] + [(False, what) for what in scn.words]
     for s in range(SEATS):
         for k in range(scn.moves_of(s) + 1):
-            for came in (False, True):
-                if (s, k, came) not in used and len(used) >= scn.ballots:
+            for came, what in kinds:
+                if (s, k, came, what) not in used and len(used) >= scn.ballots:
                     continue
-                ballot = Ballot(Item(0, s, k), h, came, "" if came else "play",
-                                f"hostile {h} {came} {s} {k}".encode())
+                ballot = Ballot(Item(0, s, k), h, came, what,
+                                f"hostile {h} {came} {what} {s} {k}".encode())
                 for d in honest:
-                    act = ("ballot", (s, k, came), d)
+                    act = ("ballot", (s, k, came, what), d)
                     if act not in w.spent:
                         kind = "pass" if came else "vote"
                         yield (f"t={w.now} hostile {h}'s {kind} on seat {s}'s move {k} "
