@@ -16,8 +16,7 @@ UNREACHABLE = 3.0
 class Reachability:
     """One peer's account of its lost links."""
 
-    def __init__(self, seat: int, log: Any) -> None:
-        self.seat = seat
+    def __init__(self, log: Any) -> None:
         self.log = log
         #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
         self.dial_errors: dict[int, tuple[str, str]] = {}
@@ -32,11 +31,11 @@ class Reachability:
         self.dial_errors.pop(seat, None)
         self._told = {t for t in self._told if t[0] != seat}
 
-    def report(self, down_since: Mapping[int, float], now: float, mesh: Any = None,
+    def report(self, me: int, down_since: Mapping[int, float], now: float, mesh: Any = None,
                after: float = UNREACHABLE) -> dict[int, str]:
-        """Seat -> why, for every seat without a link for ``after`` seconds: the address
-        and the last error when this peer dials it, else that it has not dialed us (lower
-        seats dial higher ones)."""
+        """Seat -> why, for every seat without a link with seat ``me`` for ``after``
+        seconds: the address and the last error when this peer dials it, else that it has
+        not dialed us (lower seats dial higher ones)."""
         out = {}
         for seat, since in sorted(down_since.items()):
             if now - since < after:
@@ -46,7 +45,7 @@ class Reachability:
                 out[seat] = f"cannot reach it at {address}: {reason}"
             elif mesh is not None and seat in mesh.pairs:
                 out[seat] = mesh.pairs[seat].report.state
-            elif seat > self.seat:
+            elif seat > me:
                 out[seat] = "no answer yet from its address"
             else:
                 out[seat] = "it has not connected to this peer"

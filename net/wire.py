@@ -437,7 +437,7 @@ class PeerNode:
         self.down_since: dict[int, float] = {s: now for s in self.outbox}
         #: Seat -> since when its current link is up.
         self.up_since: dict[int, float] = {}
-        self.reachability = Reachability(self.seat, self.log)  #: lost links, in words
+        self.reachability = Reachability(self.log)  #: lost links, in words
         self.public_keys = list(session.public_keys)
         #: Every signed frame this peer holds, and what each other seat lacks (`Relay`).
         self.relay = Relay(len(self.raw_keys), self.seat)
@@ -461,13 +461,11 @@ class PeerNode:
         return self.judging.refereeing
 
     @property
-    def ballots(self) -> dict[bytes, tuple[int, int]]:
-        """Signed ballots heard (this peer's too) -> (hand, signer)."""
+    def ballots(self) -> dict[bytes, tuple[int, int]]:  # (`Judging.ballots`)
         return self.judging.ballots
 
     @property
-    def complaints(self) -> dict[bytes, tuple[int, int]]:
-        """Signed complaints heard (this peer's too) -> (hand, complainer)."""
+    def complaints(self) -> dict[bytes, tuple[int, int]]:  # (`Judging.complaints`)
         return self.judging.complaints
 
     @property
@@ -521,7 +519,8 @@ class PeerNode:
 
     def unreachable(self, after: float = UNREACHABLE) -> dict[int, str]:
         """Seat -> why, for every seat without a link for ``after`` seconds."""
-        return self.reachability.report(self.down_since, self.clock.seconds(), self.mesh, after)
+        return self.reachability.report(self.seat, self.down_since, self.clock.seconds(),
+                                        self.mesh, after)
 
     def begin(self, frames: list[bytes] | None = None) -> None:
         """Start the game: send this peer's first frames (or ``frames``, those a resumed

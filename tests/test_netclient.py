@@ -44,7 +44,7 @@ class FakeNode:
         self.halted = None
         self.grace = 120.0
         self.down_since: dict[int, float] = {}
-        self.reachability = Reachability(session.seat, None)
+        self.reachability = Reachability(None)
         self.seat = session.seat
         self.on_change = None
         self.refereeing = FakeReferee()
