@@ -40,6 +40,10 @@ class Terminal:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the program
             try:
+                # As a terminal starts it: a suite run in the background of a script
+                # ignores SIGINT, and an ignored signal is inherited (Ctrl-C before the
+                # program's own handler, or after it leaves one ignored, did nothing).
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 if cwd is not None:
                     os.chdir(cwd)
                 os.execvpe(argv[0], argv, {**env, "COLUMNS": str(cols), "LINES": str(rows),

@@ -62,7 +62,7 @@ class Interrupted:
 
     def step(self, now: float) -> bool:
         """Press Ctrl-C when it is time; True once the program has ended."""
-        if self.presses == 0 and now >= self.started + self.moment:
+        if self.presses == 0 and now >= self.started + self.moment and self._has_terminal():
             self.term.send("\x03")
             self.presses, self.pressed_at = 1, now
         elif self.presses == 1 and "Quit?" in self.term.text():
@@ -70,6 +70,15 @@ class Interrupted:
             self.presses = 2
         self.status = self.term.poll()
         return self.status is not None
+
+    def _has_terminal(self) -> bool:
+        """Whether the program's process has taken the terminal (a Ctrl-C before that, in
+        the moment after the fork, reaches no process and is lost: on a loaded machine the
+        child may not run for a few tenths of a second)."""
+        try:
+            return os.tcgetpgrp(self.term.fd) == self.term.pid
+        except OSError:
+            return False
 
 
 def interrupt_all(argv: list[str], homes: dict[float, Path],
