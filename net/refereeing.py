@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .ballots import pack_ballot
 from .deck.errors import Equivocation, KeyTimeout
-from .referee import GONE, KEYS, Ballot, Blame, Effect, Referee, TableNow, Timing
+from .referee import GONE, KEYS, Ballot, Blame, Effect, Referee, TableNow, Timing, replace
 from .session import GameSession
 from .stall import AUTO_DEADLINE, COMPLAINT_WAIT, DECISIONS, MOVE_DEADLINE, Stalled
 
@@ -94,7 +94,6 @@ class Refereeing:
 
     @timing.setter
     def timing(self, t: Timing) -> None:
-        from .referee import replace
         self.referee = replace(self.referee, timing=t)
 
     def _take(self, step: tuple[Referee, tuple[Effect, ...]]) -> Sequence[Effect]:

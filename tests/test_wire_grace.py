@@ -204,9 +204,8 @@ def test_the_screen_hears_every_second_of_a_seat_it_has_no_link_with():
     assert not node.unreachable() and changes == [6.0]
 
 
-def test_a_halted_table_is_over_in_the_journal(tmp_path):
-    # A table ended by a seat gone (and gone on at a new table) was still offered by
-    # `tractor resume` and listed as unfinished; resuming it replayed to the halt and sat.
+def journaled_node(tmp_path, grace: float):
+    """Seat 0 of `seated_game` (its key deadlines off) on a node with a journal."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from tractor.net.journal import Journal
@@ -217,8 +216,15 @@ def test_a_halted_table_is_over_in_the_journal(tmp_path):
     journal.create_game("g", sessions[0], Ed25519PrivateKey.generate(), b"m" * 32)
     clock = MemoryReactorClock()
     node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys],
-                    journal=journal, game="g", grace=5.0)
+                    journal=journal, game="g", grace=grace)
     node.done.addErrback(lambda f: None)
+    return d, sessions, clock, journal, node
+
+
+def test_a_halted_table_is_over_in_the_journal(tmp_path):
+    # A table ended by a seat gone (and gone on at a new table) was still offered by
+    # `tractor resume` and listed as unfinished; resuming it replayed to the halt and sat.
+    d, sessions, clock, journal, node = journaled_node(tmp_path, grace=5.0)
     node.begin([])
     assert not journal.games()[0].finished
     advance(clock, 11)  # (twice the grace: nobody can second its votes)
@@ -231,19 +237,10 @@ def test_a_resumed_peer_knows_the_votes_it_cast_and_sends_them_again(tmp_path):
     # A vote is never withdrawn: a peer that crashed after voting must not pass the same
     # item once it comes back (its two signatures would get it blamed), so its ballots are
     # in the journal before they leave, and read back when it begins again.
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from test_wire_hostile import sent_frames
 
-    from tractor.net.journal import Journal
-
-    d, sessions = seated_game()
-    without_key_deadlines(sessions[0])
-    journal = Journal(str(tmp_path / "j.sqlite"))
-    journal.create_game("g", sessions[0], Ed25519PrivateKey.generate(), b"m" * 32)
-    clock = MemoryReactorClock()
+    d, sessions, clock, journal, node = journaled_node(tmp_path, grace=10.0)
     keys = [raw_public(k) for k in d.signing_keys]
-    node = PeerNode(clock, sessions[0], keys, journal=journal, game="g", grace=10.0)
-    node.done.addErrback(lambda f: None)
     link_for(node, 1, d.signing_keys[1])
     link_for(node, 3, d.signing_keys[3])
     node.begin([])
