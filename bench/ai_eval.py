@@ -37,8 +37,8 @@ from multiprocessing import Pool
 from typing import Any
 
 from tractor.actions import Draw
-from tractor.ai.base import Strategy
-from tractor.ai.strategies import LEVELS, STRATEGIES, make_strategy
+from tractor.ai.players.base import Strategy
+from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
 from tractor.hand import DEAL, DONE, PLAY, TALON, Hand
 from tractor.rules import Rules, team_of
 

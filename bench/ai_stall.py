@@ -31,12 +31,12 @@ from typing import Any
 from twisted.internet.defer import Deferred, ensureDeferred
 
 from tractor.actions import Action, Declare
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.strategies import make_strategy
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
 from tractor.hand import Hand
-from tractor.net.loopback import raw_public
-from tractor.net.session import GameSession
-from tractor.net.wire import PeerNode
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 
 
@@ -79,7 +79,7 @@ async def measure(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
     spans: list[tuple[float, float, str]] = []
     executor = None
     if args.mode == "thread":
-        from tractor.ai.executors import ThreadExecutor
+        from tractor.ai.hosting.executors import ThreadExecutor
         executor = ThreadExecutor(reactor, threads=args.seats)
     players = [StrategyPlayer(Timed(make_strategy(args.strategy, args.level, seed + s), spans),
                               rules, seed + s, **({"executor": executor} if executor else {}))

@@ -58,10 +58,10 @@ def peer(seat: int, mode: str, addresses: list[str], hands: int, seed: int) -> N
     from twisted.internet.defer import Deferred, DeferredList, ensureDeferred
     from twisted.internet.protocol import Factory
 
-    from tractor.net.loopback import raw_public
-    from tractor.net.session import GameSession
-    from tractor.net.table import RandomPlayer
-    from tractor.net.wire import PeerLink, PeerNode
+    from tractor.net.mesh.loopback import raw_public
+    from tractor.net.mesh.wire import PeerLink, PeerNode
+    from tractor.net.table.hand import RandomPlayer
+    from tractor.net.table.session import GameSession
     from tractor.rules import Rules
 
     sent: dict[str, float] = {}
@@ -114,7 +114,7 @@ def table(mode: str, hands: int, seed: int, servers: Any) -> dict[str, Any]:
     """Run the four peers of one table; their latencies and paths."""
     from wormhole_servers import free_port
 
-    from tractor.net.rendezvous import internet_address
+    from tractor.net.internet.rendezvous import internet_address
 
     if mode == "tcp":
         addresses = [f"tcp:127.0.0.1:{free_port()}" for _ in range(SEATS)]

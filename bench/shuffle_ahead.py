@@ -2,7 +2,7 @@
 
 Plays the same hands three times with the search player at every seat, each decision a
 fixed number of sampled worlds (the same work each time, seeded): alone; "beside" a
-`DeckWorker` (`tractor.net.deck_worker`: its thread in the same process) kept
+`DeckWorker` (`tractor.net.deck.worker`: its thread in the same process) kept
 busy with a table's real deck jobs, shuffles and locks made and checked, without a pause;
 and "gated": the same, with the decisions marked as foreground work as the AI's executor
 marks them, so the worker starts no job while one runs. Without a pause is the worst
@@ -39,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ai_eval import Clock, deal_setup, new_hand, play_hand  # noqa: E402
 
-from tractor.ai.search import SearchStrategy  # noqa: E402
+from tractor.ai.players.search import SearchStrategy  # noqa: E402
 from tractor.net.deck.local import LocalDeal  # noqa: E402
-from tractor.net.deck_worker import FOREGROUND, DeckWorker  # noqa: E402
+from tractor.net.deck.worker import FOREGROUND, DeckWorker  # noqa: E402
 from tractor.rules import Rules  # noqa: E402
 
 

@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
     procs = [subprocess.Popen(
-        [sys.executable, "-P", "-m", "tractor.net.peer_process", "--seat", str(s), "--seats",
+        [sys.executable, "-P", "-m", "tractor.net.table.peer_process", "--seat", str(s), "--seats",
          str(args.seats), "--seed", str(args.seed), "--hands", str(args.hands)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for s in range(args.seats)]

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from tractor.cards import format_cards
-from tractor.net.journal import Journal
-from tractor.net.table import RandomPlayer, TableHand
+from tractor.cli.screen.words import count
+from tractor.net.journal.store import Journal
+from tractor.net.table.hand import RandomPlayer, TableHand
 
 from .prompts import fit as fit_message
-from .words import count
 
 
 def terminal_width() -> int:

@@ -22,7 +22,7 @@ from typing import Any
 INTERRUPTED = 128 + signal.SIGINT
 
 
-#: Set for the children `tractor.ai.children.spawn` starts (its PARENT_ENV; imported from
+#: Set for the children `tractor.ai.hosting.children.spawn` starts (its PARENT_ENV; imported from
 #: there it would bring Twisted in before Ctrl-C is taken).
 PARENT_ENV = "TRACTOR_PARENT_PID"
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from tractor.net.journal import Journal, JournalError
-from tractor.net.journal_db import ACCESS, BUSY, FOREIGN, NEWER, REPLACEABLE, keep_aside
+from tractor.net.journal.sqlite_file import ACCESS, BUSY, FOREIGN, NEWER, REPLACEABLE, keep_aside
+from tractor.net.journal.store import Journal, JournalError
 
 
 def refusal(exc: JournalError) -> str:

@@ -33,7 +33,7 @@ def demo(seed: int, rules: Rules) -> None:
     """Play and print one hand of random legal moves."""
     from tractor import Game
     from tractor.cards import format_cards
-    from tractor.cli.words import count
+    from tractor.cli.screen.words import count
 
     game = Game(rules, seed=seed)
     rng = random.Random(seed)
@@ -102,7 +102,7 @@ def _pace(text: str) -> float:
 
 def _table_name(text: str) -> str:
     """A table's name on the LAN, as the lobby takes it (argparse type)."""
-    from tractor.net.lobby import MAX_TABLE_NAME
+    from tractor.net.lobby.state import MAX_TABLE_NAME
 
     if not 1 <= len(text) <= MAX_TABLE_NAME or not text.isprintable() or text != text.strip():
         raise argparse.ArgumentTypeError(
@@ -112,7 +112,7 @@ def _table_name(text: str) -> str:
 
 def _player_name(text: str) -> str:
     """A person's name at the table (argparse type)."""
-    from tractor.net.lobby import MAX_NAME
+    from tractor.net.lobby.state import MAX_NAME
 
     if not 1 <= len(text) <= MAX_NAME or not text.isprintable() or text != text.strip():
         raise argparse.ArgumentTypeError(
@@ -137,7 +137,7 @@ def _listen(text: str) -> str:
 
 
 def _mailbox(text: str) -> str:
-    from tractor.net.rendezvous import RendezvousError, check_mailbox
+    from tractor.net.internet.rendezvous import RendezvousError, check_mailbox
 
     try:
         return check_mailbox(text)
@@ -146,7 +146,7 @@ def _mailbox(text: str) -> str:
 
 
 def _relay(text: str) -> str:
-    from tractor.net.rendezvous import RendezvousError, check_relay
+    from tractor.net.internet.rendezvous import RendezvousError, check_relay
 
     try:
         return check_relay(text)
@@ -155,10 +155,10 @@ def _relay(text: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from tractor.ai.hints import HINT_LEVEL
-    from tractor.ai.strategies import LEVELS, STRATEGIES
-    from tractor.net.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
-    from tractor.net.wire import GRACE
+    from tractor.ai.hosting.hints import HINT_LEVEL
+    from tractor.ai.players.strategies import LEVELS, STRATEGIES
+    from tractor.net.internet.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
+    from tractor.net.mesh.wire import GRACE
 
     parser = argparse.ArgumentParser(
         prog="tractor", description="Tractor (Sheng Ji) played peer to peer. "
@@ -327,7 +327,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
         argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
     args = _parser().parse_args(argv)
     command = args.command
-    from tractor.net.gate import raise_descriptor_limit
+    from tractor.net.mesh.gate import raise_descriptor_limit
 
     raise_descriptor_limit()  # many systems start at 1024 open files: far below their limit
     from tractor import Rules, RulesError
@@ -364,7 +364,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
 
 
 def _journal_command(command: str, args: argparse.Namespace) -> int:
-    from tractor.net.journal import JournalError
+    from tractor.net.journal.store import JournalError
 
     from .history import history_lines, replay, terminal_pause, terminal_width
     from .journal_open import read_journal, refusal
@@ -487,7 +487,7 @@ def _log_to_stderr() -> None:
 def _report_bug(exc: Exception) -> int:
     import traceback
 
-    from tractor.net.journal import open_private_log
+    from tractor.net.journal.store import open_private_log
 
     from .options import data_dir
 

@@ -6,8 +6,8 @@ import os
 import re
 from pathlib import Path
 
-from tractor.net.journal import private_folder
-from tractor.net.lobby import MAX_NAME, endpoint_string
+from tractor.net.journal.store import private_folder
+from tractor.net.lobby.state import MAX_NAME, endpoint_string
 from tractor.rules import Rules, RulesError
 
 

@@ -2,7 +2,7 @@
 
 Each runs on the asyncio reactor (prompt_toolkit and Twisted share one loop). A person's
 game goes: listen for the mesh, sit in a lobby (hosting or joining), take the seat the
-lobby gives (`tractor.net.seat.take_seat`), then the play screen on a `NetClient`.
+lobby gives (`tractor.net.table.seat.take_seat`), then the play screen on a `NetClient`.
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from tractor.ai.children import (
+from tractor.ai.hosting.children import (
     PROGRESS_LINE,
     SEATED_LINE,
     AiChild,
     stop_all,
     terminate_on_shutdown,
 )
-from tractor.ai.executors import ThreadExecutor
-from tractor.ai.hints import HINT_LEVEL, observation_hinter
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.runner import (
+from tractor.ai.hosting.executors import ThreadExecutor
+from tractor.ai.hosting.hints import HINT_LEVEL, observation_hinter
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.hosting.runner import (
     be_patient,
     play_ai_seats,
     run_ai_server,
@@ -39,30 +39,30 @@ from tractor.ai.runner import (
     spawn_ai_resume,
     tokens_from_env,
 )
-from tractor.ai.strategies import make_strategy
-from tractor.net.internet_lobby import SeatCodes, open_seat_code
-from tractor.net.journal import Journal
-from tractor.net.lobby import (
+from tractor.ai.players.strategies import make_strategy
+from tractor.cli.seat.goes_on import GoesOn, within
+from tractor.cli.seat.netclient import HumanPlayer, NetClient
+from tractor.net.internet.lobby import SeatCodes, open_seat_code
+from tractor.net.internet.rendezvous import internet_address, is_seat_code
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.protocols import LobbyHost, host_table, join_table
+from tractor.net.lobby.state import (
     LobbyError,
     Participant,
     PassphraseRequired,
     Seating,
     WrongPassphrase,
 )
-from tractor.net.lobby_wire import LobbyHost, host_table, join_table
-from tractor.net.rendezvous import internet_address, is_seat_code
-from tractor.net.seat import listen_node, raw_public, resume_seat, take_seat
-from tractor.net.wire import PeerNode
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.seat import listen_node, raw_public, resume_seat, take_seat
 from tractor.observation import Observation
 from tractor.rules import Rules
 
 from .ai_servers import AiServerChooser
 from .checking import CheckingLine
-from .goes_on import GoesOn, within
 from .interrupts import ctrl_c_pressed, game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .lobby_prompt import lobby_prompt
-from .netclient import HumanPlayer, NetClient
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_JOINING, AI_SERVER_USE, AI_SERVING, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
@@ -72,7 +72,7 @@ PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
 def _hinter(rules: Rules, seed: int, level: str = HINT_LEVEL) -> Callable[[Observation], Any]:
     """The person's hints: the search player of ``level`` (`--hint-level`), capped at
-    about a second of thinking (`tractor.ai.hints`)."""
+    about a second of thinking (`tractor.ai.hosting.hints`)."""
     return observation_hinter(rules, level, seed)
 
 
@@ -84,10 +84,10 @@ def _person(args: argparse.Namespace) -> HumanPlayer:
 async def _screen(client: NetClient, plain: bool, practice: bool = False) -> int:
     """The play screen until the person quits or the game ends."""
     if plain or not sys.stdout.isatty():
-        from .plain import run_plain
+        from tractor.cli.screen.plain import run_plain
         code = int(await _asyncio(run_plain(client)))
     else:
-        from .app import run_app
+        from tractor.cli.screen.app import run_app
         await _asyncio(run_app(client))
         code = 0
     if client.node.halted is None and not client.session.over:
@@ -375,7 +375,7 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
     """The tables heard on the LAN, one picked by number (asked again until it is one of
     them): its address and whether it needs a passphrase; None if there is none or the
     person gives up (an empty answer, the end of input)."""
-    from tractor.net.discovery import browse
+    from tractor.net.lobby.discovery import browse
 
     say("looking for tables on the LAN...")
     found = await browse(reactor, 2.0, kind="table")
@@ -597,7 +597,7 @@ def _watch_parent(reactor: Any) -> None:
     """Leave with the process that started us (the AI peers of a person's table): at once
     on Linux (the kernel sends SIGTERM when the parent dies, which stops the reactor), and
     elsewhere within a second of noticing we were orphaned."""
-    from tractor.ai.children import PARENT_ENV
+    from tractor.ai.hosting.children import PARENT_ENV
 
     expected = os.environ.pop(PARENT_ENV, "")
     parent = int(expected) if expected.isdigit() else os.getppid()

@@ -15,9 +15,9 @@ from tractor import Hand, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.net.deck.errors import DeckError, Replay
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
-from tractor.net.table import TableError
-from tractor.net.wire import ProcessingFailure
+from tractor.net.mesh.wire import ProcessingFailure
+from tractor.net.table.hand import TableError
+from tractor.net.table.session import GameSession
 
 
 def F(text: str) -> list[int]:
@@ -98,7 +98,7 @@ def transcript(session: GameSession) -> list[list[bytes]]:
 
 
 class StepExecutor:
-    """An AI's executor (`tractor.ai.executors.Executor`) whose work runs only when the test
+    """An AI's executor (`tractor.ai.hosting.executors.Executor`) whose work runs only when the test
     says: `step` runs the oldest piece and fires its Deferred, as the reactor would."""
 
     def __init__(self) -> None:

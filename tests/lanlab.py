@@ -46,7 +46,7 @@ MULTICAST = "224.0.0.0/4"
 LINK = "lan0"  #: the host's side of its veth pair (the same name in every host namespace)
 IP = shutil.which("ip") or "/usr/sbin/ip"
 
-#: The summary every peer shows after an audited hand (cli/netclient.py `_hand_ended`).
+#: The summary every peer shows after an audited hand (cli/seat/netclient.py `_hand_ended`).
 VERIFIED = "{n} of {n} peers verified the hand: no rule broken"
 
 #: Scenario name -> seconds it took, printed at the end of the run (tests/conftest.py).

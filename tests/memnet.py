@@ -22,10 +22,10 @@ from twisted.internet.testing import MemoryReactorClock
 
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
-from tractor.net.loopback import raw_public
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
-from tractor.net.wire import PeerLink, PeerNode
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import PeerLink, PeerNode
+from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.session import GameSession
 
 TABLE = b"memnet-table-001"
 #: (frame) -> the frames to deliver instead (none: withheld; several: added).

@@ -1,7 +1,7 @@
 """A deck without cryptography, for running thousands of tables' hands in a test.
 
 `OpenDeck` keeps the interface and the message schedule of `tractor.net.deck.engine.Deck`
-that `tractor.net.table.TableHand` uses (deal rounds released key by key, reveals ordered
+that `tractor.net.table.hand.TableHand` uses (deal rounds released key by key, reveals ordered
 against table messages by message number, the talon turned over by every seat, the
 burial, the audit and verdicts), but a "key" is just a seat's consent and every peer
 reads the cards from a shared order once the consents are in. So the table's rules can be
@@ -19,7 +19,7 @@ from typing import Any
 import msgpack
 
 from tractor.net.deck.engine import DONE, READY, Reveal
-from tractor.net.table_messages import TableMessage, table_message
+from tractor.net.table.messages import TableMessage, table_message
 
 
 @dataclass(frozen=True)

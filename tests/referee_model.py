@@ -1,4 +1,4 @@
-"""A model checker for the referee (`tractor.net.referee`): small tables, one hostile seat,
+"""A model checker for the referee (`tractor.net.referee.machine`): small tables, one hostile seat,
 every order of deliveries and timer firings up to a bound.
 
 The model keeps the referee's own code and abstracts the rest: a hand is a short script of
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from tractor.net.referee import (
+from tractor.net.referee.machine import (
     MAX_BALLOTS,
     Ballot,
     Blame,

@@ -1,4 +1,4 @@
-"""AI peers in child processes (`tractor.ai.children`): they run whatever folder the person
+"""AI peers in child processes (`tractor.ai.hosting.children`): they run whatever folder the person
 typed the command in, a child that dies is reported at once with its last line, and they
 leave with the process that started them, however it ends."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from processes import ai_processes
 
-from tractor.ai.children import python_command
+from tractor.ai.hosting.children import python_command
 
 
 def _shadowing_clone(tmp_path: Path) -> Path:
@@ -43,8 +43,8 @@ from pathlib import Path
 from tractor.cli.main import install_reactor
 install_reactor()
 from twisted.internet import defer, task
-from tractor.ai.children import spawn, stop_all
-from tractor.ai.runner import spawn_ai_process
+from tractor.ai.hosting.children import spawn, stop_all
+from tractor.ai.hosting.runner import spawn_ai_process
 from tractor.cli.tables import AiStopped, _until_started
 
 home = Path(sys.argv[1])
@@ -158,12 +158,12 @@ def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
 
 
 def test_news_of_a_child_shows_its_own_words_not_a_log_lines_time_and_source():
-    # "AI 3 exited with status 1: 2026-12-02T18:14:41+0000 [tractor.net.wire.PeerNode#info]
+    # "AI 3 exited with status 1: 2026-12-02T18:14:41+0000 [tractor.net.mesh.wire.PeerNode#info]
     # seat 0 disconnected" went to the game's log pane.
-    from tractor.ai.children import AiChild
+    from tractor.ai.hosting.children import AiChild
 
     child = AiChild("AI 3", None)
-    child.childDataReceived(2, b"2026-12-02T18:14:41+0000 [tractor.net.wire.PeerNode#info] "
+    child.childDataReceived(2, b"2026-12-02T18:14:41+0000 [tractor.net.mesh.wire.PeerNode#info] "
                                b"seat 0 disconnected\n")
     assert child.last_line == "seat 0 disconnected"
     child.childDataReceived(1, b"an AI seat stopped: the table stopped\n")

@@ -13,8 +13,8 @@ import json, sys
 from twisted.internet import task
 from twisted.internet.defer import ensureDeferred
 from tractor.rules import Rules
-from tractor.ai.runner import play_ai_seats
-from tractor.net.lobby_wire import host_table
+from tractor.ai.hosting.runner import play_ai_seats
+from tractor.net.lobby.protocols import host_table
 
 async def main(reactor):
     host = await host_table(reactor, "ai-only", Rules(start_level="A"), None,
@@ -35,7 +35,7 @@ def test_four_ai_peers_finish_a_game_over_loopback_tcp(tmp_path):
     assert len(lines) == 4 and all("game over after" in line for line in lines), lines
     assert len({line.split("after")[1] for line in lines}) == 1  # same number of hands
 
-    from tractor.net.journal import Journal
+    from tractor.net.journal.store import Journal
 
     results = []
     for path in sorted(tmp_path.glob("ai-*.sqlite")):

@@ -19,15 +19,15 @@ from twisted.internet.defer import CancelledError
 
 from tractor import Rules
 from tractor.actions import Play
-from tractor.ai.executors import ThreadExecutor
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.search import SearchStrategy
-from tractor.ai.strategies import make_strategy
+from tractor.ai.hosting.executors import ThreadExecutor
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.search import SearchStrategy
+from tractor.ai.players.strategies import make_strategy
 from tractor.game import Game
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer, TableError
-from tractor.net.wire import ProcessingFailure
+from tractor.net.mesh.wire import ProcessingFailure
+from tractor.net.table.hand import RandomPlayer, TableError
+from tractor.net.table.session import GameSession
 
 ROOT = Path(__file__).resolve().parent.parent
 AI = 1  #: the seat whose decisions are stepped by hand

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tractor import Hand, Rules
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.strategies import make_strategy
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
+from tractor.net.table.session import GameSession
 from tractor.observation import Observation
 
 

@@ -1,4 +1,4 @@
-"""The search player (`tractor.ai.search`): always legal, skips forced moves, deterministic
+"""The search player (`tractor.ai.players.search`): always legal, skips forced moves, deterministic
 for a seed and an iteration budget, and blind to the cards its seat cannot see."""
 
 from __future__ import annotations
@@ -10,8 +10,13 @@ import pytest
 
 from tractor import Hand, Rules
 from tractor.actions import Draw, Play
-from tractor.ai.search import SearchStrategy, _RandomPolicy, follow_candidates, lead_candidates
-from tractor.ai.worlds import Knowledge
+from tractor.ai.players.search import (
+    SearchStrategy,
+    _RandomPolicy,
+    follow_candidates,
+    lead_candidates,
+)
+from tractor.ai.players.worlds import Knowledge
 from tractor.follow import legal_follows
 from tractor.hand import DEAL, DONE, PLAY
 from tractor.rules import team_of
@@ -76,7 +81,7 @@ def test_search_never_plays_illegal(rules: Rules, seed: int) -> None:
     search = SearchStrategy(seed=seed, iterations=2, rollout=_RandomPolicy(seed))
     seats[me] = search
     if seed % 2:
-        from tractor.ai.heuristic import HeuristicStrategy
+        from tractor.ai.players.heuristic import HeuristicStrategy
         seats[(me + 1) % n] = HeuristicStrategy(seed)
     hand = play_out(new_hand(rules, seed), seats)
     assert hand.phase == DONE and hand.result is not None
@@ -84,7 +89,7 @@ def test_search_never_plays_illegal(rules: Rules, seed: int) -> None:
 
 def position(seed: int, tricks: int, in_trick: int) -> Hand:
     """A hand in play after ``tricks`` tricks and ``in_trick`` plays of the next one."""
-    from tractor.ai.heuristic import HeuristicStrategy
+    from tractor.ai.players.heuristic import HeuristicStrategy
     while True:
         hand = new_hand(Rules(), seed)
         h = HeuristicStrategy(seed)

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from tractor.cli.ai_servers import AiServerChooser
-from tractor.net.journal import Journal
-from tractor.net.lobby import WrongServerKey, fingerprint
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.state import WrongServerKey, fingerprint
 
 KEY_A, KEY_B = b"a" * 32, b"b" * 32
 

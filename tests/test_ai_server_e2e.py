@@ -12,15 +12,15 @@ import subprocess
 import sys
 import time
 
-from tractor.net.journal import Journal
+from tractor.net.journal.store import Journal
 
 HOST = r"""
 import json, sys
 from twisted.internet import task
 from twisted.internet.defer import ensureDeferred
 from tractor.rules import Rules
-from tractor.net.lobby import LobbyError
-from tractor.net.lobby_wire import host_table
+from tractor.net.lobby.state import LobbyError
+from tractor.net.lobby.protocols import host_table
 
 async def main(reactor):
     host = await host_table(reactor, "served", Rules(start_level="A"), None,

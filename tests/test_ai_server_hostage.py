@@ -19,12 +19,12 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 from twisted.test.iosim import FakeTransport, connect
 
-from tractor.ai.children import PROGRESS_LINE, PROGRESS_SECONDS, AiChild
-from tractor.ai.runner import AiPlayers, watch_progress
-from tractor.net.ai_pool import CAPACITY, RECLAIM_AFTER, RELEASE_AFTER, AiPool
-from tractor.net.gate import source_of
-from tractor.net.lobby import AiServerBusy, LobbyError, NoAiServer
-from tractor.net.lobby_wire import AiServer, FillClientLink
+from tractor.ai.hosting.children import PROGRESS_LINE, PROGRESS_SECONDS, AiChild
+from tractor.ai.hosting.runner import AiPlayers, watch_progress
+from tractor.net.lobby.ai_pool import CAPACITY, RECLAIM_AFTER, RELEASE_AFTER, AiPool
+from tractor.net.lobby.protocols import AiServer, FillClientLink
+from tractor.net.lobby.state import AiServerBusy, LobbyError, NoAiServer
+from tractor.net.mesh.gate import source_of
 
 ATTACKERS = [f"198.18.0.{11 + k}" for k in range(8)]
 GENUINE = "198.18.0.50"
@@ -223,8 +223,8 @@ def tcp_child() -> None:
     from twisted.internet.defer import ensureDeferred
 
     from tractor import Rules
-    from tractor.ai.runner import run_ai_server
-    from tractor.net.lobby_wire import host_table
+    from tractor.ai.hosting.runner import run_ai_server
+    from tractor.net.lobby.protocols import host_table
 
     async def main(reactor: Any) -> None:
         ai = Served()

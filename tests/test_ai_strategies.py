@@ -11,16 +11,16 @@ import pytest
 from helpers import F
 
 from tractor.actions import Declare, Draw, Play
-from tractor.ai.base import Strategy
-from tractor.ai.heuristic import (
+from tractor.ai.players.base import Strategy
+from tractor.ai.players.heuristic import (
     HeuristicStrategy,
     choose_burial,
     choose_declaration,
     trump_strength,
 )
-from tractor.ai.random_ai import RandomStrategy
-from tractor.ai.strategies import LEVELS, STRATEGIES, make_strategy
-from tractor.ai.tracker import Tracker
+from tractor.ai.players.random_ai import RandomStrategy
+from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
+from tractor.ai.players.tracker import Tracker
 from tractor.hand import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON, Hand
 from tractor.rules import Rules, team_of
 from tractor.trump import TRUMP, Trump
@@ -233,7 +233,7 @@ def test_make_strategy() -> None:
     with pytest.raises(ValueError, match="unknown level"):
         make_strategy("random", level="insane")
     try:
-        import tractor.ai.search  # noqa: F401
+        import tractor.ai.players.search  # noqa: F401
     except ImportError:
         with pytest.raises(ValueError, match="search strategy is not available"):
             make_strategy("search")

@@ -1,5 +1,5 @@
-"""Worlds sampled from one seat's knowledge (`tractor.ai.worlds`): seeded property tests over
-random hands (every phase, every seat, several rule variants) and targeted cases."""
+"""Worlds sampled from one seat's knowledge (`tractor.ai.players.worlds`): seeded property
+tests over random hands (every phase, every seat, several rule variants) and targeted cases."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from helpers import F, all_cards, build_deck
 
 from tractor import Game, Hand, Rules
 from tractor.actions import Declare, Draw, Pass
-from tractor.ai.worlds import Knowledge
+from tractor.ai.players.worlds import Knowledge
 from tractor.hand import DECLARE, DONE, PLAY, REDEAL
 from tractor.observation import Observation
 from tractor.trump import Trump

@@ -22,10 +22,10 @@ from twisted.internet.task import Clock
 from twisted.test.iosim import FakeTransport, IOPump, connect
 
 from tractor import Rules
-from tractor.net.guess_line import HOLD, AttemptLimiter, Place, prefix_of
-from tractor.net.lobby import Participant
-from tractor.net.lobby_wire import LobbyGuest, LobbyHost
-from tractor.net.pake import GuestHandshake
+from tractor.net.lobby.guess_line import HOLD, AttemptLimiter, Place, prefix_of
+from tractor.net.lobby.pake import GuestHandshake
+from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
+from tractor.net.lobby.state import Participant
 
 Addresses = Callable[[int], str]
 PASS = "plum tree"

@@ -23,10 +23,10 @@ from fake_wormhole import RELAY, Table  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.protocol import Factory, Protocol  # noqa: E402
 
-from tractor.net.internet_lobby import open_seat_code  # noqa: E402
-from tractor.net.lobby import LobbyError, Participant, WrongCode  # noqa: E402
-from tractor.net.lobby_wire import LobbyGuest, join_table  # noqa: E402
-from tractor.net.seat_code_limits import guesses_per_day  # noqa: E402
+from tractor.net.internet.lobby import open_seat_code  # noqa: E402
+from tractor.net.internet.seat_code_limits import guesses_per_day  # noqa: E402
+from tractor.net.lobby.protocols import LobbyGuest, join_table  # noqa: E402
+from tractor.net.lobby.state import LobbyError, Participant, WrongCode  # noqa: E402
 
 MAL = Participant("Mal", bytes([5]) * 32, 4002)
 

@@ -1,5 +1,6 @@
-"""Hostile-peer attacks on the stall/blame referee (net/referee.py, net/judging.py), found
-by an attack run on the first wiring (all but the last two failed on it).
+"""Hostile-peer attacks on the stall/blame referee (net/referee/machine.py,
+net/referee/judging.py), found by an attack run on the first wiring (all but the last two failed
+on it).
 
 Each test plays one attack on a `MemNet` table (4 real PeerNodes, in-memory links, one
 clock) and checks what a fair referee must guarantee: no honest seat named, every honest
@@ -12,9 +13,9 @@ from typing import Any
 from memnet import TABLE, MemNet
 from test_stalls import GoesAway
 
-from tractor.net.ballots import pack_ballot
-from tractor.net.referee import Ballot, Item
-from tractor.net.table import WAIT, RandomPlayer
+from tractor.net.referee.ballots import pack_ballot
+from tractor.net.referee.machine import Ballot, Item
+from tractor.net.table.hand import WAIT, RandomPlayer
 
 
 def outcome(net: MemNet, s: int) -> tuple[str, Any]:
@@ -179,7 +180,7 @@ def test_a_flood_of_distinct_ballots_leaves_a_bounded_record():
 def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes(tmp_path):
     # Seat 1 signed 32 passes (seat 3's flood) and then its vote on seat 3; it crashes and
     # resumes from its journal. Its referee must know it voted (else it may pass later).
-    from tractor.net.journal import Journal
+    from tractor.net.journal.store import Journal
 
     net = MemNet(seed=3)
     journals = {}
@@ -205,8 +206,8 @@ def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes(tmp_path):
     assert voted
     # What `begin` does with the journal on resume (`Judging.resumed`): its own ballots
     # back into a fresh referee, whatever the bounds.
-    from tractor.net.ballots import read_ballot
-    from tractor.net.refereeing import Refereeing
+    from tractor.net.referee.ballots import read_ballot
+    from tractor.net.referee.refereeing import Refereeing
 
     fresh = Refereeing(net.sessions[1], net.keys[1], node.refereeing.timing, 0.0)
     fresh.referee = fresh.referee.__class__.start(4, 1, node.refereeing.timing, 0.0,

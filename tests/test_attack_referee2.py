@@ -1,10 +1,10 @@
-"""Second hostile-peer attack run on the stall/blame referee (net/referee.py, net/judging.py,
-net/wire.py). One hostile seat, the others honest; each test checks that no honest seat is
-named and that every honest peer ends the same way. The run found one split (a vote past
-the per-signer bound reaching one peer first: `..._cannot_reach_one_peer_only`, fixed by
-`Referee.keeps`). The moments around the votes are a sample here (every offset of
-``TRACTOR_ATTACK_OFFSETS``, default the two closest, 0.01 s either side; the run itself
-tried -2, -0.01, 0.01 and 2 s: 65 cases, all held)."""
+"""Second hostile-peer attack run on the stall/blame referee (net/referee/machine.py,
+net/referee/judging.py, net/mesh/wire.py). One hostile seat, the others honest; each test checks
+that no honest seat is named and that every honest peer ends the same way. The run found one
+split (a vote past the per-signer bound reaching one peer first:
+`..._cannot_reach_one_peer_only`, fixed by `Referee.keeps`). The moments around the votes are a
+sample here (every offset of ``TRACTOR_ATTACK_OFFSETS``, default the two closest, 0.01 s either
+side; the run itself tried -2, -0.01, 0.01 and 2 s: 65 cases, all held)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import pytest
 from memnet import TABLE, MemNet, Tamper, header
 from test_stalls import GoesAway
 
-from tractor.net.ballots import pack_ballot
-from tractor.net.referee import Ballot, Item
-from tractor.net.stall import COMPLAINT_WAIT
-from tractor.net.table import RandomPlayer
+from tractor.net.referee.ballots import pack_ballot
+from tractor.net.referee.machine import Ballot, Item
+from tractor.net.referee.stall import COMPLAINT_WAIT
+from tractor.net.table.hand import RandomPlayer
 
 
 def outcome(net: MemNet, s: int) -> tuple[str, Any]:
@@ -275,7 +275,7 @@ def test_a_hostile_vote_that_completes_a_verdict_cannot_reach_one_peer_only():
 def test_ballots_and_complaints_one_seat_makes_a_peer_keep_stay_bounded_across_hands():
     net = MemNet(seed=3, hands=4)
     peak = {"ballots": 0, "items": 0, "complaints": 0}
-    from tractor.net.stall import pack_complaint
+    from tractor.net.referee.stall import pack_complaint
 
     def flood() -> None:
         hand = net.sessions[0].current.deck.config.hand

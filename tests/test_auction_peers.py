@@ -13,11 +13,11 @@ import pytest
 from processes import Session
 
 from tractor import Rules
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.strategies import make_strategy
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession, dealer_by_lot
-from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.session import GameSession, dealer_by_lot
 from tractor.rules import team_of
 
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
@@ -172,7 +172,7 @@ def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
 def test_the_log_tells_the_auction_bid_by_bid_the_cards_shown_and_the_starter():
     # The log of an auction table was empty until the burial: no bids, passes, shown
     # cards, starter or trump.
-    from tractor.cli.hand_log import table_events
+    from tractor.cli.seat.hand_log import table_events
 
     players = [StrategyPlayer(make_strategy("heuristic", seed=s), AUCTION, s) for s in range(4)]
     hand = _sessions(1, 7, players)[0].played[0]

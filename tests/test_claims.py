@@ -10,7 +10,7 @@ from open_deck import open_decks, run_tables
 
 from tractor import Rules
 from tractor.formats import Format
-from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
 from tractor.trick import beats_component, claim_to_make
 from tractor.trump import TRUMP
 

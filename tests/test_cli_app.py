@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from local_client import LocalClient
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import DummyInput, create_pipe_input
 from prompt_toolkit.input.base import PipeInput
@@ -20,10 +21,9 @@ from prompt_toolkit.output import DummyOutput
 
 from tractor import Play, Rules
 from tractor.cards import format_cards, parse_faces
-from tractor.cli import render
-from tractor.cli.app import AUCTION_KEYS, KEYS, PlayView, build_app, capture, view_of
-from tractor.cli.client import BURY, DECLARE, PLAY
-from tractor.cli.local import LocalClient
+from tractor.cli.screen import render
+from tractor.cli.screen.app import AUCTION_KEYS, KEYS, PlayView, build_app, capture, view_of
+from tractor.cli.seat.client import BURY, DECLARE, PLAY
 
 LEFT, RIGHT, DOWN, ESC, TAB, ENTER = "\x1b[D", "\x1b[C", "\x1b[B", "\x1b", "\t", "\r"
 
@@ -531,7 +531,7 @@ def test_a_hint_for_a_position_gone_by_is_dropped() -> None:
 
 
 def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -> None:
-    from tractor.cli.app import QUIT_QUESTION
+    from tractor.cli.screen.app import QUIT_QUESTION
 
     async def go() -> None:
         client = follow_client()
@@ -611,7 +611,7 @@ def test_letters_are_commands_after_a_hint_or_a_space_selection() -> None:
 
 
 def test_the_help_lists_the_auction_keys_at_an_auction_table_only() -> None:
-    from tractor.cli.app import keys_for
+    from tractor.cli.screen.app import keys_for
 
     auction = [key for key, _ in keys_for(Rules(declaration="auction"))]
     reveal = [key for key, _ in keys_for(Rules())]
@@ -622,8 +622,9 @@ def test_the_help_lists_the_auction_keys_at_an_auction_table_only() -> None:
 def test_a_declaration_by_its_number_typed_then_enter():
     # "1" then Enter did nothing: Enter was not bound while the declaration panel was open,
     # and a typed number was not a card.
-    from tractor.cli.client import DECLARE
-    from tractor.cli.local import LocalClient
+    from local_client import LocalClient
+
+    from tractor.cli.seat.client import DECLARE
 
     seed = next(s for s in range(40) if _offers(LocalClient(seed=s)))
     client = LocalClient(seed=seed)
@@ -649,7 +650,7 @@ def test_a_declaration_by_its_number_typed_then_enter():
 def _offers(client) -> bool:
     """Pass on until the client offers a declaration (False if the deal ends first)."""
     from tractor import Pass
-    from tractor.cli.client import DECLARE
+    from tractor.cli.seat.client import DECLARE
 
     while client.decision() == DECLARE and client.observation().phase == "deal":
         if client.declaration_options():
@@ -665,7 +666,7 @@ def test_typing_pass_at_a_bid_passes_once_on_enter_and_spills_nothing() -> None:
     from test_screens_80 import FrozenClient, auction_moments
 
     from tractor import Pass
-    from tractor.cli.client import BID
+    from tractor.cli.seat.client import BID
 
     class Bidder(FrozenClient):
         sent: list[Any]

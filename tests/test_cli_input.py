@@ -7,7 +7,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from tractor.cards import format_cards, parse_faces
-from tractor.cli.cards_input import (
+from tractor.cli.screen.cards_input import (
     CARD_CHARS,
     HandCompleter,
     SelectionError,

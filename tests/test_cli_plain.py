@@ -17,12 +17,13 @@ import threading
 import time
 from collections.abc import Iterator
 
+from local_client import LocalClient
+
 from tractor import Pass, Rules
 from tractor.cards import format_cards
-from tractor.cli import render
-from tractor.cli.client import BURY, DECLARE, PLAY
-from tractor.cli.local import LocalClient
-from tractor.cli.plain import PlainSession, play_plain, run_plain
+from tractor.cli.screen import render
+from tractor.cli.screen.plain import PlainSession, play_plain, run_plain
+from tractor.cli.seat.client import BURY, DECLARE, PLAY
 
 
 def answers(client: LocalClient, record: list[str], extras: bool = True) -> Iterator[str]:
@@ -142,8 +143,8 @@ def test_run_plain_reads_a_real_pipe_on_the_event_loop() -> None:
 
 def test_standard_input_of_a_child_process() -> None:
     script = script_for(5)
-    code = ("import asyncio, sys; from tractor.cli.local import LocalClient; "
-            "from tractor.cli.plain import run_plain; "
+    code = ("import asyncio, sys; from local_client import LocalClient; "
+            "from tractor.cli.screen.plain import run_plain; "
             "sys.exit(asyncio.run(run_plain(LocalClient(seed=5))))")
     proc = subprocess.run([sys.executable, "-P", "-c", code], input=script, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})

@@ -10,7 +10,7 @@ from helpers import T, build_deck
 
 from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.cards import format_cards, parse_faces
-from tractor.cli import render, tracker_view
+from tractor.cli.screen import render, tracker_view
 from tractor.observation import GameRecord, Observation
 from tractor.scoring import points_of
 
@@ -264,7 +264,7 @@ def test_events_text_keeps_whole_latest_events() -> None:
 
 
 def test_help_text_two_columns_fits() -> None:
-    from tractor.cli.app import KEYS
+    from tractor.cli.screen.app import KEYS
 
     text = render.help_text(KEYS, columns=2)
     assert len(text.splitlines()) == (len(KEYS) + 1) // 2

@@ -166,9 +166,9 @@ def test_shapes_read_a_message_whole_and_say_where_it_is_wrong():
 def test_every_site_reads_through_the_codec_and_keeps_its_error_type():
     """Each reader refuses a value nested past its limits with the error its callers catch,
     and says whose bytes they were."""
-    from tractor.net.discovery import BadAnnouncement, parse_announcement
-    from tractor.net.lobby import BadLobbyMessage, unpack
-    from tractor.net.relay import HaveError, read_have
+    from tractor.net.lobby.discovery import BadAnnouncement, parse_announcement
+    from tractor.net.lobby.state import BadLobbyMessage, unpack
+    from tractor.net.mesh.relay import HaveError, read_have
 
     nested = encode([[[[[[[[[[0]]]]]]]]]])
     with pytest.raises(BadAnnouncement, match="unreadable: nested more than 1 deep"):

@@ -14,7 +14,8 @@ import pytest
 
 def spawn(seat: int, tmp_path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-P", "-m", "tractor.net.peer_process", "--seat", str(seat), "--seed", "4",
+        [sys.executable, "-P", "-m", "tractor.net.table.peer_process",
+         "--seat", str(seat), "--seed", "4",
          "--hands", "2", "--progress",
          "--journal", str(tmp_path / f"seat{seat}.sqlite"), *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

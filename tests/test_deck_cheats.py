@@ -48,7 +48,7 @@ from tractor.net.deck.group import (
     smul,
 )
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table_messages import Chat
+from tractor.net.table.messages import Chat
 
 SEED = 5
 SMALL: dict[str, Any] = {"seats": 4, "decks": 1, "hand_size": 12}

@@ -20,7 +20,7 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import capturedLogs
 
-from tractor.net.discovery import (
+from tractor.net.lobby.discovery import (
     EXPIRY,
     MAX_DATAGRAM,
     MAX_ENTRIES,
@@ -215,7 +215,7 @@ def child(port: int, ident: str) -> None:
     from twisted.internet import task
     from twisted.internet.defer import ensureDeferred
 
-    from tractor.net.discovery import start_announcer
+    from tractor.net.lobby.discovery import start_announcer
 
     async def main(reactor: Any) -> None:
         out: dict[str, Any] = {}

@@ -12,7 +12,8 @@ from typing import Any
 from twisted.internet.task import Clock
 
 from tractor.cli.ai_servers import AiServerChooser
-from tractor.net.discovery import (
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.discovery import (
     MAX_ENTRIES,
     MAX_PER_SOURCE,
     Announcement,
@@ -20,8 +21,7 @@ from tractor.net.discovery import (
     claimed_twice,
     pack_announcement,
 )
-from tractor.net.journal import Journal
-from tractor.net.lobby import WrongServerKey, fingerprint
+from tractor.net.lobby.state import WrongServerKey, fingerprint
 
 REAL = ("198.18.0.5", 42099)  #: the real table's host
 FAKES = [(f"10.{i // 250}.{i % 250}.7", 42099) for i in range(MAX_ENTRIES)]

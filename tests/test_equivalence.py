@@ -19,7 +19,7 @@ from open_deck import open_decks, run_tables
 from tractor import Bid, Bury, Declare, Hand, NameTrump, Pass, Play, Rules, Show
 from tractor.cards import RANKS
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table import HandSetup, RandomPlayer, SeatView, TableHand
+from tractor.net.table.hand import HandSetup, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
 from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from tractor.net.gate import Gate, Refused, source_of
-from tractor.net.lobby_wire import MAX_LINKS, MAX_PER_SOURCE, MAX_SILENT_PER_SOURCE, SILENT_GRACE
+from tractor.net.lobby.protocols import (
+    MAX_LINKS,
+    MAX_PER_SOURCE,
+    MAX_SILENT_PER_SOURCE,
+    SILENT_GRACE,
+)
+from tractor.net.mesh.gate import Gate, Refused, source_of
 
 
 def lobby_gate() -> Gate:

@@ -20,16 +20,16 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.test.iosim import FakeTransport, IOPump, connect
 
 from tractor import Rules
-from tractor.net.guess_line import AttemptLimiter, GuessLine, Place, Standings, prefix_of
-from tractor.net.lobby import (
+from tractor.net.lobby.guess_line import AttemptLimiter, GuessLine, Place, Standings, prefix_of
+from tractor.net.lobby.pake import GuestHandshake, HostHandshake
+from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
+from tractor.net.lobby.state import (
     BadLobbyMessage,
     Participant,
     TokenBook,
     TooManyAttempts,
     WrongPassphrase,
 )
-from tractor.net.lobby_wire import LobbyGuest, LobbyHost
-from tractor.net.pake import GuestHandshake, HostHandshake
 
 PASS = "plum tree"
 ATTACKERS = [f"198.18.0.{10 + k}" for k in range(200)]  #: the person's own /24

@@ -115,9 +115,9 @@ def child() -> None:
     from twisted.internet.defer import ensureDeferred
 
     from tractor import Rules
-    from tractor.net.lobby import LobbyError, Participant
-    from tractor.net.lobby_wire import host_table, join_table
-    from tractor.net.pake import GuestHandshake
+    from tractor.net.lobby.pake import GuestHandshake
+    from tractor.net.lobby.protocols import host_table, join_table
+    from tractor.net.lobby.state import LobbyError, Participant
 
     hellos = {s: GuestHandshake(f"guess from {s}").hello() for s in SOURCES}
 

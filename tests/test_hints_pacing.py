@@ -1,4 +1,4 @@
-"""Hints with a reason (`tractor.ai.explain`, `advice`) and the deal's pace for a person
+"""Hints with a reason (`tractor.ai.players.explain`, `advice`) and the deal's pace for a person
 (`HumanPlayer.deal_pace`): every reason is checked against the rules core and the real
 hands; the pace runs on a `Clock`, in memory."""
 
@@ -9,25 +9,25 @@ import re
 from collections import Counter
 
 import pytest
+from local_client import LocalClient
 from test_netclient import FakeNode
 
 from tractor import Bid, Bury, Declare, Pass, Play, Rules, Show
-from tractor.ai.explain import MAX_REASON, reason
-from tractor.ai.heuristic import HeuristicStrategy
-from tractor.ai.hints import HINT_SECONDS, hint_strategy
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.strategies import make_strategy
+from tractor.ai.hosting.hints import HINT_SECONDS, hint_strategy
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.explain import MAX_REASON, reason
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.ai.players.strategies import make_strategy
 from tractor.cards import SUIT_SYMBOLS
-from tractor.cli.client import BURY, DECLARE, PLAY, Hint
-from tractor.cli.local import LocalClient
 from tractor.cli.main import _parser
-from tractor.cli.netclient import HumanPlayer, NetClient
+from tractor.cli.seat.client import BURY, DECLARE, PLAY, Hint
+from tractor.cli.seat.netclient import HumanPlayer, NetClient
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
 from tractor.game import Game
 from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
+from tractor.net.table.session import GameSession
 from tractor.public import declared_trump
 from tractor.rules import team_of
 from tractor.scoring import points_of

@@ -8,11 +8,11 @@ import subprocess
 import sys
 
 from tractor.cli.history import history_lines, replay
-from tractor.net.journal import Journal
+from tractor.net.journal.store import Journal
 
 
 def test_history_and_replay_of_a_loopback_game(tmp_path):
-    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.loopback", "--hands", "2",
+    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.mesh.loopback", "--hands", "2",
                            "--seed", "8", "--journal-dir", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -15,7 +15,7 @@ from tractor.net.deck.engine import Deck
 from tractor.net.deck.envelope import MAX_FRAME, FrameError, NoRoom, open_frame
 from tractor.net.deck.errors import BadMessage, DeckError
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table_messages import Chat
+from tractor.net.table.messages import Chat
 
 #: 256 KiB of empty maps as a table message: 18 MiB decoded (the issue's frame).
 EMPTY_MAPS = {"data": {f"k{i}": [{}] * 4096 for i in range(62)}}

@@ -27,7 +27,7 @@ import pytest
 from processes import PROMPTS, Session, ai_processes
 from pty_terminal import Terminal
 
-from tractor.net.journal import Journal
+from tractor.net.journal.store import Journal
 
 pytest.importorskip("pyte")
 

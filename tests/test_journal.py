@@ -8,9 +8,9 @@ from helpers import pump, sender, transcript
 
 from tractor import Rules
 from tractor.net.deck.local import LocalDeal
-from tractor.net.journal import Journal
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
+from tractor.net.journal.store import Journal
+from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.session import GameSession
 
 TABLE = b"journal-table-01"
 
@@ -120,7 +120,7 @@ def test_a_data_folder_and_journal_made_loose_before_are_tightened(tmp_path, mon
     import os
 
     from tractor.cli.options import data_dir
-    from tractor.net.journal import Journal, private_folder
+    from tractor.net.journal.store import Journal, private_folder
 
     monkeypatch.delenv("TRACTOR_HOME", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))

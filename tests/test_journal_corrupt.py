@@ -20,10 +20,10 @@ import pytest
 from tractor import Rules
 from tractor.cli.journal_open import read_journal, ready_for_a_new_game
 from tractor.net.deck.local import LocalDeal
-from tractor.net.journal import Journal, JournalError
-from tractor.net.journal_db import APPLICATION_ID, JOURNAL_VERSION
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
+from tractor.net.journal.sqlite_file import APPLICATION_ID, JOURNAL_VERSION
+from tractor.net.journal.store import Journal, JournalError
+from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.session import GameSession
 
 TRACTOR = shutil.which("tractor")
 ASIDE = re.compile(r"journal\.sqlite\.corrupt-\d{8}T\d{6}Z(-\d+)?")

@@ -16,17 +16,18 @@ from twisted.internet.testing import StringTransport
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
-from tractor.ai.runner import (
+from tractor.ai.hosting.runner import (
     MAX_AI_PROCESSES,
     MAX_PER_REQUESTER,
     SEAT_DEADLINE,
     AiPlayers,
     prune_journals,
 )
-from tractor.net.ai_pool import RECLAIM_AFTER
-from tractor.net.gate import Gate, Refused
-from tractor.net.journal import Journal
-from tractor.net.lobby import (
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.ai_pool import RECLAIM_AFTER
+from tractor.net.lobby.pake import GuestHandshake, HostHandshake
+from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
+from tractor.net.lobby.state import (
     AiServerBusy,
     AttemptLimiter,
     BadStart,
@@ -36,9 +37,8 @@ from tractor.net.lobby import (
     TokenBook,
     WrongPassphrase,
 )
-from tractor.net.lobby_wire import LobbyGuest, LobbyHost
-from tractor.net.pake import GuestHandshake, HostHandshake
-from tractor.net.wire import PeerLink, PeerNode
+from tractor.net.mesh.gate import Gate, Refused
+from tractor.net.mesh.wire import PeerLink, PeerNode
 
 PASS = "plum tree"
 
@@ -211,7 +211,7 @@ def test_one_requester_gets_a_table_of_ai_players_and_no_more():
         child.seat()
     with pytest.raises(RuntimeError):
         ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
-    assert len(ai.children) == MAX_PER_REQUESTER
+    assert len(ai.hosting.children) == MAX_PER_REQUESTER
 
 
 def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
@@ -225,7 +225,7 @@ def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
         clock.advance(60)
         real.on_progress(real)  # its table plays on
     assert [c.alive for _, c in started] == [False, False, False, True]
-    assert len(ai.children) == 1
+    assert len(ai.hosting.children) == 1
     assert len(ai.pool) == 1
 
 
@@ -239,7 +239,7 @@ def test_a_full_server_makes_room_for_a_new_host_from_the_busiest_stranger():
         for _ in range(share):
             ai.spawn(f"tcp:198.18.0.{60 + k}:4000", bytes(32), "t")
         clock.advance(1)
-    assert len(ai.children) == MAX_AI_PROCESSES
+    assert len(ai.hosting.children) == MAX_AI_PROCESSES
     clock.advance(RECLAIM_AFTER)  # none of their lobbies started meanwhile
     ai.admit("tcp:198.18.0.5:4000", 3)  # a genuine host asks for three
     for _ in range(3):
@@ -298,7 +298,7 @@ def started(addresses: list[str], lobby_ip: str) -> Any:
     guest = GuestLobby(me)
     guest.lobby_ip = lobby_ip
     keys = [bytes([s + 1]) * 32 for s in range(4)]
-    from tractor.net.lobby import seating_id
+    from tractor.net.lobby.state import seating_id
 
     names, kinds = ["me", "b", "c", "d"], ["human"] * 4
     addrs = dict(enumerate(addresses))
@@ -326,7 +326,7 @@ def test_a_start_pointing_guests_at_a_third_host_is_refused(bad):
 def mesh_node(seat: int) -> tuple[PeerNode, Any]:
     from test_wire_hostile import seated_game  # the same seated four-peer game
 
-    from tractor.net.loopback import raw_public
+    from tractor.net.mesh.loopback import raw_public
 
     d, sessions = seated_game()
     clock = Clock()
@@ -364,7 +364,7 @@ def test_a_seat_dialing_from_an_address_the_seating_does_not_name_still_links():
 
     from test_wire_hostile import TABLE, sent_frames
 
-    from tractor.net.wire import open_hello, pack_hello, pack_proof
+    from tractor.net.mesh.wire import open_hello, pack_hello, pack_proof
 
     node, d = mesh_node(3)
     link, transport = incoming(node, "192.168.1.10")
@@ -398,7 +398,7 @@ def test_the_gate_evicts_only_from_a_source_holding_more_than_the_newcomer():
 
 
 def test_an_ai_server_passphrase_is_proven_before_anything_is_spawned():
-    from tractor.net.lobby import (
+    from tractor.net.lobby.state import (
         AiServerMachine,
         PassphraseRequired,
         fill_request_frame,
@@ -444,7 +444,7 @@ def msgpack_request() -> bytes:
 
 
 def test_an_ai_server_bounds_open_requests_per_address():
-    from tractor.net.lobby_wire import AiServer
+    from tractor.net.lobby.protocols import AiServer
 
     clock = Clock()
     server = AiServer(clock, lambda *a: None, clock=clock)
@@ -463,8 +463,8 @@ def test_an_ai_server_bounds_open_requests_per_address():
 
 
 def test_a_stranger_is_refused_when_only_the_reserve_of_descriptors_is_left(monkeypatch):
-    import tractor.net.gate as gate
-    from tractor.net.lobby_wire import LobbyHost
+    import tractor.net.mesh.gate as gate
+    from tractor.net.lobby.protocols import LobbyHost
 
     clock = Clock()
     host = LobbyHost(clock, "t", Rules(), None, clock=clock)
@@ -479,7 +479,7 @@ def test_a_stranger_is_refused_when_only_the_reserve_of_descriptors_is_left(monk
 
 
 def test_descriptors_left_counts_this_process():
-    from tractor.net.gate import descriptors_left
+    from tractor.net.mesh.gate import descriptors_left
 
     before = descriptors_left()
     if before is None:
@@ -518,7 +518,7 @@ def test_a_fast_flood_from_many_addresses_cannot_push_out_a_joiner_before_its_fi
 def test_refusals_from_one_address_keep_neither_memory_nor_the_log_growing():
     from twisted.logger import LogLevel, capturedLogs
 
-    from tractor.net.lobby_wire import MAX_ERRORS
+    from tractor.net.lobby.protocols import MAX_ERRORS
 
     clock = Clock()
     host = LobbyHost(clock, "t", Rules(), None, PASS, clock=clock)
@@ -549,7 +549,7 @@ def test_an_open_tables_handshake_does_not_make_a_connection_unevictable():
 
 
 def test_an_ai_server_protects_a_new_request_and_rations_passphrase_greetings():
-    from tractor.net.lobby_wire import GREETINGS_PER_MINUTE, SILENT_GRACE, AiServer
+    from tractor.net.lobby.protocols import GREETINGS_PER_MINUTE, SILENT_GRACE, AiServer
 
     clock = Clock()
     server = AiServer(clock, lambda *a: None, clock=clock, passphrase="orchard at noon")
@@ -584,8 +584,8 @@ def test_a_newcomer_past_the_budget_waits_in_the_line_instead_of_being_refused()
 def test_seat_token_handshakes_are_rationed_per_address():
     import msgpack
 
-    from tractor.net.guess_line import TOKEN_HANDSHAKES
-    from tractor.net.lobby import token_id
+    from tractor.net.lobby.guess_line import TOKEN_HANDSHAKES
+    from tractor.net.lobby.state import token_id
 
     book = TokenBook()
     (token,) = book.issue([3], 0.0)

@@ -18,7 +18,8 @@ from twisted.logger import LogLevel, capturedLogs
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
-from tractor.net.lobby import (
+from tractor.net.lobby.protocols import AiServer, FillClientLink, LobbyGuest, LobbyHost
+from tractor.net.lobby.state import (
     TOKEN_TTL,
     AiServerMachine,
     AttemptLimiter,
@@ -39,12 +40,6 @@ from tractor.net.lobby import (
     read_fill_reply,
     seating_id,
     token_id,
-)
-from tractor.net.lobby_wire import (
-    AiServer,
-    FillClientLink,
-    LobbyGuest,
-    LobbyHost,
 )
 
 NAME = "Friday"
@@ -685,7 +680,7 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
 def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tractor.net.lobby import WrongServerKey, fingerprint, read_greeting
+    from tractor.net.lobby.state import WrongServerKey, fingerprint, read_greeting
 
     chosen = Ed25519PrivateKey.generate()
     real = AiServerMachine(lambda *a: None, "192.0.2.1", "x", AttemptLimiter(), chosen)
@@ -707,8 +702,8 @@ def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
 
 
 def test_an_internet_table_gives_every_seat_its_address_and_guests_follow_it_with_care():
-    from tractor.net.lobby import WrongCode, error_for
-    from tractor.net.rendezvous import internet_address
+    from tractor.net.internet.rendezvous import internet_address
+    from tractor.net.lobby.state import WrongCode, error_for
 
     internet = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
     state = HostLobby(NAME, Rules(), person(0), nonce=b"n" * 16, internet=internet)

@@ -25,10 +25,10 @@ def child() -> None:
     from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 
     from tractor import Rules
-    from tractor.net.lobby import LobbyError, Participant, Seating
-    from tractor.net.lobby_wire import host_table, join_table, serve_ai
-    from tractor.net.loopback import raw_public
-    from tractor.net.wire import pack_hello, read_hello
+    from tractor.net.lobby.protocols import host_table, join_table, serve_ai
+    from tractor.net.lobby.state import LobbyError, Participant, Seating
+    from tractor.net.mesh.loopback import raw_public
+    from tractor.net.mesh.wire import pack_hello, read_hello
 
     keys = [raw_public(Ed25519PrivateKey.from_private_bytes(bytes([s + 1]) * 32))
             for s in range(5)]
@@ -117,9 +117,9 @@ def discovery_child(port: int) -> None:
     from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 
     from tractor import Rules
-    from tractor.net.discovery import DiscoveryError, browse
-    from tractor.net.lobby import NoAiServer, Participant, Seating
-    from tractor.net.lobby_wire import host_table, join_table, serve_ai
+    from tractor.net.lobby.discovery import DiscoveryError, browse
+    from tractor.net.lobby.protocols import host_table, join_table, serve_ai
+    from tractor.net.lobby.state import NoAiServer, Participant, Seating
 
     people = [Participant(f"d{i}", bytes([i + 7]) * 32, 46000 + i, "ai" if i >= 2 else "human")
               for i in range(4)]

@@ -30,7 +30,8 @@ def limited() -> None:
 
 def spawn(seat: int, tmp_path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-P", "-m", "tractor.net.peer_process", "--seat", str(seat), "--seed",
+        [sys.executable, "-P", "-m", "tractor.net.table.peer_process",
+         "--seat", str(seat), "--seed",
          "6", "--hands", "1", "--progress", "--journal", str(tmp_path / f"seat{seat}.sqlite"),
          *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp_path / f"seat{seat}.log",

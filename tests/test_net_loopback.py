@@ -9,7 +9,7 @@ import sys
 
 
 def run(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.loopback", *args],
+    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.mesh.loopback", *args],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -25,8 +25,8 @@ def test_two_hands_over_loopback_tcp_agree():
 
 
 def test_each_peer_keeps_its_journal_on_disk(tmp_path):
-    from tractor.net.journal import Journal
-    from tractor.net.table import RandomPlayer
+    from tractor.net.journal.store import Journal
+    from tractor.net.table.hand import RandomPlayer
 
     out = run("--hands", "1", "--seed", "6", "--journal-dir", str(tmp_path))
     assert out["errors"] == [[], [], [], []]

@@ -10,18 +10,18 @@ import re
 from twisted.internet.task import Clock
 
 from tractor import Bury, Declare, Pass, Play, Rules
-from tractor.ai.peer import StrategyPlayer
-from tractor.ai.strategies import make_strategy
-from tractor.cli.client import BURY, DECLARE, PLAY
-from tractor.cli.netclient import HumanPlayer, NetClient, display_names, verdict_text
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
+from tractor.cli.seat.client import BURY, DECLARE, PLAY
+from tractor.cli.seat.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
-from tractor.net.reachability import Reachability
-from tractor.net.referee import Timing
-from tractor.net.session import GameSession
-from tractor.net.stall import MOVE_DEADLINE, Stalled
-from tractor.net.table import TableError
-from tractor.net.wire import PeerNode, SeatGone
+from tractor.net.mesh.reachability import Reachability
+from tractor.net.mesh.wire import PeerNode, SeatGone
+from tractor.net.referee.machine import Timing
+from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
+from tractor.net.table.hand import TableError
+from tractor.net.table.session import GameSession
 
 
 class FakeReferee:
@@ -213,7 +213,7 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
     from dataclasses import replace
 
     from tractor import Game
-    from tractor.net.table import WAIT, SeatView
+    from tractor.net.table.hand import WAIT, SeatView
 
     person = HumanPlayer()
     dealing = Game(seed=1).observe(0)
@@ -229,7 +229,7 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
 
 def test_every_kind_of_halt_reads_plainly():
     from tractor.net.deck.errors import KeyTimeout
-    from tractor.net.wire import ProcessingFailure
+    from tractor.net.mesh.wire import ProcessingFailure
 
     names = ["You", "East", "North", "West"]
     assert verdict_text(KeyTimeout(1, [4, 5]), names) == (

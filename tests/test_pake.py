@@ -16,7 +16,9 @@ from twisted.logger import LogLevel, capturedLogs
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
-from tractor.net.lobby import (
+from tractor.net.lobby.pake import Channel, GuestHandshake, HostHandshake, Step
+from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
+from tractor.net.lobby.state import (
     TOKEN_TTL,
     AttemptLimiter,
     BadLobbyMessage,
@@ -30,8 +32,6 @@ from tractor.net.lobby import (
     WrongPassphrase,
     token_id,
 )
-from tractor.net.lobby_wire import LobbyGuest, LobbyHost
-from tractor.net.pake import Channel, GuestHandshake, HostHandshake, Step
 
 PASS = "plum tree at dawn"
 NAME = "Friday"

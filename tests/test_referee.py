@@ -1,4 +1,4 @@
-"""The referee (`tractor.net.referee`): its transitions one by one, then every interleaving
+"""The referee (`tractor.net.referee.machine`): its transitions one by one, then every interleaving
 of small tables with one hostile seat (`referee_model`), and a check that the model checker
 finds a referee that is wrong."""
 
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from tractor.net import referee as R
-from tractor.net.referee import (
+from tractor.net.referee import machine as R
+from tractor.net.referee.machine import (
     GONE,
     KEYS,
     MAX_BALLOTS,

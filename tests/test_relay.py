@@ -14,7 +14,7 @@ from memnet import MemNet, body_of, header, resign, withhold
 from tractor.net.deck import shuffle_proof
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.group import SecretStream
-from tractor.net.relay import DIGEST, WITHHELD_AFTER, HaveError, Relay, pack_have, read_have
+from tractor.net.mesh.relay import DIGEST, WITHHELD_AFTER, HaveError, Relay, pack_have, read_have
 
 # --- the relay's bookkeeping ---------------------------------------------------------------
 
@@ -302,7 +302,7 @@ def test_a_seat_that_signs_a_false_view_is_named_once_no_proof_comes():
     # blame seat 0; none exists, so they name seat 2, which signed the view.
     from tractor.net.deck.envelope import Header, seal
     from tractor.net.deck.errors import ViewMismatch
-    from tractor.net.wire import SUSPECT
+    from tractor.net.mesh.wire import SUSPECT
 
     net = MemNet(seed=4)
     lied: list[int] = []

@@ -1,4 +1,4 @@
-"""Internet tables, the pure part (`tractor.net.rendezvous`): the pair codes two seats
+"""Internet tables, the pure part (`tractor.net.internet.rendezvous`): the pair codes two seats
 work out alone, the table's internet address, what reads as a seat code."""
 
 from __future__ import annotations
@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tractor.net.loopback import raw_public
-from tractor.net.rendezvous import (
+from tractor.net.internet.rendezvous import (
     DEFAULT_MAILBOX,
     DEFAULT_RELAY,
     RendezvousError,
@@ -20,6 +19,7 @@ from tractor.net.rendezvous import (
     pair_secret,
     read_internet_address,
 )
+from tractor.net.mesh.loopback import raw_public
 
 
 def keys(n: int) -> list[Ed25519PrivateKey]:

@@ -18,7 +18,7 @@ import pytest
 from pty_terminal import Terminal
 
 from tractor.cli.history import fit, replay
-from tractor.net.journal import Journal
+from tractor.net.journal.store import Journal
 
 GAME = "loopback-8"
 NAMES = ["Ann", "Bartholomew", "Cy", "Di"]
@@ -31,7 +31,7 @@ CARD = re.compile(r"(\d+:)?([♠♥♦♣](10|[2-9JQKA])|BJ|RJ)")
 def home(tmp_path_factory) -> Path:
     """A data folder whose journal holds a game of two finished hands (seat 1's)."""
     runs = tmp_path_factory.mktemp("loopback")
-    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.loopback", "--hands", "2",
+    proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.mesh.loopback", "--hands", "2",
                            "--seed", "8", "--journal-dir", str(runs)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -10,8 +10,8 @@ from helpers import pump, sender, transcript
 from tractor import Rules
 from tractor.follow import random_follow, random_lead
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
-from tractor.net.table import WAIT, RandomPlayer
+from tractor.net.table.hand import WAIT, RandomPlayer
+from tractor.net.table.session import GameSession
 
 TABLE = b"resume-table-001"
 

@@ -10,14 +10,14 @@ import pytest
 from helpers import pump, transcript
 from test_resume import make
 
-from tractor.net.checked import PROOFS, SIGNATURE, mark, marks_key
 from tractor.net.deck import engine, lock_proof, shuffle_proof
 from tractor.net.deck.envelope import FrameError
 from tractor.net.deck.errors import DeckError
 from tractor.net.deck.ledger import frame_digest
 from tractor.net.deck.local import LocalDeal
-from tractor.net.journal import Journal
-from tractor.net.table import RandomPlayer
+from tractor.net.journal.checked import PROOFS, SIGNATURE, mark, marks_key
+from tractor.net.journal.store import Journal
+from tractor.net.table.hand import RandomPlayer
 
 SEED, HANDS, SEAT = 5, 3, 2
 

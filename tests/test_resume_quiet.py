@@ -10,8 +10,8 @@ import io
 from test_netclient import Table
 
 from tractor.cli.checking import PIPE_EVERY, TERMINAL_EVERY, CheckingLine
-from tractor.cli.returning import RESTART_BOUND
-from tractor.net.wire import redial_delay
+from tractor.cli.seat.returning import RESTART_BOUND
+from tractor.net.mesh.wire import redial_delay
 
 
 class Ticks:

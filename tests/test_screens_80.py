@@ -21,16 +21,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
+from local_client import LocalClient
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tractor import Game, Hand, Rules
-from tractor.ai.heuristic import HeuristicStrategy
-from tractor.cli import render, table_view
-from tractor.cli.app import build_app, capture, view_of
-from tractor.cli.client import BURY, DECLARE, PLAY
-from tractor.cli.local import LocalClient
-from tractor.cli.plain import PlainSession
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.cli.screen import render, table_view
+from tractor.cli.screen.app import build_app, capture, view_of
+from tractor.cli.screen.plain import PlainSession
+from tractor.cli.seat.client import BURY, DECLARE, PLAY
 from tractor.observation import Observation
 
 #: A game (players, seed) in which the person is offered a declaration while the cards

@@ -15,15 +15,15 @@ from fake_wormhole import RELAY, FakeMailbox, Table  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.task import Clock  # noqa: E402
 
-from tractor.net.internet_lobby import join_by_code, open_seat_code  # noqa: E402
-from tractor.net.lobby import Participant, WrongCode  # noqa: E402
-from tractor.net.seat_code_limits import (  # noqa: E402
+from tractor.net.internet.lobby import join_by_code, open_seat_code  # noqa: E402
+from tractor.net.internet.seat_code_limits import (
     CODE_WORDS,
     DAY,
     REPLACED_PER_DAY,
     guess_chance,
     guesses_per_day,
 )
+from tractor.net.lobby.state import Participant, WrongCode  # noqa: E402
 
 
 def attack(table: Table, seconds: float) -> list[float]:

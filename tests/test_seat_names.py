@@ -1,6 +1,6 @@
 """Issue 28, item 8: every seat at a table has its own readable name. The host's own AI and
 an AI server's first player both called themselves "AI 1", and the screens showed
-"AI 1" and "AI 1 2"; the lobby now names an AI when it seats it (`net.seat_names`), and
+"AI 1" and "AI 1 2"; the lobby now names an AI when it seats it (`net.lobby.seat_names`), and
 each AI takes the name the start gives it."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import copy
 from typing import Any
 
 from tractor import Rules
-from tractor.net.lobby import GuestLobby, HostLobby, Participant, Seating, token_id
-from tractor.net.seat_names import ai_seat_name
+from tractor.net.lobby.seat_names import ai_seat_name
+from tractor.net.lobby.state import GuestLobby, HostLobby, Participant, Seating, token_id
 
 
 def participant(i: int, name: str, kind: str = "human") -> Participant:

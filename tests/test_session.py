@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tractor import Rules
 from tractor.net.deck.local import LocalDeal
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
+from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.session import GameSession
 from tractor.scoring import LEVELS
 
 

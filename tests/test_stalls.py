@@ -11,11 +11,11 @@ import math
 import pytest
 from memnet import TABLE, MemNet, Tamper, body_of, header, withhold
 
-from tractor.net.ballots import BallotError, is_ballot, pack_ballot, read_ballot
 from tractor.net.deck.errors import Equivocation
-from tractor.net.referee import Ballot, Item, Referee, Timing
-from tractor.net.referee import TableNow as Now
-from tractor.net.stall import (
+from tractor.net.referee.ballots import BallotError, is_ballot, pack_ballot, read_ballot
+from tractor.net.referee.machine import Ballot, Item, Referee, Timing
+from tractor.net.referee.machine import TableNow as Now
+from tractor.net.referee.stall import (
     AUTO_DEADLINE,
     COMPLAINT_WAIT,
     MOVE_DEADLINE,
@@ -25,7 +25,7 @@ from tractor.net.stall import (
     pack_complaint,
     read_complaint,
 )
-from tractor.net.table import WAIT, RandomPlayer
+from tractor.net.table.hand import WAIT, RandomPlayer
 
 # --- one peer's referee ----------------------------------------------------------------------
 
@@ -359,7 +359,7 @@ def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included
 def test_at_a_practice_table_a_person_may_take_a_break_as_long_as_they_like():
     # `tractor play`: a person and AI seats only. The AIs stopped the table (and ended the
     # game for good) after five minutes at one decision.
-    from tractor.ai.runner import be_patient
+    from tractor.ai.hosting.runner import be_patient
 
     net = MemNet(seed=3)
     away = GoesAway(RandomPlayer(33), plays=3)
@@ -735,7 +735,7 @@ def test_a_verdict_on_a_hand_this_peer_finished_replaces_its_result():
     from tractor import Rules
     from tractor.game import after_hand
     from tractor.net.deck.local import LocalDeal
-    from tractor.net.session import GameSession
+    from tractor.net.table.session import GameSession
 
     d = LocalDeal(seats=4, seed=6)
     keys = [k.public_key() for k in d.signing_keys]

@@ -9,7 +9,7 @@ from tractor import Bury, Draw, Hand, Pass, Play, Rules
 from tractor.cards import format_cards
 from tractor.hand import DEAL, TALON
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
 
 
 class Quiet(RandomPlayer):
@@ -220,7 +220,7 @@ def test_a_verdict_that_differs_leaves_no_frame_of_this_peer_unsent():
 def test_a_failed_throw_is_logged_with_the_cards_that_stopped_it():
     # "throws ♠A ♠K ♠5: the throw fails, ♠5 is led" left the reader to guess who could
     # beat it: the claims are public (the claimants showed those cards), the log says so.
-    from tractor.cli.hand_log import table_events
+    from tractor.cli.seat.hand_log import table_events
 
     for seed in range(20, 60):
         tables = play(seed, HandSetup(Rules(), ("2", "2"), first=0))

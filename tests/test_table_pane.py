@@ -1,4 +1,4 @@
-"""The table pane's layout (`cli/table_view.py`) at sizes and with names a person meets:
+"""The table pane's layout (`cli/screen/table_view.py`) at sizes and with names a person meets:
 long names, names in wide characters (two terminal cells each), short terminals, many
 seats. The trick's cards must never vanish silently, and no line may spill out."""
 
@@ -8,12 +8,12 @@ import doctest
 import re
 
 import pytest
+from local_client import LocalClient
 from prompt_toolkit.utils import get_cwidth
 
 from tractor import Rules
 from tractor.cards import format_cards
-from tractor.cli import render, table_view
-from tractor.cli.local import LocalClient
+from tractor.cli.screen import render, table_view
 
 LONG = ["Bartholomew Longname", "Maximilianus", "Christopherson", "Evangelinette"]
 WIDE = ["我", "张伟" * 7, "李娜" * 8, "王芳王芳"]

@@ -1,5 +1,5 @@
-"""The tracker and summary panels (`cli.tracker_view`, `cli.summary_view`) on real games:
-what they say is checked against the omniscient hand, never against themselves."""
+"""The tracker and summary panels (`cli.screen.tracker_view`, `cli.screen.summary_view`) on real
+games: what they say is checked against the omniscient hand, never against themselves."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ import random
 import re
 from collections import Counter
 
+from local_client import LocalClient
+
 from tractor import Game, Pass, Rules
-from tractor.ai.heuristic import HeuristicStrategy
-from tractor.ai.worlds import Knowledge
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS, format_cards, parse_faces
-from tractor.cli.client import DECLARE
-from tractor.cli.local import LocalClient
-from tractor.cli.summary_view import strip_lines, summary_lines
-from tractor.cli.tracker_view import tracker_lines
+from tractor.cli.screen.summary_view import strip_lines, summary_lines
+from tractor.cli.screen.tracker_view import tracker_lines
+from tractor.cli.seat.client import DECLARE
 from tractor.formats import classify_faces
 from tractor.trump import TRUMP
 

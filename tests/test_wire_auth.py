@@ -12,9 +12,9 @@ from test_wire_hostile import TABLE, link_for, seated_game, sent_frames, snapsho
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import LogLevel, capturedLogs
 
-from tractor.net.loopback import raw_public
-from tractor.net.relay import is_have
-from tractor.net.wire import (
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.relay import is_have
+from tractor.net.mesh.wire import (
     HEARTBEAT,
     HELLO_TIMEOUT,
     LINK_SILENCE,

@@ -12,13 +12,13 @@ from test_wire_hostile import TABLE, link_for, seated_game
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import capturedLogs
 
-from tractor.net.ballots import pack_ballot, read_ballot
 from tractor.net.deck.errors import KeyTimeout
-from tractor.net.loopback import raw_public
-from tractor.net.referee import Ballot
-from tractor.net.session import GameSession
-from tractor.net.stall import COMPLAINT_WAIT
-from tractor.net.wire import SETTLE, PeerLink, PeerNode, SeatGone
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import SETTLE, PeerLink, PeerNode, SeatGone
+from tractor.net.referee.ballots import pack_ballot, read_ballot
+from tractor.net.referee.machine import Ballot
+from tractor.net.referee.stall import COMPLAINT_WAIT
+from tractor.net.table.session import GameSession
 
 
 def without_key_deadlines(session: GameSession) -> None:
@@ -208,7 +208,7 @@ def journaled_node(tmp_path, grace: float):
     """Seat 0 of `seated_game` (its key deadlines off) on a node with a journal."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tractor.net.journal import Journal
+    from tractor.net.journal.store import Journal
 
     d, sessions = seated_game()
     without_key_deadlines(sessions[0])

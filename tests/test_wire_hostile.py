@@ -17,10 +17,8 @@ from twisted.logger import LogLevel, capturedLogs
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
 from tractor.net.deck.local import LocalDeal
-from tractor.net.loopback import raw_public
-from tractor.net.session import GameSession
-from tractor.net.table import RandomPlayer
-from tractor.net.wire import (
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import (
     PeerLink,
     PeerNode,
     ProcessingFailure,
@@ -29,6 +27,8 @@ from tractor.net.wire import (
     pack_hello,
     pack_proof,
 )
+from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.session import GameSession
 
 TABLE = b"hostile-table-01"
 

@@ -10,14 +10,14 @@ import subprocess
 import sys
 from dataclasses import replace
 
+from local_client import LocalClient
 from test_hand import T_HANDS, T_TRICKS, in_play, play_trick
 
 from tractor import Game, Play, Rules
-from tractor.ai.heuristic import HeuristicStrategy
-from tractor.cli import render, table_view
-from tractor.cli.client import DECLARE
-from tractor.cli.local import LocalClient
-from tractor.cli.plain import PlainSession
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.cli.screen import render, table_view
+from tractor.cli.screen.plain import PlainSession
+from tractor.cli.seat.client import DECLARE
 
 
 def test_a_table_not_announced_does_not_send_people_to_the_lan_listing(tmp_path) -> None:

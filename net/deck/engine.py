@@ -36,8 +36,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tractor.net.table.messages import Chat, TableMessage, app_body
+
 from ..codec import ShapeError
-from ..table_messages import Chat, TableMessage, app_body
 from . import lock_proof, shuffle_proof
 from .envelope import PROTOCOL, Envelope, Header, chain_digest, open_frame, seal
 from .errors import (

@@ -8,7 +8,7 @@ lets that work be done once:
 
 - a deck tells it each frame it accepted (`accepted`): its signature was checked, and
   for another seat's shuffle or lock its proofs passed; the peer's node writes marks for
-  those checks into the journal beside the frames (`net.checked`);
+  those checks into the journal beside the frames (`net.journal.checked`);
 - a deck replaying a journal asks it whether a frame's signature (`signature_known`) or
   proofs (`proofs_known`) passed here before, and skips only that check: the frame's
   shape, its place in the protocol, its input transcript and the rules are checked as for
@@ -19,7 +19,7 @@ table, hand, seat and message number) and one check, and is written only after t
 passed. The same bytes give the same signature check; replaying the same signed frames in
 the same order reaches the same state, so the same proofs would pass again. A damaged
 journal cannot make a frame skip a check: a changed frame no longer matches its marks, a
-changed mark matches no frame; either way the frame is checked in full. See `net.checked`
+changed mark matches no frame; either way the frame is checked in full. See `net.journal.checked`
 for how the marks are kept.
 """
 

@@ -1,0 +1,502 @@
+"""The rule-based player: sound Tractor habits, fast enough to be the search's rollout policy.
+
+Habits, in the order they are applied:
+
+- **Trump**: declare a suit when the cards it would make trumps (jokers, rank cards, the
+  suit) are clearly more than a fair third of the hand; overcall an opponent with a pair
+  when much stronger; never overcall the partner.
+- **Talon**: keep trumps, pairs, top cards and points; bury the lowest cards of the
+  shortest plain suits, so suits go void and can be ruffed.
+- **Lead**: what nobody can beat first (top tractors, pairs and singles of a plain suit,
+  thrown together when safe), trumps when ahead in trumps, a suit the partner can ruff,
+  else a low card from a short suit.
+- **Follow**: feed points to a partner who is surely winning; win a trick with the
+  cheapest play that surely holds; ruff tricks with points; otherwise play low.
+
+Every decision reads only what the seat may know (its hand, the tricks, its `Tracker`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.ai.players.tracker import Tracker
+from tractor.cards import FACE_POINTS, RANKS, SUITS
+from tractor.follow import follow_error, legal_follows
+from tractor.formats import PAIR, SINGLE, TRACTOR, Format, tractors_in
+from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON, Hand
+from tractor.rules import team_of
+from tractor.scoring import points_of
+from tractor.trick import winner_of
+from tractor.trump import TRUMP, Ladder
+
+#: Share of the cards that are trumps when a suit is named (36 of 108): the fair share.
+FAIR_TRUMP_SHARE = 1 / 3
+
+
+# --- trump choice ---------------------------------------------------------------------------
+
+def trump_strength(faces: Sequence[int], rank: str | None, suit: str | None) -> float:
+    """How strong ``faces`` would be in trumps with this rank and suit, per card held:
+    trump count plus bonuses for pairs and jokers (about 1/3 is an average hand)."""
+    if not faces:
+        return 0.0
+    suit_i = SUITS.index(suit) if suit is not None else -1
+    counts: dict[int, int] = {}
+    for f in faces:
+        if f >= 52 or (rank is not None and RANKS[f % 13] == rank) or f // 13 == suit_i:
+            counts[f] = counts.get(f, 0) + 1
+    n = sum(counts.values())
+    pairs = sum(c // 2 for c in counts.values())
+    jokers = counts.get(52, 0) + 1.5 * counts.get(53, 0)
+    return (n + 0.6 * pairs + 0.3 * jokers) / len(faces)
+
+
+def best_suit(faces: Sequence[int], rank: str | None) -> tuple[str, float]:
+    """The suit that would make ``faces`` strongest in trumps, and that strength."""
+    return max(((s, trump_strength(faces, rank, s)) for s in SUITS), key=lambda x: x[1])
+
+
+def choose_declaration(hand: Hand, seat: int) -> Declare | None:
+    """A declaration when the suit it names is strong for this seat, else None."""
+    options = hand.legal_declarations(seat)
+    if not options:
+        return None
+    mine = hand.hands[seat]
+    rank = hand.trump_rank()
+    final = hand.phase == DECLARE
+    size = hand.rules.hand_size
+    progress = len(mine) / size
+    if not final and progress < 0.3:
+        return None  # too few cards to judge
+    current = hand.declaration
+    first_hand = hand.starter is None
+    if final:
+        need = 0.0 if first_hand else 0.36
+    else:
+        need = 0.5 - 0.1 * progress
+    if current is not None and current[0] == seat:
+        # Reinforce one's own single with the pair of the same face (only an opponent's
+        # joker pair can then overcall).
+        for d in options:
+            if len(d.faces) == 2 and d.faces[0] == current[1][0]:
+                return d
+        return None
+    if current is not None and team_of(current[0]) == team_of(seat):
+        return None  # never overcall the partner
+    best: Declare | None = None
+    best_val = -1.0
+    jokers: Declare | None = None
+    for d in options:
+        if d.faces[0] >= 52:
+            jokers = d
+            continue
+        suit = SUITS[d.faces[0] // 13]
+        val = trump_strength(mine, rank, suit) + 0.02 * len(d.faces)
+        if val > best_val:
+            best, best_val = d, val
+    if current is not None:
+        # Overcalling an opponent: worth it only for a clearly better suit for us.
+        theirs = current[1][0]
+        their_val = (trump_strength(mine, None, None) if theirs >= 52
+                     else trump_strength(mine, rank, SUITS[theirs // 13]))
+        if best is not None and best_val >= need - 0.04 and best_val > their_val + 0.08:
+            return best
+        if jokers is not None and their_val < FAIR_TRUMP_SHARE - 0.08 and progress > 0.6:
+            return jokers
+        return None
+    if best is not None and best_val >= need:
+        return best
+    return None
+
+
+def choose_bid(hand: Hand, seat: int) -> Action:
+    """Auction: outbid while the hand's best suit makes it stronger than average."""
+    high = hand.high_bid()
+    mine = hand.hands[seat]
+    _, val = best_suit(mine, hand.levels[team_of(seat)])
+    cap = 5 * int((60 + 300 * (val - FAIR_TRUMP_SHARE)) / 5)
+    cap = min(cap, hand.rules.total_points)
+    # A pass leaves the auction for good: over a partner's bid, stay in only with a hand
+    # clearly stronger than the bid says (else the team's best hand may be shut out).
+    if hand.bids and team_of(hand.bids[-1][0]) == team_of(seat) and high + 20 > cap:
+        return Pass(seat)
+    if val >= FAIR_TRUMP_SHARE and high + 5 <= cap:
+        return Bid(seat, high + 5)
+    return Pass(seat)
+
+
+def _show_key(face: int) -> int:
+    return 100 + face if face >= 52 else face % 13
+
+
+def choose_show(hand: Hand, seat: int) -> Show:
+    """Auction card-play: a declarer shows its highest card (to become the starter);
+    a defender its lowest (its card does not count)."""
+    mine = hand.hands[seat]
+    if team_of(seat) == hand.declarers:
+        return Show(seat, (max(mine, key=_show_key),))
+    return Show(seat, (min(mine, key=_show_key),))
+
+
+def choose_trump_suit(hand: Hand, seat: int) -> NameTrump:
+    """Auction: name the suit that makes the starter's hand strongest."""
+    suit, _ = best_suit(hand.hands[seat], hand.trump_rank())
+    return NameTrump(seat, suit)
+
+
+# --- talon ----------------------------------------------------------------------------------
+
+def choose_burial(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+    """The talon's number of cards to bury: the cheapest cards of the shortest plain
+    suits; trumps, pairs, top cards and points are kept."""
+    ladder = hand.ladder
+    assert ladder is not None
+    tr = tracker or Tracker(hand, seat)
+    mine = hand.hands[seat]
+    es, order = ladder.esuit, ladder.order
+    counts: dict[int, int] = {}
+    lengths = [0] * 5
+    for f in mine:
+        counts[f] = counts.get(f, 0) + 1
+        lengths[es[f]] += 1
+
+    def keep(f: int) -> float:
+        if es[f] == TRUMP:
+            return 1000 + order[f]
+        v = order[f] + 3.0 * lengths[es[f]]
+        if counts[f] >= 2:
+            v += 30
+        if tr.is_top(f):
+            v += 35
+        v += 2.5 * FACE_POINTS[f]
+        return v
+
+    ranked = sorted(mine, key=lambda f: (keep(f), f))
+    return ranked[: hand.rules.talon_size]
+
+
+# --- costs ----------------------------------------------------------------------------------
+
+class _Costs:
+    """Per-decision card costs: what it loses to part with a card."""
+
+    __slots__ = ("order", "es", "counts", "lengths", "top")
+
+    def __init__(self, mine: Sequence[int], ladder: Ladder, tr: Tracker) -> None:
+        self.order, self.es = ladder.order, ladder.esuit
+        counts: dict[int, int] = {}
+        lengths = [0] * 5
+        for f in mine:
+            counts[f] = counts.get(f, 0) + 1
+            lengths[ladder.esuit[f]] += 1
+        self.counts, self.lengths = counts, lengths
+        self.top = {f: tr.is_top(f) for f in counts}
+
+    def keep_value(self, f: int) -> float:
+        """Value of keeping ``f`` apart from its points (rank, top card, pair)."""
+        v = float(self.order[f])
+        if self.es[f] == TRUMP:
+            v += 12
+        if self.top[f]:
+            v += 10
+        if self.counts[f] >= 2:
+            v += 6
+        return v
+
+    def give(self, play: Sequence[int]) -> float:
+        """Cost of giving ``play`` away to the other team (points weigh most)."""
+        return sum(self.keep_value(f) + 5.0 * FACE_POINTS[f] for f in play)
+
+    def discard(self, f: int) -> float:
+        """Cost of discarding ``f`` off-suit: like ``give``, short suits cheaper (voids)."""
+        v = self.keep_value(f) + 5.0 * FACE_POINTS[f]
+        if self.es[f] == TRUMP:
+            return v + 25
+        return v + 1.5 * self.lengths[self.es[f]]
+
+    def feed(self, f: int) -> float:
+        """Lower is better when the partner surely wins: points first, cheap cards next."""
+        v = self.keep_value(f) - 8.0 * FACE_POINTS[f]
+        if self.es[f] == TRUMP:
+            v += 25
+        return v
+
+
+# --- following ------------------------------------------------------------------------------
+
+def _pick(pool: Sequence[int], k: int, key: Callable[[int], float]) -> list[int]:
+    return sorted(pool, key=lambda f: (key(f), f))[:k]
+
+
+def _pair_faces(faces: Sequence[int]) -> list[int]:
+    counts: dict[int, int] = {}
+    for f in faces:
+        counts[f] = counts.get(f, 0) + 1
+    return [f for f, c in counts.items() for _ in range(c // 2)]
+
+
+def structured_follow(hand_s: list[int], lead: Format, key: Callable[[int], float]) -> list[int]:
+    """``lead.size`` cards of the suit with as many pairs as owed, chosen by ``key``."""
+    n = lead.size
+    pairs = _pair_faces(hand_s)
+    want = min(lead.pairs, len(pairs))
+    chosen: list[int] = []
+    for f in sorted(pairs, key=lambda f: (key(f), f))[:want]:
+        chosen += [f, f]
+    rest = list(hand_s)
+    for f in chosen:
+        rest.remove(f)
+    return chosen + _pick(rest, n - len(chosen), key)
+
+
+def ruff_candidates(trumps: list[int], lead: Format, ladder: Ladder) -> list[list[int]]:
+    """Plays of trumps with the lead's shape (those that can win a plain-suit trick)."""
+    n = lead.size
+    if len(trumps) < n:
+        return []
+    if lead.kind == SINGLE:
+        return [[f] for f in sorted(set(trumps))]
+    if lead.kind == PAIR:
+        return [[f, f] for f in sorted(set(_pair_faces(trumps)))]
+    if lead.kind == TRACTOR:
+        return [t for t in tractors_in(trumps, ladder) if len(t) == n]
+    # A throw: tractors, then the highest pairs, then the lowest singles.
+    order = ladder.order
+    left = list(trumps)
+    play: list[int] = []
+    for comp in lead.components:
+        if comp.kind == TRACTOR:
+            runs = [t for t in tractors_in(left, ladder) if len(t) == len(comp.faces)]
+            if not runs:
+                return []
+            run = max(runs, key=lambda t: order[t[0]])
+        elif comp.kind == PAIR:
+            pairs = _pair_faces(left)
+            if not pairs:
+                return []
+            f = max(pairs, key=lambda f: (order[f], f))
+            run = [f, f]
+        else:
+            continue
+        for f in run:
+            left.remove(f)
+        play += run
+    singles = n - len(play)
+    play += sorted(left, key=lambda f: (order[f], f))[:singles]
+    return [play] if len(play) == n else []
+
+
+def follow_candidates(mine: list[int], lead: Format, ladder: Ladder, costs: _Costs,
+                      must_tractor: bool = False) -> list[list[int]]:
+    """A handful of legal follows worth considering: the cheapest, the one feeding most
+    points, the strongest, and every single, pair, tractor or ruff that might win."""
+    n = lead.size
+    es = ladder.esuit
+    e = lead.esuit
+    hand_s = [f for f in mine if es[f] == e]
+    out: list[list[int]] = []
+    if len(hand_s) <= n:
+        k = n - len(hand_s)
+        if k == 0:
+            return [hand_s]
+        others = [f for f in mine if es[f] != e]
+        out.append(hand_s + _pick(others, k, costs.discard))
+        out.append(hand_s + _pick(others, k, costs.feed))
+        if not hand_s and e != TRUMP:
+            out += ruff_candidates([f for f in mine if es[f] == TRUMP], lead, ladder)
+        return out
+    if lead.kind == SINGLE:
+        return [[f] for f in sorted(set(hand_s))]
+    order = ladder.order
+    for key in (costs.keep_value, costs.feed, lambda f: -order[f]):
+        out.append(structured_follow(hand_s, lead, key))
+    if lead.kind == PAIR:
+        out += [[f, f] for f in sorted(set(_pair_faces(hand_s)))]
+    elif lead.kind == TRACTOR:
+        out += [t for t in tractors_in(hand_s, ladder) if len(t) == n]
+    legal = []
+    seen: set[tuple[int, ...]] = set()
+    for play in out:
+        key_t = tuple(sorted(play))
+        if key_t in seen:
+            continue
+        seen.add(key_t)
+        if follow_error(mine, lead, play, ladder, must_tractor) is None:
+            legal.append(play)
+    if not legal:
+        legal.append(next(legal_follows(mine, lead, ladder, must_tractor)))
+    return legal
+
+
+def choose_follow(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+    """The follow: feed a partner who surely wins, win cheaply when it holds, else low."""
+    ladder = hand.ladder
+    lead = hand.lead_format
+    assert ladder is not None and lead is not None
+    tr = tracker or Tracker(hand, seat)
+    mine = hand.hands[seat]
+    costs = _Costs(mine, ladder, tr)
+    current = [list(p) for p in hand.current]
+    pos = len(current)
+    players = hand.players
+    after = [(hand.leader + i) % players for i in range(pos + 1, players)]
+    ruff = hand.rules.throw_ruff
+    win_i = winner_of(current, ladder, throw_ruff=ruff)
+    win_seat = (hand.leader + win_i) % players
+    trick_pts = sum(points_of(p) for p in current)
+    cands = follow_candidates(mine, lead, ladder, costs, hand.rules.must_play_tractor)
+    if len(cands) == 1:
+        return cands[0]
+    wins: list[tuple[list[int], bool]] = []
+    for c in cands:
+        if winner_of(current + [c], ladder, throw_ruff=ruff) == pos:
+            wins.append((c, tr.secure(c, lead, after)))
+    if team_of(win_seat) == team_of(seat):
+        if tr.secure(current[win_i], lead, after):
+            return min(cands, key=lambda c: sum(costs.feed(f) for f in c))
+        # The partner may be beaten: take over when a plain card (not a trump) makes the
+        # trick ours for sure and it carries points.
+        sure = [c for c, s in wins if s]
+        if sure and trick_pts > 0:
+            best = min(sure, key=lambda c: costs.give(c) - 6.0 * points_of(c))
+            if sum(costs.keep_value(f) for f in best) < 30 * len(best):
+                return best
+        return min(cands, key=costs.give)
+    # The other team is winning.
+    sure = [c for c, s in wins if s]
+    if sure:
+        best = min(sure, key=lambda c: sum(costs.keep_value(f) for f in c)
+                   - 6.0 * points_of(c))
+        # A ruff of a pointless trick only with cheap trumps, or when playing last.
+        ruff = ladder.esuit[best[0]] == TRUMP and lead.esuit != TRUMP
+        if trick_pts + points_of(best) > 0 or not ruff or not after or _cheap(best, costs):
+            return best
+    # A win that may not hold is worth trying, with the strongest card, for 10 points.
+    if wins and trick_pts >= 10:
+        return max(wins, key=lambda w: max(ladder.order[f] for f in w[0]))[0]
+    return min(cands, key=costs.give)
+
+
+def _cheap(play: Sequence[int], costs: _Costs) -> bool:
+    return all(not costs.top[f] and FACE_POINTS[f] == 0 for f in play)
+
+
+# --- leading --------------------------------------------------------------------------------
+
+def choose_lead(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+    """The lead: safe winners first (a safe throw when possible), trumps when ahead in
+    trumps, a suit the partner can ruff, else a cheap card of a short suit."""
+    ladder = hand.ladder
+    assert ladder is not None
+    tr = tracker or Tracker(hand, seat)
+    mine = hand.hands[seat]
+    es = ladder.esuit
+    suits: dict[int, list[int]] = {}
+    for f in mine:
+        suits.setdefault(es[f], []).append(f)
+    players = hand.players
+    team = team_of(seat)
+    opps = [s for s in range(players) if team_of(s) != team]
+    partners = [s for s in range(players) if team_of(s) == team and s != seat]
+    trumps = suits.get(TRUMP, [])
+    trumps_out = tr.trumps_out()
+    declarer = team == hand.declarers
+    costs = _Costs(mine, ladder, tr)
+    best: list[int] | None = None
+    best_score = float("-inf")
+
+    def consider(play: list[int], score: float) -> None:
+        nonlocal best, best_score
+        if score > best_score:
+            best, best_score = play, score
+
+    for e, faces in suits.items():
+        tops = tr.top_components(faces)
+        if not tops:
+            continue
+        play = [f for c in tops for f in c.faces]
+        if len(tops) > 1 and not tr.safe_lead(play):
+            play = list(max(tops, key=lambda c: (len(c.faces), c.top)).faces)
+        if e == TRUMP:
+            ahead = len(trumps) >= trumps_out or (declarer and 2 * len(trumps) >= trumps_out)
+            if trumps_out == 0:
+                consider(play, 60 + len(play))
+            elif ahead:
+                consider(play, 80 + 5 * len(play))
+            continue
+        risky = trumps_out > 0 and any(
+            tr.may_be_void(s, e) and TRUMP not in tr.voids[s] for s in opps)
+        score = 100 + 10 * len(play) + points_of(play)
+        if risky:
+            score -= 90 + 3 * points_of(play)
+        consider(play, score)
+    # A suit the partner has shown void in (and may ruff), the opponents not.
+    for e, faces in suits.items():
+        if e == TRUMP:
+            continue
+        low = min(faces, key=lambda f: (costs.give([f]), f))
+        for p in partners:
+            if e in tr.voids[p] and TRUMP not in tr.voids[p] and not any(
+                    e in tr.voids[s] for s in opps):
+                consider([low], 50 - costs.give([low]) / 10)
+    # Otherwise a cheap card, preferably of a short plain suit.
+    for e, faces in suits.items():
+        low = min(faces, key=lambda f: (costs.give([f]), f))
+        score = -costs.give([low]) - 2.0 * len(faces)
+        if e == TRUMP:
+            score -= 40
+        pairs = [f for f in sorted(set(_pair_faces(faces))) if not costs.top[f]]
+        if pairs:
+            p = min(pairs, key=lambda f: (costs.give([f, f]), f))
+            pscore = 5 - costs.give([p, p]) / 2 - 2.0 * len(faces)
+            if e == TRUMP:
+                pscore -= 40
+            consider([p, p], pscore)
+        consider([low], score)
+    assert best is not None
+    return best
+
+
+# --- the strategy ---------------------------------------------------------------------------
+
+class HeuristicStrategy:
+    """Rule-based play; deterministic for a given seat view (``seed`` is kept for the
+    interface and for tie-breaks a subclass may want)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def declare(self, hand: Hand, seat: int) -> Declare | None:
+        return choose_declaration(hand, seat)
+
+    def act(self, hand: Hand, seat: int) -> Action:
+        phase = hand.phase
+        if phase in (DEAL, DECLARE):
+            decl = choose_declaration(hand, seat)
+            if decl is not None:
+                return decl
+            return Draw(seat) if phase == DEAL else Pass(seat)
+        if phase == BID:
+            return choose_bid(hand, seat)
+        if phase == SHOW:
+            return choose_show(hand, seat)
+        if phase == NAME:
+            return choose_trump_suit(hand, seat)
+        tr = Tracker(hand, seat)
+        if phase == TALON:
+            return Bury(seat, tuple(choose_burial(hand, seat, tr)))
+        if hand.current:
+            return Play(seat, tuple(choose_follow(hand, seat, tr)))
+        return Play(seat, tuple(choose_lead(hand, seat, tr)))
+
+
+__all__ = [
+    "HeuristicStrategy", "trump_strength", "best_suit", "choose_declaration", "choose_bid",
+    "choose_show", "choose_trump_suit", "choose_burial", "follow_candidates",
+    "ruff_candidates", "choose_follow", "choose_lead",
+]

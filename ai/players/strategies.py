@@ -1,0 +1,29 @@
+"""One place that turns a strategy name (and a level) into a player, for the CLI, the
+network seats and the benchmark."""
+
+from __future__ import annotations
+
+from tractor.ai.players.base import Strategy
+
+STRATEGIES = ("random", "heuristic", "search")
+LEVELS = ("easy", "normal", "hard")
+
+
+def make_strategy(name: str, level: str = "normal", seed: int = 0) -> Strategy:
+    """A fresh player. ``level`` matters to the search player only; ``seed`` makes every
+    choice reproducible."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
+    if name == "random":
+        from tractor.ai.players.random_ai import RandomStrategy
+        return RandomStrategy(seed=seed)
+    if name == "heuristic":
+        from tractor.ai.players.heuristic import HeuristicStrategy
+        return HeuristicStrategy(seed=seed)
+    if name == "search":
+        try:
+            from tractor.ai.players.search import SearchStrategy
+        except ImportError as exc:
+            raise ValueError(f"the search strategy is not available: {exc}") from exc
+        return SearchStrategy(level=level, seed=seed)
+    raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}")

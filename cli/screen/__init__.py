@@ -1,0 +1,2 @@
+"""What a person sees: the full-screen client, the plain client, and the pure renderings
+they share."""

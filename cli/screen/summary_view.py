@@ -1,0 +1,258 @@
+"""The end-of-hand summary panel, and the game strip the clients record for it.
+
+What a card player reads when a hand ends: the defenders' score and where it came from
+(the point cards they won, trick by trick, the failed throws' penalties, the talon turned
+over with its multiplier), the level change, who starts next, the audit, and a strip of the
+game's hands so far (who started, the trump, the defenders' points, the levels after).
+
+`summary_lines` reads the summary dict a `cli.seat.client.TableClient` gives (see
+`TableClient.summary`) and the finished hand's observation; `strip_entry` is how both
+clients record one hand of the strip, so the strip reads the same over the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tractor.cards import FACE_POINTS, SUIT_SYMBOLS, format_cards, parse_faces
+from tractor.cli.screen.tracker_view import pack
+from tractor.observation import Observation
+from tractor.public import HandResult, throw_penalty_points
+from tractor.rules import Rules, team_of
+from tractor.scoring import advance_levels
+
+#: Hands of the strip shown one per line at most; earlier ones go in one line of levels.
+STRIP_ROWS = 4
+#: The lines the summary panel has on an 80x24 screen.
+PANEL_HEIGHT = 16
+
+
+def summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[str],
+                  width: int | None = 80, height: int | None = PANEL_HEIGHT) -> list[str]:
+    """The summary as lines of at most ``width`` (None: one line per sentence, unwrapped).
+    ``obs`` is the finished hand's observation (its levels are the levels it was played
+    at). The game strip gives up its own lines for the last hands (down to one, the rest
+    in a line of levels) while the summary is longer than ``height``; only a hand with a
+    great many point tricks, or a very narrow panel, makes it longer still."""
+    rows = STRIP_ROWS
+    while True:
+        lines = _summary_lines(summary, obs, names, width, rows)
+        if height is None or len(lines) <= height or rows <= 1:
+            return lines
+        rows -= 1
+
+
+def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[str],
+                   width: int | None, strip_rows: int) -> list[str]:
+    res = summary["result"]
+    rules = obs.game.rules if obs.game is not None else None
+    decl = 0 if obs.declarers is None else obs.declarers
+    defenders = 1 - decl
+    n = obs.players
+    hand_no = obs.game.hand_no if obs.game is not None else 0
+    out: list[str] = [f"Hand {hand_no + 1} is over."]
+
+    def say(text: str) -> None:
+        out.extend(_wrap(text, width))
+
+    say(f"Defenders (team {defenders}: {_members(names, n, defenders)}) scored "
+        f"{res['defender_points']} points.")
+    out += _points_lines(res, obs, names, width)
+    buried = summary.get("buried")
+    if res.get("talon_turned"):
+        pts = res.get("talon_points") or 0
+        mult = res["talon_bonus"] // pts if pts else 0
+        talon = f"Talon {_cards(buried)}: " if buried else "Talon: "
+        say(f"{talon}{pts} points, turned over by the defenders"
+            + (f" ×{mult}" if mult else "") + f" = bonus {res['talon_bonus']}.")
+    elif buried:
+        pts = sum(FACE_POINTS[f] for f in parse_faces(buried))
+        say(f"Talon {_cards(buried)} ({pts} points) stays with the declarers.")
+    else:
+        say("The talon stays buried with the declarers (no bonus).")
+    gain, team = res["levels_gained"], res["gaining_team"]
+    side = "declarers" if team == decl else "defenders"
+    auction = rules is not None and rules.declaration == "auction"
+    if gain:
+        say(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
+    elif auction:  # the next auction picks the declarers again: nobody "takes over"
+        say("No level gained.")
+    else:
+        say(f"Team {team} ({side}) takes over, no level gained.")
+    before = list(obs.levels)
+    after = summary.get("levels") or before
+    say("Levels: " + ", ".join(
+        f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
+        for t in (0, 1)))
+    if auction:
+        dealer = (obs.first + 1) % n
+        say(f"Next hand: {names[dealer]} deals and bids first; the auction picks the "
+            "declarers.")
+    else:
+        nxt = res["next_starter"]
+        say(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
+            "declares.")
+    out += strip_lines(summary.get("strip") or [], names, width, strip_rows)
+    if summary.get("audit"):
+        say(f"Audit: {summary['audit']}")
+    if summary.get("game_over"):
+        winner = obs.game.winner if obs.game is not None else None
+        won = f"team {winner}" if winner is not None else f"team {team}"
+        say(f"Game over: {won} wins!")
+    return out
+
+
+def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str],
+                 width: int | None = 80) -> str:
+    """`summary_lines` joined into one text."""
+    return "\n".join(summary_lines(summary, obs, names, width))
+
+
+# --- where the defenders' points came from -------------------------------------------------
+
+
+def point_tricks(obs: Observation) -> list[tuple[int, int, tuple[int, ...]]]:
+    """The tricks the defenders won with points in them, as (trick number from 1, the
+    winning seat, the point cards in playing order)."""
+    if obs.declarers is None:
+        return []
+    got = []
+    for i, t in enumerate(obs.tricks, 1):
+        if t.points and team_of(t.winner) != obs.declarers:
+            cards = tuple(f for p in t.plays for f in p if FACE_POINTS[f])
+            got.append((i, t.winner, cards))
+    return got
+
+
+def throw_penalties(obs: Observation) -> list[tuple[int, int, int]]:
+    """Failed throws, as (trick number, thrower, points to the defenders: negative when a
+    defender threw)."""
+    if obs.declarers is None:
+        return []
+    return [(i, t.leader, throw_penalty_points(t.penalty, team_of(t.leader) != obs.declarers))
+            for i, t in enumerate(obs.tricks, 1) if t.penalty]
+
+
+def _points_lines(res: dict[str, Any], obs: Observation, names: Sequence[str],
+                  width: int | None) -> list[str]:
+    """The defenders' point cards trick by trick, the penalties, and the sum when it has
+    more than one part (none for a hand without tricks)."""
+    if not obs.tricks:
+        return []
+    tricks = point_tricks(obs)
+    penalties = throw_penalties(obs)
+    won = sum(FACE_POINTS[f] for _, _, cards in tricks for f in cards)
+    lines: list[str] = []
+    if tricks:
+        parts = [f"trick {i} ({names[seat]}) {_cards(cards)}"
+                 + (f" = {sum(FACE_POINTS[f] for f in cards)}" if len(cards) > 1 else "")
+                 for i, seat, cards in tricks]
+        lines += pack(parts, width, "Won: ", "  ", " · ")
+    else:
+        lines.append("The defenders won no point cards.")
+    if penalties:
+        parts = [f"trick {i}, {names[seat]}'s failed throw {pts:+d}"
+                 for i, seat, pts in penalties]
+        lines += pack(parts, width, "Penalties: ", "  ", " · ")
+    pen = sum(p for _, _, p in penalties)
+    bonus = res.get("talon_bonus") or 0
+    total = won + pen + bonus
+    if pen or bonus:
+        text = f"= {won} in tricks" + (f" {'+' if pen > 0 else '−'} {abs(pen)} penalties"
+                                       if pen else "")
+        lines += _wrap(text + (f" + {bonus} talon bonus" if bonus else "") + f" = {total}",
+                       width)
+    if total != res["defender_points"]:
+        lines += _wrap(f"(the result counts {res['defender_points']}: a rule broken or a "
+                       "seat that left decided the hand)", width)
+    return lines
+
+
+# --- the game strip ---------------------------------------------------------------------------
+
+
+def strip_entry(number: int, obs: Observation, result: HandResult, rules: Rules) -> dict:
+    """One finished hand for the strip, as plain data (the summary dict is plain data):
+    ``hand`` (1 for the first), ``starter`` (seat), ``declarers`` (team), ``declared_by``
+    (the seat whose declaration set the trump, None when none did), ``trump``
+    (`Trump.to_data`, None if never known), ``defender_points``, ``gaining_team``,
+    ``levels_gained``, and ``levels`` (both teams' levels after it). ``obs``: any seat's
+    observation of the finished hand (it is public)."""
+    levels = list(obs.levels)
+    advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
+    declared_by = obs.declarations[-1][0] if obs.declarations else None
+    return {"hand": number, "starter": obs.starter, "declarers": obs.declarers,
+            "declared_by": declared_by,
+            "trump": obs.trump.to_data() if obs.trump is not None else None,
+            "defender_points": result.defender_points,
+            "gaining_team": result.gaining_team, "levels_gained": result.levels_gained,
+            "levels": levels}
+
+
+def strip_lines(strip: Sequence[dict[str, Any]], names: Sequence[str], width: int | None,
+                rows: int = STRIP_ROWS) -> list[str]:
+    """The game so far: the last ``rows`` hands a line each, the ones before in one line of
+    the levels after each hand (its oldest hands dropped when it would not fit)."""
+    if not strip:
+        return []
+    lines = ["Game so far: starter, trump, defenders' points, levels after (team 0/1)"]
+    early, late = list(strip[:-rows] if rows else strip), strip[-rows:] if rows else []
+    if early:
+        lines.append(_early_line(early, width))
+    for e in late:
+        lines += _wrap(_strip_row(e, names), width, "      ")
+    return lines
+
+
+def _early_line(early: Sequence[dict[str, Any]], width: int | None) -> str:
+    levels = [f"{e['levels'][0]}/{e['levels'][1]}" for e in early]
+    last = early[-1]["hand"]
+    k = 0
+    while True:
+        head = f"  hands {early[k]['hand']}–{last}:" if k < len(early) - 1 else \
+            f"  hand {last}:"
+        line = head + (" …" if k else "") + " " + " → ".join(levels[k:])
+        if width is None or len(line) <= width or k == len(early) - 1:
+            return line
+        k += 1
+
+
+def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
+    starter = e.get("starter")
+    who = (f"{names[starter]} (team {team_of(starter)})" if isinstance(starter, int)
+           and 0 <= starter < len(names) else "starter unknown")
+    trump = _trump_short(e.get("trump"))
+    by = e.get("declared_by")
+    if isinstance(by, int) and by != starter and 0 <= by < len(names):
+        trump += f" by {names[by]}"
+    gain, team = e["levels_gained"], e["gaining_team"]
+    change = f"team {team} +{gain}" if gain else f"team {team} takes over"
+    a, b = e["levels"]
+    return (f"{e['hand']:>3}. {who} · {trump} · {e['defender_points']} pts · {change} "
+            f"· {a}/{b}")
+
+
+def _trump_short(trump: Sequence[str | None] | None) -> str:
+    if trump is None:
+        return "trump unknown"
+    rank, suit = trump
+    if rank is None:
+        return "jokers only"
+    return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
+
+
+# --- small pieces -----------------------------------------------------------------------------
+
+
+def _members(names: Sequence[str], players: int, team: int) -> str:
+    return ", ".join(names[s] for s in range(players) if team_of(s) == team)
+
+
+def _cards(text_or_faces: str | Sequence[int]) -> str:
+    faces = parse_faces(text_or_faces) if isinstance(text_or_faces, str) else text_or_faces
+    return format_cards(list(faces), symbols=True)
+
+
+def _wrap(text: str, width: int | None, indent: str = "  ") -> list[str]:
+    return pack([text], width, "", indent, "")

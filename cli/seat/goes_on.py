@@ -1,0 +1,180 @@
+"""A game that goes on after a seat is gone: a new table, an AI in the empty seat, a new hand.
+
+When the table halts on a verdict with a guilty seat (`guilty`: it stayed unreachable past
+the grace period, stayed connected but silent past a deadline, withheld keys, or signed
+evidence against itself: two versions of a message, an invalid move, a false verdict),
+every peer ends the verdict's hand, scored as lost by that seat's team once a team
+declares (`GameSession.forfeit`: the same evidence, so the same score on every peer).
+Then the host reopens its lobby on the same port with the game's carry (levels, declaring
+team, starter, first drawer: the same on every peer, and part of the new table id), asks
+for AI players for the gone seat and
+the seats AI held, and the people still at the table rejoin it automatically in their own
+seats (a guest accepts only a start that carries exactly the game it was playing).
+Everyone takes the new seat with a fresh identity and deck, and the screen goes on with the
+new table.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.task import deferLater
+from twisted.python.failure import Failure
+
+from tractor.cli.options import journal_path
+from tractor.cli.screen.words import count
+from tractor.cli.seat.netclient import HumanPlayer, NetClient
+from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.protocols import host_table, join_table
+from tractor.net.lobby.state import LobbyError, Participant, Seating, parse_endpoint
+from tractor.net.mesh.wire import PeerNode, SeatGone
+from tractor.net.referee.stall import Stalled
+from tractor.net.table.hand import TableError
+from tractor.net.table.seat import listen_node, raw_public, take_seat
+
+REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby
+
+
+def guilty(exc: BaseException) -> int | None:
+    """The seat a verdict blames on signed evidence (or on every other seat's votes),
+    None for a halt that blames nobody: this peer's own failure, or signs of a split
+    transcript that do not show who equivocated.
+
+    >>> guilty(Stalled(2, "play", 310.0)), guilty(RuntimeError("bug"))
+    (2, None)
+    """
+    if isinstance(exc, ViewMismatch | TranscriptSplit):
+        return None
+    if isinstance(exc, SeatGone | Stalled | DeckError | TableError):
+        seat = getattr(exc, "seat", None)
+        return seat if type(seat) is int and seat >= 0 else None
+    return None
+
+
+class GoesOn:
+    """Watches a person's table; after `SeatGone` it moves the game to a new table.
+
+    ``host`` is None for a guest (who rejoins ``lobby_address``); for the host it is the
+    lobby set-up: ``fill_local`` and ``passphrase``, and ``interface`` to listen on.
+    """
+
+    def __init__(self, reactor: Any, args: argparse.Namespace, client: NetClient,
+                 seating: Seating, lobby_address: str, interface: str, is_host: bool,
+                 passphrase: str | None = None,
+                 fill_local: Callable[[int, str, list[bytes]], None] | None = None,
+                 before_fill: Callable[[], None] | None = None) -> None:
+        self.reactor = reactor
+        self.args = args
+        self.client = client
+        self.seating = seating
+        self.lobby_address = lobby_address
+        self.interface = interface
+        self.is_host = is_host
+        self.passphrase = passphrase
+        self.fill_local = fill_local
+        self.before_fill = before_fill
+        self.nodes: list[PeerNode] = []
+        self.watch(client.node)
+
+    def stop(self) -> None:
+        """The person left: close every table this game was played at."""
+        for node in self.nodes:
+            node.stop()
+
+    def watch(self, node: PeerNode) -> None:
+        self.nodes.append(node)
+        node.done.addErrback(self._halted, node)
+
+    def _halted(self, failure: Failure, node: PeerNode) -> None:
+        """(The failure is consumed: the screen shows every halt as a banner.)"""
+        gone = guilty(failure.value)
+        if gone is None or node is not self.client.node:
+            return  # any other halt stays on the screen with its verdict
+        if gone == self.seating.seat:
+            return  # the others go on without this peer
+        assert node.session is not None
+        session = node.session
+        res = session.forfeit(gone, node.verdict_hand)
+        if res is not None:
+            team = " and ".join(self.client.names[s] for s in range(len(self.client.names))
+                                if s % 2 == res.gaining_team)
+            self.client.note(f"seat {gone} ({self.client.names[gone]}) forfeits the hand: "
+                             f"the team of {team} gains {count(res.levels_gained, 'level')}")
+            if session.over:
+                self.client.note("game over: that was the last hand")
+                return
+        d = ensureDeferred(self._go_on(node, gone))
+        d.addErrback(lambda f: self.client.note(
+            f"the game could not go on at a new table: {f.getErrorMessage()}"))
+
+    async def _go_on(self, old: PeerNode, gone: int) -> None:
+        assert old.session is not None
+        carry = old.session.carry()
+        seat = self.seating.seat
+        key = Ed25519PrivateKey.generate()
+        node, port = await listen_node(self.reactor, self.interface, grace=old.grace)
+        me = Participant(self.args.player, raw_public(key), port, wanted_seat=seat)
+        if self.is_host:
+            self.client.note(f"seat {gone} is gone: the table goes on with an AI in that "
+                             "seat and a new hand")
+            seating = await self._host(me, carry, gone)
+        else:
+            self.client.note(f"seat {gone} is gone: waiting for the host to go on with an "
+                             "AI in that seat")
+            seating = await self._rejoin(me, carry)
+        take_seat(node, seating, key, HumanPlayer(getattr(self.args, "deal_pace", 0.0)),
+                  Journal(journal_path()),
+                  meta={"carried": True, "local_ai": self.fill_local is not None})
+        old.stop()
+        self.seating = seating
+        self.client.rebind(node, list(seating.names))
+        self.watch(node)
+
+    async def _host(self, me: Participant, carry: tuple[Any, ...], gone: int) -> Seating:
+        ip, port = parse_endpoint(self.lobby_address)
+        listen = f"tcp:{port}:interface={self.interface}"
+        lobby = await host_table(self.reactor, self.seating.name, self.seating.rules, me,
+                                 self.passphrase, listen=listen, fill_local=self.fill_local,
+                                 announce=False, carry=carry)
+        try:
+            lobby.ready(True)
+            ai_seats = sorted({gone} | {s for s, k in enumerate(self.seating.kinds)
+                                        if k == "ai" and s != self.seating.seat})
+            if self.before_fill is not None:
+                self.before_fill()
+            await lobby.request_fill(seats=ai_seats)
+            return await within(self.reactor, lobby.started, REJOIN_SECONDS,
+                                 "the others did not come back to the table in time")
+        finally:
+            lobby.close()
+
+    async def _rejoin(self, me: Participant, carry: tuple[Any, ...]) -> Seating:
+        waited = 0.0
+        while True:
+            try:
+                guest = await join_table(self.reactor, self.lobby_address, me,
+                                         self.passphrase, expect_carry=carry)
+                break
+            except LobbyError:
+                if waited >= REJOIN_SECONDS:
+                    raise
+            await deferLater(self.reactor, 2.0, lambda: None)
+            waited += 2.0
+        guest.ready(True)
+        return await within(self.reactor, guest.started, REJOIN_SECONDS,
+                             "the table did not start again in time")
+
+
+async def within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
+    """Await ``d``, or fail it with `TimeoutError` (``why``) after ``seconds``."""
+    timer = reactor.callLater(seconds, lambda: d.called or d.errback(TimeoutError(why)))
+    try:
+        return await d
+    finally:
+        if timer.active():
+            timer.cancel()

@@ -1,0 +1,252 @@
+"""The peer's journal in SQLite: what a crash must not lose, and the record of past games.
+
+One row per game (this peer's seat, identity key, master seed, rules, table and the
+seats' public keys), every frame this peer accepted or sent (written before it is
+sent), and each hand's result. `GameSession` can be rebuilt from it
+(`open_session`), then `GameSession.resume` replays the frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
+
+from tractor.hand import HandResult
+from tractor.net.deck.envelope import peek_hand
+from tractor.net.journal.checked import PROOFS, SIGNATURE, CheckMarks
+from tractor.net.journal.sqlite_file import (
+    JournalError as JournalError,  # raised by Journal: theirs to catch
+)
+from tractor.net.journal.sqlite_file import open_database, verify
+from tractor.net.table.hand import Player
+from tractor.net.table.session import GameSession
+from tractor.rules import Rules
+
+#: ``games.rounds`` held the shadow decks of the cut-and-choose shuffle proof of protocol
+#: tractor-deck/1; games of this version (one linear proof per shuffle) store 0 there.
+LINEAR_PROOF = 0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY, seat INTEGER NOT NULL, identity BLOB NOT NULL,
+    master_seed BLOB NOT NULL, rules TEXT NOT NULL, table_id BLOB NOT NULL,
+    public_keys BLOB NOT NULL, first INTEGER NOT NULL, rounds INTEGER NOT NULL,
+    created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS frames (
+    n INTEGER PRIMARY KEY AUTOINCREMENT, game TEXT NOT NULL, hand INTEGER NOT NULL,
+    frame BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS frames_game ON frames (game, n);
+CREATE TABLE IF NOT EXISTS meta (
+    game TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    game TEXT NOT NULL, hand INTEGER NOT NULL, result TEXT NOT NULL,
+    PRIMARY KEY (game, hand));
+CREATE TABLE IF NOT EXISTS ai_servers (
+    label TEXT PRIMARY KEY, key BLOB NOT NULL, first REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS checked (
+    game TEXT NOT NULL, mark BLOB NOT NULL, PRIMARY KEY (game, mark));
+CREATE TABLE IF NOT EXISTS ballots (
+    game TEXT NOT NULL, ballot BLOB NOT NULL, PRIMARY KEY (game, ballot));
+"""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    seat: int
+    rules: Rules
+    table: bytes
+    created: float
+    finished: bool
+
+
+def private_folder(path: str | os.PathLike[str], tighten: bool = False) -> None:
+    """Make ``path`` (and its parents) if needed, readable by this user only: journals
+    hold identity keys and deck secrets. A folder that exists already is tightened only
+    with ``tighten`` (a folder of tractor's own: one the person named, say their home,
+    stays as they set it; the files in it are private anyway)."""
+    existed = os.path.isdir(path)
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if (tighten or not existed) and os.stat(path).st_uid == os.getuid():
+        os.chmod(path, 0o700)  # also past a umask that took bits off the mode
+
+
+def open_private_log(path: str | os.PathLike[str]) -> Any:
+    """Open a log file for appending, readable by this user only (it names tables, seats
+    and addresses); an older file from a looser umask is tightened too."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "ab")
+
+
+class Journal:
+    """The journal at ``path``, created (readable by this user only) if there is none.
+    A file that cannot be used raises `JournalError` (its ``kind`` says whether it may be
+    kept aside for a new one: `journal_db.REPLACEABLE`). ``read_only`` writes nothing."""
+
+    def __init__(self, path: str, read_only: bool = False) -> None:
+        self.path = path
+        self.db = open_database(path, SCHEMA, read_only)
+        self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
+        self.marks = CheckMarks(self.db)  #: frames whose proofs passed here (`net.journal.checked`)
+
+    def verify(self) -> None:
+        """Raise `JournalError` if any page of the file is damaged (a truncated file
+        opens, and fails only at the first read of a missing page)."""
+        verify(self.db, self.path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- AI servers this host has used (trust on first use) ---------------------------------
+
+    def pinned_ai_server(self, label: str) -> bytes | None:
+        """The identity key of the AI server known as ``label`` (the name it announces, or
+        the address the person gave), if this host ever used it."""
+        row = self.db.execute("SELECT key FROM ai_servers WHERE label = ?", (label,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def pin_ai_server(self, label: str, key: bytes) -> None:
+        """Remember (or, the person having accepted a new one, replace) its key."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO ai_servers VALUES (?, ?, ?)",
+                            (label, key, time.time()))
+
+    def create_game(self, game: str, session: GameSession, identity: Ed25519PrivateKey,
+                    master_seed: bytes) -> None:
+        raw_identity = identity.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        keys = b"".join(k.public_bytes(Encoding.Raw, PublicFormat.Raw)
+                        for k in session.public_keys)
+        with self.db:
+            self.db.execute(
+                "INSERT INTO games (id, seat, identity, master_seed, rules, table_id,"
+                " public_keys, first, rounds, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (game, session.seat, raw_identity, master_seed,
+                 json.dumps(session.rules.to_data()), session.table, keys, session.first,
+                 LINEAR_PROOF, time.time()))
+
+    def set_meta(self, game: str, data: dict[str, Any]) -> None:
+        """What a restart needs beyond the protocol: the seats' names and addresses, the
+        endpoint this peer listened on, who decides for it (JSON-able)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta (game, data) VALUES (?,?)",
+                            (game, json.dumps(data)))
+
+    def meta(self, game: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT data FROM meta WHERE game = ?", (game,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def append(self, game: str, frames: Sequence[bytes]) -> None:
+        """Keep frames (this peer's before it sends them, others' once accepted); a frame
+        kept already (sent again after a resume or a reconnect) is kept once."""
+        seen = self._digests.get(game)
+        if seen is None:
+            seen = self._digests[game] = {hashlib.sha256(f).digest()
+                                          for f in self.frames(game)}
+        fresh = []
+        for f in frames:
+            digest = hashlib.sha256(f).digest()
+            if digest not in seen:
+                seen.add(digest)
+                fresh.append(f)
+        if not fresh:
+            return
+        with self.db:
+            self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
+                                [(game, peek_hand(f), f) for f in fresh])
+
+    def keep(self, game: str, session: GameSession, frames: Sequence[bytes],
+             signed: Collection[bytes], proved: Collection[bytes]) -> None:
+        """Keep ``frames`` with the marks of what was checked here (``signed``, ``proved``:
+        not checked again on resume, `net.journal.checked`) in one commit, then the session's
+        results not recorded yet."""
+        with self.db:
+            self.marks.add(game, SIGNATURE, signed)
+            self.marks.add(game, PROOFS, proved)
+            self.append(game, frames)
+        recorded = len(self.results(game))
+        for i, res in enumerate(session.results[recorded:], recorded):
+            self.record_result(game, i, res, finished=session.over)
+
+    def add_ballot(self, game: str, frame: bytes) -> None:
+        """Keep a ballot this peer cast (`net.referee.ballots`), before it leaves."""
+        self.db.execute("INSERT OR IGNORE INTO ballots (game, ballot) VALUES (?,?)",
+                        (game, frame))
+
+    def ballots(self, game: str) -> list[bytes]:
+        """The ballots this peer cast in ``game``."""
+        rows = self.db.execute("SELECT ballot FROM ballots WHERE game = ? ORDER BY rowid",
+                               (game,))
+        return [bytes(r[0]) for r in rows]
+
+    def frames(self, game: str) -> list[bytes]:
+        rows = self.db.execute("SELECT frame FROM frames WHERE game = ? ORDER BY n", (game,))
+        return [bytes(r[0]) for r in rows]
+
+    def record_result(self, game: str, hand: int, result: HandResult,
+                      finished: bool = False) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO results (game, hand, result) VALUES (?,?,?)",
+                            (game, hand, json.dumps(result.to_data())))
+            if finished:
+                self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+
+    def mark_finished(self, game: str) -> None:
+        """The game will not go on here (its table halted, or it moved to a new table):
+        `tractor history` lists it as over and `tractor resume` does not offer it."""
+        with self.db:
+            self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+
+    def results(self, game: str) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT result FROM results WHERE game = ? ORDER BY hand",
+                               (game,))
+        return [json.loads(r[0]) for r in rows]
+
+    def games(self) -> list[GameRecord]:
+        rows = self.db.execute("SELECT id, seat, rules, table_id, created, finished FROM games"
+                               " ORDER BY created")
+        return [GameRecord(r[0], r[1], Rules.from_data(json.loads(r[2])), bytes(r[3]), r[4],
+                           bool(r[5])) for r in rows]
+
+    def open_session(self, game: str, player: Player, max_hands: int | None = None,
+                     progress: Callable[[int, int], None] | None = None
+                     ) -> tuple[GameSession, list[bytes]]:
+        """Rebuild this peer's session of ``game`` from the journal and replay it; returns
+        the session and the frames to send (its latest ones again, and any new move).
+        ``progress(done, total)``: frames replayed so far (`GameSession.resume`)."""
+        row = self.db.execute(
+            "SELECT seat, identity, master_seed, rules, table_id, public_keys, first, rounds"
+            " FROM games WHERE id = ?", (game,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game!r} in this journal")
+        seat, identity, seed, rules, table, keys, first, rounds = row
+        if rounds != LINEAR_PROOF:
+            raise ValueError(f"game {game!r} was recorded by an older version of tractor (its "
+                             "shuffle proofs are of protocol tractor-deck/1): this version "
+                             "can neither resume nor replay it")
+        keys = bytes(keys)
+        public = [Ed25519PublicKey.from_public_bytes(keys[i:i + 32])
+                  for i in range(0, len(keys), 32)]
+        carry = self.meta(game).get("carry")  # a game that went on at this new table
+        session = GameSession(Rules.from_data(json.loads(rules)), bytes(table), seat,
+                              Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
+                              bytes(seed), player, first=first,
+                              max_hands=max_hands, carry=carry)
+        frames = self.frames(game)
+        # What `append` must not keep twice: known now, without reading the journal again.
+        self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
+        signed, proved = self.marks.known(game, frames)
+        return session, session.resume(frames, proved, signed, progress)

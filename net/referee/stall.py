@@ -1,0 +1,116 @@
+"""Deadlines for every step a seat owes the table, and the signed complaint.
+
+Each peer's referee (`net.referee.machine`) notes since when it waits for each seat's next message
+(`TableHand.waiting_on`); past the step's deadline it complains. The complaint is signed
+(`pack_complaint`) and goes to every seat, which relays it once and, if it holds the
+awaited frames, sends them to the complainer at once. `COMPLAINT_WAIT` seconds later, still
+without the message, the peer votes on it (`net.referee.ballots`); a seat is named only on the
+votes of every other seat (`Stalled`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tractor.net.codec import CodecError, Limits, decode
+
+Seat = int
+#: Seconds a step the protocol makes by itself may take (a shuffle with its proof on a slow
+#: machine, keys, claims, verdicts): far above what an honest peer needs.
+AUTO_DEADLINE = 60.0
+#: Seconds a person may think over a decision (a play, a declaration, a bid, a burial).
+MOVE_DEADLINE = 300.0
+DECISIONS = frozenset({"play", "declaration window", "bid", "show", "name", "burial"})
+COMPLAINT_WAIT = 10.0  #: seconds between the complaint and the blame
+#: Prefix of every signed complaint: never a deck frame (those begin with an array) nor a
+#: link proof (another text).
+COMPLAINT_CONTEXT = b"tractor-wire/4 stall complaint\x00"
+MAX_COMPLAINT = 400
+#: A complaint: a map of two, one of them a list of six scalars.
+NOTICE_LIMITS = Limits(max_bytes=MAX_COMPLAINT, max_depth=2, max_elements=20, max_str=32,
+                       max_bin=128, max_array=7, max_map=2, max_memory=8192)
+
+
+class Stalled(Exception):
+    """A connected seat withheld a message it owed past its deadline and a complaint."""
+
+    def __init__(self, seat: Seat, what: str, seconds: float,
+                 complaints: tuple[bytes, ...] = ()) -> None:
+        self.seat, self.what, self.seconds = seat, what, seconds
+        #: The signed votes of every other seat (the evidence).
+        self.frames = complaints
+        super().__init__(f"seat {seat}: sent no {what} for {seconds:.0f} s while connected "
+                         f"(and after a complaint), so the table cannot go on")
+
+
+def complaint_message(table: bytes, hand: int, complainer: Seat, about: Seat, what: str,
+                      held: int) -> bytes:
+    return COMPLAINT_CONTEXT + msgpack.packb([table, hand, complainer, about, what, held],
+                                             use_bin_type=True)
+
+
+def pack_complaint(key: Ed25519PrivateKey, table: bytes, hand: int, complainer: Seat,
+                   about: Seat, what: str, held: int) -> bytes:
+    """A signed complaint: ``complainer`` has waited past the deadline for ``about``'s
+    ``what`` in ``hand``, holding ``held`` of its frames. A map, like a have report."""
+    body = [table, hand, complainer, about, what, held]
+    signature = key.sign(complaint_message(table, hand, complainer, about, what, held))
+    return msgpack.packb({"stall": body, "sig": signature}, use_bin_type=True)
+
+
+@dataclass(frozen=True)
+class Complaint:
+    hand: int
+    complainer: Seat
+    about: Seat
+    what: str
+    held: int
+
+
+class ComplaintError(ValueError):
+    """A complaint that does not parse, is for another table or is not signed."""
+
+
+def is_complaint(frame: bytes) -> bool:
+    return frame[:1] == b"\x82" and b"stall" in frame[:8]
+
+
+def _read_signed(frame: bytes, name: str, key: str, size: int) -> tuple[list[object], bytes]:
+    if len(frame) > MAX_COMPLAINT:
+        raise ComplaintError(f"{name} too large")
+    try:
+        data = decode(frame, NOTICE_LIMITS)
+    except CodecError as exc:
+        raise ComplaintError(f"unreadable {name}: {exc.reason}") from exc
+    if not isinstance(data, dict) or set(data) != {key, "sig"}:
+        raise ComplaintError(f"a {name} is {{{key}: [...], sig: ...}}")
+    body, sig = data[key], data["sig"]
+    if not isinstance(body, list) or len(body) != size or type(sig) is not bytes:
+        raise ComplaintError(f"a {name} has {size} fields")
+    return body, sig
+
+
+def _check_seats(keys: list[Ed25519PublicKey], hand: object, seats: tuple[object, ...],
+                 what: object, held: object) -> None:
+    if not all(type(v) is int for v in (hand, held, *seats)) or not (
+            all(0 <= s < len(keys) for s in seats) and hand >= 0 and held >= 0) or type(  # type: ignore[operator]
+            what) is not str:
+        raise ComplaintError("bad fields")
+
+
+def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
+    body, sig = _read_signed(frame, "complaint", "stall", 6)
+    t, hand, complainer, about, what, held = body
+    if t != table:
+        raise ComplaintError("complaint for another table")
+    _check_seats(keys, hand, (complainer, about), what, held)
+    try:
+        keys[complainer].verify(sig, complaint_message(  # type: ignore[index]
+            t, hand, complainer, about, what, held))  # type: ignore[arg-type]
+    except InvalidSignature as exc:
+        raise ComplaintError("complaint signature does not verify") from exc
+    return Complaint(hand, complainer, about, what, held)  # type: ignore[arg-type]

@@ -1,0 +1,92 @@
+"""From a lobby's `Seating` to a running peer: identity, session, journal, mesh.
+
+Every participant (a person's client, an AI peer) goes the same way: make an identity
+key, listen for the game mesh (`listen_node`), take a seat in a lobby with that port,
+then `take_seat` builds the `GameSession`, records the game in the journal (so a crash
+can be resumed), dials the other seats and sends the first frames.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.state import Seating
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import GRACE, PeerNode
+from tractor.net.table.hand import Player
+from tractor.net.table.session import GameSession
+
+
+def game_id(seating: Seating) -> str:
+    """The name this seat's game goes by in journals and `tractor history`: the table (the
+    same on every peer) and the seat, so several seats of one game can share a journal."""
+    return f"{seating.table.hex()[:12]}-{seating.seat}"
+
+
+async def listen_node(reactor: Any, interface: str = "127.0.0.1", port: int = 0,
+                      grace: float = GRACE) -> tuple[PeerNode, int]:
+    """A game node listening before it is seated (a lobby needs its port)."""
+    node = PeerNode(reactor, listen=f"tcp:{port}:interface={interface}", grace=grace)
+    return node, await node.start()
+
+
+def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: Player,
+              journal: Journal | None = None, master_seed: bytes | None = None,
+              max_hands: int | None = None,
+              meta: dict[str, Any] | None = None) -> GameSession:
+    """Seat ``node`` at the table the lobby formed and start playing."""
+    if seating.keys[seating.seat] != raw_public(key):
+        raise ValueError("the seating gives this seat another key")
+    master = master_seed or os.urandom(32)
+    session = GameSession(seating.rules, seating.table, seating.seat, key,
+                          [Ed25519PublicKey.from_public_bytes(k) for k in seating.keys],
+                          master, player, max_hands=max_hands,
+                          carry=seating.carry)
+    game = game_id(seating)
+    if journal is not None:
+        journal.create_game(game, session, key, master)
+        journal.set_meta(game, {
+            "names": list(seating.names), "kinds": list(seating.kinds),
+            "addresses": {str(s): a for s, a in seating.addresses.items()},
+            "listen": node.listen_description if node.port is None
+            else _listen_again(node), "table_name": seating.name,
+            "carry": list(seating.carry) if seating.carry is not None else None,
+            **(meta or {})})
+    node.attach(session, seating.keys, journal, game)
+    node.dial({s: a for s, a in seating.addresses.items() if s != seating.seat})
+    node.begin()
+    return session
+
+
+def _listen_again(node: PeerNode) -> str:
+    """The endpoint to listen on after a restart: the same interface and port, so the
+    other seats' reconnection attempts find this peer again."""
+    assert node.port is not None
+    host = node.port.getHost()
+    return f"tcp:{host.port}:interface={host.host}"
+
+
+async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
+                      grace: float = GRACE,
+                      progress: Callable[[int, int], None] | None = None
+                      ) -> tuple[PeerNode, GameSession]:
+    """Rebuild this peer's seat of ``game`` after a crash: the session replayed from the
+    journal (``progress(done, total)`` told as it goes), the node listening again where it
+    did (so the others' reconnection attempts find it), dialing the others and sending
+    what it owes. Raises `CannotListenError` when that endpoint is still taken."""
+    meta = journal.meta(game)
+    session, frames = journal.open_session(game, player, progress=progress)
+    node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
+                    grace=grace)
+    await node.start()
+    node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
+    node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
+               if int(s) != session.seat})
+    node.begin(frames)
+    return node, session
+

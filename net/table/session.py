@@ -1,0 +1,296 @@
+"""A whole game between peers: hand after hand of `TableHand`, each over a fresh deck.
+
+`GameSession` is one peer's view of a game: it builds each hand's deck engine (a new
+hand number, so every frame and proof is bound to it; fresh secrets from the peer's
+master seed), carries levels, declarers and starter from one hand's result to the
+next, deals again after a first hand nobody declared, and ends when a team passes Ace.
+The next hand's deck is shuffled and locked while this hand is played (`upcoming`: its
+shuffle needs nothing of this hand's result; its deal waits for the first drawer). Every
+deck's heavy work is given to a `Runner` when one is set. Like the rest of the protocol it is a
+state machine fed with frames (and, with a runner, told when work is done: `poll`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tractor.game import after_hand, after_redeal
+from tractor.hand import HandResult, IllegalAction
+from tractor.net.deck.engine import Deck, DeckConfig, Runner
+from tractor.net.deck.envelope import open_frame, peek_hand
+from tractor.net.deck.errors import carrying, followed_by
+from tractor.net.deck.ledger import CheckLedger
+from tractor.net.table.hand import HandSetup, Player, TableHand
+from tractor.rules import Rules
+
+#: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
+#: the cards are dealt and the talon buried, the deck of this hand has little left to do
+#: and the players take seconds a trick.
+SHUFFLE_AHEAD_FROM = frozenset({"play", "audit"})
+
+
+def dealer_by_lot(table: bytes, players: int) -> int:
+    """The first dealer of an auction game, by lot (seed 001): drawn from the table id,
+    which every seat agrees on and none chooses alone (it hashes every seat's key)."""
+    digest = hashlib.sha256(b"tractor/first-dealer/" + table).digest()
+    return int.from_bytes(digest[:8], "big") % players
+
+
+class GameSession:
+    def __init__(self, rules: Rules, table: bytes, seat: int, signing_key: Ed25519PrivateKey,
+                 public_keys: Sequence[Ed25519PublicKey], master_seed: bytes, player: Player,
+                 first: int = 0,
+                 on_hand_end: Callable[[GameSession, TableHand], None] | None = None,
+                 max_hands: int | None = None, carry: Sequence[Any] | None = None) -> None:
+        if len(master_seed) < 32:
+            raise ValueError("the master seed has at least 32 bytes")
+        self.rules = rules
+        self.table = table
+        self.seat = seat
+        self._key = signing_key
+        self.public_keys = tuple(public_keys)
+        self._master = master_seed
+        self.player = player
+        self.on_hand_end = on_hand_end
+        self.max_hands = max_hands  #: stop after this many played hands (tests, soak runs)
+        #: The time for the deck's key deadlines (a `PeerNode` sets its clock here).
+        self.now: Callable[[], float] = lambda: 0.0
+        self.levels = [rules.start_level] * 2
+        self.first = first
+        if rules.declaration == "auction" and carry is None:
+            self.first = dealer_by_lot(table, rules.players)
+        self.starter: int | None = None
+        self.declarers: int | None = None
+        if carry is not None:  # a game going on at a new table (a seat was replaced)
+            lv0, lv1, self.declarers, self.starter, self.first = carry
+            self.levels = [lv0, lv1]
+        self.hand_no = 0
+        self.results: list[HandResult] = []
+        self.winner: int | None = None
+        self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
+        self._journal: dict[int, list[bytes]] = {}
+        self._runner: Runner | None = None
+        #: What every deck of this game checked (a journal's marks: `net.journal.checked`).
+        self.ledger = CheckLedger()
+        #: The next hand's deck, shuffled and locked while this hand is played; its first
+        #: drawer is named when this hand's result gives it.
+        self.upcoming: Deck | None = None
+        self.current = self._new_hand(self._new_deck(self.hand_no, self.first))
+
+    @property
+    def signing_key(self) -> Ed25519PrivateKey:
+        """This seat's session key: it signs its deck frames, ballots and link proofs."""
+        return self._key
+
+    @property
+    def runner(self) -> Runner | None:
+        """Where every deck of this game does its heavy work (a `PeerNode` sets a worker
+        thread: the next hand's deck while this one is played, the first hand's while the
+        screen shows it is shuffled); None: at once, on the caller's thread."""
+        return self._runner
+
+    @runner.setter
+    def runner(self, runner: Runner | None) -> None:
+        self._runner = runner
+        for deck in (self.current.deck, self.upcoming):
+            if deck is not None:
+                deck.runner = runner
+
+    def hand_seed(self, hand_no: int) -> bytes:
+        """This peer's secrets for one hand (persist the master seed to resume)."""
+        return hmac.new(self._master, f"hand/{hand_no}".encode(), hashlib.sha256).digest()
+
+    def _new_deck(self, hand_no: int, first: int | None) -> Deck:
+        config = DeckConfig(table=self.table, hand=hand_no, public_keys=self.public_keys,
+                            decks=self.rules.decks, hand_size=self.rules.hand_size,
+                            first=first)
+        deck = Deck(config, self.seat, self._key, self.hand_seed(hand_no))
+        deck.runner = self._runner
+        deck.ledger = self.ledger
+        if hand_no in self._journal:
+            deck.load_journal(self._journal.pop(hand_no))
+        return deck
+
+    def _new_hand(self, deck: Deck) -> TableHand:
+        deck.set_first(self.first)
+        setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
+                          self.starter, self.declarers)
+        return TableHand(setup, deck, self.player, now=lambda: self.now())
+
+    def _shuffle_ahead(self) -> list[bytes]:
+        """Start the next hand's deck (its shuffle and lock need nothing of this hand's
+        result) once this hand is being played, or once another seat started it; returns
+        this peer's frames for it. Not past the last hand a test or benchmark plays."""
+        if self.over:
+            return []
+        last = self.max_hands is not None and len(self.results) + 1 >= self.max_hands
+        if self.upcoming is None and (self.current.phase not in SHUFFLE_AHEAD_FROM or last):
+            return []
+        return self._begin_upcoming()
+
+    def _begin_upcoming(self) -> list[bytes]:
+        """Start the next hand's deck (made if need be), unless it has started."""
+        if self.upcoming is None:
+            self.upcoming = self._new_deck(self.hand_no + 1, None)
+        return [] if self.upcoming.started else self.upcoming.start()
+
+    def carry(self) -> tuple[Any, ...]:
+        """Where the game stands between hands, for a new table that goes on with it."""
+        return (self.levels[0], self.levels[1], self.declarers, self.starter, self.first)
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    def start(self) -> list[bytes]:
+        return followed_by(self.current.start(), self._maybe_next)
+
+    def journal(self) -> list[bytes]:
+        """Every frame of this game this peer accepted or holds (what a crash must not lose;
+        `net.journal.store` keeps it on disk)."""
+        decks = [hand.deck for hand in [*self.played, self.current]]
+        return [f for deck in [*decks, *[self.upcoming] * (self.upcoming is not None)]
+                for f in deck.frames()]
+
+    def resume(self, journal: Sequence[bytes], proved: Collection[bytes] = (),
+               signed: Collection[bytes] = (),
+               progress: Callable[[int, int], None] | None = None) -> list[bytes]:
+        """Start a fresh session (same seat, keys, master seed and player) from the journal of
+        one that crashed: every hand is played again from its frames, this peer's moves taken
+        from the journal, and the game goes on where it stopped. Returns frames to send.
+
+        ``proved``, ``signed``: digests of frames whose proofs, whose signatures, passed
+        here before (`CheckLedger`: not checked again). ``progress(done, total)`` is told as
+        frames are applied, and at the end with ``done == total`` (a frame still waiting
+        for its turn is not applied)."""
+        if self.current.phase != "setup" or self.results:
+            raise RuntimeError("resume a fresh session, before start")
+        total, done = len(journal), 0
+
+        def applied() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None and done < total:
+                progress(done, total)
+
+        self.ledger = CheckLedger(frozenset(proved), frozenset(signed), applied)
+        self.current.deck.ledger = self.ledger
+        for frame in journal:
+            self._journal.setdefault(peek_hand(frame), []).append(frame)
+        self.current.deck.load_journal(self._journal.pop(self.hand_no, []))
+        try:
+            out = self.start()
+        finally:
+            self.ledger.on_applied = None  # from now on frames come live
+        if progress is not None:
+            progress(total, total)
+        return out
+
+    def receive(self, frame: bytes) -> list[bytes]:
+        """One frame from a peer: for this hand, for the next one (its deck is shuffled
+        meanwhile; the rest waits there for this hand's result), or refused."""
+        hand = peek_hand(frame)
+        current = self.current.deck.config.hand
+        if hand < current:
+            return []  # a frame of a finished hand, sent again after a reconnect
+        if hand == current + 1:
+            if self.over:
+                return []  # the game ended here: nothing comes after it
+            if self.upcoming is None:
+                # Only a frame signed by a seat makes the next deck (a forged one would
+                # make this peer sign its shuffle for nothing).
+                open_frame(frame, self.table, hand, list(self.public_keys))
+                self.upcoming = self._new_deck(hand, None)
+            # The frame first, then the deck starts: a frame refused unread (`FrameError`)
+            # leaves nothing of this peer's made and unsent.
+            return followed_by(self.upcoming.receive(frame), self._begin_upcoming)
+        return followed_by(self.current.receive(frame), self._maybe_next)
+
+    def poll(self) -> list[bytes]:
+        """Go on after the runner finished work of a deck (see `Deck.poll`)."""
+        out = self.upcoming.poll() if self.upcoming is not None else []
+        with carrying(out):
+            if self.current.deck.runner is not None:  # else it has no work to go on with
+                out += followed_by(self.current.deck.poll(), self.current.step)
+            out += self._maybe_next()
+        return out
+
+    def decide(self, answer: object) -> list[bytes]:
+        """This peer's player answers the decision the current hand waits for (see
+        `TableHand.decide`; raises `IllegalAction` on a move the rules refuse)."""
+        return followed_by(self.current.decide(answer), self._maybe_next)
+
+    def say(self, text: str) -> list[bytes]:
+        """A chat line at the table (signed like a move)."""
+        return followed_by(self.current.say(text), self._maybe_next)
+
+    def _maybe_next(self) -> list[bytes]:
+        out: list[bytes] = []
+        with carrying(out):  # a frame of the next hand, applied as it starts, may fail
+            while self.current.phase in ("done", "redeal") and not self.over:
+                hand = self.current
+                self.played.append(hand)
+                if hand.phase == "redeal":
+                    self.first = after_redeal(self.rules, self.first)
+                else:
+                    assert hand.result is not None
+                    self._end_hand(hand.result)
+                    if self.on_hand_end:
+                        self.on_hand_end(self, hand)
+                    if self.over or (self.max_hands is not None
+                                     and len(self.results) >= self.max_hands):
+                        break
+                self.hand_no += 1
+                deck, self.upcoming = self.upcoming, None
+                self.current = self._new_hand(deck or self._new_deck(self.hand_no, self.first))
+                out += self.current.start()
+            out += self._shuffle_ahead()
+        return out
+
+    def forfeit(self, seat: int, hand_no: int | None = None) -> HandResult | None:
+        """Hand ``hand_no`` (by default the one in progress) ends because ``seat`` stalled,
+        left it or cheated (every honest peer names the same seat on the same signed
+        evidence): scored as lost by its team (`PublicHand.forfeit_result`), and the game's
+        carry moves on as after any hand. If this peer finished that hand already (the
+        message came here after every other seat had voted it missing), its result is
+        replaced and the carry computed again from before it, so every peer ends the same.
+        None if the hand had nothing to lose yet (no team declares) or is not one of the
+        last two."""
+        current = self.current
+        if hand_no is None or hand_no == current.deck.config.hand:
+            if current.phase in ("done", "redeal"):
+                return None
+            try:
+                res = current.public.record_forfeit(seat)
+            except IllegalAction:
+                return None
+            self.played.append(current)
+            self._end_hand(res)
+            return res
+        last = self.played[-1] if self.played else None
+        if last is None or last.deck.config.hand != hand_no or last.phase != "done" \
+                or not self.results:
+            return None
+        try:
+            res = last.public.forfeit_result(seat)
+        except IllegalAction:
+            return None
+        setup = last.setup  # the game as that hand began
+        self.levels = list(setup.levels)
+        self.first, self.starter, self.declarers = setup.first, setup.starter, setup.declarers
+        self.winner = None
+        self.results.pop()
+        self._end_hand(res)
+        return res
+
+    def _end_hand(self, res: HandResult) -> None:
+        self.results.append(res)
+        self.declarers, self.starter, self.first, past = after_hand(
+            self.rules, self.levels, self.first, res)
+        if past:
+            self.winner = res.gaining_team
