@@ -211,7 +211,7 @@ def test_one_requester_gets_a_table_of_ai_players_and_no_more():
         child.seat()
     with pytest.raises(RuntimeError):
         ai.spawn("tcp:198.18.0.66:4000", bytes(32), "t")
-    assert len(ai.hosting.children) == MAX_PER_REQUESTER
+    assert len(ai.children) == MAX_PER_REQUESTER
 
 
 def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
@@ -225,7 +225,7 @@ def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
         clock.advance(60)
         real.on_progress(real)  # its table plays on
     assert [c.alive for _, c in started] == [False, False, False, True]
-    assert len(ai.hosting.children) == 1
+    assert len(ai.children) == 1
     assert len(ai.pool) == 1
 
 
@@ -239,7 +239,7 @@ def test_a_full_server_makes_room_for_a_new_host_from_the_busiest_stranger():
         for _ in range(share):
             ai.spawn(f"tcp:198.18.0.{60 + k}:4000", bytes(32), "t")
         clock.advance(1)
-    assert len(ai.hosting.children) == MAX_AI_PROCESSES
+    assert len(ai.children) == MAX_AI_PROCESSES
     clock.advance(RECLAIM_AFTER)  # none of their lobbies started meanwhile
     ai.admit("tcp:198.18.0.5:4000", 3)  # a genuine host asks for three
     for _ in range(3):
