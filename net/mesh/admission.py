@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tractor.net.lobby.state import parse_endpoint
+from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.gate import Gate, Refused, room_for_a_stranger
 
 STRANGER_HELLO = 3.0  #: seconds for the whole handshake from an address the seating does not name
