@@ -35,7 +35,8 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from tractor.net.lobby.state import AiServerBusy, parse_endpoint
+from tractor.net.lobby.addresses import parse_endpoint
+from tractor.net.lobby.errors import AiServerBusy
 from tractor.net.mesh.gate import source_of
 
 CAPACITY = 24
@@ -102,9 +103,10 @@ class AiPool:
         elif free >= count:
             taken = []
         else:
-            taken = self._reclaim(count - free, now)
-            if taken is None:
+            reclaimed = self._reclaim(count - free, now)
+            if reclaimed is None:
                 raise AiServerBusy(f"{busy}; try again in {self._wait(now)}", ip)
+            taken = reclaimed
         for key in taken:
             del self._players[key]
         self._granted = (lobby, count)

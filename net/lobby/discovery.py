@@ -29,11 +29,11 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.error import CannotListenError
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IMulticastTransport, IReactorTime
 from twisted.internet.protocol import DatagramProtocol
 from twisted.internet.task import LoopingCall, deferLater
 from twisted.logger import Logger
@@ -50,7 +50,9 @@ from tractor.net.codec import (
     decode,
     encode,
 )
-from tractor.net.lobby.state import LobbyError, endpoint_string, parse_endpoint
+from tractor.net.lobby.addresses import parse_endpoint
+from tractor.net.lobby.errors import LobbyError
+from tractor.net.mesh.endpoints import endpoint_string
 
 GROUP = "239.255.42.99"  #: organisation-local scope (RFC 2365)
 PORT = 42099
@@ -123,7 +125,7 @@ def pack_announcement(kind: str, name: str, address: str, seats: int = 0, taken:
 
 #: One announcement: every field, each of its type and length (a name, the rules and the
 #: id printable; every field but the rules not empty).
-ANNOUNCEMENT = Record({
+ANNOUNCEMENT: Record[dict[str, Any]] = Record({
     "v": OneOf(VERSION), "kind": OneOf(*KINDS), "name": Text(MAX_NAME, 1, printable=True),
     "address": Text(MAX_RULES), "seats": Int(0, 64), "taken": Int(0, 64),
     "rules": Text(MAX_RULES, printable=True), "passphrase": Bool(),
@@ -161,6 +163,14 @@ def parse_announcement(data: bytes, source: str, now: float) -> Announcement:
                         msg["rules"], msg["passphrase"], msg["id"], source, now)
 
 
+def _multicast(protocol: DatagramProtocol) -> IMulticastTransport:
+    """The multicast socket of a started announcer or browser."""
+    # Started by `reactor.listenMulticast` (`start_announcer`, `start_browser`), which
+    # gives a multicast transport; `DatagramProtocol` only declares a UDP one.
+    assert protocol.transport is not None  # makeConnection sets it before startProtocol
+    return cast(IMulticastTransport, protocol.transport)
+
+
 class Browser(DatagramProtocol):
     """Collects announcements; `list` gives those heard in the last `EXPIRY` seconds.
     ``joined`` fires once the multicast group is joined (or fails with `DiscoveryError`)."""
@@ -187,7 +197,7 @@ class Browser(DatagramProtocol):
         self.joined: Deferred[None] = Deferred()
 
     def startProtocol(self) -> None:
-        d = self.transport.joinGroup(self.group)
+        d = _multicast(self).joinGroup(self.group)
         d.addCallbacks(self._joined, self._join_failed)
 
     def _joined(self, _: Any) -> None:
@@ -314,13 +324,14 @@ class Announcer(DatagramProtocol):
         self._loop: LoopingCall | None = None
 
     def startProtocol(self) -> None:
-        self.transport.setTTL(1)
-        self.transport.setLoopbackMode(True)
+        _multicast(self).setTTL(1)
+        _multicast(self).setLoopbackMode(True)
         self._loop = LoopingCall(self.send)
         self._loop.clock = self.clock
         self._loop.start(self.interval, now=True)
 
     def send(self) -> None:
+        assert self.transport is not None  # the loop runs from startProtocol to stopProtocol
         try:
             self.transport.write(self.payload(), (self.group, self.port))
             self.sent += 1

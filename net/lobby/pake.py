@@ -38,27 +38,28 @@ from typing import Any
 
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from tractor.net.lobby.errors import (
+    BadLobbyMessage,
+    BadToken,
+    LobbyError,
+    PassphraseRequired,
+    TooManyAttempts,
+    UnexpectedPassphrase,
+    WrongPassphrase,
+    error_for,
+)
 from tractor.net.lobby.guess_line import Attempt, AttemptLimiter, Place
-from tractor.net.lobby.state import (
+from tractor.net.lobby.messages import (
     MAX_LOBBY_FRAME,
     MAX_TABLE_NAME,
     NONCE_SIZE,
     TOKEN_ID_SIZE,
     TOKEN_SIZE,
-    BadLobbyMessage,
-    BadToken,
-    LobbyError,
-    PassphraseRequired,
-    TokenBook,
-    TooManyAttempts,
-    UnexpectedPassphrase,
-    WrongPassphrase,
-    _Reader,
-    error_for,
+    FieldReader,
     pack,
-    token_id,
     unpack,
 )
+from tractor.net.lobby.tokens import TokenBook, token_id
 
 LOBBY_VERSION = "tractor-lobby/1"
 PAKE_MESSAGE_SIZE = 33  #: side byte + an Ed25519 group element
@@ -200,10 +201,10 @@ class GuestHandshake:
             if isinstance(welcome, dict) and "wait" in welcome:
                 return self._wait(welcome)
             if isinstance(welcome, dict) and "refused" in welcome:
-                r = _Reader(welcome, who, ("refused", "why"))
+                r = FieldReader(welcome, who, ("refused", "why"))
                 return Step(error=error_for(r.get("refused", str), r.get("why", str), who))
             fields = ("v", "name", "nonce", "confirm") + (("pake",) if self._spake else ())
-            r = _Reader(welcome, who, fields)
+            r = FieldReader(welcome, who, fields)
             if r.get("v", str) != LOBBY_VERSION:
                 raise BadLobbyMessage("unsupported lobby protocol", who)
             name = r.text("name", MAX_TABLE_NAME)
@@ -243,7 +244,7 @@ class GuestHandshake:
         says "wait" again is not believed)."""
         if self.mode != "pass" or self.waited:
             raise BadLobbyMessage("an unexpected wait", self.who)
-        seconds = _Reader(msg, self.who, ("wait",)).integer("wait", 1, MAX_WAIT)
+        seconds = FieldReader(msg, self.who, ("wait",)).integer("wait", 1, MAX_WAIT)
         assert seconds is not None
         self.waited = True
         self.done = False
@@ -337,7 +338,7 @@ class HostHandshake:
             raise BadLobbyMessage("unknown authentication mode", who)
         fields = ("v", "auth", "nonce") + {"none": (), "pass": ("pake",),
                                            "token": ("pake", "tid")}[mode]
-        r = _Reader(msg, who, fields)
+        r = FieldReader(msg, who, fields)
         if r.get("v", str) != LOBBY_VERSION:
             raise BadLobbyMessage("unsupported lobby protocol", who)
         guest_nonce = r.blob("nonce", NONCE_SIZE)
@@ -400,7 +401,7 @@ class HostHandshake:
 
     def _confirm(self, frame: bytes) -> Step:
         who = self.who
-        r = _Reader(unpack(frame, who), who, ("confirm",))
+        r = FieldReader(unpack(frame, who), who, ("confirm",))
         confirm = r.blob("confirm", 32)
         if not hmac.compare_digest(confirm, self._expect):
             if self.mode == "pass":

@@ -1,0 +1,139 @@
+"""What the lobby seats: a would-be seat (`Participant`), the lobby as one participant sees
+it (`Roster`), and the final `Seating` every peer starts its game mesh from.
+
+The table id in `Seating.table` is SHA-256 over a canonical encoding of everything the
+seats must agree on (name, rules, keys, game addresses, names, kinds and a host nonce, and
+where a game going on stands: `read_carry`). The game hello (`net/mesh/wire.py`) already
+refuses a peer with another table id, so two peers only talk if they started from the same
+roster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tractor.cards import RANKS
+from tractor.net.lobby.errors import LobbyError
+from tractor.net.lobby.messages import FINGERPRINT_SIZE, KEY_SIZE, KINDS, MAX_NAME, pack
+from tractor.rules import MAX_PLAYERS, Rules
+
+SEATING_VERSION = "tractor-seating/1"
+
+
+def fingerprint(key: bytes) -> str:
+    """A short human-comparable name for a public key (16 hex digits)."""
+    return hashlib.sha256(key).digest()[:FINGERPRINT_SIZE].hex()
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One would-be seat: a display name, the raw Ed25519 public key it will sign game
+    frames with, the port its game mesh already listens on, and whether it is a human or
+    an AI. ``wanted_seat`` is honoured when that seat is free."""
+
+    name: str
+    public_key: bytes
+    game_port: int
+    kind: str = "human"
+    wanted_seat: int | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str or not 1 <= len(self.name) <= MAX_NAME \
+                or not self.name.isprintable() or self.name != self.name.strip():
+            raise ValueError(f"a name is 1 to {MAX_NAME} printable characters")
+        if type(self.public_key) is not bytes or len(self.public_key) != KEY_SIZE:
+            raise ValueError("a public key is 32 raw bytes")
+        if type(self.game_port) is not int or not 1 <= self.game_port <= 65535:
+            raise ValueError("a game port is 1 to 65535")
+        if self.kind not in KINDS:
+            raise ValueError("kind is 'human' or 'ai'")
+        if self.wanted_seat is not None and (type(self.wanted_seat) is not int
+                                             or not 0 <= self.wanted_seat < MAX_PLAYERS):
+            raise ValueError("a wanted seat is a seat number")
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """One taken seat as every participant sees it."""
+
+    name: str
+    kind: str
+    fingerprint: str
+    ready: bool
+
+
+@dataclass(frozen=True)
+class Roster:
+    """The lobby as one participant sees it: ``you`` is its own seat (None for a host that
+    does not play), ``reserved`` the empty seats an AI was asked for."""
+
+    name: str
+    rules: Rules
+    seats: tuple[SeatInfo | None, ...]
+    reserved: tuple[int, ...] = ()
+    you: int | None = None
+
+    @property
+    def full(self) -> bool:
+        return all(s is not None for s in self.seats)
+
+    @property
+    def all_ready(self) -> bool:
+        return self.full and all(s is not None and s.ready for s in self.seats)
+
+    def empty_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s is None]
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Everything a peer needs to start its game mesh: its seat, every seat's key, game
+    address (a Twisted client endpoint string, for `PeerNode.dial`), name and kind. ``table``
+    is the table id for `GameSession` and the game hello; it is the hash of the rest, so
+    peers that disagree on anything never connect. A host that does not play gets seat -1.
+    """
+
+    table: bytes
+    name: str
+    rules: Rules
+    seat: int
+    keys: tuple[bytes, ...]
+    addresses: dict[int, str]
+    names: tuple[str, ...]
+    kinds: tuple[str, ...]
+    #: A game going on at a new table (a seat was replaced): [level of team 0, level of team
+    #: 1, declaring team, starter, first drawer] from the hands played so far; None for a
+    #: new game. It is part of the table id, so every seat starts from the same place.
+    carry: tuple[Any, ...] | None = None
+
+
+def read_carry(value: Any, players: int, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:
+    """A carry as sent: five fields, each checked exactly."""
+    if not isinstance(value, list) or len(value) != 5:
+        raise exc("a carry is [level, level, declarers, starter, first]", who)
+    lv0, lv1, declarers, starter, first = value
+    if lv0 not in RANKS or lv1 not in RANKS:
+        raise exc("a carry names two levels", who)
+    if not (declarers is None or (type(declarers) is int and declarers in (0, 1))):
+        raise exc("a carry's declaring team is 0 or 1", who)
+    for seat in (starter, first):
+        if seat is not None and not (type(seat) is int and 0 <= seat < players):
+            raise exc("a carry's seats are seat numbers", who)
+    if type(first) is not int:
+        raise exc("a carry names the first drawer", who)
+    return (lv0, lv1, declarers, starter, first)
+
+
+def seating_id(name: str, rules: Rules, keys: Iterable[bytes], addresses: dict[int, str],
+               names: Iterable[str], kinds: Iterable[str], nonce: bytes,
+               carry: tuple[Any, ...] | None = None) -> bytes:
+    """The table id: SHA-256 of a canonical msgpack array. Rules go in as sorted
+    (option, value) pairs and addresses in seat order, so the encoding does not depend on
+    map order. The host nonce makes every table id new even for the same roster."""
+    data = [SEATING_VERSION, name, sorted([k, v] for k, v in rules.to_data().items()),
+            list(keys), [addresses[s] for s in sorted(addresses)], list(names), list(kinds),
+            nonce, list(carry) if carry is not None else None]
+    return hashlib.sha256(pack(data)).digest()
