@@ -10,7 +10,8 @@ from typing import Any
 
 from tractor.cli.ai_servers import AiServerChooser
 from tractor.net.journal.store import Journal
-from tractor.net.lobby.state import WrongServerKey, fingerprint
+from tractor.net.lobby.errors import WrongServerKey
+from tractor.net.lobby.seating import fingerprint
 
 KEY_A, KEY_B = b"a" * 32, b"b" * 32
 

@@ -23,9 +23,10 @@ from twisted.test.iosim import FakeTransport, IOPump, connect
 
 from tractor import Rules
 from tractor.net.lobby.guess_line import HOLD, AttemptLimiter, Place, prefix_of
+from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.host_protocol import LobbyHost
 from tractor.net.lobby.pake import GuestHandshake
-from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
-from tractor.net.lobby.state import Participant
+from tractor.net.lobby.seating import Participant
 
 Addresses = Callable[[int], str]
 PASS = "plum tree"

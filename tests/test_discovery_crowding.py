@@ -21,7 +21,8 @@ from tractor.net.lobby.discovery import (
     claimed_twice,
     pack_announcement,
 )
-from tractor.net.lobby.state import WrongServerKey, fingerprint
+from tractor.net.lobby.errors import WrongServerKey
+from tractor.net.lobby.seating import fingerprint
 
 REAL = ("198.18.0.5", 42099)  #: the real table's host
 FAKES = [(f"10.{i // 250}.{i % 250}.7", 42099) for i in range(MAX_ENTRIES)]

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tractor.net.lobby.protocols import (
-    MAX_LINKS,
-    MAX_PER_SOURCE,
-    MAX_SILENT_PER_SOURCE,
-    SILENT_GRACE,
-)
+from tractor.net.lobby.framing import SILENT_GRACE
+from tractor.net.lobby.host_protocol import MAX_LINKS, MAX_PER_SOURCE, MAX_SILENT_PER_SOURCE
 from tractor.net.mesh.gate import Gate, Refused, source_of
 
 

@@ -20,16 +20,13 @@ from twisted.protocols.basic import Int32StringReceiver
 from twisted.test.iosim import FakeTransport, IOPump, connect
 
 from tractor import Rules
+from tractor.net.lobby.errors import BadLobbyMessage, TooManyAttempts, WrongPassphrase
 from tractor.net.lobby.guess_line import AttemptLimiter, GuessLine, Place, Standings, prefix_of
+from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.host_protocol import LobbyHost
 from tractor.net.lobby.pake import GuestHandshake, HostHandshake
-from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
-from tractor.net.lobby.state import (
-    BadLobbyMessage,
-    Participant,
-    TokenBook,
-    TooManyAttempts,
-    WrongPassphrase,
-)
+from tractor.net.lobby.seating import Participant
+from tractor.net.lobby.tokens import TokenBook
 
 PASS = "plum tree"
 ATTACKERS = [f"198.18.0.{10 + k}" for k in range(200)]  #: the person's own /24

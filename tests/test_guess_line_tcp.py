@@ -115,9 +115,11 @@ def child() -> None:
     from twisted.internet.defer import ensureDeferred
 
     from tractor import Rules
+    from tractor.net.lobby.errors import LobbyError
+    from tractor.net.lobby.guest_protocol import join_table
+    from tractor.net.lobby.host_protocol import host_table
     from tractor.net.lobby.pake import GuestHandshake
-    from tractor.net.lobby.protocols import host_table, join_table
-    from tractor.net.lobby.state import LobbyError, Participant
+    from tractor.net.lobby.seating import Participant
 
     hellos = {s: GuestHandshake(f"guess from {s}").hello() for s in SOURCES}
 

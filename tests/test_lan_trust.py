@@ -25,18 +25,15 @@ from tractor.ai.hosting.runner import (
 )
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.ai_pool import RECLAIM_AFTER
+from tractor.net.lobby.errors import AiServerBusy, BadStart, WrongPassphrase
+from tractor.net.lobby.guess_line import AttemptLimiter
+from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.guest_state import GuestLobby
+from tractor.net.lobby.host_protocol import LobbyHost
+from tractor.net.lobby.host_state import HostLobby
 from tractor.net.lobby.pake import GuestHandshake, HostHandshake
-from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
-from tractor.net.lobby.state import (
-    AiServerBusy,
-    AttemptLimiter,
-    BadStart,
-    GuestLobby,
-    HostLobby,
-    Participant,
-    TokenBook,
-    WrongPassphrase,
-)
+from tractor.net.lobby.seating import Participant
+from tractor.net.lobby.tokens import TokenBook
 from tractor.net.mesh.gate import Gate, Refused
 from tractor.net.mesh.wire import PeerLink, PeerNode
 
@@ -298,7 +295,7 @@ def started(addresses: list[str], lobby_ip: str) -> Any:
     guest = GuestLobby(me)
     guest.lobby_ip = lobby_ip
     keys = [bytes([s + 1]) * 32 for s in range(4)]
-    from tractor.net.lobby.state import seating_id
+    from tractor.net.lobby.seating import seating_id
 
     names, kinds = ["me", "b", "c", "d"], ["human"] * 4
     addrs = dict(enumerate(addresses))
@@ -398,13 +395,9 @@ def test_the_gate_evicts_only_from_a_source_holding_more_than_the_newcomer():
 
 
 def test_an_ai_server_passphrase_is_proven_before_anything_is_spawned():
-    from tractor.net.lobby.state import (
-        AiServerMachine,
-        PassphraseRequired,
-        fill_request_frame,
-        fingerprint,
-        read_fill_reply,
-    )
+    from tractor.net.lobby.ai_fill import AiServerMachine, fill_request_frame, read_fill_reply
+    from tractor.net.lobby.errors import PassphraseRequired
+    from tractor.net.lobby.seating import fingerprint
 
     spawned: list[Any] = []
     limiter = AttemptLimiter()
@@ -444,7 +437,7 @@ def msgpack_request() -> bytes:
 
 
 def test_an_ai_server_bounds_open_requests_per_address():
-    from tractor.net.lobby.protocols import AiServer
+    from tractor.net.lobby.ai_server import AiServer
 
     clock = Clock()
     server = AiServer(clock, lambda *a: None, clock=clock)
@@ -464,7 +457,7 @@ def test_an_ai_server_bounds_open_requests_per_address():
 
 def test_a_stranger_is_refused_when_only_the_reserve_of_descriptors_is_left(monkeypatch):
     import tractor.net.mesh.gate as gate
-    from tractor.net.lobby.protocols import LobbyHost
+    from tractor.net.lobby.host_protocol import LobbyHost
 
     clock = Clock()
     host = LobbyHost(clock, "t", Rules(), None, clock=clock)
@@ -518,7 +511,7 @@ def test_a_fast_flood_from_many_addresses_cannot_push_out_a_joiner_before_its_fi
 def test_refusals_from_one_address_keep_neither_memory_nor_the_log_growing():
     from twisted.logger import LogLevel, capturedLogs
 
-    from tractor.net.lobby.protocols import MAX_ERRORS
+    from tractor.net.lobby.framing import MAX_ERRORS
 
     clock = Clock()
     host = LobbyHost(clock, "t", Rules(), None, PASS, clock=clock)
@@ -549,7 +542,8 @@ def test_an_open_tables_handshake_does_not_make_a_connection_unevictable():
 
 
 def test_an_ai_server_protects_a_new_request_and_rations_passphrase_greetings():
-    from tractor.net.lobby.protocols import GREETINGS_PER_MINUTE, SILENT_GRACE, AiServer
+    from tractor.net.lobby.ai_server import GREETINGS_PER_MINUTE, AiServer
+    from tractor.net.lobby.framing import SILENT_GRACE
 
     clock = Clock()
     server = AiServer(clock, lambda *a: None, clock=clock, passphrase="orchard at noon")
@@ -585,7 +579,7 @@ def test_seat_token_handshakes_are_rationed_per_address():
     import msgpack
 
     from tractor.net.lobby.guess_line import TOKEN_HANDSHAKES
-    from tractor.net.lobby.state import token_id
+    from tractor.net.lobby.tokens import token_id
 
     book = TokenBook()
     (token,) = book.issue([3], 0.0)

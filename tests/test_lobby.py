@@ -18,29 +18,25 @@ from twisted.logger import LogLevel, capturedLogs
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
-from tractor.net.lobby.protocols import AiServer, FillClientLink, LobbyGuest, LobbyHost
-from tractor.net.lobby.state import (
-    TOKEN_TTL,
-    AiServerMachine,
-    AttemptLimiter,
+from tractor.net.lobby.addresses import parse_endpoint
+from tractor.net.lobby.ai_fill import AiServerMachine, fill_request_frame, read_fill_reply
+from tractor.net.lobby.ai_server import AiServer, FillClientLink
+from tractor.net.lobby.errors import (
     BadLobbyMessage,
     BadStart,
-    GuestLobby,
-    HostLobby,
     LobbyClosed,
     LobbyError,
-    Participant,
-    Roster,
-    Seating,
     TableFull,
     TooManyAttempts,
-    endpoint_string,
-    fill_request_frame,
-    parse_endpoint,
-    read_fill_reply,
-    seating_id,
-    token_id,
 )
+from tractor.net.lobby.guess_line import AttemptLimiter
+from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.guest_state import GuestLobby
+from tractor.net.lobby.host_protocol import LobbyHost
+from tractor.net.lobby.host_state import HostLobby
+from tractor.net.lobby.seating import Participant, Roster, Seating, seating_id
+from tractor.net.lobby.tokens import TOKEN_TTL, token_id
+from tractor.net.mesh.endpoints import endpoint_string
 
 NAME = "Friday"
 
@@ -680,7 +676,9 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
 def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from tractor.net.lobby.state import WrongServerKey, fingerprint, read_greeting
+    from tractor.net.lobby.ai_fill import read_greeting
+    from tractor.net.lobby.errors import WrongServerKey
+    from tractor.net.lobby.seating import fingerprint
 
     chosen = Ed25519PrivateKey.generate()
     real = AiServerMachine(lambda *a: None, "192.0.2.1", "x", AttemptLimiter(), chosen)
@@ -703,7 +701,7 @@ def test_seat_tokens_go_only_to_the_ai_server_the_host_chose():
 
 def test_an_internet_table_gives_every_seat_its_address_and_guests_follow_it_with_care():
     from tractor.net.internet.rendezvous import internet_address
-    from tractor.net.lobby.state import WrongCode, error_for
+    from tractor.net.lobby.errors import WrongCode, error_for
 
     internet = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
     state = HostLobby(NAME, Rules(), person(0), nonce=b"n" * 16, internet=internet)

@@ -25,8 +25,9 @@ def child() -> None:
     from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 
     from tractor import Rules
-    from tractor.net.lobby.protocols import host_table, join_table
-    from tractor.net.lobby.state import Participant, Seating
+    from tractor.net.lobby.guest_protocol import join_table
+    from tractor.net.lobby.host_protocol import host_table
+    from tractor.net.lobby.seating import Participant, Seating
 
     people = [Participant(f"p{i}", bytes([i + 1]) * 32, 47000 + i, "ai" if i == 3 else "human")
               for i in range(4)]

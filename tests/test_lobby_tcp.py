@@ -25,8 +25,11 @@ def child() -> None:
     from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 
     from tractor import Rules
-    from tractor.net.lobby.protocols import host_table, join_table, serve_ai
-    from tractor.net.lobby.state import LobbyError, Participant, Seating
+    from tractor.net.lobby.ai_server import serve_ai
+    from tractor.net.lobby.errors import LobbyError
+    from tractor.net.lobby.guest_protocol import join_table
+    from tractor.net.lobby.host_protocol import host_table
+    from tractor.net.lobby.seating import Participant, Seating
     from tractor.net.mesh.loopback import raw_public
     from tractor.net.mesh.wire import pack_hello, read_hello
 
@@ -117,9 +120,12 @@ def discovery_child(port: int) -> None:
     from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 
     from tractor import Rules
+    from tractor.net.lobby.ai_server import serve_ai
     from tractor.net.lobby.discovery import DiscoveryError, browse
-    from tractor.net.lobby.protocols import host_table, join_table, serve_ai
-    from tractor.net.lobby.state import NoAiServer, Participant, Seating
+    from tractor.net.lobby.errors import NoAiServer
+    from tractor.net.lobby.guest_protocol import join_table
+    from tractor.net.lobby.host_protocol import host_table
+    from tractor.net.lobby.seating import Participant, Seating
 
     people = [Participant(f"d{i}", bytes([i + 7]) * 32, 46000 + i, "ai" if i >= 2 else "human")
               for i in range(4)]

@@ -16,22 +16,21 @@ from twisted.logger import LogLevel, capturedLogs
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
-from tractor.net.lobby.pake import Channel, GuestHandshake, HostHandshake, Step
-from tractor.net.lobby.protocols import LobbyGuest, LobbyHost
-from tractor.net.lobby.state import (
-    TOKEN_TTL,
-    AttemptLimiter,
+from tractor.net.lobby.errors import (
     BadLobbyMessage,
     BadToken,
     LobbyError,
-    Participant,
     PassphraseRequired,
-    TokenBook,
     TooManyAttempts,
     UnexpectedPassphrase,
     WrongPassphrase,
-    token_id,
 )
+from tractor.net.lobby.guess_line import AttemptLimiter
+from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.host_protocol import LobbyHost
+from tractor.net.lobby.pake import Channel, GuestHandshake, HostHandshake, Step
+from tractor.net.lobby.seating import Participant
+from tractor.net.lobby.tokens import TOKEN_TTL, TokenBook, token_id
 
 PASS = "plum tree at dawn"
 NAME = "Friday"

@@ -9,8 +9,11 @@ import copy
 from typing import Any
 
 from tractor import Rules
+from tractor.net.lobby.guest_state import GuestLobby
+from tractor.net.lobby.host_state import HostLobby
 from tractor.net.lobby.seat_names import ai_seat_name
-from tractor.net.lobby.state import GuestLobby, HostLobby, Participant, Seating, token_id
+from tractor.net.lobby.seating import Participant, Seating
+from tractor.net.lobby.tokens import token_id
 
 
 def participant(i: int, name: str, kind: str = "human") -> Participant:
