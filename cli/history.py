@@ -17,6 +17,7 @@ from tractor.cards import format_cards
 from tractor.cli.screen.words import count
 from tractor.net.journal.store import Journal
 from tractor.net.table.hand import RandomPlayer, TableHand
+from tractor.net.table.journaled import open_session
 
 from .prompts import fit as fit_message
 
@@ -115,7 +116,7 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
 
 def finished_hands(journal: Journal, game: str) -> tuple[list[TableHand], dict[str, Any]]:
     """Rebuild a game's finished hands from the journal (offline: nothing is sent)."""
-    session, _ = journal.open_session(game, RandomPlayer(0))
+    session, _ = open_session(journal, game, RandomPlayer(0))
     hands = [h for h in session.played if h.phase == "done"]
     return hands, journal.meta(game)
 

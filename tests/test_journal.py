@@ -10,6 +10,7 @@ from tractor import Rules
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.store import Journal
 from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.journaled import game_start, open_session
 from tractor.net.table.session import GameSession
 
 TABLE = b"journal-table-01"
@@ -47,7 +48,7 @@ def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
         master = bytes([seed, s]) * 16
         session = GameSession(Rules(), TABLE, s, d.signing_keys[s], keys, master,
                               RandomPlayer(seed * 10 + s), max_hands=hands)
-        journals[s].create_game("g1", session, d.signing_keys[s], master)
+        journals[s].add_game("g1", game_start(session, d.signing_keys[s], master))
         peers.append(Journaled(session, journals[s], "g1"))
     d.peers = peers
     d.call_all("start")
@@ -56,7 +57,7 @@ def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     journals[1].close()
     d.queue = type(d.queue)((s, t, f) for s, t, f in d.queue if t != 1)
     reopened = Journal(str(tmp_path / "seat1.sqlite"))
-    session, out = reopened.open_session("g1", RandomPlayer(seed * 10 + 1), max_hands=hands)
+    session, out = open_session(reopened, "g1", RandomPlayer(seed * 10 + 1), max_hands=hands)
     d.peers[1] = Journaled(session, reopened, "g1")
     d.broadcast(1, out)
     for s in (0, 2, 3):  # the others reconnect and send theirs again
@@ -96,21 +97,25 @@ def test_the_journal_is_private_and_keeps_each_frame_once(tmp_path):
 
 def test_a_game_of_the_old_shuffle_proof_is_refused_plainly(tmp_path):
     """A journal of protocol tractor-deck/1 (its games row holds the cut-and-choose rounds,
-    40): this version says it cannot resume or replay it, instead of failing on a frame."""
+    40): this version says it cannot resume or replay it, instead of failing on a frame.
+    Such games are in journals of layout 2 and before (the fixture's layout), where
+    ``games.rounds`` said which shuffle proof a game had."""
+    import shutil
+    import sqlite3
+    from pathlib import Path
+
     import pytest
 
-    d = LocalDeal(seats=4, seed=2)
-    keys = [k.public_key() for k in d.signing_keys]
-    journal = Journal(str(tmp_path / "old.sqlite"))
-    master = bytes([2, 0]) * 16
-    session = GameSession(Rules(), TABLE, 0, d.signing_keys[0], keys, master, RandomPlayer(1))
-    journal.create_game("new", session, d.signing_keys[0], master)
-    journal.create_game("old", session, d.signing_keys[0], master)
-    with journal.db:
-        journal.db.execute("UPDATE games SET rounds = 40 WHERE id = 'old'")
+    path = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).parent / "fixtures" / "journal-layout2.sqlite", path)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE games SET rounds = 40 WHERE id = 'seat1'")
+    db.close()
+    journal = Journal(str(path))
     with pytest.raises(ValueError, match="older version of tractor"):
-        journal.open_session("old", RandomPlayer(1))
-    fresh, _ = journal.open_session("new", RandomPlayer(1))
+        open_session(journal, "seat1", RandomPlayer(1))
+    fresh, _ = open_session(journal, "seat0", RandomPlayer(1))
     assert fresh.seat == 0
 
 

@@ -23,9 +23,11 @@ from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.sqlite_file import APPLICATION_ID, JOURNAL_VERSION
 from tractor.net.journal.store import Journal, JournalError
 from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.journaled import game_start
 from tractor.net.table.session import GameSession
 
 TRACTOR = shutil.which("tractor")
+FIXTURES = Path(__file__).parent / "fixtures"
 ASIDE = re.compile(r"journal\.sqlite\.corrupt-\d{8}T\d{6}Z(-\d+)?")
 #: A process as root reads and writes any file: without these capabilities the file's
 #: permission bits apply to it as to anyone (setpriv, util-linux).
@@ -53,7 +55,7 @@ def real_journal(path: Path) -> None:
     session = GameSession(Rules(), b"corrupt-table-01", 1, deal.signing_keys[1], keys,
                           master, RandomPlayer(1))
     journal = Journal(str(path))
-    journal.create_game("g1", session, deal.signing_keys[1], master)
+    journal.add_game("g1", game_start(session, deal.signing_keys[1], master))
     journal.set_meta("g1", {"names": ["Ann", "Bo", "Cy", "Di"], "pad": "x" * 200_000})
     journal.close()
 
@@ -285,23 +287,25 @@ def test_keeping_aside_takes_sqlites_own_files_along(tmp_path):
 
 def test_a_journal_of_an_earlier_version_is_read_unchanged_and_marked_when_written(tmp_path):
     path = tmp_path / "journal.sqlite"
-    real_journal(path)
+    shutil.copy(FIXTURES / "journal-layout2.sqlite", path)  # a journal of layout 2
     db = sqlite3.connect(path)  # as earlier versions left it: no mark
     db.execute("PRAGMA application_id = 0")
     db.execute("PRAGMA user_version = 0")
-    db.execute("DROP TABLE ai_servers")  # a table that came later
+    for later in ("ai_servers", "checked", "ballots"):  # tables that came later
+        db.execute(f"DROP TABLE {later}")
     db.commit()
     db.close()
     before = path.read_bytes()
+    seats = [f"seat{s}" for s in range(4)]
     journal = read_journal(str(path))
-    assert [g.id for g in journal.games()] == ["g1"]
+    assert [g.id for g in journal.games()] == seats
     assert journal.pinned_ai_server("x") is None  # the missing table reads as empty
     journal.close()
     assert path.read_bytes() == before
     assert ready_for_a_new_game(str(path), lambda line: pytest.fail(line))
     assert application_id(path) == APPLICATION_ID
     journal = Journal(str(path))
-    assert [g.id for g in journal.games()] == ["g1"]
+    assert [g.id for g in journal.games()] == seats
     journal.close()
 
 

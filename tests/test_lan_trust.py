@@ -264,9 +264,9 @@ def test_journals_of_finished_or_abandoned_games_are_pruned(tmp_path):
         j = Journal(str(path))
         if finished is not None:
             j.db.execute("INSERT INTO games (id, seat, identity, master_seed, rules, table_id,"
-                         " public_keys, first, rounds, created, finished) VALUES "
+                         " public_keys, first, shuffle_proof, created, finished) VALUES "
                          "(?,?,?,?,?,?,?,?,?,?,?)",
-                         ("g", 0, b"", b"", "{}", b"", b"", 0, 0, 0.0, int(finished)))
+                         ("g", 0, b"", b"", "{}", b"", b"", 0, "linear", 0.0, int(finished)))
             j.db.commit()
         j.close()
         return path

@@ -27,6 +27,7 @@ def test_two_hands_over_loopback_tcp_agree():
 def test_each_peer_keeps_its_journal_on_disk(tmp_path):
     from tractor.net.journal.store import Journal
     from tractor.net.table.hand import RandomPlayer
+    from tractor.net.table.journaled import open_session
 
     out = run("--hands", "1", "--seed", "6", "--journal-dir", str(tmp_path))
     assert out["errors"] == [[], [], [], []]
@@ -34,5 +35,5 @@ def test_each_peer_keeps_its_journal_on_disk(tmp_path):
         journal = Journal(str(tmp_path / f"seat{seat}.sqlite"))
         assert journal.results("loopback-6") == out["results"][seat]
         # The journal alone rebuilds the peer at the end of its game.
-        session, _ = journal.open_session("loopback-6", RandomPlayer(60 + seat), max_hands=1)
+        session, _ = open_session(journal, "loopback-6", RandomPlayer(60 + seat), max_hands=1)
         assert [r.to_data() for r in session.results] == out["results"][seat]

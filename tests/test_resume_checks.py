@@ -18,6 +18,7 @@ from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.checked import PROOFS, SIGNATURE, mark, marks_key
 from tractor.net.journal.store import Journal
 from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.journaled import game_start, open_session
 
 SEED, HANDS, SEAT = 5, 3, 2
 
@@ -139,7 +140,7 @@ def test_a_changed_frame_is_checked_in_full_whatever_the_marks(crashed):
 def journal_of(tmp_path, d: LocalDeal, journal: list[bytes]) -> tuple[Journal, str]:
     session = make(d, SEAT, SEED, HANDS)
     kept = Journal(str(tmp_path / "journal.sqlite"))
-    kept.create_game("g", session, d.signing_keys[SEAT], bytes([SEED, SEAT]) * 16)
+    kept.add_game("g", game_start(session, d.signing_keys[SEAT], bytes([SEED, SEAT]) * 16))
     kept.append("g", journal)
     return kept, "g"
 
@@ -154,7 +155,7 @@ def test_the_journal_keeps_the_marks_and_a_resume_uses_them(tmp_path, crashed, p
     told: list[int] = []
     again = Journal(str(tmp_path / "journal.sqlite"))
     assert again.marks.known(game, journal) == (marked.signed, marked.proved)
-    again.open_session(game, RandomPlayer(1), progress=lambda done, total: told.append(done))
+    open_session(again, game, RandomPlayer(1), progress=lambda done, total: told.append(done))
     assert proof_runs["shuffle"] == proof_runs["lock"] == 0
     assert proof_runs["signature"] == len(journal) - len(marked.signed)
     assert told[-1] == len(journal)
@@ -173,5 +174,5 @@ def test_marks_of_another_key_or_check_vouch_for_nothing(tmp_path, crashed, proo
                             [(game, m) for m in rows])
     assert kept.marks.known(game, journal) == ({frame_digest(f) for f in
                                                 marked.proved_frames}, set())
-    kept.open_session(game, RandomPlayer(1))
+    open_session(kept, game, RandomPlayer(1))
     assert proof_runs["shuffle"] > 0 and proof_runs["lock"] > 0

@@ -209,11 +209,12 @@ def journaled_node(tmp_path, grace: float):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from tractor.net.journal.store import Journal
+    from tractor.net.table.journaled import game_start
 
     d, sessions = seated_game()
     without_key_deadlines(sessions[0])
     journal = Journal(str(tmp_path / "j.sqlite"))
-    journal.create_game("g", sessions[0], Ed25519PrivateKey.generate(), b"m" * 32)
+    journal.add_game("g", game_start(sessions[0], Ed25519PrivateKey.generate(), b"m" * 32))
     clock = MemoryReactorClock()
     node = PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys],
                     journal=journal, game="g", grace=grace)

@@ -42,7 +42,7 @@ def mark(key: bytes, check: bytes, digest: bytes) -> bytes:
 
 
 class CheckMarks:
-    """The ``checked`` table of a journal's database (``net.journal.store.SCHEMA``)."""
+    """The ``checked`` table of a journal's database (``net.journal.versions``)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db

@@ -3,10 +3,9 @@ used (damaged, another program's database, a newer tractor's journal, a folder, 
 permission), and keeping a damaged file aside so a new journal can start without losing
 the old bytes.
 
-A journal is marked with SQLite's ``application_id`` and its layout's version in
-``user_version``; a journal of a newer layout is refused and never written to. A file
-written before the mark existed is recognised by its tables and marked when opened for
-writing.
+A journal opened for writing is brought to the current layout (`versions.upgrade`); a
+journal of a newer layout is refused and never touched. A read-only open never writes a
+byte: a journal of an earlier layout is read through an upgraded copy in memory.
 """
 
 from __future__ import annotations
@@ -15,14 +14,24 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Mapping
+from contextlib import ExitStack, closing
+from urllib.parse import quote
 
-#: ``PRAGMA application_id`` of a tractor journal (the bytes "TrJn").
-APPLICATION_ID = 0x54724A6E
-#: The journal's layout; a file with a higher one was written by a newer tractor.
-#: 2: a table of the ballots this peer cast (`net.referee.ballots`); a layout-1 journal gains it
-#: when opened for writing.
-JOURNAL_VERSION = 2
+from tractor.net.journal.versions import (
+    APPLICATION_ID as APPLICATION_ID,  # where the mark was defined before: still importable
+)
+from tractor.net.journal.versions import (
+    CURRENT,
+    application_id,
+    columns_at,
+    columns_of,
+    upgrade,
+    version_of,
+)
+
+#: The journal's layout version this program writes (`versions.CURRENT`).
+JOURNAL_VERSION = CURRENT
 
 #: What a `JournalError` allows: a DAMAGED or FOREIGN file may be kept aside and a new
 #: journal started; a NEWER journal, a file beyond our ACCESS or one in use (BUSY) is
@@ -46,37 +55,20 @@ class JournalError(OSError):
         super().__init__(f"{path} cannot be used as a journal ({why})")
 
 
-def open_database(path: str, schema: str, read_only: bool = False) -> sqlite3.Connection:
-    """The journal at ``path``, checked and with every table of ``schema``; created if it
-    does not exist (unless ``read_only``). Raises `JournalError`. ``read_only`` opens
-    without writing a byte: tables it lacks read as empty."""
+def open_database(path: str, read_only: bool = False) -> sqlite3.Connection:
+    """The journal at ``path``, checked and at the current layout; created if it does not
+    exist (unless ``read_only``). Raises `JournalError`. ``read_only`` writes nothing: a
+    missing file reads as an empty journal, one of an earlier layout as it would be
+    after its upgrade."""
     if os.path.isdir(path):
         raise JournalError(path, "it is a folder, not a file", ACCESS)
     _check_access(path, read_only)
     try:
-        if read_only and not os.path.lexists(path):
-            db = sqlite3.connect(":memory:")  # no journal yet: an empty one, nothing made
-            db.executescript(schema)
-            return db
-        if read_only:
-            db = sqlite3.connect(f"file:{_quote(path)}?mode=ro", uri=True)
-        else:
-            _create_private(path)
-            db = sqlite3.connect(path)
-        try:
-            tables = _layout(db, path, schema)
-            if read_only:
-                _stand_in(db, schema, set(tables))
-            else:
-                _complete(db, schema)
-        except BaseException:
-            db.close()
-            raise
+        return _open_read_only(path) if read_only else _open_for_writing(path)
     except sqlite3.DatabaseError as exc:
         raise _sqlite_error(path, exc) from None
     except PermissionError:
         raise JournalError(path, "permission denied", ACCESS) from None
-    return db
 
 
 def verify(db: sqlite3.Connection, path: str) -> None:
@@ -108,8 +100,6 @@ def keep_aside(path: str) -> str:
 
 def _quote(path: str) -> str:
     """``path`` as the path part of a SQLite URI."""
-    from urllib.parse import quote
-
     return quote(os.path.abspath(path))
 
 
@@ -126,13 +116,55 @@ def _check_access(path: str, read_only: bool) -> None:
         raise JournalError(path, f"permission denied: cannot write in {folder}", ACCESS)
 
 
-def _create_private(path: str) -> None:
-    """Create the file readable by this user only (it holds identity keys and deck
-    secrets); an existing one loses any group and other bits, and nothing else: a file
-    the person made read-only stays so."""
+def _open_for_writing(path: str) -> sqlite3.Connection:
     if not os.path.exists(path):
+        # Readable by this user only from the first byte: it holds identity keys and
+        # deck secrets.
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        return
+    db = sqlite3.connect(path)
+    with ExitStack() as on_failure:
+        on_failure.callback(db.close)
+        _check_usable(db, path)
+        _tighten(path)  # only now: a file refused is left exactly as it was
+        version = upgrade(db)
+        if version > CURRENT:
+            raise _newer(path, version)
+        _check_layout(db, path)
+        on_failure.pop_all()  # usable: it stays open
+    return db
+
+
+def _open_read_only(path: str) -> sqlite3.Connection:
+    if not os.path.lexists(path):
+        db = sqlite3.connect(":memory:")  # no journal yet: an empty one, nothing made
+        upgrade(db)
+        return db
+    db = sqlite3.connect(f"file:{_quote(path)}?mode=ro", uri=True)
+    with ExitStack() as on_failure:
+        on_failure.callback(db.close)
+        if _check_usable(db, path) < CURRENT:
+            db = _copy_in_memory(db)
+            on_failure.callback(db.close)
+            upgrade(db)
+        _check_layout(db, path)
+        on_failure.pop_all()  # usable: it stays open
+    return db
+
+
+def _copy_in_memory(db: sqlite3.Connection) -> sqlite3.Connection:
+    """A copy of the database open in ``db``, in memory; ``db`` is closed."""
+    with closing(db):
+        copy = sqlite3.connect(":memory:")
+        with ExitStack() as on_failure:
+            on_failure.callback(copy.close)
+            db.backup(copy)
+            on_failure.pop_all()
+    return copy
+
+
+def _tighten(path: str) -> None:
+    """An existing journal loses any group and other bits, and nothing else: a file the
+    person made read-only stays so."""
     st = os.stat(path)
     if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
         os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
@@ -147,62 +179,39 @@ def _sqlite_error(path: str, exc: sqlite3.DatabaseError) -> JournalError:
     return JournalError(path, str(exc), DAMAGED)
 
 
-def _columns(db: sqlite3.Connection) -> dict[str, set[str]]:
-    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
-                                      " AND name NOT LIKE 'sqlite_%'")]
-    return {t: {r[1] for r in db.execute(f"PRAGMA table_info(\"{t}\")")} for t in names}
+def _newer(path: str, version: int) -> JournalError:
+    return JournalError(path, f"a newer tractor wrote it: journal layout {version}, "
+                        f"this version knows up to {CURRENT}", NEWER)
 
 
-def _expected(schema: str) -> dict[str, set[str]]:
-    model = sqlite3.connect(":memory:")
-    try:
-        model.executescript(schema)
-        return _columns(model)
-    finally:
-        model.close()
-
-
-def _layout(db: sqlite3.Connection, path: str, schema: str) -> dict[str, set[str]]:
-    """The file's tables, once it is known to be a journal this version can use."""
-    app = db.execute("PRAGMA application_id").fetchone()[0]
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    tables = _columns(db)
-    if app == APPLICATION_ID and version > JOURNAL_VERSION:
-        raise JournalError(path, f"a newer tractor wrote it: journal layout {version}, "
-                           f"this version knows up to {JOURNAL_VERSION}", NEWER)
+def _check_usable(db: sqlite3.Connection, path: str) -> int:
+    """The version of the journal open in ``db``, once it is known to be a journal this
+    program can use (maybe after an upgrade)."""
+    app, version = application_id(db), version_of(db)
+    if app == APPLICATION_ID and version > CURRENT:
+        raise _newer(path, version)
+    tables = columns_of(db)
     unmarked = app == 0 and version == 0
     if not (app == APPLICATION_ID or (unmarked and (not tables or "games" in tables))):
         raise JournalError(path, "it is a SQLite database of another program", FOREIGN)
-    _check_columns(path, tables, _expected(schema).items())
-    return tables
+    # An unmarked journal has (some of) the tables of layout 1.
+    _check_columns(path, tables, columns_at(max(version, 1)), every_table=False)
+    return version
 
 
-def _check_columns(path: str, tables: dict[str, set[str]],
-                   expected: Iterable[tuple[str, set[str]]]) -> None:
-    for name, columns in expected:
-        missing = columns - tables.get(name, columns)
+def _check_layout(db: sqlite3.Connection, path: str) -> None:
+    """Every table of the current layout is there, with its columns."""
+    _check_columns(path, columns_of(db), columns_at(CURRENT), every_table=True)
+
+
+def _check_columns(path: str, tables: Mapping[str, frozenset[str]],
+                   expected: Mapping[str, frozenset[str]], every_table: bool) -> None:
+    for name, columns in expected.items():
+        if name not in tables:
+            if every_table:
+                raise JournalError(path, f"it has no table {name}", FOREIGN)
+            continue
+        missing = columns - tables[name]
         if missing:
             raise JournalError(path, f"its table {name} lacks {', '.join(sorted(missing))}",
                                FOREIGN)
-
-
-def _stand_in(db: sqlite3.Connection, schema: str, present: set[str]) -> None:
-    """Empty temporary tables for those a journal opened read-only lacks (a new file, or
-    one of an earlier version): it reads as a journal with nothing in them."""
-    for statement in schema.split(";"):
-        words = statement.split()
-        if words[:5] == ["CREATE", "TABLE", "IF", "NOT", "EXISTS"] and words[5] not in present:
-            db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
-
-
-def _complete(db: sqlite3.Connection, schema: str) -> None:
-    """Add the tables a journal lacks and mark it as this version's (an unmarked one is
-    of an earlier version of tractor, same layout)."""
-    marked = db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    with db:
-        db.executescript(schema)  # the tables a journal of an earlier layout lacks
-        if not marked:
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        if not marked or version < JOURNAL_VERSION:
-            db.execute(f"PRAGMA user_version = {JOURNAL_VERSION}")

@@ -1,9 +1,11 @@
 """The peer's journal in SQLite: what a crash must not lose, and the record of past games.
 
 One row per game (this peer's seat, identity key, master seed, rules, table and the
-seats' public keys), every frame this peer accepted or sent (written before it is
-sent), and each hand's result. `GameSession` can be rebuilt from it
-(`open_session`), then `GameSession.resume` replays the frames.
+seats' public keys: a `GameStart`), every frame this peer accepted or sent (written
+before it is sent), and each hand's result. The journal takes and gives plain records
+(`net.journal.records`); the table code rebuilds a session from them
+(`net.table.journaled.open_session`). The file's layout and its versions:
+`net.journal.versions`.
 """
 
 from __future__ import annotations
@@ -12,65 +14,22 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
 from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    PublicFormat,
-)
 
 from tractor.hand import HandResult
 from tractor.net.deck.envelope import peek_hand
 from tractor.net.journal.checked import PROOFS, SIGNATURE, CheckMarks
+from tractor.net.journal.records import CUT_AND_CHOOSE, LINEAR, GameStart
+from tractor.net.journal.records import GameRecord as GameRecord  # importable from here too
 from tractor.net.journal.sqlite_file import (
     JournalError as JournalError,  # raised by Journal: theirs to catch
 )
 from tractor.net.journal.sqlite_file import open_database, verify
-from tractor.net.table.hand import Player
-from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 
-#: ``games.rounds`` held the shadow decks of the cut-and-choose shuffle proof of protocol
-#: tractor-deck/1; games of this version (one linear proof per shuffle) store 0 there.
-LINEAR_PROOF = 0
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY, seat INTEGER NOT NULL, identity BLOB NOT NULL,
-    master_seed BLOB NOT NULL, rules TEXT NOT NULL, table_id BLOB NOT NULL,
-    public_keys BLOB NOT NULL, first INTEGER NOT NULL, rounds INTEGER NOT NULL,
-    created REAL NOT NULL, finished INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS frames (
-    n INTEGER PRIMARY KEY AUTOINCREMENT, game TEXT NOT NULL, hand INTEGER NOT NULL,
-    frame BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS frames_game ON frames (game, n);
-CREATE TABLE IF NOT EXISTS meta (
-    game TEXT PRIMARY KEY, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    game TEXT NOT NULL, hand INTEGER NOT NULL, result TEXT NOT NULL,
-    PRIMARY KEY (game, hand));
-CREATE TABLE IF NOT EXISTS ai_servers (
-    label TEXT PRIMARY KEY, key BLOB NOT NULL, first REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS checked (
-    game TEXT NOT NULL, mark BLOB NOT NULL, PRIMARY KEY (game, mark));
-CREATE TABLE IF NOT EXISTS ballots (
-    game TEXT NOT NULL, ballot BLOB NOT NULL, PRIMARY KEY (game, ballot));
-"""
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    id: str
-    seat: int
-    rules: Rules
-    table: bytes
-    created: float
-    finished: bool
+#: A key's length in ``games.public_keys`` (the seats' raw Ed25519 keys, one after another).
+_KEY_BYTES = 32
 
 
 def private_folder(path: str | os.PathLike[str], tighten: bool = False) -> None:
@@ -95,11 +54,11 @@ def open_private_log(path: str | os.PathLike[str]) -> Any:
 class Journal:
     """The journal at ``path``, created (readable by this user only) if there is none.
     A file that cannot be used raises `JournalError` (its ``kind`` says whether it may be
-    kept aside for a new one: `journal_db.REPLACEABLE`). ``read_only`` writes nothing."""
+    kept aside for a new one: `sqlite_file.REPLACEABLE`). ``read_only`` writes nothing."""
 
     def __init__(self, path: str, read_only: bool = False) -> None:
         self.path = path
-        self.db = open_database(path, SCHEMA, read_only)
+        self.db = open_database(path, read_only)
         self._digests: dict[str, set[bytes]] = {}  #: per game, frames already kept
         self.marks = CheckMarks(self.db)  #: frames whose proofs passed here (`net.journal.checked`)
 
@@ -125,18 +84,38 @@ class Journal:
             self.db.execute("INSERT OR REPLACE INTO ai_servers VALUES (?, ?, ?)",
                             (label, key, time.time()))
 
-    def create_game(self, game: str, session: GameSession, identity: Ed25519PrivateKey,
-                    master_seed: bytes) -> None:
-        raw_identity = identity.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-        keys = b"".join(k.public_bytes(Encoding.Raw, PublicFormat.Raw)
-                        for k in session.public_keys)
+    # --- games -------------------------------------------------------------------------------
+
+    def add_game(self, game: str, start: GameStart) -> None:
+        """Keep a new game's start (before its first frame)."""
         with self.db:
             self.db.execute(
                 "INSERT INTO games (id, seat, identity, master_seed, rules, table_id,"
-                " public_keys, first, rounds, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (game, session.seat, raw_identity, master_seed,
-                 json.dumps(session.rules.to_data()), session.table, keys, session.first,
-                 LINEAR_PROOF, time.time()))
+                " public_keys, first, shuffle_proof, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (game, start.seat, start.identity, start.master_seed,
+                 json.dumps(start.rules.to_data()), start.table, b"".join(start.public_keys),
+                 start.first, LINEAR, time.time()))
+
+    def game_start(self, game: str) -> GameStart:
+        """The start of ``game`` as `add_game` kept it. Raises KeyError for a game not in
+        this journal, ValueError for one this version cannot rebuild."""
+        row = self.db.execute(
+            "SELECT seat, identity, master_seed, rules, table_id, public_keys, first,"
+            " shuffle_proof FROM games WHERE id = ?", (game,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game!r} in this journal")
+        seat, identity, seed, rules, table, keys, first, proof = row
+        if proof == CUT_AND_CHOOSE:
+            raise ValueError(f"game {game!r} was recorded by an older version of tractor (its "
+                             "shuffle proofs are of protocol tractor-deck/1): this version "
+                             "can neither resume nor replay it")
+        if proof != LINEAR:
+            raise ValueError(f"game {game!r} has shuffle proofs of a kind this version of "
+                             f"tractor does not know ({proof!r}): it cannot resume or replay it")
+        keys = bytes(keys)
+        return GameStart(seat, bytes(identity), bytes(seed), Rules.from_data(json.loads(rules)),
+                         bytes(table), tuple(keys[i:i + _KEY_BYTES]
+                                             for i in range(0, len(keys), _KEY_BYTES)), first)
 
     def set_meta(self, game: str, data: dict[str, Any]) -> None:
         """What a restart needs beyond the protocol: the seats' names and addresses, the
@@ -154,8 +133,8 @@ class Journal:
         kept already (sent again after a resume or a reconnect) is kept once."""
         seen = self._digests.get(game)
         if seen is None:
-            seen = self._digests[game] = {hashlib.sha256(f).digest()
-                                          for f in self.frames(game)}
+            self.frames(game)
+            seen = self._digests[game]
         fresh = []
         for f in frames:
             digest = hashlib.sha256(f).digest()
@@ -168,18 +147,20 @@ class Journal:
             self.db.executemany("INSERT INTO frames (game, hand, frame) VALUES (?,?,?)",
                                 [(game, peek_hand(f), f) for f in fresh])
 
-    def keep(self, game: str, session: GameSession, frames: Sequence[bytes],
-             signed: Collection[bytes], proved: Collection[bytes]) -> None:
+    def keep(self, game: str, frames: Sequence[bytes], signed: Collection[bytes],
+             proved: Collection[bytes], results: Sequence[HandResult] = (),
+             finished: bool = False) -> None:
         """Keep ``frames`` with the marks of what was checked here (``signed``, ``proved``:
-        not checked again on resume, `net.journal.checked`) in one commit, then the session's
-        results not recorded yet."""
+        not checked again on resume, `net.journal.checked`) in one commit, then those of
+        the game's ``results`` (every hand's so far) not recorded yet; ``finished``: the
+        game is over."""
         with self.db:
             self.marks.add(game, SIGNATURE, signed)
             self.marks.add(game, PROOFS, proved)
             self.append(game, frames)
         recorded = len(self.results(game))
-        for i, res in enumerate(session.results[recorded:], recorded):
-            self.record_result(game, i, res, finished=session.over)
+        for i, res in enumerate(results[recorded:], recorded):
+            self.record_result(game, i, res, finished=finished)
 
     def add_ballot(self, game: str, frame: bytes) -> None:
         """Keep a ballot this peer cast (`net.referee.ballots`), before it leaves."""
@@ -193,8 +174,12 @@ class Journal:
         return [bytes(r[0]) for r in rows]
 
     def frames(self, game: str) -> list[bytes]:
+        """Every frame kept of ``game``, in the order kept."""
         rows = self.db.execute("SELECT frame FROM frames WHERE game = ? ORDER BY n", (game,))
-        return [bytes(r[0]) for r in rows]
+        frames = [bytes(r[0]) for r in rows]
+        # What `append` must not keep twice: known now, without reading the journal again.
+        self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
+        return frames
 
     def record_result(self, game: str, hand: int, result: HandResult,
                       finished: bool = False) -> None:
@@ -220,33 +205,3 @@ class Journal:
                                " ORDER BY created")
         return [GameRecord(r[0], r[1], Rules.from_data(json.loads(r[2])), bytes(r[3]), r[4],
                            bool(r[5])) for r in rows]
-
-    def open_session(self, game: str, player: Player, max_hands: int | None = None,
-                     progress: Callable[[int, int], None] | None = None
-                     ) -> tuple[GameSession, list[bytes]]:
-        """Rebuild this peer's session of ``game`` from the journal and replay it; returns
-        the session and the frames to send (its latest ones again, and any new move).
-        ``progress(done, total)``: frames replayed so far (`GameSession.resume`)."""
-        row = self.db.execute(
-            "SELECT seat, identity, master_seed, rules, table_id, public_keys, first, rounds"
-            " FROM games WHERE id = ?", (game,)).fetchone()
-        if row is None:
-            raise KeyError(f"no game {game!r} in this journal")
-        seat, identity, seed, rules, table, keys, first, rounds = row
-        if rounds != LINEAR_PROOF:
-            raise ValueError(f"game {game!r} was recorded by an older version of tractor (its "
-                             "shuffle proofs are of protocol tractor-deck/1): this version "
-                             "can neither resume nor replay it")
-        keys = bytes(keys)
-        public = [Ed25519PublicKey.from_public_bytes(keys[i:i + 32])
-                  for i in range(0, len(keys), 32)]
-        carry = self.meta(game).get("carry")  # a game that went on at this new table
-        session = GameSession(Rules.from_data(json.loads(rules)), bytes(table), seat,
-                              Ed25519PrivateKey.from_private_bytes(bytes(identity)), public,
-                              bytes(seed), player, first=first,
-                              max_hands=max_hands, carry=carry)
-        frames = self.frames(game)
-        # What `append` must not keep twice: known now, without reading the journal again.
-        self._digests[game] = {hashlib.sha256(f).digest() for f in frames}
-        signed, proved = self.marks.known(game, frames)
-        return session, session.resume(frames, proved, signed, progress)

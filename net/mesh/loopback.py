@@ -19,6 +19,7 @@ from twisted.internet.defer import DeferredList, ensureDeferred
 from tractor.net.journal.store import Journal
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.journaled import game_start
 from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 
@@ -41,7 +42,7 @@ async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
         journal = None
         if journal_dir is not None:
             journal = Journal(f"{journal_dir}/seat{s}.sqlite")
-            journal.create_game(f"loopback-{seed}", session, keys[s], master)
+            journal.add_game(f"loopback-{seed}", game_start(session, keys[s], master))
         nodes.append(PeerNode(reactor, session, [raw_public(k) for k in keys],
                               journal=journal, game=f"loopback-{seed}"))
     ports = [await node.start() for node in nodes]

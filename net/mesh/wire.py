@@ -707,7 +707,8 @@ class PeerNode:
     def _keep(self, frames: list[bytes]) -> None:
         signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
         if self.journal is not None:
-            self.journal.keep(self.game, self.session, frames, signed, proved)
+            self.journal.keep(self.game, frames, signed, proved, self.session.results,
+                              self.session.over)
 
     def _send_all(self, frames: list[bytes]) -> None:
         self._keep(frames)  # written before it leaves: a crash never loses a sent frame

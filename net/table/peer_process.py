@@ -30,6 +30,7 @@ from tractor.net.journal.store import Journal
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.journaled import game_start, open_session
 from tractor.net.table.session import GameSession
 from tractor.public import PublicHand
 from tractor.rules import Rules
@@ -100,14 +101,14 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
     journal = Journal(args.journal) if args.journal else None
     resumed: list[bytes] | None = None
     if journal is not None and args.resume:
-        session, resumed = journal.open_session(game, player, max_hands=args.hands)
+        session, resumed = open_session(journal, game, player, max_hands=args.hands)
     else:
         session = GameSession(Rules(players=seats), game.encode(), args.seat,
                               keys[args.seat], [k.public_key() for k in keys],
                               bytes([args.seed % 256, args.seat, 9]) * 11, player,
                               max_hands=args.hands)
         if journal is not None:
-            journal.create_game(game, session, keys[args.seat], session._master)
+            journal.add_game(game, game_start(session, keys[args.seat], session._master))
     node = PeerNode(reactor, session, [raw_public(k) for k in keys],
                     listen=f"tcp:{args.port}:interface=127.0.0.1", journal=journal, game=game)
     stats = Stats()

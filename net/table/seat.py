@@ -19,6 +19,7 @@ from tractor.net.lobby.state import Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE, PeerNode
 from tractor.net.table.hand import Player
+from tractor.net.table.journaled import game_start, open_session
 from tractor.net.table.session import GameSession
 
 
@@ -49,7 +50,7 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
                           carry=seating.carry)
     game = game_id(seating)
     if journal is not None:
-        journal.create_game(game, session, key, master)
+        journal.add_game(game, game_start(session, key, master))
         journal.set_meta(game, {
             "names": list(seating.names), "kinds": list(seating.kinds),
             "addresses": {str(s): a for s, a in seating.addresses.items()},
@@ -80,7 +81,7 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
     did (so the others' reconnection attempts find it), dialing the others and sending
     what it owes. Raises `CannotListenError` when that endpoint is still taken."""
     meta = journal.meta(game)
-    session, frames = journal.open_session(game, player, progress=progress)
+    session, frames = open_session(journal, game, player, progress=progress)
     node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
                     grace=grace)
     await node.start()
