@@ -24,6 +24,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from tractor.cards import FACE_POINTS
 from tractor.cli.screen import render
+from tractor.cli.screen.wrapping import GLUE
 from tractor.observation import Observation
 from tractor.scoring import score_outcome
 
@@ -432,7 +433,7 @@ def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]
     if obs.current and obs.tricks:
         last = obs.tricks[-1]
         # A seat and its (first) card stay on one line: "AI 4" over "♠10" read apart.
-        plays = " · ".join(f"{names[(last.leader + k) % n]}{render.GLUE}{render.cards_label(c)}"
+        plays = " · ".join(f"{names[(last.leader + k) % n]}{GLUE}{render.cards_label(c)}"
                            for k, c in enumerate(last.plays))
         out += render.wrap_words(f"last trick: {plays} → {names[last.winner]}", width, "  ",
                                  keep=names)
