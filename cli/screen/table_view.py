@@ -204,8 +204,8 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     you = " (you)" if me and names[seat].lower() != "you" else ""
     room = max(1, width - len(mark) - len(star) - len(you))
     name = cut(names[seat], room) + you
-    head: Line = ([("class:turn", mark)] if mark else []) + [
-        ("class:me" if me else "class:seat", name), ("class:turn", star)]
+    head: Line = [("class:turn", mark)] if mark else []
+    head += [("class:me" if me else "class:seat", name), ("class:turn", star)]
     team = render.team_of(seat)
     if obs.declarers is None:
         side = f"team {team}"
@@ -220,7 +220,7 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     if seat in plays:
         trick, tag = plays[seat]
         cards = _cards_lines(trick, tag, width, color)
-    full = [head, [("class:dim", info)], *cards]
+    full: list[Line] = [head, [("class:dim", info)], *cards]
     short = f" {side} {obs.hand_sizes[seat]}"
     if not compact and len(full) <= height:
         lines = full
@@ -378,7 +378,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     while hi + 1 < columns and (1, hi + 1) not in by_cell:
         hi += 1
     mid_width = sum(widths[lo:hi + 1])
-    middle = [[("class:info", t)] for t in middle_lines(obs, names, mid_width - 2)]
+    middle: list[Line] = [[("class:info", t)] for t in middle_lines(obs, names, mid_width - 2)]
     heights = [max([len(lines) for (r, _), lines in content.items() if r == row] + [1])
                for row in range(3)]
     heights[1] = max(heights[1], len(middle))
@@ -413,7 +413,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
                 line += _pad(text, widths[col], align)
                 col += 1
             out.append(line)
-    below = [[("class:dim", t)] for t in below_lines(obs, names, width)]
+    below: list[Line] = [[("class:dim", t)] for t in below_lines(obs, names, width)]
     if len(out) + 1 + len(below) <= height - keep and below:
         out += [[], *below]
     return out[:height]
