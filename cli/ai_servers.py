@@ -102,6 +102,8 @@ class AiServerChooser:
                      "open the table with `tractor host --ai-server-passphrase -`")
             return
         except Exception as exc:
+            # A process edge: a lobby command's top level. Whatever the AI server answered
+            # or the network did, the lobby goes on and the host reads why.
             why = getattr(exc, "why", None) or str(exc)
             self.say(f"no AI: {why}")
             return

@@ -114,6 +114,8 @@ def _end_echoed_line() -> None:
     """A terminal in line mode echoed "^C": what follows starts on a line of its own, as
     after Ctrl-C in a shell."""
     try:
+        # Imported here: not on every system (no POSIX terminals on Windows), and this
+        # module comes first of all in `main`, before it takes Ctrl-C.
         import termios
     except ImportError:  # no terminals of this kind
         return
@@ -128,6 +130,8 @@ def _end_echoed_line() -> None:
 
 
 def _stop(reactor: Any) -> None:
+    # Imported here, for start-up speed: this module is imported before `main` takes
+    # Ctrl-C, Twisted only once a reactor runs.
     from twisted.internet.error import ReactorNotRunning
 
     try:

@@ -12,8 +12,12 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any
 
-# Nothing slow before `main` takes Ctrl-C: the rest is imported where it is used.
+# Nothing slow before `main` takes Ctrl-C: importing this module runs before it does, so
+# anything slow (the rules core, Twisted, prompt_toolkit, the network and the journal:
+# most of a second in all) is imported in the function that uses it, each saying so.
 from tractor.cli.interrupts import INTERRUPTED, CtrlC, Interrupted
+from tractor.cli.rules_text import RULES_SUMMARY
+from tractor.cli.screen.words import count
 
 if TYPE_CHECKING:
     from tractor import Rules
@@ -31,9 +35,9 @@ def _trump_text(trump: Trump | None) -> str:
 
 def demo(seed: int, rules: Rules) -> None:
     """Play and print one hand of random legal moves."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor import Game
     from tractor.cards import format_cards
-    from tractor.cli.screen.words import count
 
     game = Game(rules, seed=seed)
     rng = random.Random(seed)
@@ -102,6 +106,7 @@ def _pace(text: str) -> float:
 
 def _table_name(text: str) -> str:
     """A table's name on the LAN, as the lobby takes it (argparse type)."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.lobby.state import MAX_TABLE_NAME
 
     if not 1 <= len(text) <= MAX_TABLE_NAME or not text.isprintable() or text != text.strip():
@@ -112,6 +117,7 @@ def _table_name(text: str) -> str:
 
 def _player_name(text: str) -> str:
     """A person's name at the table (argparse type)."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.lobby.state import MAX_NAME
 
     if not 1 <= len(text) <= MAX_NAME or not text.isprintable() or text != text.strip():
@@ -122,6 +128,7 @@ def _player_name(text: str) -> str:
 
 def _listen(text: str) -> str:
     """A Twisted server endpoint for the lobby (argparse type): ``tcp:PORT`` with options."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from twisted.internet import endpoints
 
     port = text.split(":")[1] if text.startswith("tcp:") and ":" in text else ""
@@ -137,6 +144,8 @@ def _listen(text: str) -> str:
 
 
 def _mailbox(text: str) -> str:
+    """A magic-wormhole mailbox URL (argparse type)."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.internet.rendezvous import RendezvousError, check_mailbox
 
     try:
@@ -146,6 +155,8 @@ def _mailbox(text: str) -> str:
 
 
 def _relay(text: str) -> str:
+    """A transit relay, ``tcp:HOST:PORT`` (argparse type)."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.internet.rendezvous import RendezvousError, check_relay
 
     try:
@@ -155,6 +166,7 @@ def _relay(text: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.ai.hosting.hints import HINT_LEVEL
     from tractor.ai.players.strategies import LEVELS, STRATEGIES
     from tractor.net.internet.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
@@ -327,14 +339,13 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
         argv = ["play", *argv]  # `tractor` alone, or `tractor --plain`: play
     args = _parser().parse_args(argv)
     command = args.command
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.mesh.gate import raise_descriptor_limit
 
     raise_descriptor_limit()  # many systems start at 1024 open files: far below their limit
-    from tractor import Rules, RulesError
+    from tractor import Rules, RulesError  # imported here: slow, as above
 
     if command == "rules":
-        from tractor.cli.rules_text import RULES_SUMMARY
-
         print(RULES_SUMMARY)
         return 0
     if command == "demo":
@@ -346,7 +357,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
             return 2
         demo(args.seed, rules)
         return 0
-    from .options import data_dir
+    from .options import data_dir  # imported here: slow, as above
 
     try:
         data_dir()
@@ -357,13 +368,14 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
     if command in ("history", "replay"):
         return _journal_command(command, args)
     if getattr(args, "player", "") is None:
-        from .options import login_name
+        from .options import login_name  # imported here: slow, as above
 
         args.player = login_name()
     return _networked(command, args, ctrl_c)
 
 
 def _journal_command(command: str, args: argparse.Namespace) -> int:
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from tractor.net.journal.store import JournalError
 
     from .history import history_lines, replay, terminal_pause, terminal_width
@@ -383,23 +395,28 @@ def _journal_command(command: str, args: argparse.Namespace) -> int:
     try:
         return replay(journal, args.game, sys.stdout, args.hand,
                       terminal_pause(sys.stdin) if interactive else None, terminal_width())
-    except Exception as exc:  # a journal this version cannot replay: say so plainly
+    except Exception as exc:
+        # A command's top level: a journal this version cannot replay is said plainly
+        # (the details in error.log), never with a traceback.
         return _report_bug(exc)
 
 
 def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
     """Run one of the networked commands on the asyncio reactor."""
     install_reactor()
+    # Imported here: slow, as above; and the reactor must be installed first (these
+    # modules import Twisted's reactor).
     import asyncio
 
     from twisted.internet import defer, reactor, task
 
-    from . import tables
+    from . import ai_commands, tables
 
     if command in ("ai", "ai-server"):
         _log_to_stderr()
     flow = {"play": tables.play, "host": tables.host, "join": tables.join,
-            "resume": tables.resume, "ai": tables.ai, "ai-server": tables.ai_server}[command]
+            "resume": tables.resume, "ai": ai_commands.ai,
+            "ai-server": ai_commands.ai_server}[command]
     code = [0]
 
     async def run(reactor: Any) -> None:
@@ -429,6 +446,7 @@ def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
             ctrl_c.pressed = True
             code[0] = INTERRUPTED
         except Exception as exc:
+            # A command's top level: one line, never a traceback (`_failed`).
             # After Ctrl-C, what the command ended with is the stop's doing (an AI child
             # that heard the same Ctrl-C, a lobby closed): the farewell says it all.
             code[0] = INTERRUPTED if ctrl_c.pressed else _failed(exc)
@@ -448,14 +466,14 @@ def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
 
 def _tell(text: str) -> None:
     """A line for the person on standard error, folded between words on a terminal."""
-    from .prompts import say
+    from .prompts import say  # imported here: slow (prompt_toolkit), as above
 
     say(text, sys.stderr)
 
 
 def _failed(exc: Exception) -> int:
     """One line for a command that failed, and its exit status."""
-    from tractor import RulesError
+    from tractor import RulesError  # imported here: slow, as above
 
     if isinstance(exc, RulesError):
         _tell(f"tractor: {exc}")
@@ -469,6 +487,7 @@ def _failed(exc: Exception) -> int:
 def _log_to_stderr() -> None:
     """Headless peers: this program's own log lines (info and up) and everything else's
     warnings on stderr (the ai-server sends its players' to ai.log)."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     from twisted.logger import (
         FilteringLogObserver,
         LogLevel,
@@ -485,6 +504,8 @@ def _log_to_stderr() -> None:
 
 
 def _report_bug(exc: Exception) -> int:
+    """A bug: the traceback in error.log, one plain line for the person."""
+    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
     import traceback
 
     from tractor.net.journal.store import open_private_log
@@ -501,13 +522,13 @@ def _report_bug(exc: Exception) -> int:
 def install_reactor() -> None:
     """prompt_toolkit and Twisted on one asyncio loop (must run before the reactor is
     imported anywhere)."""
-    import asyncio
+    import asyncio  # imported here: slow, as above
 
     if "twisted.internet.reactor" in sys.modules:
         return
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    from twisted.internet import asyncioreactor
+    from twisted.internet import asyncioreactor  # slow, and only once the loop is set
 
     asyncioreactor.install(loop)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
 from pathlib import Path
@@ -69,11 +70,11 @@ def login_name() -> str:
     >>> 1 <= len(login_name()) <= 32
     True
     """
-    import getpass
-
     try:
         name = getpass.getuser()
-    except Exception:  # no login name in the environment or the user database
+    except (OSError, KeyError, ImportError):
+        # No login name in the environment or the user database (KeyError: not in the
+        # password database; OSError from Python 3.13 on; ImportError: no pwd module).
         name = ""
     name = "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME].strip()
     return name or "player"

@@ -11,12 +11,16 @@ getpass there would race that reader for the line), once.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from dataclasses import dataclass
 from typing import Any
 
+from twisted.internet.defer import Deferred
+
 from .interrupts import Interrupted, typed
 from .prompts import GaveUp, say
+from .stdin_lines import read_line
 
 TRIES = 3  #: empty answers (or two that differ) before asking gives up
 
@@ -61,8 +65,6 @@ async def ask_passphrase(given: str | None, needed: bool, asking: Asking) -> str
 
 async def _from_pipe(asking: Asking) -> str | None:
     """The next line, stripped ('' after saying why an empty one will not do)."""
-    from .stdin_lines import read_line
-
     say(f"{asking.what}: ")
     line: str | None = await _on_loop(read_line())
     if line is None:
@@ -93,15 +95,13 @@ async def _on_terminal(asking: Asking) -> str | None:
 
 def _on_loop(coro: Any) -> Any:
     """Await an asyncio coroutine from the Twisted coroutines that ask (one loop)."""
-    import asyncio
-
-    from twisted.internet.defer import Deferred
-
     return Deferred.fromFuture(asyncio.ensure_future(coro))
 
 
 async def _hidden(prompt: str) -> str | None:
     """One line typed without echo; None on Ctrl-D."""
+    # Imported here, for start-up speed: prompt_toolkit takes a tenth of a second and
+    # more, and the headless commands (`tractor ai`, one process per AI seat) never prompt.
     from prompt_toolkit import PromptSession
     from prompt_toolkit.output import create_output
 

@@ -11,6 +11,7 @@ import textwrap
 from typing import Any, TextIO
 
 from .interrupts import Interrupted, typed
+from .stdin_lines import read_line
 
 
 class GaveUp(Exception):
@@ -67,7 +68,11 @@ class LineReader:
     def __init__(self) -> None:
         self.session: Any = None
         if sys.stdin.isatty() and sys.stdout.isatty():
+            # Imported here, for start-up speed: prompt_toolkit takes a tenth of a
+            # second and more, and the headless commands (`tractor ai`, one process per
+            # AI seat) never prompt.
             from prompt_toolkit import PromptSession
+
             self.session = PromptSession()
 
     @property
@@ -77,8 +82,6 @@ class LineReader:
 
     async def __call__(self, prompt: str) -> str | None:
         if self.session is None:
-            from .stdin_lines import read_line
-
             return await read_line()
         try:
             return str(await self.session.prompt_async(prompt))
@@ -93,6 +96,7 @@ class LineReader:
         if app is None or not app.is_running:
             say(text)
             return
+        # Imported here, for start-up speed, as in `__init__` (a prompt is open: it is loaded).
         from prompt_toolkit.application import run_in_terminal
 
         # The prompt steps aside (erased, the line printed, then drawn again with its

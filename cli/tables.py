@@ -1,50 +1,35 @@
-"""The networked commands: `tractor play`, `host`, `join`, `resume`, `ai`, `ai-server`.
+"""A person's networked commands: `tractor play`, `host`, `join`, `resume` (the headless
+`ai` and `ai-server` are `cli.ai_commands`).
 
 Each runs on the asyncio reactor (prompt_toolkit and Twisted share one loop). A person's
 game goes: listen for the mesh, sit in a lobby (hosting or joining), take the seat the
 lobby gives (`tractor.net.table.seat.take_seat`), then the play screen on a `NetClient`.
+The AI peers these commands start on this machine are looked after by `cli.ai_children`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import asyncio
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
 from twisted.internet.error import CannotListenError
 from twisted.internet.task import LoopingCall
-from twisted.python.failure import Failure
 
-from tractor.ai.hosting.children import (
-    PROGRESS_LINE,
-    SEATED_LINE,
-    AiChild,
-    stop_all,
-    terminate_on_shutdown,
-)
-from tractor.ai.hosting.executors import ThreadExecutor
+from tractor.ai.hosting.children import AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.hosting.hints import HINT_LEVEL, observation_hinter
-from tractor.ai.hosting.peer import StrategyPlayer
-from tractor.ai.hosting.runner import (
-    be_patient,
-    play_ai_seats,
-    run_ai_server,
-    spawn_ai_process,
-    spawn_ai_resume,
-    tokens_from_env,
-)
-from tractor.ai.players.strategies import make_strategy
-from tractor.cli.seat.goes_on import GoesOn, within
+from tractor.ai.hosting.runner import be_patient, spawn_ai_process
+from tractor.cli.seat.goes_on import GoesOn
 from tractor.cli.seat.netclient import HumanPlayer, NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.journal.store import Journal
+from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.protocols import LobbyHost, host_table, join_table
 from tractor.net.lobby.state import (
     LobbyError,
@@ -53,18 +38,27 @@ from tractor.net.lobby.state import (
     Seating,
     WrongPassphrase,
 )
+from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
-from tractor.net.table.seat import listen_node, raw_public, resume_seat, take_seat
+from tractor.net.table.seat import listen_node, resume_seat, take_seat
 from tractor.observation import Observation
 from tractor.rules import Rules
 
+from .ai_children import (
+    alive_check,
+    report_deaths,
+    respawn_ai,
+    retire,
+    revive_ai,
+    until_started,
+)
 from .ai_servers import AiServerChooser
 from .checking import CheckingLine
-from .interrupts import ctrl_c_pressed, game_kept
+from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .lobby_prompt import lobby_prompt
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
-from .passphrase import AI_JOINING, AI_SERVER_USE, AI_SERVING, HOSTING, JOINING, ask_passphrase
+from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
@@ -83,6 +77,8 @@ def _person(args: argparse.Namespace) -> HumanPlayer:
 
 async def _screen(client: NetClient, plain: bool, practice: bool = False) -> int:
     """The play screen until the person quits or the game ends."""
+    # Imported here, for start-up speed: a game needs only one of the two screens (the full
+    # screen's modules take a tenth of a second and more).
     if plain or not sys.stdout.isatty():
         from tractor.cli.screen.plain import run_plain
         code = int(await _asyncio(run_plain(client)))
@@ -100,8 +96,6 @@ async def _screen(client: NetClient, plain: bool, practice: bool = False) -> int
 
 def _asyncio(coro: Any) -> Deferred[Any]:
     """Await an asyncio coroutine (prompt_toolkit) from Twisted code on the same loop."""
-    import asyncio
-
     return Deferred.fromFuture(asyncio.ensure_future(coro))
 
 
@@ -117,55 +111,6 @@ def _seat_person(node: PeerNode, seating: Seating, key: Ed25519PrivateKey,
 
 def _hint_level(args: argparse.Namespace) -> str:
     return getattr(args, "hint_level", None) or HINT_LEVEL
-
-
-class AiStopped(ChildProcessError):
-    """An AI peer this command started died before the game could begin."""
-
-
-def _retire(children: list[AiChild]) -> None:
-    """The AI players of a table that ended: stop them and forget them."""
-    for child in children:
-        child.terminate()
-    children.clear()
-
-
-def _report_deaths(children: list[AiChild], report: Callable[[str], None]) -> None:
-    """Say at once when a child this command did not stop dies (with its last line),
-    unless Ctrl-C ends everything (it reaches the children too)."""
-    def news(text: str) -> None:
-        if not ctrl_c_pressed():
-            report(text)
-
-    for child in children:
-        child.on_death = news
-
-
-async def _until_started(reactor: Any, started: Deferred[Seating], children: list[AiChild],
-                         seconds: float, home: Path) -> Seating:
-    """The seating, or `AiStopped` the moment an AI child dies first, or `TimeoutError`."""
-    outcome: Deferred[Seating] = Deferred()
-
-    def won(seating: Seating) -> Seating:
-        if not outcome.called:
-            outcome.callback(seating)
-        return seating
-
-    def lost(failure: Failure) -> None:
-        if not outcome.called:
-            outcome.errback(failure)
-
-    def died(child: AiChild) -> AiChild:
-        if not child.stopping:
-            lost(Failure(AiStopped(f"an AI peer stopped before the game began: "
-                                   f"{child.how_it_ended()} (more in {home / 'ai.log'})")))
-        return child
-
-    started.addCallbacks(won, lost)
-    for child in children:
-        child.ended.addCallback(died)
-    return await within(reactor, outcome, seconds,
-                        f"the AI peers did not join in time (see {home / 'ai.log'})")
 
 
 # --- tractor play ----------------------------------------------------------------------------
@@ -203,15 +148,15 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         await host.request_fill()
         say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
             f"({args.level}); shuffling with proofs...")
-        seating = await _until_started(reactor, host.started, children, 60.0, home)
+        seating = await until_started(reactor, host.started, children, 60.0, home)
         client = _seat_person(node, seating, key, args, {
             "local_ai": True, "practice": True, "strategy": args.strategy,
             "level": args.level})
         be_patient(node)  # nobody to keep waiting: no deadline shown either
-        _report_deaths(children, client.note)
+        report_deaths(children, client.note)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
-                      fill_local=fill_local, before_fill=lambda: _retire(children))
-        watch = LoopingCall(lambda: _revive_ai(reactor, client, goes.seating, children, home))
+                      fill_local=fill_local, before_fill=lambda: retire(children))
+        watch = LoopingCall(lambda: revive_ai(reactor, client, goes.seating, children, home))
         watch.clock = reactor
         watch.start(2.0, now=False)
         try:
@@ -224,30 +169,6 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
             host.close()
         node.stop()
         await stop_all(reactor, children)
-
-
-def _revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list[AiChild],
-               home: Path) -> None:
-    """A practice game's AI peer whose process died comes back from its journal (same
-    identity, same port), as `tractor resume` would bring it back: the hand goes on."""
-    node = client.node
-    if node.halted is not None or node.session is None or node.session.over:
-        return
-    dead = [c for c in children if c.poll() is not None]
-    if not dead:
-        return
-    now = node.clock.seconds()
-    for seat, since in sorted(getattr(node, "down_since", {}).items()):
-        journal = home / "ai" / f"ai-{seating.table.hex()[:12]}-{seat}.sqlite"
-        if now - since < 3.0 or not journal.exists() or not dead:
-            continue
-        old = dead.pop()
-        children.remove(old)
-        fresh = spawn_ai_resume(reactor, str(journal), str(home / "ai.log"), name=old.name)
-        children.append(fresh)
-        client.returning.expect(seat, lambda child=fresh: child.alive)  # quiet while it starts
-        _report_deaths(children, client.note)
-        node.down_since[seat] = now  # give it time to come back before asking again
 
 
 # --- tractor host / join --------------------------------------------------------------------
@@ -291,7 +212,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                              journal_dir=str(home / "ai"),
                                              name=f"AI {spawned[0]}", grace=args.grace,
                                              interface=interface))
-        _report_deaths(children, lambda text: reporter[0](text))
+        report_deaths(children, lambda text: reporter[0](text))
 
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
@@ -342,7 +263,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
-                      fill_local=fill_local, before_fill=lambda: _retire(children))
+                      fill_local=fill_local, before_fill=lambda: retire(children))
         try:
             return await _screen(client, args.plain)
         finally:
@@ -375,8 +296,6 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
     """The tables heard on the LAN, one picked by number (asked again until it is one of
     them): its address and whether it needs a passphrase; None if there is none or the
     person gives up (an empty answer, the end of input)."""
-    from tractor.net.lobby.discovery import browse
-
     say("looking for tables on the LAN...")
     found = await browse(reactor, 2.0, kind="table")
     if not found:
@@ -529,7 +448,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         # they come back too, each from its journal. Started once the person's seat is
         # back and listening: on a machine of two cores, four processes replaying at once
         # kept the person's screen waiting longest (their links wait a moment more).
-        ai_seats = _respawn_ai(reactor, game) if meta.get("local_ai") else {}
+        ai_seats = respawn_ai(reactor, game) if meta.get("local_ai") else {}
         children += ai_seats.values()
         if meta.get("practice"):
             be_patient(node)
@@ -537,9 +456,9 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
-        _report_deaths(children, client.note)
+        report_deaths(children, client.note)
         for seat, child in ai_seats.items():  # waited for quietly while they start
-            client.returning.expect(seat, lambda child=child: child.alive)
+            client.returning.expect(seat, alive_check(child))
             if not child.alive:  # it died before the screen could tell it
                 client.note(f"{child.how_it_ended()} (see ai.log)")
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
@@ -548,157 +467,4 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         if node is not None:
             node.stop()
         await stop_all(reactor, children)
-
-
-def _respawn_ai(reactor: Any, game: str) -> dict[int, AiChild]:
-    """This machine's AI seats of ``game``, started again from their journals (by seat)."""
-    table = game.split("-")[0]
-    children = {}
-    for path in sorted((data_dir() / "ai").glob(f"ai-{table}-*.sqlite")):
-        seat = path.stem.rsplit("-", 1)[-1]
-        if seat.isdigit():
-            children[int(seat)] = spawn_ai_resume(reactor, str(path),
-                                                  str(data_dir() / "ai.log"),
-                                                  name=f"AI (seat {seat})")
-    return children
-
-
-# --- tractor ai / ai-server -------------------------------------------------------------------
-
-
-async def ai(reactor: Any, args: argparse.Namespace) -> int:
-    if args.exit_with_parent:
-        _watch_parent(reactor)
-    if args.resume:
-        return await _resume_ai(reactor, args.resume)
-    if not args.join:
-        say("tractor ai: give --join ADDRESS (or --resume JOURNAL)")
-        return 2
-    try:
-        address = lobby_endpoint(args.join)
-        passphrase = await ask_passphrase(args.passphrase, False, AI_JOINING)
-    except (AddressError, GaveUp) as exc:
-        say(f"tractor ai: {exc}")
-        return 2
-    lines = await play_ai_seats(reactor, address, args.seats, args.strategy, args.level,
-                                args.seed, tokens_from_env(), passphrase, args.journal_dir,
-                                args.name, args.grace, args.interface,
-                                on_seated=lambda seating: say(SEATED_LINE),
-                                patient=args.patient,
-                                # Only a parent (an AI server, a host) reads these lines.
-                                on_progress=((lambda: say(PROGRESS_LINE))
-                                             if args.exit_with_parent else None))
-    for line in lines:
-        say(line)
-    return 0 if all("stopped" not in line for line in lines) else 1
-
-
-def _watch_parent(reactor: Any) -> None:
-    """Leave with the process that started us (the AI peers of a person's table): at once
-    on Linux (the kernel sends SIGTERM when the parent dies, which stops the reactor), and
-    elsewhere within a second of noticing we were orphaned."""
-    from tractor.ai.hosting.children import PARENT_ENV
-
-    expected = os.environ.pop(PARENT_ENV, "")
-    parent = int(expected) if expected.isdigit() else os.getppid()
-    _die_with_parent()
-    if os.getppid() != parent:  # it died before we could ask
-        reactor.callWhenRunning(reactor.stop)
-        return
-
-    def check() -> None:
-        if os.getppid() != parent:
-            reactor.stop()
-
-    LoopingCall(check).start(1.0, now=False)
-
-
-def _die_with_parent() -> None:
-    """Linux's prctl(PR_SET_PDEATHSIG, SIGTERM); nothing elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-async def _resume_ai(reactor: Any, path: str) -> int:
-    journal = Journal(path)
-    games = journal.games()
-    if not games:
-        say(f"tractor ai: no game in {path}")
-        return 1
-    game = games[-1].id
-    meta = journal.meta(game)
-    rules = games[-1].rules
-    executor = ThreadExecutor(reactor)
-    player = StrategyPlayer(make_strategy(meta.get("strategy", "heuristic"),
-                                          meta.get("level", "normal")), rules,
-                            executor=executor)
-    try:
-        node, _ = await resume_seat(reactor, journal, game, player)
-    except BaseException:
-        executor.stop()
-        raise
-    if meta.get("patient"):
-        be_patient(node)
-    player.serve(node)  # the decision the crash interrupted, if any, is worked out now
-    try:
-        await node.done
-        return 0
-    except Exception as exc:
-        say(f"tractor ai: {exc}")
-        return 1
-    finally:
-        node.stop()
-        executor.stop()
-
-
-def server_identity(path: Path) -> Ed25519PrivateKey:
-    """This machine's AI server key (hosts pin it): made on first use, kept private."""
-    if path.exists():
-        raw = path.read_bytes()
-        if len(raw) != 32:
-            raise OSError(f"{path} is not an AI server key (32 bytes): move it away, and a "
-                          "new key is made (hosts that used this server then see a warning)")
-        return Ed25519PrivateKey.from_private_bytes(raw)
-    key = Ed25519PrivateKey.generate()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.private_bytes_raw())
-    return key
-
-
-async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
-    identity = server_identity(data_dir() / "ai-server.key")
-    try:
-        passphrase = await ask_passphrase(args.passphrase, False, AI_SERVING)
-    except GaveUp as exc:
-        say(f"tractor ai-server: {exc}")
-        return 2
-    server = await run_ai_server(reactor, args.listen, args.strategy, args.level,
-                                 announce=not args.no_announce,
-                                 log_file=str(data_dir() / "ai.log"),
-                                 journal_dir=str(data_dir() / "ai"), identity=identity,
-                                 passphrase=passphrase)
-    say(f"AI server ready at {server.address}, key {server.instance}: hosts on the LAN can "
-        "fill empty seats with `fill lan` in their lobby, after checking that key"
-        + (" (they need its passphrase: `tractor host --ai-server-passphrase -`)"
-           if passphrase else "") + " (Ctrl-C to stop)")
-    forever: Deferred[None] = Deferred()  # until Ctrl-C (or SIGTERM) cancels it
-    try:
-        await forever
-    finally:
-        children = server.players.children
-        say(f"AI server stopping: {sum(c.alive for c in children)} AI player(s) "
-            "leave their tables")
-        server.close()
-        server.players.close()
-        await stop_all(reactor, children)
-    return 0
 

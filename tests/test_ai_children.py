@@ -45,7 +45,7 @@ install_reactor()
 from twisted.internet import defer, task
 from tractor.ai.hosting.children import spawn, stop_all
 from tractor.ai.hosting.runner import spawn_ai_process
-from tractor.cli.tables import AiStopped, _until_started
+from tractor.cli.ai_children import AiStopped, until_started as _until_started
 
 home = Path(sys.argv[1])
 

@@ -146,8 +146,12 @@ def test_standard_input_of_a_child_process() -> None:
     code = ("import asyncio, sys; from local_client import LocalClient; "
             "from tractor.cli.screen.plain import run_plain; "
             "sys.exit(asyncio.run(run_plain(LocalClient(seed=5))))")
+    # The child imports the test client from this folder (it is not part of the package).
+    path = os.pathsep.join(filter(None, [os.path.dirname(os.path.abspath(__file__)),
+                                         os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, "-P", "-c", code], input=script, capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+                          text=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": path})
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "Hand 1 is over." in proc.stdout

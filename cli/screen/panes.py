@@ -11,6 +11,7 @@ breaks lines at any character.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.formatted_text.utils import split_lines
@@ -20,6 +21,20 @@ from prompt_toolkit.layout.controls import GetLinePrefixCallable, UIContent, UIC
 def cannot_show(exc: Exception) -> StyleAndTextTuples:
     """What a pane shows when drawing it failed: a line saying so, never a crash."""
     return [("class:error", f"(cannot show this: {exc})")]
+
+
+def safe(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """A pane's content; a failure to draw it shows as a line in the pane, not a crash."""
+
+    def draw() -> Any:
+        try:
+            return fn()
+        except Exception as exc:
+            # A process edge: prompt_toolkit calls this while drawing, and a failure
+            # there would end the screen (and the game) with a traceback.
+            return cannot_show(exc)
+
+    return draw
 
 
 class FittedText(UIControl):
@@ -37,6 +52,8 @@ class FittedText(UIControl):
         try:
             fragments = self.get(max(1, width), max(1, height))
         except Exception as exc:
+            # A process edge: called while prompt_toolkit draws; a pane that cannot be
+            # drawn says so in its place instead of ending the screen.
             fragments = cannot_show(exc)
         return list(split_lines(fragments))
 
@@ -45,7 +62,7 @@ class FittedText(UIControl):
         if self.drawn is not None:
             try:
                 self.drawn(max(1, width), max(1, height))
-            except Exception as exc:
+            except Exception as exc:  # a process edge, as in `_lines`
                 failed = exc
         lines = [cannot_show(failed)] if failed is not None else self._lines(width, height)
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines),

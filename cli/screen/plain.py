@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from prompt_toolkit import PromptSession
+from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.utils import get_cwidth
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
@@ -32,6 +34,7 @@ from tractor.cli.screen.cards_input import (
     parse_selection,
 )
 from tractor.cli.seat.client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint, TableClient
+from tractor.cli.stdin_lines import read_line
 from tractor.observation import Observation
 
 HELP = """\
@@ -167,6 +170,8 @@ class PlainSession:
                 return 0
             return self.prompt()
         except Exception as exc:
+            # A process edge: the conversation's top level. The table failing in any way
+            # ends it with status 2 and one line, never a traceback.
             self.say(f"error: {exc}")
             return 2
 
@@ -183,7 +188,9 @@ class PlainSession:
         """Act on one typed line; every mistake is answered with a message."""
         try:
             self._handle(line.strip())
-        except Exception as exc:  # never a traceback in the conversation
+        except Exception as exc:
+            # A process edge, as a key's action is on the full screen: whatever a typed
+            # line runs into is answered with a message, never a traceback.
             self.say(f"error: {exc}")
 
     def _handle(self, line: str) -> None:
@@ -249,7 +256,9 @@ class PlainSession:
         try:
             advice = None if advisor is None else await asyncio.get_running_loop(
             ).run_in_executor(None, advisor)
-        except Exception as exc:  # a hint is a courtesy: never a traceback
+        except Exception as exc:
+            # A process edge: the search player may fail in any way, and a hint is a
+            # courtesy, so its failure is a line, never a traceback.
             self.hinted = None
             self.say(f"(no hint: {exc})")
             return
@@ -368,8 +377,6 @@ async def run_plain(client: TableClient, input: TextIO | None = None,
     stdin = input or sys.stdin
     out = output or sys.stdout
     if _isatty(stdin) and _isatty(out):
-        from prompt_toolkit.patch_stdout import patch_stdout
-
         # What is said while a prompt is open goes above it, not onto its line.
         with patch_stdout():
             return await _converse(client, stdin, sys.stdout, True)
@@ -409,15 +416,18 @@ async def _converse(client: TableClient, stdin: TextIO, out: TextIO, tty: bool) 
             out.flush()
             changed.clear()
             moved = asyncio.ensure_future(changed.wait())
-            await asyncio.wait({moved, *([reading] if reading else [])},
-                               return_when=asyncio.FIRST_COMPLETED)
+            pending: set[asyncio.Future[Any]] = {moved}
+            if reading is not None:
+                pending.add(reading)
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             moved.cancel()
             if reading is None or not reading.done():
                 continue  # the table moved: look again
-            line, reading = reading.result(), None
-            if line is None:
+            answer, reading = reading.result(), None
+            if answer is None:
                 out.write("\n(end of input)\n")
                 return 1
+            line = answer
             if not tty and asked is None:
                 if not _needs_no_question(line):
                     held = line  # a script's next answer: for the next question
@@ -450,8 +460,6 @@ def _isatty(stream: Any) -> bool:
 
 def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
     if stdin is sys.stdin:  # share the process's one stdin reader (the lobby used it too)
-        from tractor.cli.stdin_lines import read_line
-
         async def shared(_prompt: str) -> str | None:
             return await read_line()
         return shared
@@ -463,8 +471,6 @@ def _pipe_reader(stdin: TextIO) -> Callable[[str], Any]:
 
 
 def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[[str], Any]:
-    from prompt_toolkit import PromptSession
-
     def obs() -> Observation:
         return client.observation()
 

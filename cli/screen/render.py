@@ -11,58 +11,41 @@ cursor and selection use reverse video and markers, which need no colour.
 
 from __future__ import annotations
 
-import os
-import re
-import textwrap
 from collections import Counter
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from tractor.cards import (
-    SUIT_SYMBOLS,
-    SUITS,
-    format_cards,
-    parse_faces,
+from tractor.cards import SUIT_SYMBOLS, SUITS
+from tractor.cli.screen import tracker_view
+from tractor.cli.screen.card_text import (
+    card_label,
+    card_style,
+    cards_fragments,
+    cards_label,
+    ladder_of,
+    rules_of,
 )
+from tractor.cli.screen.card_text import use_color as use_color  # the screens ask render
+from tractor.cli.screen.cards_input import follow_candidates
+from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.words import count
+from tractor.cli.screen.wrapping import fit_line, wrap_words
 from tractor.observation import Observation
-from tractor.rules import Rules
-from tractor.trump import TRUMP, Ladder, Trump, ladder_for
+from tractor.trump import TRUMP
 
 PHASE_TEXT = {
     "deal": "dealing", "declare": "last chance to declare", "bid": "auction",
     "show": "card-play for the starter", "name": "naming trumps", "talon": "talon exchange",
     "play": "playing", "done": "hand over", "redeal": "dealing again",
 }
-RED_FACES = frozenset([*range(13, 39), 53])  # hearts, diamonds, the red joker
 
-
-def use_color(environ: dict[str, str] | None = None) -> bool:
-    """Colour unless ``NO_COLOR`` is set to anything non-empty (no-color.org)."""
-    env = os.environ if environ is None else environ
-    return not env.get("NO_COLOR")
-
-
-def _color(color: bool | None) -> bool:
-    return use_color() if color is None else color
 
 
 def to_text(fragments: StyleAndTextTuples) -> str:
     """The plain text of formatted text (for plain mode, captures and tests)."""
     return "".join(text for _style, text, *_ in fragments)
-
-
-def faces_of(text: str | None) -> list[int]:
-    """Faces of card text (empty for None or "")."""
-    return parse_faces(text) if text else []
-
-
-def rules_of(obs: Observation) -> Rules | None:
-    """The table's rules, from the game's record in the observation (None without one:
-    the talon size, the tracker's deck count and the tractor options then default)."""
-    return obs.game.rules if obs.game is not None else None
 
 
 def hand_number(obs: Observation) -> int:
@@ -87,52 +70,11 @@ def follow_allowed(obs: Observation, following: bool, hand: Sequence[int],
     """When following (``following``: the person is asked to play to a trick already led):
     the cards of ``hand`` that can still go with ``typed`` into a legal follow (the rules
     core decides); None (every card held) when leading, burying or declaring."""
-    from tractor.cli.screen.cards_input import follow_candidates
-
     if not following or not obs.current:
         return None
     rules = rules_of(obs)
     return follow_candidates(hand, list(obs.current[0]), typed, ladder_of(obs),
                              rules is not None and rules.must_play_tractor)
-
-
-def ladder_of(obs: Observation) -> Ladder:
-    """The card order of the hand: the real trump, or before it is known the trump rank
-    with no suit (jokers and rank cards first), which is how the hand will mostly sort."""
-    rules = rules_of(obs)
-    across = rules.tractor_across_rank if rules is not None else True
-    joined = rules.rank_and_jokers_in_tractors if rules is not None else True
-    trump = obs.trump if obs.trump is not None else Trump(obs.trump_rank, None)
-    return ladder_for(trump, across, joined)
-
-
-def card_label(face: int) -> str:
-    return format_cards([face], symbols=True)
-
-
-def cards_label(text_or_faces: str | Sequence[int] | None) -> str:
-    """Symbol form of cards given as text or faces ("" for none)."""
-    if text_or_faces is None:
-        return ""
-    faces = faces_of(text_or_faces) if isinstance(text_or_faces, str) else list(text_or_faces)
-    return format_cards(faces, symbols=True)
-
-
-def card_style(face: int, color: bool | None = None) -> str:
-    """Style class of a card: red suits and the red joker red (no colour with NO_COLOR)."""
-    if _color(color) and face in RED_FACES:
-        return "class:card.red"
-    return "class:card"
-
-
-def cards_fragments(faces: Sequence[int], color: bool | None = None,
-                    sep: str = " ") -> StyleAndTextTuples:
-    out: StyleAndTextTuples = []
-    for i, f in enumerate(faces):
-        if i:
-            out.append(("", sep))
-        out.append((card_style(f, color), card_label(f)))
-    return out
 
 
 def trump_label(obs: Observation) -> str:
@@ -395,26 +337,6 @@ def status_text(obs: Observation, names: Sequence[str], decision: str | None,
     return fit_line(_status(obs, names, decision, summary), width, "Tractor · ")
 
 
-def fit_line(text: str, width: int | None, optional: str = "") -> str:
-    """``text`` in ``width`` columns: without its ``optional`` start if that is what it
-    takes, else cut between words with "…" (a one-line bar cannot wrap, and a terminal
-    cutting it would cut a word or a name in two).
-
-    >>> fit_line("Tractor · hand 1 · waiting for Bartholomew", 30, "Tractor · ")
-    'hand 1 · waiting for …'
-    """
-    if width is None or len(text) <= width:
-        return text
-    if optional and text.startswith(optional):
-        text = text[len(optional):]
-        if len(text) <= width:
-            return text
-    cut = text[:max(0, width - 1)]
-    if " " in cut and not text[len(cut)].isspace():
-        cut = cut[:cut.rindex(" ") + 1]
-    return cut + "…"
-
-
 def _status(obs: Observation, names: Sequence[str], decision: str | None,
             summary: dict[str, Any] | None) -> str:
     hand_no = hand_number(obs) + 1
@@ -502,9 +424,7 @@ def tracker_text(obs: Observation, names: Sequence[str] | None = None,
                  width: int | None = None) -> str:
     """Every card still out, per suit, with what each seat is known to hold or lack
     (`cli.screen.tracker_view`); ``width`` None: unwrapped."""
-    from tractor.cli.screen.tracker_view import tracker_text as text
-
-    return text(obs, names, width)
+    return tracker_view.tracker_text(obs, names, width)
 
 
 def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str],
@@ -513,46 +433,8 @@ def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]
     from, the talon and its bonus, level changes, the next starter, the game so far and
     the audit verdict; ``width`` None: a line per sentence; ``height``: the lines it
     should fit in (the game strip folds its older hands to fit)."""
-    from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
-
     return "\n".join(summary_lines(summary, obs, names, width,
                                    PANEL_HEIGHT if height is None else height))
-
-
-#: A space no line is broken at: `glued` puts it where words belong together and
-#: `wrap_words` makes it a plain space again (a name cannot hold one: it is not printable).
-GLUE = "\u00a0"
-#: A word and the number it goes with: "AI 3", "lv 2", "trick 7", "bury 8".
-_WORD_NUMBER = re.compile(r"(?<![^\s(])([A-Za-z]+) (?=[+−-]?\d+(?![^\s,.:;)]))")
-#: A number and what it counts: "8 cards", "20 points".
-_NUMBER_UNIT = re.compile(r"(?<![^\s(])([+−-]?\d+) (?=(?:cards?|points?|levels?|pts)"
-                          r"(?![^\s,.:;)]))")
-
-
-def glued(text: str, keep: Sequence[str] = ()) -> str:
-    """``text`` with `GLUE` between the words a line must not part: the phrases ``keep``
-    (names of several words), a word and its number, a number and its unit.
-
-    >>> glued("you take the talon: bury 8 cards").replace(GLUE, "_")
-    'you take the talon: bury_8_cards'
-    >>> glued("trick 7 to Ann Lee: 10 points", ["Ann Lee"]).replace(GLUE, "_")
-    'trick_7 to Ann_Lee: 10_points'
-    """
-    for phrase in sorted({k for k in keep if " " in k}, key=len, reverse=True):
-        text = re.sub(rf"(?<!\S){re.escape(phrase)}(?![^\s,.:;)])",
-                      phrase.replace(" ", GLUE), text)
-    text = _WORD_NUMBER.sub(rf"\1{GLUE}", text)
-    return _NUMBER_UNIT.sub(rf"\1{GLUE}", text)
-
-
-def wrap_words(text: str, width: int, indent: str = "", keep: Sequence[str] = ()) -> list[str]:
-    """``text`` in lines of at most ``width``, broken between words (a card is one word,
-    so never inside a card), never inside a name of ``keep``, between a word and its
-    number or a number and its unit (`glued`); at least one line. Only a piece longer
-    than a whole line is broken inside."""
-    lines = textwrap.wrap(glued(text, keep), max(1, width), subsequent_indent=indent,
-                          break_on_hyphens=False) or [""]
-    return [line.replace(GLUE, " ") for line in lines]
 
 
 def log_lines(events: Sequence[str], width: int, keep: Sequence[str] = ()) -> list[str]:

@@ -24,6 +24,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from tractor.cards import FACE_POINTS
 from tractor.cli.screen import render
+from tractor.cli.screen.wrapping import GLUE
 from tractor.observation import Observation
 from tractor.scoring import score_outcome
 
@@ -203,8 +204,8 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     you = " (you)" if me and names[seat].lower() != "you" else ""
     room = max(1, width - len(mark) - len(star) - len(you))
     name = cut(names[seat], room) + you
-    head: Line = ([("class:turn", mark)] if mark else []) + [
-        ("class:me" if me else "class:seat", name), ("class:turn", star)]
+    head: Line = [("class:turn", mark)] if mark else []
+    head += [("class:me" if me else "class:seat", name), ("class:turn", star)]
     team = render.team_of(seat)
     if obs.declarers is None:
         side = f"team {team}"
@@ -219,7 +220,7 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     if seat in plays:
         trick, tag = plays[seat]
         cards = _cards_lines(trick, tag, width, color)
-    full = [head, [("class:dim", info)], *cards]
+    full: list[Line] = [head, [("class:dim", info)], *cards]
     short = f" {side} {obs.hand_sizes[seat]}"
     if not compact and len(full) <= height:
         lines = full
@@ -377,7 +378,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     while hi + 1 < columns and (1, hi + 1) not in by_cell:
         hi += 1
     mid_width = sum(widths[lo:hi + 1])
-    middle = [[("class:info", t)] for t in middle_lines(obs, names, mid_width - 2)]
+    middle: list[Line] = [[("class:info", t)] for t in middle_lines(obs, names, mid_width - 2)]
     heights = [max([len(lines) for (r, _), lines in content.items() if r == row] + [1])
                for row in range(3)]
     heights[1] = max(heights[1], len(middle))
@@ -412,7 +413,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
                 line += _pad(text, widths[col], align)
                 col += 1
             out.append(line)
-    below = [[("class:dim", t)] for t in below_lines(obs, names, width)]
+    below: list[Line] = [[("class:dim", t)] for t in below_lines(obs, names, width)]
     if len(out) + 1 + len(below) <= height - keep and below:
         out += [[], *below]
     return out[:height]
@@ -432,7 +433,7 @@ def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]
     if obs.current and obs.tricks:
         last = obs.tricks[-1]
         # A seat and its (first) card stay on one line: "AI 4" over "♠10" read apart.
-        plays = " · ".join(f"{names[(last.leader + k) % n]}{render.GLUE}{render.cards_label(c)}"
+        plays = " · ".join(f"{names[(last.leader + k) % n]}{GLUE}{render.cards_label(c)}"
                            for k, c in enumerate(last.plays))
         out += render.wrap_words(f"last trick: {plays} → {names[last.winner]}", width, "  ",
                                  keep=names)

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from tractor.ai.players.explain import unseen_counts
 from tractor.ai.players.worlds import Knowledge, SeatFacts
 from tractor.cards import FACE_POINTS, RANKS, SUIT_SYMBOLS, SUITS, format_cards
-from tractor.cli.screen import render
+from tractor.cli.screen.card_text import cards_label, ladder_of
+from tractor.cli.screen.wrapping import pack, wrap_or_whole
 from tractor.observation import Observation
 from tractor.rules import Rules
 from tractor.trump import TRUMP, Ladder
@@ -38,9 +39,9 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
     facts about the other seats in that suit, and the points still out last."""
     names = list(names) if names is not None else []
     out = out_counts(obs)
-    ladder = render.ladder_of(obs)
+    ladder = ladder_of(obs)
     facts = _facts(obs)
-    lines = _wrap(_header(obs), width, CARD_INDENT)
+    lines = wrap_or_whole(_header(obs), width, CARD_INDENT)
     rank = obs.trump_rank
     known = obs.trump is not None
     rank_i = (RANKS.index(rank) if rank in RANKS and (obs.trump is None or obs.trump.rank)
@@ -52,15 +53,15 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
         rank_faces = [f for f in ladder.faces_of[TRUMP] if f < 52 and f % 13 == rank_i]
         rank_out = [f for f in rank_faces if out[f]]
         row += f" · Rank {rank}:  " + (_counted(rank_out, out) or "none")
-    lines += _wrap(row, width, CARD_INDENT)
+    lines += wrap_or_whole(row, width, CARD_INDENT)
     trumps = [f for f in ladder.faces_of[TRUMP] if out[f]]
     if known:
         suited = [f for f in trumps if f < 52 and f not in rank_faces]
         total = sum(out[f] for f in trumps)
         # The count is of every trump (the jokers and rank cards above too); the cards
         # listed here are the trump suit's other ones.
-        lines += _wrap(f"Trumps:  {total} out in all" + (f" · {_counted(suited, out)}" if suited
-                                                 else ""), width, CARD_INDENT)
+        listed = f" · {_counted(suited, out)}" if suited else ""
+        lines += wrap_or_whole(f"Trumps:  {total} out in all{listed}", width, CARD_INDENT)
     lines += _fact_lines(obs, names, facts, TRUMP, ladder, out, width)
     for e in range(4):
         if not ladder.faces_of[e]:
@@ -69,16 +70,16 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
         label = SUIT_SYMBOLS[SUITS[e]]
         if faces:
             total = sum(out[f] for f in faces)
-            lines += _wrap(f"{label}:  {total} out · {_counted(faces, out)}", width,
-                           CARD_INDENT)
+            lines += wrap_or_whole(f"{label}:  {total} out · {_counted(faces, out)}", width,
+                                   CARD_INDENT)
         else:
             lines.append(f"{label}:  none out")
         lines += _fact_lines(obs, names, facts, e, ladder, out, width)
     points = sum(FACE_POINTS[f] * c for f, c in out.items())
     lines.append(f"Points still out: {points}")
     if obs.buried and obs.phase in ("play", "done"):  # the starter's own burial
-        lines += _wrap(f"You buried: {render.cards_label(obs.buried)} "
-                       f"({points_word(obs.buried)})", width, CARD_INDENT)
+        lines += wrap_or_whole(f"You buried: {cards_label(obs.buried)} "
+                               f"({points_word(obs.buried)})", width, CARD_INDENT)
     return lines
 
 
@@ -196,38 +197,3 @@ def _source(obs: Observation, seat: int, held: Sequence[int], facts: SeatFacts) 
         if kind not in kinds:
             kinds.append(kind)
     return ", ".join(kinds)
-
-
-# --- wrapping ---------------------------------------------------------------------------------
-
-
-def _wrap(text: str, width: int | None, indent: str) -> list[str]:
-    """``text`` broken between words (a card is one word; "AI 3", "trick 4" and "8 cards"
-    are kept together, `render.wrap_words`) into lines of ``width``."""
-    if width is None:
-        return [text]
-    return render.wrap_words(text, width, indent)
-
-
-def pack(parts: Sequence[str], width: int | None, first: str, rest: str,
-         sep: str) -> list[str]:
-    """``parts`` joined by ``sep`` into as few lines as they fit, the first line starting
-    with ``first``, the others with ``rest``; a part is broken only when it alone is wider
-    than a line."""
-    lines: list[str] = []
-    line = ""
-    for part in parts:
-        lead = first if not lines and not line else rest
-        candidate = line + sep + part if line else lead + part
-        if width is None or len(candidate) <= width:
-            line = candidate
-            continue
-        if line:
-            lines.append(line)
-            lead = rest
-        block = _wrap(lead + part, width, rest)
-        lines += block[:-1]
-        line = block[-1]
-    if line:
-        lines.append(line)
-    return lines

@@ -24,7 +24,7 @@ def display_names(names: Sequence[str]) -> list[str]:
     """
     taken = set(names)
     seen: Counter[str] = Counter()
-    out = []
+    out: list[str] = []
     for name in names:
         seen[name] += 1
         shown, k = name, seen[name]

@@ -32,10 +32,12 @@ from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.protocols import host_table, join_table
 from tractor.net.lobby.state import LobbyError, Participant, Seating, parse_endpoint
-from tractor.net.mesh.wire import PeerNode, SeatGone
+from tractor.net.mesh.loopback import raw_public
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import Stalled
 from tractor.net.table.hand import TableError
-from tractor.net.table.seat import listen_node, raw_public, take_seat
+from tractor.net.table.seat import listen_node, take_seat
 
 REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby
 
@@ -172,7 +174,11 @@ class GoesOn:
 
 async def within(reactor: Any, d: Deferred[Any], seconds: float, why: str) -> Any:
     """Await ``d``, or fail it with `TimeoutError` (``why``) after ``seconds``."""
-    timer = reactor.callLater(seconds, lambda: d.called or d.errback(TimeoutError(why)))
+    def give_up() -> None:
+        if not d.called:
+            d.errback(TimeoutError(why))
+
+    timer = reactor.callLater(seconds, give_up)
     try:
         return await d
     finally:

@@ -1,0 +1,63 @@
+"""The screen's fixed parts around the hand: the status bar on top, the banner of network
+trouble, the table pane (the seats around the trick, the log beside or under them), the
+input line's prompt and the key bar at the bottom. Plain functions of the client (and,
+for the key bar, of what the screen is showing)."""
+
+from __future__ import annotations
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from tractor.cli.screen import render, table_view
+from tractor.cli.seat.client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
+
+
+def status_fragments(client: TableClient, width: int = 80,
+                     height: int = 1) -> StyleAndTextTuples:
+    """The status bar, fitted to its width (never cut inside a word or a name)."""
+    text = render.status_text(client.observation(), client.names, client.decision(),
+                              client.summary(), max(1, width - 2))
+    return [("class:status", f" {text} ")]
+
+
+def banner_fragments(client: TableClient, width: int, height: int) -> StyleAndTextTuples:
+    """Network trouble, wrapped to the screen's width (never cut)."""
+    lines = render.wrap_words(client.banner() or "", width - 2, keep=client.names)
+    return [("class:banner", f" {line:<{width - 2}} " + ("\n" if i < len(lines) - 1
+                                                         else ""))
+            for i, line in enumerate(lines)]
+
+
+def table_pane(client: TableClient, width: int, height: int) -> StyleAndTextTuples:
+    """The seats around the trick, and the log beside or under them."""
+    return table_view.table_pane(client.observation(), client.names, client.events(),
+                                 width, height)
+
+
+def prompt_text(client: TableClient) -> str:
+    """The input line's prompt: what Enter does now."""
+    decision = client.decision()
+    if client.summary() is not None:
+        return "next (Enter)> "
+    if decision == BURY:
+        return f"bury {render.talon_size(client.observation())}> "
+    return {DECLARE: "declare> ", PLAY: "play> ", BID: "bid> ", SHOW: "show> ",
+            NAME: "trump> "}.get(decision or "", "wait> ")
+
+
+def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
+    """The key bar: the keys that matter now (``panel``: the one open; ``chatting``: the
+    chat line is open)."""
+    if chatting:
+        return " Enter send · Esc cancel "
+    if panel == "summary":
+        return " Enter next hand · l last trick · g log · ? help · Ctrl-Q quit "
+    if panel == "declare":
+        return " 1-9 declare · p pass · i suggest · Esc hide · ? help "
+    if panel is not None:
+        return " Esc close · ? help · Ctrl-Q quit "
+    decision = client.decision()
+    if decision == DECLARE:  # the log's "you may declare ♥2 now" says no key
+        return " e declare · p let it go by · i suggest · ? help · Ctrl-Q quit "
+    verb = {PLAY: "play", BURY: "bury", SHOW: "show", BID: "bid",
+            NAME: "name trump"}.get(decision or "", "play")
+    return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
