@@ -10,7 +10,7 @@ sender seat's Ed25519 signature over the packed header and body.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -54,7 +54,7 @@ class FrameError(CodecError):
 
 class NoRoom(FrameError):
     """A valid frame this peer cannot keep yet (too far ahead of the messages it applied;
-    see `engine.MAX_AHEAD`): refused unread, blaming nobody; it is to come again."""
+    see `holdings.MAX_AHEAD`): refused unread, blaming nobody; it is to come again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,10 @@ _KIND_BODY_SIG = Fixed(Text(FRAME_LIMITS.max_str), MapOf(Anything(), Anything(),
                        Bytes(max=MAX_FRAME))
 
 
-def _read(shape: Shape[Any], value: object, what: str, seat: int | None = None) -> Any:
+T = TypeVar("T")
+
+
+def _read(shape: Shape[T], value: object, what: str, seat: int | None = None) -> T:
     try:
         return shape.read(value)
     except ShapeError as exc:

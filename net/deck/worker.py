@@ -4,7 +4,7 @@ The next hand's deck is shuffled, locked and checked while this hand is played
 (`GameSession.upcoming`). Its proofs cost a few hundred milliseconds of scalar
 multiplications a hand; on the reactor's thread they would freeze the screen and the
 links for that long at every step. The deck engine hands that work to a `Runner`
-(`net.deck.engine.Runner`); this is the one a `PeerNode` gives it: jobs run one after
+(`net.deck.background.Runner`); this is the one a `PeerNode` gives it: jobs run one after
 another in a thread, and the answer comes back on the reactor's thread.
 
 The worker gives way to `FOREGROUND` work: while an AI's search runs
