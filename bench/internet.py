@@ -58,6 +58,7 @@ def peer(seat: int, mode: str, addresses: list[str], hands: int, seed: int) -> N
     from twisted.internet.defer import Deferred, DeferredList, ensureDeferred
     from twisted.internet.protocol import Factory
 
+    from tractor.net.internet.mesh import Wormholes
     from tractor.net.mesh.loopback import raw_public
     from tractor.net.mesh.wire import PeerLink, PeerNode
     from tractor.net.table.hand import RandomPlayer
@@ -91,8 +92,8 @@ def peer(seat: int, mode: str, addresses: list[str], hands: int, seed: int) -> N
                               max_hands=hands)
         port = addresses[seat].rsplit(":", 1)[-1] if mode == "tcp" else "0"
         node = TimedNode(reactor, session, [raw_public(k) for k in keys],
-                         listen=f"tcp:{port}:interface=127.0.0.1")
-        node.relay_only = mode == "relay"
+                         listen=f"tcp:{port}:interface=127.0.0.1",
+                         pair_links=Wormholes(relay_only=mode == "relay"))
         await node.start()
         node.dial({s: a for s, a in enumerate(addresses) if s != seat})
         node.begin()

@@ -272,7 +272,8 @@ def decode_at(data: bytes, limits: Limits, index: int, who: str = "") -> Any:
 
 def encode(value: Any) -> bytes:
     """``value`` in msgpack (str as strings, bytes as blobs): what `decode` reads back."""
-    return msgpack.packb(value, use_bin_type=True)
+    packed: bytes = msgpack.packb(value, use_bin_type=True)  # (msgpack ships no types)
+    return packed
 
 
 # --- shapes ----------------------------------------------------------------------------------

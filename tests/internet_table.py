@@ -21,6 +21,7 @@ from memnet import body_of, header  # noqa: E402
 from twisted.internet import task  # noqa: E402
 from twisted.internet.defer import Deferred, DeferredList, ensureDeferred  # noqa: E402
 
+from tractor.net.internet.mesh import Wormholes  # noqa: E402
 from tractor.net.internet.rendezvous import internet_address  # noqa: E402
 from tractor.net.mesh.loopback import raw_public  # noqa: E402
 from tractor.net.mesh.wire import PeerLink, PeerNode  # noqa: E402
@@ -69,8 +70,8 @@ async def main(reactor: Any, mailbox: str, relay: str, path: str, hands: int) ->
     for s in range(4):
         session = GameSession(Rules(), table, s, keys[s], [k.public_key() for k in keys],
                               bytes([s, 7]) * 16, RandomPlayer(s), max_hands=hands)
-        node = TimedNode(reactor, session, [raw_public(k) for k in keys])
-        node.relay_only = path == "relay"
+        node = TimedNode(reactor, session, [raw_public(k) for k in keys],
+                         pair_links=Wormholes(relay_only=path == "relay"))
         nodes.append(node)
     t0 = time.time()
     for node in nodes:
@@ -82,7 +83,7 @@ async def main(reactor: Any, mailbox: str, relay: str, path: str, hands: int) ->
     await DeferredList([DeferredList([n.done for n in nodes], consumeErrors=True), timeout],
                        fireOnOneCallback=True)
     seconds = time.time() - t0
-    paths = [node.mesh.paths() for node in nodes]
+    paths = [node.mesh.paths() if node.mesh is not None else {} for node in nodes]
     for node in nodes:
         node.stop()
     await task.deferLater(reactor, 0.5, lambda: None)  # the wormholes say goodbye

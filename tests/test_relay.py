@@ -302,7 +302,7 @@ def test_a_seat_that_signs_a_false_view_is_named_once_no_proof_comes():
     # blame seat 0; none exists, so they name seat 2, which signed the view.
     from tractor.net.deck.envelope import Header, seal
     from tractor.net.deck.errors import ViewMismatch
-    from tractor.net.mesh.wire import SUSPECT
+    from tractor.net.mesh.intake import SUSPECT
 
     net = MemNet(seed=4)
     lied: list[int] = []

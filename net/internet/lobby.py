@@ -23,6 +23,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 
+from tractor.net.internet.mesh import prefer_direct_connections
 from tractor.net.internet.rendezvous import APPID, LOBBY_SUBPROTOCOL
 from tractor.net.internet.seat_code_limits import (
     CODE_WORDS,
@@ -49,8 +50,6 @@ def _create(create: Callable[..., Any] | None) -> Callable[..., Any]:
         return create
     import wormhole  # only internet tables need the package
 
-    from tractor.net.internet.mesh import prefer_direct_connections
-
     prefer_direct_connections()
     return wormhole.create  # type: ignore[no-any-return]
 
@@ -75,7 +74,9 @@ class _CodeDone(Int32StringReceiver):
     """A lobby connection on a code that is done: refused in the lobby's own words."""
 
     def connectionMade(self) -> None:
-        self.sendString(pack({"refused": WrongCode.code, "why": CODE_DONE}))
+        refusal = pack({"refused": WrongCode.code, "why": CODE_DONE})
+        self.sendString(refusal)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        assert self.transport is not None  # (connected)
         self.transport.loseConnection()
 
     def stringReceived(self, data: bytes) -> None:
@@ -429,11 +430,16 @@ async def open_seat_code(reactor: Any, code: str, mailbox: str, relay: str,
         verified = w.get_verifier()
         dilated = w.dilate(transit_relay_location=relay)
         timer: Deferred[None] = Deferred()
-        call = reactor.callLater(wait, lambda: timer.called or timer.callback(None))
+
+        def time_up() -> None:
+            if not timer.called:
+                timer.callback(None)
+        call = reactor.callLater(wait, time_up)
         both = DeferredList([verified, dilated.when_dilated()], fireOnOneErrback=True,
                             consumeErrors=True)
-        first = await DeferredList([both, timer], fireOnOneCallback=True,
-                                   fireOnOneErrback=True, consumeErrors=True)
+        racing: list[Deferred[Any]] = [both, timer]
+        first = await DeferredList(racing, fireOnOneCallback=True, fireOnOneErrback=True,
+                                   consumeErrors=True)
         if call.active():
             call.cancel()
         if first[1] == 1:  # the timer

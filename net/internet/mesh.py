@@ -6,6 +6,9 @@ can reach the other, else through the transit relay, and re-established by Dilat
 same way when it drops. The game's `PeerLink` runs over a Dilation subchannel exactly as
 over TCP (hello, signed proof of the seat, signed frames): the lower seat opens the
 subchannel, the higher listens, and each link may only speak for the seat of its pair.
+The mesh does not know about wormholes: whoever builds a `PeerNode` gives it `Wormholes`
+(`net.mesh.pair_links`), and the node opens an `InternetMesh` when it dials internet
+addresses.
 
 A pair whose connection was up and stays down for `REWIRE` seconds starts again with a
 new wormhole on the same code: after a peer restarted (``tractor resume``) its old wormhole
@@ -17,24 +20,25 @@ again could miss each other for ever).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from tractor.net.internet.rendezvous import (
     APPID,
     MESH_SUBPROTOCOL,
+    is_internet_address,
     pair_code,
     pair_secret,
     read_internet_address,
 )
-
-if TYPE_CHECKING:
-    from tractor.net.mesh.wire import PeerNode
+from tractor.net.mesh.pair_links import PairLinkHost
 
 #: Seconds a pair's connection may stay down before both sides start a new wormhole.
 REWIRE = 30.0
@@ -95,13 +99,12 @@ class PairLink:
 
     log = Logger()
 
-    def __init__(self, node: PeerNode, seat: int, mailbox: str, relay: str,
+    def __init__(self, node: PairLinkHost, seat: int, mailbox: str, relay: str,
                  relay_only: bool = False,
                  create: Callable[..., Any] | None = None) -> None:
         self.node, self.seat = node, seat
         self.mailbox, self.relay, self.relay_only = mailbox, relay, relay_only
         self._create = create
-        assert node.session is not None
         secret = pair_secret(node.signing_key.private_bytes_raw(), node.raw_keys[seat])
         self.code = pair_code(node.table, node.seat, seat, secret)
         self.report = PathReport()
@@ -155,7 +158,7 @@ class PairLink:
             return
         peer = getattr(status, "peer_connection", None)
         kind = type(peer).__name__
-        if kind == "ConnectedPeer":
+        if kind == "ConnectedPeer" and peer is not None:
             path = path_of(peer.hint_description)
             self.report = PathReport(path, "connected directly" if path == "direct"
                                      else "connected through the relay")
@@ -170,7 +173,7 @@ class PairLink:
                 "ReconnectingPeer": "reconnecting",
                 "StoppedPeer": "stopped"}.get(kind, "waiting"))
 
-    def _failed(self, failure: Any, generation: int) -> None:
+    def _failed(self, failure: Failure, generation: int) -> None:
         if generation == self.generation and not self.stopped:
             why = failure.getErrorMessage()
             self.report = PathReport(None, f"wormhole failed: {why}")
@@ -182,7 +185,7 @@ class PairLink:
         seconds (a side that restarted waits at the nameplate with a new one)."""
         # Down by Dilation's word, or by the game link's: behind a relay that keeps its
         # half open, only the side Dilation made leader pings, so the other learns that
-        # the peer is gone from the game link's silence (`wire.LINK_SILENCE`).
+        # the peer is gone from the game link's silence (`link.LINK_SILENCE`).
         if self.stopped or not self.met:
             return
         link = self.node.links.get(self.seat)
@@ -198,7 +201,7 @@ class PairLink:
                 # A subchannel whose connection is gone hears of its close only when that
                 # connection comes back, maybe never (a peer killed): down now, so the
                 # grace period counts.
-                self.node.link_down(self.seat, link)
+                self.node.seat_lost(self.seat)
             self._close()
             self.start()
 
@@ -229,18 +232,16 @@ class PairLink:
 class InternetMesh:
     """Every pair link of this peer at an internet table (`PeerNode.dial` starts it)."""
 
-    def __init__(self, node: PeerNode, addresses: dict[int, str],
+    def __init__(self, node: PairLinkHost, addresses: Mapping[int, str],
                  relay_only: bool = False, create: Callable[..., Any] | None = None) -> None:
         self.node = node
         self.pairs: dict[int, PairLink] = {}
         for seat, address in sorted(addresses.items()):
             mailbox, relay = read_internet_address(address)
             self.pairs[seat] = PairLink(node, seat, mailbox, relay, relay_only, create)
-        self._loop: Any = None
+        self._loop: LoopingCall | None = None
 
     def start(self) -> None:
-        from twisted.internet.task import LoopingCall
-
         for pair in self.pairs.values():
             pair.start()
         self._loop = LoopingCall(self._check)
@@ -267,3 +268,21 @@ class InternetMesh:
             self._loop.stop()
         for pair in self.pairs.values():
             pair.stop()
+
+
+@dataclass(frozen=True)
+class Wormholes:
+    """The pair links of internet tables (`net.mesh.pair_links.PairLinkMaker`): what the
+    layer that builds a `PeerNode` gives it, so the node reaches the seats whose addresses
+    are internet addresses (`rendezvous.internet_address`) through magic-wormholes.
+    ``relay_only``: never offer a direct connection (tests and benchmarks that measure the
+    relay's path on one machine); ``create``: how a wormhole is made (tests)."""
+
+    relay_only: bool = False
+    create: Callable[..., Any] | None = None
+
+    def takes(self, address: str) -> bool:
+        return is_internet_address(address)
+
+    def open(self, node: PairLinkHost, addresses: Mapping[int, str]) -> InternetMesh:
+        return InternetMesh(node, addresses, self.relay_only, self.create)

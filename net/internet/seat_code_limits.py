@@ -52,7 +52,8 @@ LAST_RETRY = 60.0
 
 def guess_chance() -> float:
     """The chance that one online guess at a seat code is right."""
-    return 1 / WORD_CHOICES ** CODE_WORDS
+    codes: int = WORD_CHOICES ** CODE_WORDS  # (a whole power: typeshed cannot tell)
+    return 1 / codes
 
 
 def guesses_per_day(free_seats: int = MAX_PLAYERS) -> int:

@@ -1,14 +1,16 @@
 """Places for incoming connections that have not proved a seat yet: a stranger on the LAN
 cannot hold this port's descriptors (the journal needs some), nor fill the log.
 
-No Twisted here: a link is anything with ``transport.getPeer()``, ``_who()``, ``_drop(why)``
-and a ``deadline`` for its handshake.
+No Twisted here: a link is a `Newcomer`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Protocol, cast
+
+from twisted.internet.interfaces import ITransport
+from twisted.logger import Logger
 
 from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.gate import Gate, Refused, room_for_a_stranger
@@ -17,10 +19,25 @@ STRANGER_HELLO = 3.0  #: seconds for the whole handshake from an address the sea
 MAX_STRANGERS = 4096  #: addresses whose refusals are counted (then the count starts again)
 
 
+class Newcomer(Protocol):
+    """An incoming connection, as the gates see it."""
+
+    deadline: float  #: seconds it has for the whole handshake
+
+    def __hash__(self) -> int: ...  # (a gate's key)
+
+    @property
+    def transport(self) -> ITransport | None: ...
+
+    def _who(self) -> str: ...
+
+    def _drop(self, why: str) -> None: ...
+
+
 class Admission:
     """The gates of one peer's port (see `admit`)."""
 
-    def __init__(self, log: Any) -> None:
+    def __init__(self, log: Logger) -> None:
         self.log = log
         #: Incoming connections that have not proved a seat: a few per address, a few in
         #: all (replaced by `seat_table` with the table's size).
@@ -47,21 +64,22 @@ class Admission:
             except ValueError:
                 pass  # an internet table's address: its links come through wormholes
 
-    def admit(self, link: Any, now: float) -> bool:
+    def admit(self, link: Newcomer, now: float) -> bool:
         """May this incoming connection try to prove a seat? Within the bounds of a gate.
         The addresses the seating names (once `allow` knows them) and those a seat proved
         itself from have a gate of their own; any other address shares a small one and has
         `STRANGER_HELLO` seconds to prove a seat: a seat of a machine with several
         addresses may dial from one the seating does not name, and the link proof, not
         the address, says who it is."""
-        peer = link.transport.getPeer()
-        ip = getattr(peer, "host", "?")
+        assert link.transport is not None  # (it is connected)
+        ip = getattr(link.transport.getPeer(), "host", "?")
         known = self.allowed_ips is None or ip in self.allowed_ips
         gate = self.gate if known else self.stranger_gate
         try:
             if not room_for_a_stranger():
                 raise Refused("out of descriptors (the journal keeps its reserve)")
-            evicted = gate.admit(link, ip, now)
+            # The gates hold only the links given here: what one evicts is one of them.
+            evicted = cast(list[Newcomer], gate.admit(link, ip, now))
         except Refused as exc:
             why = str(exc) if known else f"{exc} (not an address the seating names)"
             self._turned_away(ip, link, why)
@@ -72,20 +90,21 @@ class Admission:
             link.deadline = STRANGER_HELLO
         return True
 
-    def proved(self, link: Any) -> None:
+    def proved(self, link: Newcomer) -> None:
         """``link`` proved its seat: its place is its own, and its address is known now."""
         self.gate.settle(link)
         self.stranger_gate.settle(link)
+        assert link.transport is not None  # (it is connected)
         ip = getattr(link.transport.getPeer(), "host", None)
         if self.allowed_ips is not None and type(ip) is str:
             self.allowed_ips.add(ip)
 
-    def release(self, link: Any) -> None:
+    def release(self, link: Newcomer) -> None:
         """``link`` is closed: its place is free."""
         self.gate.release(link)
         self.stranger_gate.release(link)
 
-    def _turned_away(self, ip: str, link: Any, why: str) -> None:
+    def _turned_away(self, ip: str, link: Newcomer, why: str) -> None:
         """Log a refused connection: the first few of an address, then every 1000th (a
         flood must not fill the disk with the same line)."""
         if len(self.strangers) >= MAX_STRANGERS and ip not in self.strangers:

@@ -35,6 +35,9 @@ import ipaddress
 import os
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: A source turned away this many times within ``noisy_for`` evicts nobody (a person who
 #: retries once is not caught by it; a flood retrying at once is).
@@ -250,7 +253,7 @@ class Recent:
         return len(times)
 
 
-class LastFew(list):  # type: ignore[type-arg]
+class LastFew(list[T]):
     """A list that keeps only its last ``limit`` items as more are appended (errors a
     peer may cause again and again); it compares and prints as the list it is.
 
@@ -265,7 +268,7 @@ class LastFew(list):  # type: ignore[type-arg]
         super().__init__()
         self.limit = limit
 
-    def append(self, item: object) -> None:
+    def append(self, item: T) -> None:
         super().append(item)
         if len(self) > self.limit:
             del self[: len(self) - self.limit]

@@ -14,6 +14,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from twisted.internet import task
 from twisted.internet.defer import DeferredList, ensureDeferred
 
 from tractor.net.journal.store import Journal
@@ -57,18 +58,23 @@ async def play_loopback(reactor: Any, seed: int, hands: int, seats: int = 4,
     return nodes
 
 
+def _session(node: PeerNode) -> GameSession:
+    assert node.session is not None  # (every node here is made seated)
+    return node.session
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--journal-dir", help="keep each peer's SQLite journal there")
     args = parser.parse_args(argv)
-    from twisted.internet import task
 
     async def run(reactor: Any) -> None:
         nodes = await play_loopback(reactor, args.seed, args.hands, journal_dir=args.journal_dir)
-        print(json.dumps({"results": [[r.to_data() for r in n.session.results] for n in nodes],
-                          "levels": [n.session.levels for n in nodes],
+        sessions = [_session(n) for n in nodes]
+        print(json.dumps({"results": [[r.to_data() for r in s.results] for s in sessions],
+                          "levels": [s.levels for s in sessions],
                           "errors": [[str(e) for e in n.errors] for n in nodes]}))
         sys.stdout.flush()
 

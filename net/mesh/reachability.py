@@ -1,13 +1,14 @@
 """Which seats this peer has no link with, and why, in words for the screen and the log.
 
-No Twisted here: the node gives the time, since when each seat is without a link, and its
-internet table's wormholes (if any).
+No Twisted here: the node gives the time, since when each seat is without a link, and what
+its pair links (an internet table's wormholes, if any) last said of each seat.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from twisted.logger import Logger
 
 #: Seconds without a link after which a seat is reported unreachable (screen and log).
 UNREACHABLE = 3.0
@@ -16,7 +17,7 @@ UNREACHABLE = 3.0
 class Reachability:
     """One peer's account of its lost links."""
 
-    def __init__(self, log: Any) -> None:
+    def __init__(self, log: Logger) -> None:
         self.log = log
         #: Seat -> (address, reason) of the last failed attempt to dial it (until it is up).
         self.dial_errors: dict[int, tuple[str, str]] = {}
@@ -31,11 +32,12 @@ class Reachability:
         self.dial_errors.pop(seat, None)
         self._told = {t for t in self._told if t[0] != seat}
 
-    def report(self, me: int, down_since: Mapping[int, float], now: float, mesh: Any = None,
-               after: float = UNREACHABLE) -> dict[int, str]:
+    def report(self, me: int, down_since: Mapping[int, float], now: float,
+               paired: Mapping[int, str], after: float = UNREACHABLE) -> dict[int, str]:
         """Seat -> why, for every seat without a link with seat ``me`` for ``after``
-        seconds: the address and the last error when this peer dials it, else that it has
-        not dialed us (lower seats dial higher ones)."""
+        seconds: the address and the last error when this peer dials it, what its pair link
+        says (``paired``: seat -> state), else that it has not dialed us (lower seats dial
+        higher ones)."""
         out = {}
         for seat, since in sorted(down_since.items()):
             if now - since < after:
@@ -43,8 +45,8 @@ class Reachability:
             if seat in self.dial_errors:
                 address, reason = self.dial_errors[seat]
                 out[seat] = f"cannot reach it at {address}: {reason}"
-            elif mesh is not None and seat in mesh.pairs:
-                out[seat] = mesh.pairs[seat].report.state
+            elif seat in paired:
+                out[seat] = paired[seat]
             elif seat > me:
                 out[seat] = "no answer yet from its address"
             else:

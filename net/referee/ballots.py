@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -76,7 +77,13 @@ def _shape(seats: int) -> Record[_Signed]:
     return Record({"ballot": Fixed(Bytes(max=64), Int(0, 1 << 31), seat, seat, Int(0, 1 << 31),
                                    Bool(), Text(MAX_WHAT)),
                    "sig": Bytes(size=64)},
-                  lambda ballot, sig: _Signed(*ballot, sig))
+                  _signed)
+
+
+def _signed(ballot: tuple[Any, ...], sig: bytes) -> _Signed:
+    """(The ballot's seven fields: `Fixed` reads exactly as many.)"""
+    table, hand, signer, seat, moves, came, what = ballot
+    return _Signed(table, hand, signer, seat, moves, came, what, sig)
 
 
 def _body(table: bytes, ballot: Ballot) -> list[object]:

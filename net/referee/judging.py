@@ -1,8 +1,8 @@
 """This peer's referee on the wire: the signed complaints and ballots it hears and relays,
 and the referee's effects carried out (`net.referee.machine`, fed by `net.referee.refereeing`).
 
-No Twisted here: the node (`wire.PeerNode`) gives it the time and a way to reach the links;
-a link is anything with ``seat``, ``sendString(bytes)`` and ``_drop(reason)``.
+No Twisted here: the node (`wire.PeerNode`) gives it the time and a way to reach the links
+(`JudgedLink`).
 
 What one seat can make this peer keep is bounded: complaints and ballots are taken only for
 the hand being played and the ones beside it, at most `MAX_COMPLAINTS_PER_SEAT` times the
@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Protocol
+
+from twisted.logger import Logger
 
 from tractor.net.deck.envelope import peek_hand
 from tractor.net.journal.store import Journal
+from tractor.net.mesh.outbox import Outbox
 from tractor.net.mesh.relay import Relay
 from tractor.net.referee.ballots import BallotError, read_ballot
 from tractor.net.referee.machine import GONE, Blame, Cast, Complain, Decide, Effect, Item, replace
@@ -29,18 +32,33 @@ from tractor.net.table.session import GameSession
 #: Complaints kept per signer and hand, per seat of the table (a seat complains about a few
 #: steps of a hand; more is a flood, not relayed).
 MAX_COMPLAINTS_PER_SEAT = 2
-Links = Callable[[], Mapping[int, Any]]
+
+
+class JudgedLink(Protocol):
+    """A link, as the referee's side sees it: the seat it proved, and ways to send on it
+    and to drop it."""
+
+    @property
+    def seat(self) -> int | None: ...
+
+    def sendString(self, string: bytes) -> None: ...
+
+    def _drop(self, why: str) -> None: ...
+
+
+Links = Callable[[], Mapping[int, JudgedLink]]  #: seat -> its link, those up (now)
 
 
 class Judging:
     """The referee's side of one peer: it hears and relays ballots and complaints, and
     carries out the referee's effects through ``halt(exc, hand, frames)`` (a verdict) and
-    the links ``links()`` gives (seat -> link, those up)."""
+    the links ``links()`` gives (seat -> link, those up). A seat that complains it lacks
+    one of this peer's own frames gets it again from ``outbox``."""
 
     def __init__(self, session: GameSession, grace: float, settle: float, now: float,
-                 relay: Relay, links: Links,
+                 relay: Relay, outbox: Outbox, links: Links,
                  halt: Callable[[Exception, int, Sequence[bytes]], None],
-                 changed: Callable[[], None], log: Any,
+                 changed: Callable[[], None], log: Logger,
                  journal: Journal | None = None, game: str = "") -> None:
         self.session = session
         self.seat = session.seat
@@ -61,8 +79,7 @@ class Judging:
         #: Signed ballots heard (this peer's too) -> (hand, signer): relayed once, and
         #: given to a seat whose link comes up.
         self.ballots: dict[bytes, tuple[int, int]] = {}
-        #: This peer's own frames that left, per seat (`wire.PeerNode.outbox`).
-        self.outbox: Mapping[int, list[bytes]] = {}
+        self.outbox = outbox
 
     # --- events -------------------------------------------------------------------------------
 
@@ -81,7 +98,7 @@ class Judging:
     def moved(self, now: float) -> None:
         self.carry_out(self.refereeing.moved(now))  # waits end, passes fall due
 
-    def link_up(self, seat: int, link: Any, now: float) -> None:
+    def link_up(self, seat: int, link: JudgedLink, now: float) -> None:
         """A seat's link came up: it gets every ballot of the hands still open."""
         self.refereeing.link_up(seat, now)
         for frame in list(self.ballots):
@@ -110,7 +127,7 @@ class Judging:
 
     # --- frames from the links ----------------------------------------------------------------
 
-    def ballot_from(self, link: Any, frame: bytes, now: float) -> None:
+    def ballot_from(self, link: JudgedLink, frame: bytes, now: float) -> None:
         """A seat's ballot (or one it relays): checked, relayed once, given to the referee."""
         try:
             ballot = read_ballot(frame, self.table, self.public_keys, f"seat {link.seat}")
@@ -130,7 +147,7 @@ class Judging:
                 other.sendString(frame)
         self.carry_out(effects)
 
-    def complaint_from(self, link: Any, frame: bytes) -> None:
+    def complaint_from(self, link: JudgedLink, frame: bytes) -> None:
         """A seat waited too long for another's message: relay its complaint once, and if
         this peer holds what it lacks (or owes it), send that at once."""
         try:
@@ -146,7 +163,7 @@ class Judging:
         self._send_missing(complaint.complainer, complaint.hand, complaint.about,
                            complaint.held)
 
-    def _pass_on(self, link: Any, frame: bytes, seen: dict[bytes, tuple[int, int]],
+    def _pass_on(self, link: JudgedLink, frame: bytes, seen: dict[bytes, tuple[int, int]],
                  hand: int, signer: int, bound: int) -> bool:
         """Whether a signed complaint is news (for this hand or one beside it, not
         heard yet, and within ``bound`` per signer and hand: more is a flood); if so it is
@@ -167,7 +184,7 @@ class Judging:
         if target is None or to == self.seat:
             return
         if about == self.seat:  # what left of its own (never what a suspected split keeps)
-            frames = [f for f in self.outbox.get(to, []) if peek_hand(f) == hand]
+            frames = [f for f in self.outbox.to(to) if peek_hand(f) == hand]
         else:
             frames = self.relay.chain(hand, about, held)
         for f in frames:

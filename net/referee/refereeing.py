@@ -80,13 +80,14 @@ def verdict(blame: Blame, t: Timing) -> Exception:
         exc = SeatGone(blame.seat, t.grace, blame.frames)
     elif blame.kind == KEYS:
         exc = KeyTimeout(blame.seat, [])
-        exc.frames = blame.frames  # type: ignore[attr-defined]
+        exc.frames = blame.frames
     elif blame.kind == "equivocation":
         exc = Equivocation(blame.seat, f"cast {blame.what}")
         exc.frames = blame.frames
     else:
         exc = Stalled(blame.seat, blame.what, t.deadline(blame.what) + t.complaint_wait,
                       blame.frames)
+    # The hand it is on, an extra attribute (as `TableHand` adds to the deck's errors).
     exc.hand = blame.hand  # type: ignore[union-attr]
     return exc
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tractor.net.codec import CodecError, Limits, decode
+from tractor.net.codec import CodecError, Limits, decode, encode
 
 Seat = int
 #: Seconds a step the protocol makes by itself may take (a shuffle with its proof on a slow
@@ -49,8 +48,7 @@ class Stalled(Exception):
 
 def complaint_message(table: bytes, hand: int, complainer: Seat, about: Seat, what: str,
                       held: int) -> bytes:
-    return COMPLAINT_CONTEXT + msgpack.packb([table, hand, complainer, about, what, held],
-                                             use_bin_type=True)
+    return COMPLAINT_CONTEXT + encode([table, hand, complainer, about, what, held])
 
 
 def pack_complaint(key: Ed25519PrivateKey, table: bytes, hand: int, complainer: Seat,
@@ -59,7 +57,7 @@ def pack_complaint(key: Ed25519PrivateKey, table: bytes, hand: int, complainer: 
     ``what`` in ``hand``, holding ``held`` of its frames. A map, like a have report."""
     body = [table, hand, complainer, about, what, held]
     signature = key.sign(complaint_message(table, hand, complainer, about, what, held))
-    return msgpack.packb({"stall": body, "sig": signature}, use_bin_type=True)
+    return encode({"stall": body, "sig": signature})
 
 
 @dataclass(frozen=True)
@@ -94,23 +92,20 @@ def _read_signed(frame: bytes, name: str, key: str, size: int) -> tuple[list[obj
     return body, sig
 
 
-def _check_seats(keys: list[Ed25519PublicKey], hand: object, seats: tuple[object, ...],
-                 what: object, held: object) -> None:
-    if not all(type(v) is int for v in (hand, held, *seats)) or not (
-            all(0 <= s < len(keys) for s in seats) and hand >= 0 and held >= 0) or type(  # type: ignore[operator]
-            what) is not str:
-        raise ComplaintError("bad fields")
-
-
 def read_complaint(frame: bytes, table: bytes, keys: list[Ed25519PublicKey]) -> Complaint:
     body, sig = _read_signed(frame, "complaint", "stall", 6)
     t, hand, complainer, about, what, held = body
     if t != table:
         raise ComplaintError("complaint for another table")
-    _check_seats(keys, hand, (complainer, about), what, held)
-    try:
-        keys[complainer].verify(sig, complaint_message(  # type: ignore[index]
-            t, hand, complainer, about, what, held))  # type: ignore[arg-type]
+    if not (type(hand) is int and type(held) is int and type(complainer) is int
+            and type(about) is int and type(what) is str):
+        raise ComplaintError("bad fields")
+    seats = len(keys)
+    if not (0 <= complainer < seats and 0 <= about < seats and hand >= 0 and held >= 0):
+        raise ComplaintError("bad fields")
+    try:  # (``t`` is ``table``)
+        keys[complainer].verify(sig, complaint_message(table, hand, complainer, about, what,
+                                                       held))
     except InvalidSignature as exc:
         raise ComplaintError("complaint signature does not verify") from exc
-    return Complaint(hand, complainer, about, what, held)  # type: ignore[arg-type]
+    return Complaint(hand, complainer, about, what, held)

@@ -14,6 +14,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tractor.net.internet.mesh import Wormholes
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.state import Seating
 from tractor.net.mesh.loopback import raw_public
@@ -32,7 +33,8 @@ def game_id(seating: Seating) -> str:
 async def listen_node(reactor: Any, interface: str = "127.0.0.1", port: int = 0,
                       grace: float = GRACE) -> tuple[PeerNode, int]:
     """A game node listening before it is seated (a lobby needs its port)."""
-    node = PeerNode(reactor, listen=f"tcp:{port}:interface={interface}", grace=grace)
+    node = PeerNode(reactor, listen=f"tcp:{port}:interface={interface}", grace=grace,
+                    pair_links=Wormholes())
     return node, await node.start()
 
 
@@ -83,7 +85,7 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
     meta = journal.meta(game)
     session, frames = open_session(journal, game, player, progress=progress)
     node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
-                    grace=grace)
+                    grace=grace, pair_links=Wormholes())
     await node.start()
     node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
     node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
