@@ -16,7 +16,7 @@ from tractor.ai.hosting.children import AiChild
 from tractor.ai.hosting.runner import spawn_ai_resume
 from tractor.cli.seat.goes_on import within
 from tractor.cli.seat.netclient import NetClient
-from tractor.net.lobby.state import Seating
+from tractor.net.lobby.seating import Seating
 
 from .interrupts import ctrl_c_pressed
 from .options import data_dir

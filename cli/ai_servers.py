@@ -18,7 +18,8 @@ from typing import Any
 
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import claimed_twice
-from tractor.net.lobby.state import PassphraseRequired, fingerprint
+from tractor.net.lobby.errors import PassphraseRequired
+from tractor.net.lobby.seating import fingerprint
 
 ANYWAY = "anyway"
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from twisted.internet.defer import ensureDeferred
 
-from tractor.net.lobby.state import Roster, Seating
+from tractor.net.lobby.seating import Roster, Seating
 
 from .ai_servers import AiServerChooser
 from .prompts import GaveUp, LineReader, end_prompt

@@ -107,7 +107,7 @@ def _pace(text: str) -> float:
 def _table_name(text: str) -> str:
     """A table's name on the LAN, as the lobby takes it (argparse type)."""
     # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
-    from tractor.net.lobby.state import MAX_TABLE_NAME
+    from tractor.net.lobby.messages import MAX_TABLE_NAME
 
     if not 1 <= len(text) <= MAX_TABLE_NAME or not text.isprintable() or text != text.strip():
         raise argparse.ArgumentTypeError(
@@ -118,7 +118,7 @@ def _table_name(text: str) -> str:
 def _player_name(text: str) -> str:
     """A person's name at the table (argparse type)."""
     # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
-    from tractor.net.lobby.state import MAX_NAME
+    from tractor.net.lobby.messages import MAX_NAME
 
     if not 1 <= len(text) <= MAX_NAME or not text.isprintable() or text != text.strip():
         raise argparse.ArgumentTypeError(

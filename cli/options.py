@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from tractor.net.journal.store import private_folder
-from tractor.net.lobby.state import MAX_NAME, endpoint_string
+from tractor.net.lobby.messages import MAX_NAME
+from tractor.net.mesh.endpoints import endpoint_string
 from tractor.rules import Rules, RulesError
 
 

@@ -30,14 +30,10 @@ from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import browse
-from tractor.net.lobby.protocols import LobbyHost, host_table, join_table
-from tractor.net.lobby.state import (
-    LobbyError,
-    Participant,
-    PassphraseRequired,
-    Seating,
-    WrongPassphrase,
-)
+from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
+from tractor.net.lobby.guest_protocol import join_table
+from tractor.net.lobby.host_protocol import LobbyHost, host_table
+from tractor.net.lobby.seating import Participant, Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.seat import listen_node, resume_seat, take_seat

@@ -24,8 +24,9 @@ from wormhole._wordlist import even_words_lowercase, odd_words_lowercase
 from wormhole.errors import ServerConnectionError, WormholeClosed, WrongPasswordError
 
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
-from tractor.net.lobby.protocols import LobbyHost
-from tractor.net.lobby.state import Participant, WrongCode
+from tractor.net.lobby.errors import WrongCode
+from tractor.net.lobby.host_protocol import LobbyHost
+from tractor.net.lobby.seating import Participant
 from tractor.rules import Rules
 
 RELAY = "tcp:127.0.0.1:9"

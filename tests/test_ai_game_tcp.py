@@ -14,7 +14,7 @@ from twisted.internet import task
 from twisted.internet.defer import ensureDeferred
 from tractor.rules import Rules
 from tractor.ai.hosting.runner import play_ai_seats
-from tractor.net.lobby.protocols import host_table
+from tractor.net.lobby.host_protocol import host_table
 
 async def main(reactor):
     host = await host_table(reactor, "ai-only", Rules(start_level="A"), None,

@@ -19,8 +19,8 @@ import json, sys
 from twisted.internet import task
 from twisted.internet.defer import ensureDeferred
 from tractor.rules import Rules
-from tractor.net.lobby.state import LobbyError
-from tractor.net.lobby.protocols import host_table
+from tractor.net.lobby.errors import LobbyError
+from tractor.net.lobby.host_protocol import host_table
 
 async def main(reactor):
     host = await host_table(reactor, "served", Rules(start_level="A"), None,

@@ -22,8 +22,8 @@ from twisted.test.iosim import FakeTransport, connect
 from tractor.ai.hosting.children import PROGRESS_LINE, PROGRESS_SECONDS, AiChild
 from tractor.ai.hosting.runner import AiPlayers, watch_progress
 from tractor.net.lobby.ai_pool import CAPACITY, RECLAIM_AFTER, RELEASE_AFTER, AiPool
-from tractor.net.lobby.protocols import AiServer, FillClientLink
-from tractor.net.lobby.state import AiServerBusy, LobbyError, NoAiServer
+from tractor.net.lobby.ai_server import AiServer, FillClientLink
+from tractor.net.lobby.errors import AiServerBusy, LobbyError, NoAiServer
 from tractor.net.mesh.gate import source_of
 
 ATTACKERS = [f"198.18.0.{11 + k}" for k in range(8)]
@@ -224,7 +224,7 @@ def tcp_child() -> None:
 
     from tractor import Rules
     from tractor.ai.hosting.runner import run_ai_server
-    from tractor.net.lobby.protocols import host_table
+    from tractor.net.lobby.host_protocol import host_table
 
     async def main(reactor: Any) -> None:
         ai = Served()

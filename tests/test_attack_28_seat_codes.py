@@ -25,8 +25,9 @@ from twisted.internet.protocol import Factory, Protocol  # noqa: E402
 
 from tractor.net.internet.lobby import open_seat_code  # noqa: E402
 from tractor.net.internet.seat_code_limits import guesses_per_day  # noqa: E402
-from tractor.net.lobby.protocols import LobbyGuest, join_table  # noqa: E402
-from tractor.net.lobby.state import LobbyError, Participant, WrongCode  # noqa: E402
+from tractor.net.lobby.errors import LobbyError, WrongCode  # noqa: E402
+from tractor.net.lobby.guest_protocol import LobbyGuest, join_table  # noqa: E402
+from tractor.net.lobby.seating import Participant  # noqa: E402
 
 MAL = Participant("Mal", bytes([5]) * 32, 4002)
 

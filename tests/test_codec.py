@@ -167,7 +167,8 @@ def test_every_site_reads_through_the_codec_and_keeps_its_error_type():
     """Each reader refuses a value nested past its limits with the error its callers catch,
     and says whose bytes they were."""
     from tractor.net.lobby.discovery import BadAnnouncement, parse_announcement
-    from tractor.net.lobby.state import BadLobbyMessage, unpack
+    from tractor.net.lobby.errors import BadLobbyMessage
+    from tractor.net.lobby.messages import unpack
     from tractor.net.mesh.relay import HaveError, read_have
 
     nested = encode([[[[[[[[[[0]]]]]]]]]])

@@ -23,7 +23,8 @@ from tractor.net.internet.seat_code_limits import (
     guess_chance,
     guesses_per_day,
 )
-from tractor.net.lobby.state import Participant, WrongCode  # noqa: E402
+from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.lobby.seating import Participant  # noqa: E402
 
 
 def attack(table: Table, seconds: float) -> list[float]:

@@ -30,8 +30,11 @@ from tractor.cli.screen.words import count
 from tractor.cli.seat.netclient import HumanPlayer, NetClient
 from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
 from tractor.net.journal.store import Journal
-from tractor.net.lobby.protocols import host_table, join_table
-from tractor.net.lobby.state import LobbyError, Participant, Seating, parse_endpoint
+from tractor.net.lobby.addresses import parse_endpoint
+from tractor.net.lobby.errors import LobbyError
+from tractor.net.lobby.guest_protocol import join_table
+from tractor.net.lobby.host_protocol import host_table
+from tractor.net.lobby.seating import Participant, Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.referee.refereeing import SeatGone

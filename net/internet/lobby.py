@@ -31,8 +31,11 @@ from tractor.net.internet.seat_code_limits import (
     MailboxBackoff,
     code_problem,
 )
-from tractor.net.lobby.protocols import HostLink, LobbyGuest, LobbyHost, join_table
-from tractor.net.lobby.state import LobbyClosed, Participant, WrongCode, pack
+from tractor.net.lobby.errors import LobbyClosed, WrongCode
+from tractor.net.lobby.guest_protocol import LobbyGuest, join_table
+from tractor.net.lobby.host_protocol import HostLink, LobbyHost
+from tractor.net.lobby.messages import pack
+from tractor.net.lobby.seating import Participant
 
 #: Seconds a joiner waits for the host at a code before giving up.
 JOIN_WAIT = 90.0
