@@ -57,14 +57,19 @@ def declaration_options(held: Sequence[Face], rank: str,
     """Every declaration ``held`` can make over the ``standing`` one (None: none yet), in
     face order, singles before pairs."""
     current = 0 if standing is None else declaration_strength(standing, rank)
-    counts: dict[int, int] = {}
-    for f in held:
-        counts[f] = counts.get(f, 0) + 1
+    # Only the four cards of the rank (strength 1 alone, 2 paired) and the two jokers
+    # (3 paired) declare: count those rather than the whole hand (asked at every draw).
     out: list[tuple[Face, ...]] = []
-    for f, c in sorted(counts.items()):
-        for faces in ((f,), (f, f)) if c >= 2 else ((f,),):
-            if declaration_strength(faces, rank) > current:
-                out.append(faces)
+    if current < 2 and rank in RANKS:
+        r = RANKS.index(rank)
+        for f in (r, r + 13, r + 26, r + 39):
+            copies = held.count(f)
+            if copies and current < 1:
+                out.append((f,))
+            if copies >= 2:
+                out.append((f, f))
+    if current < 3:
+        out += [(f, f) for f in (BLACK_JOKER, RED_JOKER) if held.count(f) >= 2]
     return out
 
 
@@ -93,7 +98,7 @@ class DealingRules(HandState):
         seat = self.next_drawer()
         self._move_drawn(seat)
         self.drawn += 1
-        if self.drawn == self.deal_size():
+        if self.drawn == self._deal_size:
             self._move_dealt()
             if self.rules.declaration == "reveal":
                 self.phase = DECLARE

@@ -36,13 +36,11 @@ from .trump import Ladder, Trump, esuit_name, rules_ladder
 
 def _missing(hand: list[int], play: list[int]) -> list[int]:
     """Faces of ``play`` not covered by ``hand`` (as a multiset)."""
-    left: dict[int, int] = {}
-    for f in hand:
-        left[f] = left.get(f, 0) + 1
+    left = list(hand)
     out = []
     for f in play:
-        if left.get(f, 0):
-            left[f] -= 1
+        if f in left:
+            left.remove(f)
         else:
             out.append(f)
     return out

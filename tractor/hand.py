@@ -317,22 +317,24 @@ class Hand(PublicHand):
         ladder = self.ladder
         hand = self.hands[a.seat]
         faces = list(a.faces)
-        if not self.current:
-            reason = lead_error(hand, faces, ladder)
-            if reason:
-                raise IllegalAction(reason)
-            fmt = classify_faces(faces, ladder)
-            if fmt.kind == THROW:
-                others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
-                faces = list(self.record_throw(a.seat, faces, beaten_components(
-                    fmt, others, ladder, throw_forced=self.rules.throw_forced)))
-        else:
+        if self.current:
             assert self.lead_format is not None
             reason = follow_error(hand, self.lead_format, faces, ladder,
                                   self.rules.must_play_tractor)
             if reason:
                 raise IllegalAction(reason)
-        self.record_play(a.seat, faces)
+            self._add_play(a.seat, a.faces)
+            return
+        reason = lead_error(hand, faces, ladder)
+        if reason:
+            raise IllegalAction(reason)
+        fmt = classify_faces(faces, ladder)
+        if fmt.kind != THROW:
+            self._add_play(a.seat, a.faces, fmt)
+            return
+        others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
+        self.record_play(a.seat, self.record_throw(a.seat, faces, beaten_components(
+            fmt, others, ladder, throw_forced=self.rules.throw_forced)))
 
     # --- random legal play (fast path for simulations and tests) ----------------------------
 
@@ -342,6 +344,8 @@ class Hand(PublicHand):
         if seat is None:
             raise IllegalAction("the hand is over")
         p = self.phase
+        if p == PLAY:
+            return self._random_play(seat, rng)
         if p in (DEAL, DECLARE):
             decl = self.legal_declarations(seat)
             if decl and rng.random() < declare_chance:
@@ -356,8 +360,10 @@ class Hand(PublicHand):
             return Show(seat, (rng.choice(self.hands[seat]),))
         if p == NAME:
             return NameTrump(seat, rng.choice([*SUITS, None]))
-        if p == TALON:
-            return Bury(seat, tuple(rng.sample(self.hands[seat], self.rules.talon_size)))
+        # The talon: no other phase has a seat to act.
+        return Bury(seat, tuple(rng.sample(self.hands[seat], self.rules.talon_size)))
+
+    def _random_play(self, seat: int, rng: random.Random) -> Play:
         assert self.ladder is not None
         hand = self.hands[seat]
         if self.current:

@@ -40,6 +40,10 @@ class HandState:
     def __init__(self, rules: Rules, levels: Sequence[str], first: Seat,
                  starter: Seat | None = None, declarers: int | None = None) -> None:
         self.rules = rules
+        # Read at every move: kept as plain attributes (the rules are frozen), not worked
+        # out from the rules each time.
+        self.players = rules.players
+        self._deal_size = rules.players * rules.hand_size
         self.levels = list(levels)
         self.first = first
         self.starter = starter
@@ -92,15 +96,12 @@ class HandState:
 
     # --- where the hand stands ---------------------------------------------------------------
 
-    @property
-    def players(self) -> int:
-        return self.rules.players
-
     def next_drawer(self) -> Seat:
         return (self.first + self.drawn) % self.players
 
     def deal_size(self) -> int:
-        return self.players * self.rules.hand_size
+        """Cards dealt to the seats (the rest is the talon)."""
+        return self._deal_size
 
     def trump_rank(self) -> str:
         """Rank of the trumps-to-be: the declaring team's level (first hand: team 0's,
@@ -121,6 +122,11 @@ class HandState:
         """The seat whose move the hand waits for (None when none: turning the talon over,
         between the last trick and the score, or over)."""
         p = self.phase
+        if p == PLAY:  # the moves of a hand are mostly plays and draws: asked first
+            if self.current:
+                return (self.leader + len(self.current)) % self.players
+            # Between tricks every seat holds as many cards as the others.
+            return None if self.size_of(self.leader) == 0 else self.leader % self.players
         if p == DEAL:
             return self.next_drawer()
         if p == DECLARE:
@@ -131,8 +137,6 @@ class HandState:
             return (self.first + len(self.shown)) % self.players
         if p in (NAME, TALON):
             return self.starter
-        if p == PLAY and not self.tricks_done:
-            return (self.leader + len(self.current)) % self.players
         return None
 
     def talon_turned(self) -> bool:

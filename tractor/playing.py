@@ -16,7 +16,7 @@ from .hand_state import HandState
 from .phases import DONE, PLAY, TALON, Face, IllegalAction, Seat
 from .records import HandResult, Trick, hand_result, throw_penalty_points
 from .scoring import points_of
-from .trick import forced_component, winner_of
+from .trick import forced_component, winner_against
 
 
 class PlayRules(HandState):
@@ -74,14 +74,19 @@ class PlayRules(HandState):
         (a throw judged first by `record_throw`), a follow of the lead's size; following
         suit needs the hand (`tractor.hand.Hand` checks it; between peers, the audit)."""
         self._expect_turn(seat, (PLAY,), "play")
-        faces = tuple(faces)
+        self._add_play(seat, tuple(faces))
+
+    def _add_play(self, seat: Seat, faces: tuple[Face, ...], lead: Format | None = None) -> None:
+        """`record_play` once the turn is checked. ``lead``: the format of ``faces`` when
+        the caller (`tractor.hand.Hand`) has classified them already as a lead that is not
+        a throw, so they are not classified twice."""
         if not self.current:
             if self.pending_lead is not None:
                 if sorted(faces) != sorted(self.pending_lead):
                     raise IllegalAction("after a throw, play the throw or its forced part")
                 fmt = self.lead_format_of(faces)
             else:
-                fmt = self.lead_format_of(faces)
+                fmt = lead if lead is not None else self.lead_format_of(faces)
                 if fmt.kind == THROW:
                     raise IllegalAction("a throw must be announced for claims first")
                 self.current_attempt, self.current_penalty = None, 0
@@ -97,10 +102,11 @@ class PlayRules(HandState):
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        assert self.ladder is not None
+        assert self.ladder is not None and self.lead_format is not None
         plays = self.current
-        win = (self.leader + winner_of([list(p) for p in plays], self.ladder,
-                                       throw_ruff=self.rules.throw_ruff)) % self.players
+        win = (self.leader + winner_against([list(p) for p in plays], self.lead_format,
+                                            self.ladder, throw_ruff=self.rules.throw_ruff)
+               ) % self.players
         pts = sum(points_of(p) for p in plays)
         trick = Trick(self.leader, tuple(plays), win, pts, self.current_attempt,
                       self.current_penalty)

@@ -1,0 +1,97 @@
+"""The rules core's parts checked against their plain definitions: the declarations a hand
+can make, a format's card and pair counts, and a trick's winner from a known lead format.
+(These are worked out by short cuts, for speed: the short cuts must give the same answers.)
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tractor.cards import RANKS
+from tractor.formats import THROW, TRACTOR, Format, classify_faces
+from tractor.hand import Hand
+from tractor.public import declaration_options, declaration_strength
+from tractor.rules import Rules
+from tractor.trick import winner_against, winner_of
+from tractor.trump import Trump
+
+
+def options_by_definition(held: list[int], rank: str,
+                          standing: tuple[int, ...] | None) -> list[tuple[int, ...]]:
+    """Every single and every pair of ``held`` stronger than ``standing``, by face."""
+    current = 0 if standing is None else declaration_strength(standing, rank)
+    out = []
+    for f in sorted(set(held)):
+        for faces in ((f,), (f, f)) if held.count(f) >= 2 else ((f,),):
+            if declaration_strength(faces, rank) > current:
+                out.append(faces)
+    return out
+
+
+STANDINGS = [None, (0,), (13, 13), (52, 52), (53, 53), (7,), (52,)]
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_declaration_options_are_every_stronger_single_or_pair(rank: str) -> None:
+    rng = random.Random(rank)
+    deck = [f for f in range(54) for _ in range(2)]
+    for _ in range(300):
+        held = rng.sample(deck, rng.randint(0, 30))
+        for standing in STANDINGS:
+            assert declaration_options(held, rank, standing) == options_by_definition(
+                held, rank, standing), (held, standing)
+
+
+def test_declaration_options_of_rank_cards_and_jokers() -> None:
+    held = [39, 13, 13, 52, 53, 53, 0]  # 2C, 2H 2H, BJ, RJ RJ, 2S
+    assert declaration_options(held, "2", None) == [(0,), (13,), (13, 13), (39,), (53, 53)]
+    assert declaration_options(held, "2", (0,)) == [(13, 13), (53, 53)]
+    assert declaration_options(held, "2", (26, 26)) == [(53, 53)]
+    assert declaration_options(held, "2", (52, 52)) == []
+    assert declaration_options(held, "3", None) == [(53, 53)]
+
+
+def _formats(seed: int) -> list[Format]:
+    rng = random.Random(seed)
+    ladder = Trump("2", "H").ladder()
+    out = []
+    for _ in range(200):
+        esuit = ladder.esuit[rng.randrange(54)]
+        suit = [f for f in range(54) if ladder.esuit[f] == esuit]
+        faces = rng.sample(suit * 2, rng.randint(1, min(12, 2 * len(suit))))
+        fmt = classify_faces(faces, ladder)
+        out += [fmt, Format(THROW, fmt.esuit, fmt.components[1:])]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_format_counts_are_those_of_its_components(seed: int) -> None:
+    for fmt in _formats(seed):
+        assert fmt.size == sum(len(c.faces) for c in fmt.components)
+        assert fmt.pairs == sum(c.pairs for c in fmt.components)
+        assert fmt.tractor_lengths == tuple(c.pairs for c in fmt.components
+                                            if c.kind == TRACTOR)
+
+
+def test_winner_against_a_known_lead_is_winner_of() -> None:
+    rules = Rules()
+    rng = random.Random(5)
+    checked = tricks = 0
+    for seed in range(40):
+        deck = [f for f in range(54) for _ in range(2)]
+        random.Random(seed).shuffle(deck)
+        hand = Hand.dealt(rules, deck, ["2", "2"], 0, Trump("2", "S"), 0, 0)
+        hand.apply(hand.random_action(rng))  # the burial
+        while hand.result is None:
+            action = hand.random_action(rng)
+            if len(hand.current) == rules.players - 1:
+                plays = [list(p) for p in hand.current] + [list(action.faces)]
+                assert hand.lead_format is not None and hand.ladder is not None
+                assert winner_against(plays, hand.lead_format, hand.ladder) == winner_of(
+                    plays, hand.ladder)
+                checked += 1
+            hand.apply(action)
+        tricks += len(hand.tricks)
+    assert checked == tricks > 40 * 20
