@@ -1,5 +1,6 @@
 """The rules core's parts checked against their plain definitions: the declarations a hand
-can make, a format's card and pair counts, and a trick's winner from a known lead format.
+can make, a format's card and pair counts, a trick's winner from a known lead format, the
+components of one card and of one pair, and a two-card play against a pair lead.
 (These are worked out by short cuts, for speed: the short cuts must give the same answers.)
 """
 
@@ -10,12 +11,21 @@ import random
 import pytest
 
 from tractor.cards import RANKS
-from tractor.formats import THROW, TRACTOR, Format, classify_faces
+from tractor.formats import (
+    PAIR,
+    SINGLE,
+    THROW,
+    TRACTOR,
+    Component,
+    Format,
+    classify_faces,
+    decompose_faces,
+)
 from tractor.hand import Hand
 from tractor.public import declaration_options, declaration_strength
 from tractor.rules import Rules
-from tractor.trick import winner_against, winner_of
-from tractor.trump import Trump
+from tractor.trick import play_key, winner_against, winner_of
+from tractor.trump import TRUMP, Ladder, Trump
 
 
 def options_by_definition(held: list[int], rank: str,
@@ -95,3 +105,29 @@ def test_winner_against_a_known_lead_is_winner_of() -> None:
             hand.apply(action)
         tricks += len(hand.tricks)
     assert checked == tricks > 40 * 20
+
+
+LADDERS = [Trump("2", "H").ladder(), Trump("A", None).ladder(), Trump(None, None).ladder(),
+           Trump("7", "C").ladder(across_rank=False, rank_and_jokers=False)]
+
+
+@pytest.mark.parametrize("ladder", LADDERS)
+def test_one_card_and_one_pair_decompose_as_a_single_and_a_pair(ladder: Ladder) -> None:
+    for f in range(54):
+        assert decompose_faces([f], ladder) == [Component(SINGLE, (f,), 0, ladder.order[f])]
+        assert decompose_faces([f, f], ladder) == [Component(PAIR, (f, f), 1, ladder.order[f])]
+        # The general search: any order of the same cards gives the same components.
+        assert decompose_faces([f, f, f], ladder)[0] == decompose_faces([f, f], ladder)[0]
+
+
+@pytest.mark.parametrize("ladder", LADDERS)
+def test_a_two_card_play_beats_a_pair_lead_only_as_a_pair(ladder: Ladder) -> None:
+    lead = classify_faces([0, 0], ladder)
+    for a in range(54):
+        for b in range(54):
+            if ladder.esuit[a] != ladder.esuit[b]:
+                continue
+            key = play_key([a, b], lead, ladder)
+            is_pair = classify_faces([a, b], ladder).kind == PAIR
+            assert (key is not None) == (is_pair and (ladder.esuit[a] in (lead.esuit, TRUMP))
+                                         ), (a, b)

@@ -69,7 +69,9 @@ def declaration_options(held: Sequence[Face], rank: str,
             if copies >= 2:
                 out.append((f, f))
     if current < 3:
-        out += [(f, f) for f in (BLACK_JOKER, RED_JOKER) if held.count(f) >= 2]
+        for f in (BLACK_JOKER, RED_JOKER):
+            if held.count(f) >= 2:
+                out.append((f, f))
     return out
 
 

@@ -69,14 +69,14 @@ def follow_error(hand: list[int], lead: Format, play: list[int], ladder: Ladder,
     es = ladder.esuit
     hand_s = [f for f in hand if es[f] == s]
     play_s = [f for f in play if es[f] == s]
-    where = esuit_name(s)
     need = min(n, len(hand_s))
     if len(play_s) < need:
         shown = format_cards(ladder.sort_faces(hand_s), symbols=True)
-        return (f"you must follow {where} with {need} card{'s' if need > 1 else ''}: "
+        return (f"you must follow {esuit_name(s)} with {need} card{'s' if need > 1 else ''}: "
                 f"you hold {shown}")
     if len(hand_s) <= n:
         return None  # every card of the suit is played: nothing more to ask
+    where = esuit_name(s)
     if must_play_tractor and lead.tractor_lengths:
         lengths = lead.tractor_lengths
         want = max_tractors_matched(hand_s, lengths, ladder)
@@ -182,18 +182,17 @@ def random_follow(hand: list[int], lead: Format, ladder: Ladder, rng: random.Ran
 
 def _random_structured(hand_s: list[int], lead: Format, rng: random.Random) -> list[int]:
     """n cards of the suit with as many pairs as the lead asks for and the hand allows."""
-    n = lead.size
     counts: dict[int, int] = {}
     for f in hand_s:
         counts[f] = counts.get(f, 0) + 1
-    pair_pool = [f for f, c in counts.items() for _ in range(c // 2)]
-    want = min(lead.pairs, len(pair_pool))
     chosen: list[int] = []
-    for f in rng.sample(pair_pool, want):
-        chosen += [f, f]
-        counts[f] -= 2
+    if lead.pairs:  # skipped otherwise: a sample of no cards draws no random number
+        pair_pool = [f for f, c in counts.items() for _ in range(c // 2)]
+        for f in rng.sample(pair_pool, min(lead.pairs, len(pair_pool))):
+            chosen += [f, f]
+            counts[f] -= 2
     rest = [f for f, c in counts.items() for _ in range(c)]
-    return chosen + rng.sample(rest, n - len(chosen))
+    return chosen + rng.sample(rest, lead.size - len(chosen))
 
 
 def random_lead(hand: list[int], ladder: Ladder, rng: random.Random) -> list[int]:
@@ -207,8 +206,8 @@ def random_lead(hand: list[int], ladder: Ladder, rng: random.Random) -> list[int
         take = comps[: rng.randint(2, min(3, len(comps)))] if len(comps) >= 2 else comps
         return [g for c in take for g in c.faces]
     if roll < 0.5:
-        tractors = tractors_in(suit, ladder)
-        if tractors and roll < 0.25:
+        tractors = tractors_in(suit, ladder) if roll < 0.25 else []
+        if tractors:
             return rng.choice(tractors)
         if suit.count(f) >= 2:
             return [f, f]

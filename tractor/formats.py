@@ -125,6 +125,11 @@ def decompose_faces(faces: list[int], ladder: Ladder) -> list[Component]:
     """Canonical components of faces of one effective suit: longest tractors, then pairs,
     then singles, each group high to low."""
     order = ladder.order
+    # Most leads and follows are one card or one pair: no ladder to search.
+    if len(faces) == 1:
+        return [Component(SINGLE, (faces[0],), 0, order[faces[0]])]
+    if len(faces) == 2 and faces[0] == faces[1]:
+        return [Component(PAIR, (faces[0], faces[0]), 1, order[faces[0]])]
     levels = pairs_by_level(faces, ladder)
     remaining = list(faces)
     comps: list[Component] = []

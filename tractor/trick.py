@@ -112,7 +112,10 @@ def play_key(faces: list[int], lead: Format, ladder: Ladder, *,
         return (1, _throw_key(faces, lead, ladder, throw_ruff))
     if es != lead.esuit and es != TRUMP:
         return None
-    if lead.kind != SINGLE:
+    if lead.kind == PAIR:
+        if faces[0] != faces[1]:  # two cards of one suit: a pair, or two singles
+            return None
+    elif lead.kind != SINGLE:
         fmt = classify_faces(faces, ladder)
         if fmt.kind != lead.kind or (lead.kind == TRACTOR and fmt.length != lead.length):
             return None
