@@ -1,16 +1,20 @@
 """The rules core's parts checked against their plain definitions: the declarations a hand
 can make, a format's card and pair counts, a trick's winner from a known lead format, the
-components of one card and of one pair, and a two-card play against a pair lead.
+components of one card and of one pair, a two-card play against a pair lead, and the
+follow rule.
 (These are worked out by short cuts, for speed: the short cuts must give the same answers.)
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
+from tractor.actions import Play
 from tractor.cards import RANKS
+from tractor.follow import follow_error
 from tractor.formats import (
     PAIR,
     SINGLE,
@@ -19,8 +23,11 @@ from tractor.formats import (
     Component,
     Format,
     classify_faces,
+    count_pairs,
     decompose_faces,
+    max_tractors_matched,
 )
+from tractor.game import Game
 from tractor.hand import Hand
 from tractor.public import declaration_options, declaration_strength
 from tractor.rules import Rules
@@ -131,3 +138,50 @@ def test_a_two_card_play_beats_a_pair_lead_only_as_a_pair(ladder: Ladder) -> Non
             is_pair = classify_faces([a, b], ladder).kind == PAIR
             assert (key is not None) == (is_pair and (ladder.esuit[a] in (lead.esuit, TRUMP))
                                          ), (a, b)
+
+
+def legal_by_definition(hand: list[int], lead: Format, play: list[int], ladder: Ladder,
+                        must_play_tractor: bool) -> bool:
+    """The follow rule as `tractor.follow` states it: exactly n held cards; as many of the
+    lead's suit as held (up to n); then, with more of the suit held than n, as many of the
+    lead's tractors (with must_play_tractor) and pairs as held."""
+    n, es = lead.size, ladder.esuit
+    if len(play) != n or Counter(play) - Counter(hand):
+        return False
+    hand_s = [f for f in hand if es[f] == lead.esuit]
+    play_s = [f for f in play if es[f] == lead.esuit]
+    if len(play_s) < min(n, len(hand_s)):
+        return False
+    if len(hand_s) <= n:
+        return True
+    lengths = tuple(c.pairs for c in lead.components if c.kind == TRACTOR)
+    if must_play_tractor and lengths and max_tractors_matched(
+            play_s, lengths, ladder) < max_tractors_matched(hand_s, lengths, ladder):
+        return False
+    pairs = sum(c.pairs for c in lead.components)
+    return min(pairs, count_pairs(play_s)) >= min(pairs, count_pairs(hand_s))
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(must_play_tractor=True),
+                                   Rules(players=6, decks=3)], ids=["default", "must", "6x3"])
+def test_follow_error_agrees_with_the_rule_as_stated(rules: Rules) -> None:
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for seed in range(30):
+        game = Game(rules, seed=seed)
+        while game.hand_no == 0:
+            action = game.random_action(rng)
+            hand = game.hand
+            if isinstance(action, Play) and hand.current:
+                assert hand.lead_format is not None and hand.ladder is not None
+                cards = hand.hands[action.seat]
+                for play in (list(action.faces), rng.sample(cards, len(action.faces)),
+                             rng.sample(range(54), min(len(action.faces), 54))):
+                    legal = legal_by_definition(cards, hand.lead_format, play, hand.ladder,
+                                                rules.must_play_tractor)
+                    reason = follow_error(cards, hand.lead_format, play, hand.ladder,
+                                          rules.must_play_tractor)
+                    assert (reason is None) == legal, (cards, hand.lead_format, play)
+                    seen[legal] += 1
+            game.apply(action)
+    assert min(seen.values()) > 500

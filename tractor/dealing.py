@@ -52,6 +52,10 @@ def declaration_strength(faces: Sequence[Face], rank: str | None) -> int:
     return 0
 
 
+#: The four faces of each rank, in face order (suits S, H, D, C).
+_RANK_FACES = {rank: (r, r + 13, r + 26, r + 39) for r, rank in enumerate(RANKS)}
+
+
 def declaration_options(held: Sequence[Face], rank: str,
                         standing: tuple[Face, ...] | None) -> list[tuple[Face, ...]]:
     """Every declaration ``held`` can make over the ``standing`` one (None: none yet), in
@@ -60,9 +64,8 @@ def declaration_options(held: Sequence[Face], rank: str,
     # Only the four cards of the rank (strength 1 alone, 2 paired) and the two jokers
     # (3 paired) declare: count those rather than the whole hand (asked at every draw).
     out: list[tuple[Face, ...]] = []
-    if current < 2 and rank in RANKS:
-        r = RANKS.index(rank)
-        for f in (r, r + 13, r + 26, r + 39):
+    if current < 2:
+        for f in _RANK_FACES.get(rank, ()):
             copies = held.count(f)
             if copies and current < 1:
                 out.append((f,))

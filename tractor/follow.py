@@ -36,6 +36,8 @@ from .trump import Ladder, Trump, esuit_name, rules_ladder
 
 def _missing(hand: list[int], play: list[int]) -> list[int]:
     """Faces of ``play`` not covered by ``hand`` (as a multiset)."""
+    if len(play) == 1:
+        return [] if play[0] in hand else list(play)
     left = list(hand)
     out = []
     for f in play:
@@ -67,6 +69,8 @@ def follow_error(hand: list[int], lead: Format, play: list[int], ladder: Ladder,
         return f"you do not hold {format_cards(missing, symbols=True)}"
     s = lead.esuit
     es = ladder.esuit
+    if not lead.pairs and all(es[f] == s for f in play):
+        return None  # every card of the lead's suit, and no pair or tractor to match
     hand_s = [f for f in hand if es[f] == s]
     play_s = [f for f in play if es[f] == s]
     need = min(n, len(hand_s))
