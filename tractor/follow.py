@@ -171,11 +171,10 @@ def legal_follows(hand: list[int], lead: Format, ladder: Ladder,
 def random_follow(hand: list[int], lead: Format, ladder: Ladder, rng: random.Random,
                   must_play_tractor: bool = False) -> list[int]:
     """A random legal follow, built directly (no enumeration in the common case)."""
-    n = lead.size
-    es = ladder.esuit
-    hand_s = [f for f in hand if es[f] == lead.esuit]
+    n, s, es = lead.size, lead.esuit, ladder.esuit
+    hand_s = [f for f in hand if es[f] == s]
     if len(hand_s) <= n:
-        others = [f for f in hand if es[f] != lead.esuit]
+        others = [f for f in hand if es[f] != s]
         return hand_s + rng.sample(others, n - len(hand_s))
     for _ in range(20):
         play = _random_structured(hand_s, lead, rng)
@@ -186,6 +185,8 @@ def random_follow(hand: list[int], lead: Format, ladder: Ladder, rng: random.Ran
 
 def _random_structured(hand_s: list[int], lead: Format, rng: random.Random) -> list[int]:
     """n cards of the suit with as many pairs as the lead asks for and the hand allows."""
+    if not lead.pairs and len(set(hand_s)) == len(hand_s):
+        return rng.sample(hand_s, lead.size)  # no pair asked for, none held: as below
     counts: dict[int, int] = {}
     for f in hand_s:
         counts[f] = counts.get(f, 0) + 1

@@ -178,12 +178,15 @@ class Hand(PublicHand):
     # --- legal actions ----------------------------------------------------------------------
 
     def legal_declarations(self, seat: int) -> list[Declare]:
+        return [Declare(seat, f) for f in self._declarable(seat)]
+
+    def _declarable(self, seat: int) -> list[tuple[int, ...]]:
+        """The cards of each declaration ``seat`` may make now."""
         self.check_seat(seat)
         if not self.declaration_open():
             return []
         standing = self.declaration[1] if self.declaration else None
-        return [Declare(seat, f) for f in declaration_options(self.hands[seat],
-                                                               self.trump_rank(), standing)]
+        return declaration_options(self.hands[seat], self.trump_rank(), standing)
 
     def legal_actions(self, seat: int) -> Iterator[Action]:
         """Every action ``seat`` may take now, lazily (burying and discarding can have
@@ -347,9 +350,9 @@ class Hand(PublicHand):
         if p == PLAY:
             return self._random_play(seat, rng)
         if p in (DEAL, DECLARE):
-            decl = self.legal_declarations(seat)
-            if decl and rng.random() < declare_chance:
-                return rng.choice(decl)
+            options = self._declarable(seat)
+            if options and rng.random() < declare_chance:
+                return Declare(seat, rng.choice(options))
             return Draw(seat) if p == DEAL else Pass(seat)
         if p == BID:
             high = self.high_bid()
