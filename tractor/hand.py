@@ -68,7 +68,7 @@ class Hand(PublicHand):
 
     def __init__(self, rules: Rules, deck: Sequence[int], levels: Sequence[str],
                  first: int, starter: int | None = None, declarers: int | None = None) -> None:
-        if sorted(deck) != [f for f in range(54) for _ in range(rules.decks)]:  # in order
+        if sorted(deck) != [f for f in range(54) for _ in range(rules.decks)]:  # sorted already
             raise ValueError("the deck must hold every card of the rules' decks once")
         super().__init__(rules, levels, first, starter, declarers)
         self.deck = list(deck)
