@@ -16,6 +16,8 @@ from .cards import FACES, SUITS, Card, CardsLike, format_cards, to_cards, to_fac
 
 #: No action moves more cards than the largest deck (6 decks) holds.
 MAX_ACTION_CARDS = 6 * 54
+_INT = frozenset({int})
+_FACE_NUMBERS = frozenset(range(FACES))
 
 
 class ActionDataError(ValueError):
@@ -97,8 +99,10 @@ class _CardsAction:
 
     def __post_init__(self) -> None:
         _check_seat(self.seat)
-        if type(self.faces) is not tuple or not all(
-                type(f) is int and 0 <= f < FACES for f in self.faces):
+        # Every face an int (not a bool) in 0..53. Set operations check it without a Python
+        # loop: every card action of every hand, simulated or searched, passes here.
+        if type(self.faces) is not tuple or not _INT.issuperset(map(type, self.faces)) \
+                or not _FACE_NUMBERS.issuperset(self.faces):
             raise ActionDataError("cards of an action are a tuple of face numbers 0..53; "
                                   f"use {type(self).__name__}.of(seat, text) for card text")
         if len(self.faces) > MAX_ACTION_CARDS:

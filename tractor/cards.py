@@ -55,7 +55,7 @@ def face_of(rank: str, suit: str | None) -> int:
         return BLACK_JOKER
     if rank == "RJ":
         return RED_JOKER
-    return SUITS.index(suit) * 13 + RANKS.index(rank)  # type: ignore[arg-type]
+    return SUITS.index(suit) * 13 + RANKS.index(rank)  # a suit of None: ValueError
 
 
 def face_rank(face: int) -> str:

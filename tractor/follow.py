@@ -36,13 +36,13 @@ from .trump import Ladder, Trump, esuit_name, rules_ladder
 
 def _missing(hand: list[int], play: list[int]) -> list[int]:
     """Faces of ``play`` not covered by ``hand`` (as a multiset)."""
-    left: dict[int, int] = {}
-    for f in hand:
-        left[f] = left.get(f, 0) + 1
+    if len(play) == 1:
+        return [] if play[0] in hand else list(play)
+    left = list(hand)
     out = []
     for f in play:
-        if left.get(f, 0):
-            left[f] -= 1
+        if f in left:
+            left.remove(f)
         else:
             out.append(f)
     return out
@@ -69,16 +69,18 @@ def follow_error(hand: list[int], lead: Format, play: list[int], ladder: Ladder,
         return f"you do not hold {format_cards(missing, symbols=True)}"
     s = lead.esuit
     es = ladder.esuit
+    if not lead.pairs and all(es[f] == s for f in play):
+        return None  # every card of the lead's suit, and no pair or tractor to match
     hand_s = [f for f in hand if es[f] == s]
     play_s = [f for f in play if es[f] == s]
-    where = esuit_name(s)
     need = min(n, len(hand_s))
     if len(play_s) < need:
         shown = format_cards(ladder.sort_faces(hand_s), symbols=True)
-        return (f"you must follow {where} with {need} card{'s' if need > 1 else ''}: "
+        return (f"you must follow {esuit_name(s)} with {need} card{'s' if need > 1 else ''}: "
                 f"you hold {shown}")
     if len(hand_s) <= n:
         return None  # every card of the suit is played: nothing more to ask
+    where = esuit_name(s)
     if must_play_tractor and lead.tractor_lengths:
         lengths = lead.tractor_lengths
         want = max_tractors_matched(hand_s, lengths, ladder)
@@ -169,11 +171,10 @@ def legal_follows(hand: list[int], lead: Format, ladder: Ladder,
 def random_follow(hand: list[int], lead: Format, ladder: Ladder, rng: random.Random,
                   must_play_tractor: bool = False) -> list[int]:
     """A random legal follow, built directly (no enumeration in the common case)."""
-    n = lead.size
-    es = ladder.esuit
-    hand_s = [f for f in hand if es[f] == lead.esuit]
+    n, s, es = lead.size, lead.esuit, ladder.esuit
+    hand_s = [f for f in hand if es[f] == s]
     if len(hand_s) <= n:
-        others = [f for f in hand if es[f] != lead.esuit]
+        others = [f for f in hand if es[f] != s]
         return hand_s + rng.sample(others, n - len(hand_s))
     for _ in range(20):
         play = _random_structured(hand_s, lead, rng)
@@ -184,18 +185,19 @@ def random_follow(hand: list[int], lead: Format, ladder: Ladder, rng: random.Ran
 
 def _random_structured(hand_s: list[int], lead: Format, rng: random.Random) -> list[int]:
     """n cards of the suit with as many pairs as the lead asks for and the hand allows."""
-    n = lead.size
+    if not lead.pairs and len(set(hand_s)) == len(hand_s):
+        return rng.sample(hand_s, lead.size)  # no pair asked for, none held: as below
     counts: dict[int, int] = {}
     for f in hand_s:
         counts[f] = counts.get(f, 0) + 1
-    pair_pool = [f for f, c in counts.items() for _ in range(c // 2)]
-    want = min(lead.pairs, len(pair_pool))
     chosen: list[int] = []
-    for f in rng.sample(pair_pool, want):
-        chosen += [f, f]
-        counts[f] -= 2
+    if lead.pairs:  # skipped otherwise: a sample of no cards draws no random number
+        pair_pool = [f for f, c in counts.items() for _ in range(c // 2)]
+        for f in rng.sample(pair_pool, min(lead.pairs, len(pair_pool))):
+            chosen += [f, f]
+            counts[f] -= 2
     rest = [f for f, c in counts.items() for _ in range(c)]
-    return chosen + rng.sample(rest, n - len(chosen))
+    return chosen + rng.sample(rest, lead.size - len(chosen))
 
 
 def random_lead(hand: list[int], ladder: Ladder, rng: random.Random) -> list[int]:
@@ -209,8 +211,8 @@ def random_lead(hand: list[int], ladder: Ladder, rng: random.Random) -> list[int
         take = comps[: rng.randint(2, min(3, len(comps)))] if len(comps) >= 2 else comps
         return [g for c in take for g in c.faces]
     if roll < 0.5:
-        tractors = tractors_in(suit, ladder)
-        if tractors and roll < 0.25:
+        tractors = tractors_in(suit, ladder) if roll < 0.25 else []
+        if tractors:
             return rng.choice(tractors)
         if suit.count(f) >= 2:
             return [f, f]

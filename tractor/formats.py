@@ -14,7 +14,7 @@ single, a pair or a tractor; several make a throw.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import Card, CardsLike, format_cards, to_cards, to_faces
 from .rules import Rules
@@ -52,6 +52,20 @@ class Format:
     kind: str
     esuit: int
     components: tuple[Component, ...]
+    # Worked out once from the components (a follow and a trick ask for them often):
+    #: Cards in the layout.
+    size: int = field(init=False, repr=False, compare=False)
+    #: Pairs in the layout, each pair of a tractor counted.
+    pairs: int = field(init=False, repr=False, compare=False)
+    #: The number of pairs of each tractor, in component order.
+    tractor_lengths: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        comps = self.components
+        object.__setattr__(self, "size", sum(len(c.faces) for c in comps))
+        object.__setattr__(self, "pairs", sum(c.pairs for c in comps))
+        object.__setattr__(self, "tractor_lengths",
+                           tuple(c.pairs for c in comps if c.kind == TRACTOR))
 
     @property
     def suit(self) -> str:
@@ -62,21 +76,8 @@ class Format:
     def length(self) -> int:
         """Pairs of a tractor, 1 for a pair, 0 for a single; for a throw, its card count."""
         if self.kind == THROW:
-            return sum(len(c.faces) for c in self.components)
+            return self.size
         return self.components[0].pairs
-
-    @property
-    def pairs(self) -> int:
-        """Pairs in the layout, each pair of a tractor counted."""
-        return sum(c.pairs for c in self.components)
-
-    @property
-    def tractor_lengths(self) -> tuple[int, ...]:
-        return tuple(c.pairs for c in self.components if c.kind == TRACTOR)
-
-    @property
-    def size(self) -> int:
-        return sum(len(c.faces) for c in self.components)
 
     def describe(self) -> str:
         """Plain words: "a pair of ♠", "a tractor of 3 pairs of trumps", "a throw of ..."."""
@@ -124,6 +125,11 @@ def decompose_faces(faces: list[int], ladder: Ladder) -> list[Component]:
     """Canonical components of faces of one effective suit: longest tractors, then pairs,
     then singles, each group high to low."""
     order = ladder.order
+    # Most leads and follows are one card or one pair: no ladder to search.
+    if len(faces) == 1:
+        return [Component(SINGLE, (faces[0],), 0, order[faces[0]])]
+    if len(faces) == 2 and faces[0] == faces[1]:
+        return [Component(PAIR, (faces[0], faces[0]), 1, order[faces[0]])]
     levels = pairs_by_level(faces, ladder)
     remaining = list(faces)
     comps: list[Component] = []

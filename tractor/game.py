@@ -106,20 +106,21 @@ class Game:
         return self.hand.legal_actions(seat)
 
     def random_action(self, rng: random.Random) -> Action:
-        if self.over:
+        if self.winner is not None:  # over
             raise IllegalAction("the game is over")
         return self.hand.random_action(rng)
 
     def apply(self, action: Action) -> None:
         """Check and perform one action; raises `IllegalAction` with the reason."""
-        if self.over:
+        if self.winner is not None:  # over
             raise IllegalAction("the game is over")
-        self.hand.apply(action)
+        hand = self.hand
+        hand.apply(action)
         self.actions.append(action)
-        if self.hand.phase == REDEAL:
+        if hand.phase == REDEAL:
             self.first_seat = after_redeal(self.rules, self.first_seat)
             self.hand = self._new_hand()
-        elif self.hand.phase == DONE:
+        elif hand.phase == DONE:
             self._end_hand()
 
     def _end_hand(self) -> None:

@@ -68,7 +68,7 @@ class Hand(PublicHand):
 
     def __init__(self, rules: Rules, deck: Sequence[int], levels: Sequence[str],
                  first: int, starter: int | None = None, declarers: int | None = None) -> None:
-        if sorted(deck) != sorted(f for f in range(54) for _ in range(rules.decks)):
+        if sorted(deck) != [f for f in range(54) for _ in range(rules.decks)]:  # sorted already
             raise ValueError("the deck must hold every card of the rules' decks once")
         super().__init__(rules, levels, first, starter, declarers)
         self.deck = list(deck)
@@ -178,12 +178,15 @@ class Hand(PublicHand):
     # --- legal actions ----------------------------------------------------------------------
 
     def legal_declarations(self, seat: int) -> list[Declare]:
+        return [Declare(seat, f) for f in self._declarable(seat)]
+
+    def _declarable(self, seat: int) -> list[tuple[int, ...]]:
+        """The cards of each declaration ``seat`` may make now."""
         self.check_seat(seat)
         if not self.declaration_open():
             return []
         standing = self.declaration[1] if self.declaration else None
-        return [Declare(seat, f) for f in declaration_options(self.hands[seat],
-                                                               self.trump_rank(), standing)]
+        return declaration_options(self.hands[seat], self.trump_rank(), standing)
 
     def legal_actions(self, seat: int) -> Iterator[Action]:
         """Every action ``seat`` may take now, lazily (burying and discarding can have
@@ -317,22 +320,24 @@ class Hand(PublicHand):
         ladder = self.ladder
         hand = self.hands[a.seat]
         faces = list(a.faces)
-        if not self.current:
-            reason = lead_error(hand, faces, ladder)
-            if reason:
-                raise IllegalAction(reason)
-            fmt = classify_faces(faces, ladder)
-            if fmt.kind == THROW:
-                others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
-                faces = list(self.record_throw(a.seat, faces, beaten_components(
-                    fmt, others, ladder, throw_forced=self.rules.throw_forced)))
-        else:
+        if self.current:
             assert self.lead_format is not None
             reason = follow_error(hand, self.lead_format, faces, ladder,
                                   self.rules.must_play_tractor)
             if reason:
                 raise IllegalAction(reason)
-        self.record_play(a.seat, faces)
+            self._add_play(a.seat, a.faces)
+            return
+        reason = lead_error(hand, faces, ladder)
+        if reason:
+            raise IllegalAction(reason)
+        fmt = classify_faces(faces, ladder)
+        if fmt.kind != THROW:
+            self._add_play(a.seat, a.faces, fmt)
+            return
+        others = [self.hands[(a.seat + k) % self.players] for k in range(1, self.players)]
+        self.record_play(a.seat, self.record_throw(a.seat, faces, beaten_components(
+            fmt, others, ladder, throw_forced=self.rules.throw_forced)))
 
     # --- random legal play (fast path for simulations and tests) ----------------------------
 
@@ -342,10 +347,12 @@ class Hand(PublicHand):
         if seat is None:
             raise IllegalAction("the hand is over")
         p = self.phase
+        if p == PLAY:
+            return self._random_play(seat, rng)
         if p in (DEAL, DECLARE):
-            decl = self.legal_declarations(seat)
-            if decl and rng.random() < declare_chance:
-                return rng.choice(decl)
+            options = self._declarable(seat)
+            if options and rng.random() < declare_chance:
+                return Declare(seat, rng.choice(options))
             return Draw(seat) if p == DEAL else Pass(seat)
         if p == BID:
             high = self.high_bid()
@@ -356,8 +363,10 @@ class Hand(PublicHand):
             return Show(seat, (rng.choice(self.hands[seat]),))
         if p == NAME:
             return NameTrump(seat, rng.choice([*SUITS, None]))
-        if p == TALON:
-            return Bury(seat, tuple(rng.sample(self.hands[seat], self.rules.talon_size)))
+        # The talon: no other phase has a seat to act.
+        return Bury(seat, tuple(rng.sample(self.hands[seat], self.rules.talon_size)))
+
+    def _random_play(self, seat: int, rng: random.Random) -> Play:
         assert self.ladder is not None
         hand = self.hands[seat]
         if self.current:

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import format_cards, parse_faces
-from .public import Face, HandResult, Phase, Seat, Trick
+from .phases import Face, Phase, Seat
+from .records import HandResult, Trick
 from .rules import Rules
 from .trump import Trump
 

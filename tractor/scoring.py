@@ -33,7 +33,9 @@ def talon_multiplier(last_lead_cards: int, style: str = "seed") -> int:
     ``"power"``: doubling per card, x2**n.
     """
     if style == "power":
-        return 2 ** last_lead_cards
+        # 2**n as a shift: the type of int ** int is not int (a negative power is a float),
+        # and a lead has at least one card (a negative count raises ValueError).
+        return 1 << last_lead_cards
     if style == "seed":
         return 2 * last_lead_cards
     raise ValueError(f"unknown talon multiplier style {style!r}")

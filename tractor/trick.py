@@ -112,7 +112,10 @@ def play_key(faces: list[int], lead: Format, ladder: Ladder, *,
         return (1, _throw_key(faces, lead, ladder, throw_ruff))
     if es != lead.esuit and es != TRUMP:
         return None
-    if lead.kind != SINGLE:
+    if lead.kind == PAIR:
+        if faces[0] != faces[1]:  # two cards of one suit: a pair, or two singles
+            return None
+    elif lead.kind != SINGLE:
         fmt = classify_faces(faces, ladder)
         if fmt.kind != lead.kind or (lead.kind == TRACTOR and fmt.length != lead.length):
             return None
@@ -132,7 +135,13 @@ def winner_of(plays: Sequence[list[int]], ladder: Ladder, *,
     `Rules.throw_ruff`, who wins a throw that several seats ruff."""
     if not plays:
         raise FormatError("a trick needs at least the lead")
-    lead = classify_faces(plays[0], ladder)
+    return winner_against(plays, classify_faces(plays[0], ladder), ladder,
+                          throw_ruff=throw_ruff)
+
+
+def winner_against(plays: Sequence[list[int]], lead: Format, ladder: Ladder, *,
+                   throw_ruff: str = "highest_pair") -> int:
+    """`winner_of` when the lead's format is known: ``lead`` is ``plays[0]``'s."""
     best, best_key = 0, lead_key(plays[0], lead, ladder, throw_ruff=throw_ruff)
     for i in range(1, len(plays)):
         key = play_key(plays[i], lead, ladder, throw_ruff=throw_ruff)

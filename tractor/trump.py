@@ -19,12 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from .cards import BLACK_JOKER, FACES, RANKS, RED_JOKER, SUITS, Card, CardsLike, to_cards, to_faces
-
-if TYPE_CHECKING:
-    from .rules import Rules
+from .rules import Rules
 
 TRUMP = 4  #: effective-suit number of the trumps; plain suits are 0..3 (S, H, D, C)
 ESUIT_NAMES = ("S", "H", "D", "C", "trump")
