@@ -14,6 +14,7 @@ from twisted.python.failure import Failure
 
 from tractor.ai.hosting.children import AiChild
 from tractor.ai.hosting.runner import spawn_ai_resume
+from tractor.cli.errors import CliError
 from tractor.cli.seat.goes_on import within
 from tractor.cli.seat.netclient import NetClient
 from tractor.net.lobby.seating import Seating
@@ -22,7 +23,7 @@ from .interrupts import ctrl_c_pressed
 from .options import data_dir
 
 
-class AiStopped(ChildProcessError):
+class AiStopped(CliError, ChildProcessError):
     """An AI peer this command started died before the game could begin."""
 
 

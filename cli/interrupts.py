@@ -18,6 +18,8 @@ import signal
 from types import FrameType
 from typing import Any
 
+from tractor.cli.errors import CliError
+
 #: The exit status of a command ended by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 128 + signal.SIGINT
 
@@ -27,7 +29,7 @@ INTERRUPTED = 128 + signal.SIGINT
 PARENT_ENV = "TRACTOR_PARENT_PID"
 
 
-class Interrupted(Exception):
+class Interrupted(CliError):
     """Ctrl-C typed at a prompt that reads it as a key."""
 
 

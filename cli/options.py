@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from tractor.cli.errors import CliError
 from tractor.net.journal.store import private_folder
 from tractor.net.lobby.messages import MAX_NAME
 from tractor.net.mesh.endpoints import endpoint_string
@@ -29,7 +30,7 @@ def data_dir() -> Path:
     return path
 
 
-class AddressError(ValueError):
+class AddressError(CliError, ValueError):
     """An address a person typed that is no table's address."""
 
 

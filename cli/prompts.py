@@ -10,11 +10,13 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
+from tractor.cli.errors import CliError
+
 from .interrupts import Interrupted, typed
 from .stdin_lines import read_line
 
 
-class GaveUp(Exception):
+class GaveUp(CliError):
     """The person left before the game began (quit in the lobby, no passphrase given)."""
 
 

@@ -36,10 +36,12 @@ from typing import Any, Generic, TypeVar
 
 import msgpack
 
+from tractor.net.errors import NetError
+
 T = TypeVar("T")
 
 
-class CodecError(ValueError):
+class CodecError(NetError, ValueError):
     """Bytes or a value from a peer (or the journal) refused. ``who`` names whose they were
     ("seat 2", "announcement from 10.0.0.7"; empty: not known here), ``reason`` says what
     is wrong with them."""
@@ -279,7 +281,7 @@ def encode(value: Any) -> bytes:
 # --- shapes ----------------------------------------------------------------------------------
 
 
-class _Mismatch(Exception):
+class _Mismatch(NetError):
     """Raised inside a shape; `Shape.read` turns it into a `ShapeError` with its path."""
 
     def __init__(self, reason: str) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         action_from_data,
     )
     from .cards import Card, CardParseError, format_cards, full_deck, parse_cards
+    from .errors import CoreError, TractorError
     from .follow import follow_reason, is_legal_follow
     from .formats import Component, Format, FormatError, classify
     from .game import Game, GameDataError
@@ -40,11 +41,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Action", "ActionDataError", "Bid", "Bury", "Card", "CardParseError", "Component",
-    "Declare", "Draw", "Format", "FormatError", "Game", "GameDataError", "Hand", "HandResult",
-    "IllegalAction", "NameTrump", "Pass", "Play", "Rules", "RulesError", "Show",
-    "Trick", "Trump", "TrumpError", "action_from_data", "classify", "follow_reason",
-    "format_cards", "full_deck", "is_legal_follow", "parse_cards", "resolve_throw",
-    "score_outcome", "talon_multiplier", "trick_winner",
+    "CoreError", "Declare", "Draw", "Format", "FormatError", "Game", "GameDataError",
+    "Hand", "HandResult", "IllegalAction", "NameTrump", "Pass", "Play", "Rules",
+    "RulesError", "Show", "TractorError", "Trick", "Trump", "TrumpError",
+    "action_from_data", "classify", "follow_reason", "format_cards", "full_deck",
+    "is_legal_follow", "parse_cards", "resolve_throw", "score_outcome", "talon_multiplier",
+    "trick_winner",
 ]
 
 #: Where each name of the API lives. A name's module is imported on its first use: a
@@ -54,6 +56,7 @@ _HOMES = {
     "actions": ("Action", "ActionDataError", "Bid", "Bury", "Declare", "Draw", "NameTrump",
                 "Pass", "Play", "Show", "action_from_data"),
     "cards": ("Card", "CardParseError", "format_cards", "full_deck", "parse_cards"),
+    "errors": ("CoreError", "TractorError"),
     "follow": ("follow_reason", "is_legal_follow"),
     "formats": ("Component", "Format", "FormatError", "classify"),
     "game": ("Game", "GameDataError"),

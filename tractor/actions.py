@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import FACES, SUITS, Card, CardsLike, format_cards, to_cards, to_faces
+from .errors import CoreError
 
 #: No action moves more cards than the largest deck (6 decks) holds.
 MAX_ACTION_CARDS = 6 * 54
@@ -20,7 +21,7 @@ _INT = frozenset({int})
 _FACE_NUMBERS = frozenset(range(FACES))
 
 
-class ActionDataError(ValueError):
+class ActionDataError(CoreError):
     """Plain data that is not a well-formed action."""
 
 

@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .errors import CoreError
+
 SUITS = ("S", "H", "D", "C")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -37,7 +39,7 @@ FACE_POINTS: tuple[int, ...] = tuple(
 )
 
 
-class CardParseError(ValueError):
+class CardParseError(CoreError):
     """A token of card text could not be read; ``token`` names it."""
 
     def __init__(self, token: str, why: str = "") -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import Card, CardsLike, format_cards, to_cards, to_faces
+from .errors import CoreError
 from .rules import Rules
 from .trump import ESUIT_NAMES, Ladder, Trump, esuit_name, rules_ladder
 
 SINGLE, PAIR, TRACTOR, THROW = "single", "pair", "tractor", "throw"
 
 
-class FormatError(ValueError):
+class FormatError(CoreError):
     """Cards that cannot form one lead (empty, or not of one effective suit)."""
 
 

@@ -24,13 +24,14 @@ from dataclasses import replace
 from typing import Any
 
 from .actions import Action, action_from_data
+from .errors import CoreError
 from .hand import DONE, REDEAL, Hand, HandResult, IllegalAction
 from .observation import GameRecord, Observation
 from .rules import Rules
 from .scoring import advance_levels
 
 
-class GameDataError(ValueError):
+class GameDataError(CoreError):
     """A game record (`Game.to_data` output) that is not well formed."""
 
 

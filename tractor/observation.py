@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import format_cards, parse_faces
+from .errors import CoreError
 from .phases import Face, Phase, Seat
 from .records import HandResult, Trick
 from .rules import Rules
@@ -38,7 +39,7 @@ from .trump import Trump
 Declaration = tuple[Seat, tuple[Face, ...]]
 
 
-class ObservationDataError(ValueError):
+class ObservationDataError(CoreError):
     """Plain data that is not an observation (`Observation.to_data` output)."""
 
 

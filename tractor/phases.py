@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .errors import CoreError
+
 Seat = int  #: 0 .. players-1, in playing order
 Face = int  #: 0..53: a card regardless of which deck it comes from
 
@@ -30,5 +32,5 @@ class Phase(StrEnum):
 DEAL, DECLARE, BID, SHOW, NAME, TALON, PLAY, DONE, REDEAL = tuple(Phase)
 
 
-class IllegalAction(ValueError):
+class IllegalAction(CoreError):
     """An action the rules do not allow now; the message says why in plain words."""

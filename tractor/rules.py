@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from .cards import RANKS
+from .errors import CoreError
 
 
-class RulesError(ValueError):
+class RulesError(CoreError):
     """An impossible combination of variant options."""
 
 

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cards import BLACK_JOKER, FACES, RANKS, RED_JOKER, SUITS, Card, CardsLike, to_cards, to_faces
+from .errors import CoreError
 from .rules import Rules
 
 TRUMP = 4  #: effective-suit number of the trumps; plain suits are 0..3 (S, H, D, C)
 ESUIT_NAMES = ("S", "H", "D", "C", "trump")
 
 
-class TrumpError(ValueError):
+class TrumpError(CoreError):
     """A trump context that cannot exist, or a question it cannot answer."""
 
 

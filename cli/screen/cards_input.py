@@ -37,6 +37,7 @@ from tractor.cards import (
     format_cards,
     parse_faces,
 )
+from tractor.cli.errors import CliError
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
 from tractor.trump import Ladder
@@ -47,7 +48,7 @@ _PARTIAL = re.compile(r"[^\s,]*$")
 CARD_CHARS = frozenset("0123456789AKQJTSHDCBR" + "akqjtshdcbr" + "".join(SUIT_SYMBOLS.values()))
 
 
-class SelectionError(ValueError):
+class SelectionError(CliError, ValueError):
     """Typed text that is not a selection of cards from the hand; the message says why."""
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from tractor.net.errors import NetError
 
-class DeckError(ValueError):
+
+class DeckError(NetError, ValueError):
     """A protocol violation, blamed on ``seat``.
 
     ``outgoing`` holds frames this peer produced while processing other, valid messages

@@ -13,13 +13,15 @@ import hmac
 
 from nacl import bindings as sodium
 
+from tractor.net.errors import NetError
+
 POINT_BYTES = 32
 SCALAR_BYTES = 32
 #: The order of the prime-order subgroup.
 L = 2**252 + 27742317777372353535851937790883648493
 
 
-class GroupError(ValueError):
+class GroupError(NetError, ValueError):
     """A point or scalar that is not acceptable (malformed, small order, zero ...)."""
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tractor.net.errors import NetError
+
 from .group import (
     GroupError,
     SecretStream,
@@ -29,7 +31,7 @@ from .verified import VerifiedProofs
 VERIFIED = VerifiedProofs(b"lock", 1 << 16)
 
 
-class LockProofError(ValueError):
+class LockProofError(NetError, ValueError):
     """A lock proof that does not verify."""
 
 

@@ -28,6 +28,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
+from tractor.net.errors import NetError
+
 from .group import (
     POINT_BYTES,
     SCALAR_BYTES,
@@ -58,7 +60,7 @@ MAX_CARDS = 4096  #: more generators than any deck needs (a frame holds at most 
 VERIFIED = VerifiedProofs(b"shuffle", 1 << 14)
 
 
-class ShuffleProofError(ValueError):
+class ShuffleProofError(NetError, ValueError):
     """A shuffle proof that does not verify."""
 
 

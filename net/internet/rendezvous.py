@@ -38,6 +38,8 @@ import re
 
 from nacl import bindings as sodium
 
+from tractor.net.errors import NetError
+
 #: The application id: it keeps this program's nameplates apart from file transfers on a
 #: shared mailbox server (the same id on every seat).
 APPID = "tuolaji.tractor/table/v1"
@@ -55,7 +57,7 @@ _RELAY = re.compile(r"tcp:([A-Za-z0-9.\-]+):(\d{1,5})")  # a host name or an IPv
 _SEAT_CODE = re.compile(r"\d{1,18}-[a-z]+(-[a-z]+)+")
 
 
-class RendezvousError(ValueError):
+class RendezvousError(NetError, ValueError):
     """A mailbox URL, relay, code or internet address that does not parse."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack, closing
 from urllib.parse import quote
 
+from tractor.net.errors import NetError
 from tractor.net.journal.versions import (
     APPLICATION_ID as APPLICATION_ID,  # where the mark was defined before: still importable
 )
@@ -46,7 +47,7 @@ _BUSY_ERRORS = ("SQLITE_BUSY", "SQLITE_LOCKED")
 SIDE_FILES = ("-journal", "-wal", "-shm")
 
 
-class JournalError(OSError):
+class JournalError(NetError, OSError):
     """The journal file at ``path`` cannot be used: ``why`` says what is wrong in a few
     words, ``kind`` what may be done about it (see `REPLACEABLE`)."""
 

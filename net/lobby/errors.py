@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from tractor.net.errors import NetError
+
 MAX_WHY = 200  #: characters of a refusal reason we keep
 
 
@@ -18,7 +20,7 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
-class LobbyError(ValueError):
+class LobbyError(NetError, ValueError):
     """Something in the lobby went wrong with one peer. ``code`` travels in refusals so the
     other side raises the same type; ``peer`` names the other end (address or seat)."""
 

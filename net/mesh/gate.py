@@ -37,6 +37,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from tractor.net.errors import NetError
+
 T = TypeVar("T")
 
 #: A source turned away this many times within ``noisy_for`` evicts nobody (a person who
@@ -62,7 +64,7 @@ def source_of(ip: str) -> str:
     return str(addr)
 
 
-class Refused(Exception):
+class Refused(NetError):
     """No place for this newcomer (its source holds enough already)."""
 
 

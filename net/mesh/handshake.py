@@ -22,6 +22,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.errors import NetError
 
 WIRE_VERSION = "tractor-wire/5"  #: 5: ballots (4: frames relayed, have reports; 3: heartbeats)
 NONCE_SIZE = 32
@@ -37,7 +38,7 @@ PROOF_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=16, ma
                       max_array=2, max_map=0, max_memory=1024)
 
 
-class HelloError(ValueError):
+class HelloError(NetError, ValueError):
     """A hello or link proof that does not fit this table."""
 
 

@@ -21,6 +21,7 @@ from twisted.logger import Logger
 from tractor.net.deck.engine import Runner
 from tractor.net.deck.envelope import Envelope, FrameError, NoRoom, open_frame, peek_hand
 from tractor.net.deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewMismatch
+from tractor.net.errors import NetError
 from tractor.net.mesh.relay import HaveError, Relay, is_have, read_have
 from tractor.net.referee.ballots import is_ballot
 from tractor.net.referee.judging import Judging
@@ -38,7 +39,7 @@ SUSPECT = 10.0
 MAX_COPIES = 4096
 
 
-class ProcessingFailure(RuntimeError):
+class ProcessingFailure(NetError, RuntimeError):
     """This peer failed (a bug, not a refused frame) while handling a frame: the table
     cannot go on safely, so the node halts. ``from_seat`` is the link the frame came on;
     it is not blamed (the fault may be this peer's own), only named."""

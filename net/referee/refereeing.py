@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tractor.net.deck.errors import Equivocation, KeyTimeout
+from tractor.net.errors import NetError
 from tractor.net.referee.ballots import pack_ballot
 from tractor.net.referee.machine import (
     GONE,
@@ -38,7 +39,7 @@ from tractor.net.referee.stall import (
 from tractor.net.table.session import GameSession
 
 
-class SeatGone(Exception):
+class SeatGone(NetError):
     """A seat stayed unreachable past the grace period (every other seat voted so): the
     hand ends without it."""
 

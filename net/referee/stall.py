@@ -16,6 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.errors import NetError
 
 Seat = int
 #: Seconds a step the protocol makes by itself may take (a shuffle with its proof on a slow
@@ -34,7 +35,7 @@ NOTICE_LIMITS = Limits(max_bytes=MAX_COMPLAINT, max_depth=2, max_elements=20, ma
                        max_bin=128, max_array=7, max_map=2, max_memory=8192)
 
 
-class Stalled(Exception):
+class Stalled(NetError):
     """A connected seat withheld a message it owed past its deadline and a complaint."""
 
     def __init__(self, seat: Seat, what: str, seconds: float,
@@ -69,7 +70,7 @@ class Complaint:
     held: int
 
 
-class ComplaintError(ValueError):
+class ComplaintError(NetError, ValueError):
     """A complaint that does not parse, is for another table or is not signed."""
 
 
