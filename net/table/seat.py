@@ -13,12 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from twisted.internet.address import IPv4Address, IPv6Address
 
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.state import Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE, PeerNode
-from tractor.net.table.hand import Player
+from tractor.net.table.player import Player
 from tractor.net.table.session import GameSession
 
 
@@ -68,6 +69,7 @@ def _listen_again(node: PeerNode) -> str:
     other seats' reconnection attempts find this peer again."""
     assert node.port is not None
     host = node.port.getHost()
+    assert isinstance(host, IPv4Address | IPv6Address)  # a game node listens on TCP
     return f"tcp:{host.port}:interface={host.host}"
 
 
