@@ -12,7 +12,7 @@ import sys
 import pytest
 from processes import Session
 
-from tractor import Rules
+from tractor import Bid, Pass, Rules, Show
 from tractor.ai.hosting.peer import StrategyPlayer
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.deck.local import LocalDeal
@@ -65,7 +65,7 @@ class _Liar(RandomPlayer):
     """Bids a number of points the auction does not allow."""
 
     def bid(self, view, options):
-        return 7
+        return Bid(view.seat, 7)
 
 
 def test_a_bid_the_rules_do_not_allow_is_blamed_on_its_seat():
@@ -90,11 +90,11 @@ class _Muddled(RandomPlayer):
         self.what = what
 
     def bid(self, view, options):
-        return 2**70 if self.what == "bid" else 0
+        return Bid(view.seat, 2**70) if self.what == "bid" else Pass(view.seat)
 
     def show(self, view):
         held = set(view.hand)
-        return next(f for f in range(54) if f not in held)
+        return Show(view.seat, (next(f for f in range(54) if f not in held),))
 
 
 @pytest.mark.parametrize("what", ["bid", "show"])

@@ -39,35 +39,35 @@ class Recorder(RandomPlayer):
         #: the answer), in order.
         self.auction: deque[tuple[str, Observation, Any]] = deque()
 
-    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass:
         choice = super().declare(view, options)
-        self.windows.append(tuple(choice) if choice else None)
+        self.windows.append(choice.faces if isinstance(choice, Declare) else None)
         return choice
 
-    def bury(self, view: SeatView, count: int) -> list[int]:
-        faces = super().bury(view, count)
-        self.burial = (view.observation, list(faces))
-        return faces
+    def bury(self, view: SeatView, count: int) -> Bury:
+        burial = super().bury(view, count)
+        self.burial = (view.observation, list(burial.faces))
+        return burial
 
-    def play(self, view: SeatView) -> list[int]:
-        faces = super().play(view)
-        self.plays.append((view.observation, list(faces)))
-        return faces
+    def play(self, view: SeatView) -> Play:
+        play = super().play(view)
+        self.plays.append((view.observation, list(play.faces)))
+        return play
 
-    def bid(self, view: SeatView, options: list[int]) -> int:
-        points = super().bid(view, options)
-        self.auction.append(("bid", view.observation, points))
-        return points
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass:
+        bid = super().bid(view, options)
+        self.auction.append(("bid", view.observation, bid.points if isinstance(bid, Bid) else 0))
+        return bid
 
-    def show(self, view: SeatView) -> int:
-        face = super().show(view)
-        self.auction.append(("show", view.observation, face))
-        return face
+    def show(self, view: SeatView) -> Show:
+        shown = super().show(view)
+        self.auction.append(("show", view.observation, shown.faces[0]))
+        return shown
 
-    def name(self, view: SeatView) -> str | None:
-        suit = super().name(view)
-        self.auction.append(("name", view.observation, suit))
-        return suit
+    def name(self, view: SeatView) -> NameTrump:
+        named = super().name(view)
+        self.auction.append(("name", view.observation, named.suit))
+        return named
 
 
 def _setup(seed: int) -> tuple[HandSetup, float]:

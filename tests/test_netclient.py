@@ -223,7 +223,7 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
 
     assert person.declare(view(8), [(0,)]) is WAIT
     person.declined.add((0,))
-    assert person.declare(view(12), [(0,)]) is None  # same hand: not asked again
+    assert person.declare(view(12), [(0,)]) == Pass(0)  # same hand: not asked again
     assert person.declare(view(4), [(0,)]) is WAIT  # a new hand
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import pump, sender, transcript
 
-from tractor import Rules
+from tractor import Bid, Bury, NameTrump, Pass, Play, Rules, Show
 from tractor.follow import random_follow, random_lead
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.hand import WAIT, RandomPlayer
@@ -91,7 +91,7 @@ class Person(RandomPlayer):
         self.asked = 0
 
     def declare(self, view, options):
-        return None
+        return Pass(view.seat)
 
     def bury(self, view, count):
         self.asked += 1
@@ -117,19 +117,21 @@ class Person(RandomPlayer):
 def answer(session: GameSession, rng) -> list[bytes]:
     table = session.current
     faces = table.my_faces()
+    seat = session.seat
     if table.waiting == "bid":
         options = table.public.bid_options()
-        return session.decide(rng.choice([0, *options[:2]]) if options else 0)
+        points = rng.choice([0, *options[:2]]) if options else 0
+        return session.decide(Bid(seat, points) if points else Pass(seat))
     if table.waiting == "show":
-        return session.decide(rng.choice(faces))
+        return session.decide(Show(seat, (rng.choice(faces),)))
     if table.waiting == "name":
-        return session.decide(rng.choice(["S", "H", "D", "C", None]))
+        return session.decide(NameTrump(seat, rng.choice(["S", "H", "D", "C", None])))
     if table.waiting == "bury":
-        return session.decide(rng.sample(faces, table.rules.talon_size))
+        return session.decide(Bury(seat, tuple(rng.sample(faces, table.rules.talon_size))))
     lead = table.lead if table.trick.plays else None
     pick = (random_follow(faces, lead, table.ladder, rng) if lead is not None
             else random_lead(faces, table.ladder, rng))
-    return session.decide(pick)
+    return session.decide(Play(seat, tuple(pick)))
 
 
 @pytest.mark.parametrize("style", ["reveal", "auction"])

@@ -253,17 +253,17 @@ class Scripted(RandomPlayer):
         self.plays = [F(p) for p in plays]
 
     def declare(self, view, options):
-        return None
+        return Pass(view.seat)
 
     def bury(self, view, count):
         rest = list(view.hand)
         for f in self.keep:
             rest.remove(f)
         assert len(rest) == count
-        return rest
+        return Bury(view.seat, tuple(rest))
 
     def play(self, view):
-        return self.plays.pop(0) if self.plays else super().play(view)
+        return Play(view.seat, tuple(self.plays.pop(0))) if self.plays else super().play(view)
 
 
 @pytest.fixture

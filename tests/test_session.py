@@ -36,3 +36,28 @@ def test_three_hands_carry_levels_and_starters_and_agree():
     assert first.starter == first.results[-1].next_starter
     assert first.declarers == first.results[-1].next_declarers
     assert first.hand_no >= 2
+
+
+def test_every_play_is_told_once_as_the_table_applies_it():
+    # What a soak run times (`peer_process`): each play, the moment it is applied.
+    d = LocalDeal(seats=4, seed=2)
+    keys = [k.public_key() for k in d.signing_keys]
+    peers = [GameSession(Rules(), b"session-table-02", s, d.signing_keys[s], keys,
+                         bytes([2, s]) * 16, RandomPlayer(20 + s), max_hands=2)
+             for s in range(4)]
+    told: list[list[tuple[int, int, int]]] = [[] for _ in peers]
+    for seat, peer in enumerate(peers):
+        def timed(hand: int, trick: int, play: int, seat: int = seat) -> None:
+            public = peers[seat].current.public
+            assert hand == peers[seat].hand_no
+            assert 4 * len(public.tricks) + len(public.current) == 4 * trick + play + 1
+            told[seat].append((hand, trick, play))
+        peer.on_play = timed
+    d.peers = peers
+    d.call_all("start")
+    d.run()
+    for seat, peer in enumerate(peers):
+        hands = [h for h in peer.played if h.phase == "done"]
+        assert len(hands) == 2
+        assert told[seat] == [(h.deck.config.hand, t, p) for h in hands
+                              for t in range(len(h.tricks)) for p in range(4)]

@@ -16,7 +16,7 @@ class Quiet(RandomPlayer):
     """Never declares."""
 
     def declare(self, view, options):
-        return None
+        return Pass(view.seat)
 
 
 class Revoker(RandomPlayer):
@@ -33,7 +33,7 @@ class Revoker(RandomPlayer):
             other = [f for f in view.hand if es[f] != view.lead.esuit]
             if held and len(other) >= view.lead.size:
                 self.revoked = 1
-                return other[:view.lead.size]
+                return Play(view.seat, tuple(other[:view.lead.size]))
         return super().play(view)
 
 
@@ -142,7 +142,7 @@ class PostsUnrevealed(TableHand):
     """Seat that announces plays without revealing the cards through the deck."""
 
     def _my_play(self, trick):
-        faces = self.player.play(self.view())
+        faces = self.player.play(self.view()).faces
         return self.deck.post({"play": self._positions_for(faces)})
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from tractor import Bury, Hand, IllegalAction, Play, Rules
+from tractor import Bury, Hand, IllegalAction, Pass, Play, Rules
 from tractor.follow import random_follow, random_lead
 from tractor.net.deck.envelope import Header, seal
 from tractor.net.deck.errors import BadMessage
@@ -95,7 +95,7 @@ def test_views_during_the_deal_show_only_cards_drawn():
     class Watcher(RandomPlayer):
         def declare(self, view, options):
             seen.append(view.observation)
-            return None
+            return Pass(view.seat)
 
     players[2] = Watcher(2)
     d, tables = deal(5, players)
@@ -128,8 +128,8 @@ def test_a_person_answers_later_and_a_refused_move_changes_nothing():
         faces = me.my_faces()
         if me.waiting == "bury":
             with pytest.raises(IllegalAction, match="bury exactly 8"):
-                me.decide(faces[:7])
-            answer = rng.sample(faces, 8)
+                me.decide(Bury(0, tuple(faces[:7])))
+            answer = Bury(0, tuple(rng.sample(faces, 8)))
         else:
             lead = me.lead if me.trick.plays else None
             if lead is not None:
@@ -137,20 +137,21 @@ def test_a_person_answers_later_and_a_refused_move_changes_nothing():
                 on = [f for f in faces if me.ladder.esuit[f] == lead.esuit]
                 if on and len(off) >= lead.size:
                     with pytest.raises(IllegalAction):
-                        me.decide(off[:lead.size])
+                        me.decide(Play(0, tuple(off[:lead.size])))
                     refused += 1
-                answer = random_follow(faces, lead, me.ladder, rng)
+                answer = Play(0, tuple(random_follow(faces, lead, me.ladder, rng)))
             else:
-                answer = random_lead(faces, me.ladder, rng)
+                answer = Play(0, tuple(random_lead(faces, me.ladder, rng)))
         with pytest.raises(IllegalAction, match="do not hold"):
-            me.decide([f for f in range(54) if f not in faces][:1])
+            me.decide((Bury if me.waiting == "bury" else Play)(
+                0, tuple([f for f in range(54) if f not in faces][:1])))
         assert me.observation() == before and me.waiting is not None
         d.broadcast(0, me.decide(answer))
         d.run()
     assert refused > 0
     assert all(t.result == me.result and t.violations == [] for t in tables)
     with pytest.raises(IllegalAction, match="not your turn"):
-        me.decide([])
+        me.decide(Play(0, ()))
 
 
 def test_chat_reaches_every_peer_in_order_and_bad_chat_is_refused():
@@ -206,7 +207,7 @@ def test_a_malformed_table_message_is_refused_as_it_arrives_naming_its_seat(bad,
     d.run()
     me = tables[0]
     if me.waiting == "bury":  # the person is the starter: it buries, then leads
-        d.broadcast(0, me.decide(me.my_faces()[:me.rules.talon_size]))
+        d.broadcast(0, me.decide(Bury(0, tuple(me.my_faces()[:me.rules.talon_size]))))
         d.run()
     assert me.waiting == "play"
     frame = signed_by(tables[2], d.signing_keys[2], bad)

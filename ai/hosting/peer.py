@@ -1,6 +1,6 @@
 """An AI strategy seated at a peer-to-peer table.
 
-`StrategyPlayer` is the `tractor.net.table.hand.Player` of an AI peer: at each decision it
+`StrategyPlayer` is the `tractor.net.table.player.Player` of an AI peer: at each decision it
 rebuilds what its seat knows from the table's observation alone (the same typed
 `tractor.observation.Observation` the rules core's ``Hand.observe`` gives), samples one
 world consistent with it, and asks
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from twisted.internet.defer import CancelledError
 from twisted.logger import Logger
@@ -28,31 +28,13 @@ from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, P
 from tractor.ai.hosting.executors import Executor
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.worlds import Knowledge
-from tractor.follow import follow_error, lead_error
 from tractor.hand import Hand, IllegalAction
-from tractor.net.table.hand import WAIT, RandomPlayer, SeatView, TableHand
+from tractor.net.table.hand import TableHand
+from tractor.net.table.move_check import refusal
+from tractor.net.table.player import WAIT, Answer, Decision, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.observation import Observation
 from tractor.rules import Rules
-
-
-def _legal(view: SeatView, faces: list[int], must_play_tractor: bool) -> bool:
-    """The rules core's check of a play from the seat's own hand (a strategy's bug must not
-    become a broken rule at the table)."""
-    if view.ladder is None or not _held(view, faces):
-        return False
-    if view.lead is None:
-        return lead_error(view.hand, faces, view.ladder) is None
-    return follow_error(view.hand, view.lead, faces, view.ladder, must_play_tractor) is None
-
-
-def _held(view: SeatView, faces: list[int]) -> bool:
-    held = list(view.hand)
-    for f in faces:
-        if f not in held:
-            return False
-        held.remove(f)
-    return True
 
 
 class ServedNode(Protocol):
@@ -77,9 +59,9 @@ class _Ticket:
     node: ServedNode
     session: GameSession
     table: TableHand
-    kind: str
+    kind: Decision
     view: SeatView
-    args: tuple[Any, ...]
+    bids: list[int]  #: the bids open, for a bid
 
     def same(self, other: _Ticket) -> bool:
         return (self.node is other.node and self.session is other.session
@@ -124,79 +106,79 @@ class StrategyPlayer:
 
     # --- the table's Player -------------------------------------------------------------------
 
-    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
         if not options:
-            return None
-        return self._answer("declare", view, (options,))
+            return Pass(view.seat)
+        answer = self._answer(Decision.DECLARE, view)
+        assert isinstance(answer, Declare | Pass | Wait)  # `_settle` answers in kind
+        return answer
 
-    def bury(self, view: SeatView, count: int) -> list[int]:
-        return self._answer("bury", view, (count,))
+    def bury(self, view: SeatView, count: int) -> Bury | Wait:
+        answer = self._answer(Decision.BURY, view)
+        assert isinstance(answer, Bury | Wait)
+        return answer
 
-    def play(self, view: SeatView) -> list[int]:
-        return self._answer("play", view, ())
+    def play(self, view: SeatView) -> Play | Wait:
+        answer = self._answer(Decision.PLAY, view)
+        assert isinstance(answer, Play | Wait)
+        return answer
 
-    def bid(self, view: SeatView, options: list[int]) -> int:
-        return self._answer("bid", view, (options,))
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
+        answer = self._answer(Decision.BID, view, options)
+        assert isinstance(answer, Bid | Pass | Wait)
+        return answer
 
-    def show(self, view: SeatView) -> int:
-        return self._answer("show", view, ())
+    def show(self, view: SeatView) -> Show | Wait:
+        answer = self._answer(Decision.SHOW, view)
+        assert isinstance(answer, Show | Wait)
+        return answer
 
-    def name(self, view: SeatView) -> str | None:
-        return self._answer("name", view, ())
+    def name(self, view: SeatView) -> NameTrump | Wait:
+        answer = self._answer(Decision.NAME, view)
+        assert isinstance(answer, NameTrump | Wait)
+        return answer
 
-    def _answer(self, kind: str, view: SeatView, args: tuple[Any, ...]) -> Any:
+    def _answer(self, kind: Decision, view: SeatView, bids: list[int] | None = None
+                ) -> Answer | Wait:
         if self.executor is not None:
             return WAIT  # worked out off the reactor; `serve` brings the answer
-        return self._settle(kind, view, args, self._attempt(kind, view))
+        return self._settle(kind, view, bids or [], self._attempt(kind, view))
 
     # --- deciding -------------------------------------------------------------------------------
 
-    def _propose(self, kind: str, view: SeatView) -> Action | None:
+    def _propose(self, kind: Decision, view: SeatView) -> Action | None:
         """The strategy's proposal for one decision: the slow part, and the only part that
         may run in a worker thread (it reads only ``view`` and this player's own state)."""
-        if kind == "declare":
+        if kind is Decision.DECLARE:
             return self.strategy.declare(self.world(view.observation), view.seat)
         return self.action(view.observation)
 
-    def _attempt(self, kind: str, view: SeatView) -> Action | Failure | None:
+    def _attempt(self, kind: Decision, view: SeatView) -> Action | Failure | None:
         try:
             return self._propose(kind, view)
         except Exception:  # a strategy bug must not stall a table: `_settle` decides simply
             return Failure()
 
-    def _settle(self, kind: str, view: SeatView, args: tuple[Any, ...],
-                proposal: Action | Failure | None) -> Any:
-        """The answer for the table: the strategy's proposal when the rules allow it, else
-        a random legal decision (and a strategy that failed is logged)."""
+    def _settle(self, kind: Decision, view: SeatView, bids: list[int],
+                proposal: Action | Failure | None) -> Answer:
+        """The answer for the table: the strategy's proposal when the rules core allows it
+        (`refusal`), else a random legal decision (and a strategy that failed is logged)."""
         if isinstance(proposal, Failure):
             self._complain(proposal)
             proposal = None
-        if kind == "declare":
-            if isinstance(proposal, Declare) and tuple(proposal.faces) in args[0]:
-                return tuple(proposal.faces)
-            return None
-        if kind == "bid":
-            if isinstance(proposal, Bid) and proposal.points in args[0]:
-                return proposal.points
-            return 0 if isinstance(proposal, Pass) else self._fallback.bid(view, args[0])
-        if kind == "show":
-            if isinstance(proposal, Show) and len(proposal.faces) == 1 and _held(
-                    view, list(proposal.faces)):
-                return proposal.faces[0]
+        if proposal is not None and refusal(self.rules, view, kind, proposal) is None:
+            assert not isinstance(proposal, Draw)  # no decision is answered by a draw
+            return proposal
+        if kind is Decision.DECLARE:
+            return Pass(view.seat)
+        if kind is Decision.BID:
+            return self._fallback.bid(view, bids)
+        if kind is Decision.SHOW:
             return self._fallback.show(view)
-        if kind == "name":
-            if isinstance(proposal, NameTrump):
-                return proposal.suit
+        if kind is Decision.NAME:
             return self._fallback.name(view)
-        if kind == "bury":
-            count = args[0]
-            if isinstance(proposal, Bury) and len(proposal.faces) == count and _held(
-                    view, list(proposal.faces)):
-                return list(proposal.faces)
-            return self._fallback.bury(view, count)
-        if isinstance(proposal, Play) and _legal(view, list(proposal.faces),
-                                                 self.rules.must_play_tractor):
-            return list(proposal.faces)
+        if kind is Decision.BURY:
+            return self._fallback.bury(view, self.rules.talon_size)
         return self._fallback.play(view)
 
     def _complain(self, failure: Failure) -> None:
@@ -232,14 +214,8 @@ class StrategyPlayer:
         kind = table.waiting
         if kind is None:
             return None
-        args: tuple[Any, ...] = ()
-        if kind == "declare":
-            args = (table.declaration_options(),)
-        elif kind == "bury":
-            args = (table.rules.talon_size,)
-        elif kind == "bid":
-            args = (table.public.bid_options(),)
-        return _Ticket(node, session, table, kind, table.view(), args)
+        bids = table.public.bid_options() if kind is Decision.BID else []
+        return _Ticket(node, session, table, kind, table.view(), bids)
 
     def _look(self) -> None:
         """Start working out the decision the table waits for (one at a time)."""
@@ -260,13 +236,13 @@ class StrategyPlayer:
         now = self._wanted_now()
         return now is not None and now.same(ticket)
 
-    def _finished(self, proposal: Any, ticket: _Ticket) -> None:
+    def _finished(self, proposal: Action | Failure | None, ticket: _Ticket) -> None:
         self._thinking = None
         if isinstance(proposal, Failure) and proposal.check(CancelledError):
             return  # the executor stopped: nobody waits for this any more
         try:
             if self._wanted(ticket):
-                self._deliver(ticket, self._settle(ticket.kind, ticket.view, ticket.args,
+                self._deliver(ticket, self._settle(ticket.kind, ticket.view, ticket.bids,
                                                    proposal))
             else:
                 if isinstance(proposal, Failure):
@@ -276,7 +252,7 @@ class StrategyPlayer:
         finally:
             self._look()
 
-    def _deliver(self, ticket: _Ticket, answer: Any) -> None:
+    def _deliver(self, ticket: _Ticket, answer: Answer) -> None:
         """Hand the answer to the table as a person's is handed, and send the frames."""
         node, session = ticket.node, ticket.session
         try:
@@ -286,7 +262,7 @@ class StrategyPlayer:
                 # The table refused what the player's own checks allowed: decide simply.
                 self.log.warn("the table refused the AI's {kind} ({why}); deciding at random",
                               kind=ticket.kind, why=str(exc))
-                frames = session.decide(self._settle(ticket.kind, ticket.view, ticket.args,
+                frames = session.decide(self._settle(ticket.kind, ticket.view, ticket.bids,
                                                      None))
         except Exception as exc:
             # A peer's message that was waiting behind this decision breaks the protocol

@@ -1,7 +1,11 @@
 """The table's messages, typed by their shape as they arrive.
 
 A table message travels in the deck's signed ``app`` frames as a map (`net.table.hand` says
-which when). The deck reads it here the moment the frame arrives, before it waits for its
+which when). This module is the one place a message turns into that map (`to_wire`) and
+back (`table_message`), and where a seat's answer to a decision (a `tractor.actions`
+action) turns into the message that carries it (`message_for`) and back (`answer_of`).
+
+The deck reads a message here the moment its frame arrives, before it waits for its
 turn: a message of no known kind, or of a wrong shape, is that seat's `ShapeError` at once
 (the deck makes it a `BadMessage`: the signed frame is the evidence), and what waits for
 the seat's turn is the small typed value, never the decoded map.
@@ -19,12 +23,15 @@ tractor.net.codec.ShapeError: seat 1: play: a value repeats
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from tractor import actions
 from tractor.cards import SUITS
 from tractor.net.codec import Fixed, Int, ListOf, Maybe, OneOf, Record, Shape, Tagged, Text
+from tractor.net.table.player import Answer, Decision
 
 MAX_CHAT = 280  #: characters in one chat line
 MAX_BID = 2**31 - 1  #: points (a bid the rules refuse is judged at its turn)
@@ -132,22 +139,86 @@ def describe(kind: type[Any] | object) -> str:
     return _DESCRIBED.get(kind if isinstance(kind, type) else type(kind), "a message")
 
 
-def decision(message: object, cards: dict[int, int]) -> tuple[str, Any] | None:
-    """This seat's own journaled ``message`` as the decision it answered (kind, answer),
-    its positions read as faces from ``cards`` (position -> card); None: not a decision."""
-    faces = [cards[p] % 54 for p in getattr(message, "positions", ())]
+def to_wire(message: TableMessage) -> dict[str, object]:
+    """The map ``message`` travels as in a deck frame (`table_message` reads it back).
+
+    >>> to_wire(Window(3, (17, 18))), to_wire(Claim(((0, (5,)),)))
+    ({'w': 3, 'd': [17, 18]}, {'claim': [[0, [5]]]})
+    """
+    match message:
+        case Chat(text):
+            return {"chat": text}
+        case Agree(step):
+            return {"agree": step}
+        case Window(round, positions):
+            return {"w": round, "d": list(positions)}
+        case Bid(points):
+            return {"bid": points}
+        case Show(positions):
+            return {"show": list(positions)}
+        case Name(suit):
+            return {"name": suit}
+        case Play(positions):
+            return {"play": list(positions)}
+        case Throw(positions):
+            return {"throw": list(positions)}
+        case Claim(items):
+            return {"claim": [[index, list(positions)] for index, positions in items]}
+
+
+def message_for(decision: Decision, answer: Answer, positions: Sequence[int],
+                window: int = 0) -> TableMessage:
+    """The table message that carries this seat's ``answer`` to ``decision``: its cards as
+    the deck positions they are at (``positions``, in the answer's order); ``window`` is
+    the declaration window's round. A pass is an empty window, or a bid of 0. A burial is
+    the deck's own message (`Deck.bury`), a throw announced before it is played the
+    table's (`Throw`).
+
+    >>> message_for(Decision.DECLARE, actions.Pass(2), [], window=5)
+    Window(round=5, positions=())
+    >>> message_for(Decision.BID, actions.Pass(2), [])
+    Bid(points=0)
+    """
+    match answer:
+        case actions.Declare() | actions.Pass() if decision is Decision.DECLARE:
+            return Window(window, tuple(positions))
+        case actions.Pass() if decision is Decision.BID:
+            return Bid(0)
+        case actions.Bid(points=points):
+            return Bid(points)
+        case actions.Show():
+            return Show(tuple(positions))
+        case actions.NameTrump(suit=suit):
+            return Name(suit)
+        case actions.Play():
+            return Play(tuple(positions))
+    raise ValueError(f"no table message carries {answer} for a {decision} decision")
+
+
+def answer_of(message: object, seat: int, cards: Mapping[int, int]
+              ) -> tuple[Decision, Answer] | None:
+    """This seat's own journaled ``message`` as the decision it answered and the answer,
+    its positions read as faces from ``cards`` (position -> card); None: not a decision
+    (`message_for` the other way)."""
+    faces = tuple(cards[p] % 54 for p in getattr(message, "positions", ()))
     match message:
         case Window():
-            return "declare", tuple(faces) or None
+            return Decision.DECLARE, actions.Declare(seat, faces) if faces else actions.Pass(seat)
         case Play() | Throw():
-            return "play", faces
+            return Decision.PLAY, actions.Play(seat, faces)
         case Bid(points):
-            return "bid", points
+            return Decision.BID, actions.Bid(seat, points) if points else actions.Pass(seat)
         case Show():
-            return "show", faces[0]
+            return Decision.SHOW, actions.Show(seat, faces)
         case Name(suit):
-            return "name", suit
+            return Decision.NAME, actions.NameTrump(seat, suit)
     return None
+
+
+def burial_of(body: Mapping[str, Any], seat: int, cards: Mapping[int, int]) -> actions.Bury:
+    """This seat's own journaled burial (the body of the deck's ``bury`` message) as the
+    answer it gave."""
+    return actions.Bury(seat, tuple(cards[p] % 54 for p in body["positions"]))
 
 
 @cache

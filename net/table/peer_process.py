@@ -24,7 +24,10 @@ import time
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet import task
 from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.threads import deferToThread
+from twisted.logger import globalLogBeginner, textFileLogObserver
 
 from tractor.net.journal.store import Journal
 from tractor.net.mesh.loopback import raw_public
@@ -32,7 +35,6 @@ from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import RandomPlayer
 from tractor.net.table.journaled import game_start, open_session
 from tractor.net.table.session import GameSession
-from tractor.public import PublicHand
 from tractor.rules import Rules
 
 
@@ -48,14 +50,13 @@ class Stats:
 
 
 def instrument(node: PeerNode, stats: Stats) -> None:
-    """Wrap the node's send and receive paths to count frames, and the table's record of
-    a play to time it: the moment the play is applied, not the end of the frame's handling
+    """Wrap the node's send and receive paths to count frames, and time each play by the
+    session's hook: the moment the play is applied, not the end of the frame's handling
     (which, for a hand's last play, includes this peer's audit)."""
     send_all = node._send_all
     frame_from = node.frame_from
     session = node.session
     assert session is not None
-    played: dict[int, int] = {}  #: hand -> plays applied here
 
     def counted_send(frames: list[bytes]) -> None:
         stats.frames_out += len(frames)
@@ -67,19 +68,12 @@ def instrument(node: PeerNode, stats: Stats) -> None:
         stats.bytes_in += len(frame)
         frame_from(link, frame)
 
-    record_play = PublicHand.record_play
-
-    def timed_play(public: PublicHand, seat: int, faces: Any) -> None:
-        record_play(public, seat, faces)
-        if public is session.current.public:  # not a copy searched or checked
-            k = played.get(session.hand_no, 0)
-            played[session.hand_no] = k + 1
-            t, p = divmod(k, session.rules.players)
-            stats.applied.setdefault(f"{session.hand_no}.{t}.{p}", time.time())
+    def timed_play(hand: int, trick: int, play: int) -> None:
+        stats.applied.setdefault(f"{hand}.{trick}.{play}", time.time())
 
     node._send_all = counted_send  # type: ignore[method-assign]
     node.frame_from = counted_receive  # type: ignore[method-assign]
-    PublicHand.record_play = timed_play  # type: ignore[method-assign]  # this process only
+    session.on_play = timed_play
 
 
 def transcript_hash(session: GameSession) -> str:
@@ -157,7 +151,6 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
 
 async def _read_line(reactor: Any) -> str:
     """Read one line from stdin without blocking the reactor."""
-    from twisted.internet.threads import deferToThread
     return await deferToThread(sys.stdin.readline)
 
 
@@ -174,8 +167,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="print a line whenever a trick completes")
     args = parser.parse_args(argv)
-    from twisted.internet import task
-    from twisted.logger import globalLogBeginner, textFileLogObserver
     globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stderr)], redirectStandardIO=False)
     task.react(lambda r: ensureDeferred(run(r, args)))
 

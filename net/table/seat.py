@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from twisted.internet.address import IPv4Address, IPv6Address
 
 from tractor.net.internet.mesh import Wormholes
 from tractor.net.journal.store import Journal
@@ -71,6 +72,7 @@ def _listen_again(node: PeerNode) -> str:
     other seats' reconnection attempts find this peer again."""
     assert node.port is not None
     host = node.port.getHost()
+    assert isinstance(host, IPv4Address | IPv6Address)  # a game node listens on TCP
     return f"tcp:{host.port}:interface={host.host}"
 
 

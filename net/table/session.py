@@ -19,13 +19,16 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tractor.actions import Action
 from tractor.game import after_hand, after_redeal
 from tractor.hand import HandResult, IllegalAction
 from tractor.net.deck.engine import Deck, DeckConfig, Runner
 from tractor.net.deck.envelope import open_frame, peek_hand
 from tractor.net.deck.errors import carrying, followed_by
 from tractor.net.deck.ledger import CheckLedger
-from tractor.net.table.hand import HandSetup, Player, TableHand
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import Player
+from tractor.net.table.setup import HandSetup
 from tractor.rules import Rules
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
@@ -60,6 +63,9 @@ class GameSession:
         self.max_hands = max_hands  #: stop after this many played hands (tests, soak runs)
         #: The time for the deck's key deadlines (a `PeerNode` sets its clock here).
         self.now: Callable[[], float] = lambda: 0.0
+        #: Told (hand, trick, play in the trick) the moment the current hand applies a
+        #: play: what a soak run times (`net.table.peer_process`).
+        self.on_play: Callable[[int, int, int], None] | None = None
         self.levels = [rules.start_level] * 2
         self.first = first
         if rules.declaration == "auction" and carry is None:
@@ -120,7 +126,13 @@ class GameSession:
         deck.set_first(self.first)
         setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
                           self.starter, self.declarers)
-        return TableHand(setup, deck, self.player, now=lambda: self.now())
+        hand = TableHand(setup, deck, self.player, now=lambda: self.now())
+        hand.on_play = self._play_applied
+        return hand
+
+    def _play_applied(self, trick: int, play: int) -> None:
+        if self.on_play is not None:
+            self.on_play(self.hand_no, trick, play)
 
     def _shuffle_ahead(self) -> list[bytes]:
         """Start the next hand's deck (its shuffle and lock need nothing of this hand's
@@ -154,8 +166,9 @@ class GameSession:
         """Every frame of this game this peer accepted or holds (what a crash must not lose;
         `net.journal.store` keeps it on disk)."""
         decks = [hand.deck for hand in [*self.played, self.current]]
-        return [f for deck in [*decks, *[self.upcoming] * (self.upcoming is not None)]
-                for f in deck.frames()]
+        if self.upcoming is not None:
+            decks.append(self.upcoming)
+        return [f for deck in decks for f in deck.frames()]
 
     def resume(self, journal: Sequence[bytes], proved: Collection[bytes] = (),
                signed: Collection[bytes] = (),
@@ -220,10 +233,11 @@ class GameSession:
             out += self._maybe_next()
         return out
 
-    def decide(self, answer: object) -> list[bytes]:
-        """This peer's player answers the decision the current hand waits for (see
-        `TableHand.decide`; raises `IllegalAction` on a move the rules refuse)."""
-        return followed_by(self.current.decide(answer), self._maybe_next)
+    def decide(self, action: Action) -> list[bytes]:
+        """This peer's player answers the decision the current hand waits for with the
+        rules core's action (see `TableHand.decide`; raises `IllegalAction` on a move the
+        rules refuse)."""
+        return followed_by(self.current.decide(action), self._maybe_next)
 
     def say(self, text: str) -> list[bytes]:
         """A chat line at the table (signed like a move)."""

@@ -1,0 +1,60 @@
+"""What this peer waits for from each other seat now: what a stall deadline watches."""
+
+from __future__ import annotations
+
+from tractor.net.deck.engine import DONE as DECK_DONE
+from tractor.net.deck.engine import LOCK, SHUFFLE, Deck
+from tractor.net.table.inbox import Inbox
+from tractor.net.table.schedule import Schedule
+from tractor.net.table.tricks import TrickPlay
+from tractor.public import PublicHand
+
+
+class Owed:
+    """Seat -> the message this peer waits for from it now (its shuffle, a play ...).
+    Keys the deck is owed have their own deadline (`Deck.tick`); this peer's own
+    decisions are not listed."""
+
+    def __init__(self, deck: Deck, public: PublicHand, schedule: Schedule, inbox: Inbox,
+                 playing: TrickPlay) -> None:
+        self.deck = deck
+        self.public = public
+        self.schedule = schedule
+        self.inbox = inbox
+        self.playing = playing
+
+    def now(self) -> dict[int, str]:
+        deck, me = self.deck, self.deck.me
+        if deck.phase in (SHUFFLE, LOCK):
+            return {s: deck.phase for s in deck.waiting_for() if s != me}
+        empty = [s for s in range(deck.config.seats) if self.inbox.empty(s) and s != me]
+        phase, public = self.schedule.phase, self.public
+        if phase == "setup" or (phase in ("talon", "open")
+                                and not self.schedule.made("agreed talon")):
+            return dict.fromkeys(empty, "agreement")
+        if phase == "window":
+            return dict.fromkeys(empty, "declaration window")
+        if phase in ("bid", "show", "name"):
+            seat = public.starter if phase == "name" else public.to_act()
+            return {seat: phase} if seat is not None and seat in empty else {}
+        if phase == "talon":
+            return self._burial(empty)
+        if phase == "play" and self.playing.current is not None:
+            seat, what = self.playing.owed()
+            return {seat: what} if seat is not None and seat in empty else {}
+        if phase == "audit":
+            if deck.phase != DECK_DONE:
+                return {s: "audit" for s in deck.waiting_for() if s != me}
+            return {s: "verdict" for s in range(deck.config.seats)
+                    if s not in deck.verdicts and s != me}
+        return {}
+
+    def _burial(self, empty: list[int]) -> dict[int, str]:
+        """The starter owes its burial once the talon's keys reached it."""
+        deck, n = self.deck, self.deck.config.seats
+        talon = range(deck.config.dealt, deck.config.size)
+        ready = all(len(deck.keys[p]) >= n - 1 for p in talon)
+        starter = self.public.starter
+        if ready and not deck.buried and starter is not None and starter in empty:
+            return {starter: "burial"}
+        return {}

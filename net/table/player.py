@@ -1,0 +1,133 @@
+"""Who decides for this peer's seat, and what it is asked.
+
+The table asks its `Player` one `Decision` at a time, showing it a `SeatView`; the answer
+is one of the rules core's actions (`tractor.actions`), the kind the decision takes
+(`ANSWERS`), or `WAIT`: "ask me later" (a person decides in their own time, an AI in
+another thread); the table then holds until `TableHand.decide` brings the action.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final, Protocol
+
+from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.cards import SUITS
+from tractor.follow import random_follow, random_lead
+from tractor.formats import Format
+from tractor.observation import Observation
+from tractor.trump import Ladder
+
+
+class Decision(StrEnum):
+    """A decision the table asks of this peer's player (equal to its name as a string)."""
+
+    DECLARE = "declare"  #: a declaration window: declare one of the open declarations, or pass
+    BURY = "bury"  #: the starter buries the talon's number of cards
+    PLAY = "play"  #: lead or follow in the trick
+    BID = "bid"  #: the auction variant (seed 001): bid points or pass
+    SHOW = "show"  #: the auction's card-play for the starter: show one card
+    NAME = "name"  #: the auction's starter names the trump suit
+
+
+#: An action that answers one of this seat's decisions.
+Answer = Declare | Pass | Bury | Play | Bid | Show | NameTrump
+
+#: The actions that answer each decision.
+ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
+    Decision.DECLARE: (Declare, Pass),
+    Decision.BURY: (Bury,),
+    Decision.PLAY: (Play,),
+    Decision.BID: (Bid, Pass),
+    Decision.SHOW: (Show,),
+    Decision.NAME: (NameTrump,),
+}
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What a player is shown when asked for a decision."""
+
+    seat: int
+    hand: list[int]  #: faces
+    ladder: Ladder | None
+    lead: Format | None  #: the lead to follow (None when leading)
+    declaration: tuple[int, tuple[int, ...]] | None
+    rank: str
+    #: Everything the seat may know, as `tractor.hand.Hand.observe` gives it.
+    observation: Observation
+
+
+class Wait:
+    """The type of `WAIT`."""
+
+    def __repr__(self) -> str:
+        return "WAIT"
+
+
+#: A player's answer meaning "ask me later": a person decides in their own time; the
+#: table holds (``TableHand.waiting``) until `TableHand.decide` brings the answer.
+WAIT: Final = Wait()
+
+
+class Player(Protocol):
+    """Decides for this peer's seat; any method may return `WAIT` instead of an answer."""
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
+        """A `Declare` of one of ``options`` (the declarations open to the seat), or `Pass`."""
+        ...
+
+    def bury(self, view: SeatView, count: int) -> Bury | Wait:
+        ...
+
+    def play(self, view: SeatView) -> Play | Wait:
+        ...
+
+    # The auction variant (seed 001) asks three more decisions.
+
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
+        """A `Bid` of one of ``options`` (points), or `Pass`."""
+        ...
+
+    def show(self, view: SeatView) -> Show | Wait:
+        """One card of the hand to show in the card-play for the starter."""
+        ...
+
+    def name(self, view: SeatView) -> NameTrump | Wait:
+        """The trump suit the starter names (None for no trump suit)."""
+        ...
+
+
+class RandomPlayer:
+    """Random legal decisions (declares now and then)."""
+
+    def __init__(self, seed: int = 0, declare_chance: float = 0.3) -> None:
+        self.rng = random.Random(seed)
+        self.declare_chance = declare_chance
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass:
+        if options and self.rng.random() < self.declare_chance:
+            return Declare(view.seat, tuple(self.rng.choice(options)))
+        return Pass(view.seat)
+
+    def bury(self, view: SeatView, count: int) -> Bury:
+        return Bury(view.seat, tuple(self.rng.sample(view.hand, count)))
+
+    def play(self, view: SeatView) -> Play:
+        assert view.ladder is not None
+        if view.lead is None:
+            return Play(view.seat, tuple(random_lead(view.hand, view.ladder, self.rng)))
+        return Play(view.seat, tuple(random_follow(view.hand, view.lead, view.ladder, self.rng)))
+
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass:
+        if not options or self.rng.random() < 0.5:
+            return Pass(view.seat)
+        return Bid(view.seat, self.rng.choice(options[:4]))
+
+    def show(self, view: SeatView) -> Show:
+        return Show(view.seat, (self.rng.choice(view.hand),))
+
+    def name(self, view: SeatView) -> NameTrump:
+        return NameTrump(view.seat, self.rng.choice([*SUITS, None]))
