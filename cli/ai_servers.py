@@ -5,7 +5,7 @@ Anyone on a LAN can announce an AI server, even one with a real server's key (th
 announces): every claimant is listed, and two that claim one key are marked so (only the
 real one can prove the key when asked). So none is ever picked for the host: the seat
 tokens go only to the server the person chose, sealed to the key its greeting proves
-(`net.lobby.state.fill_request_frame`). The first use of a server pins its key in the journal,
+(`net.lobby.ai_fill.fill_request_frame`). The first use of a server pins its key in the journal,
 under the name it announces (or the address given with ``--ai-server``); a pinned name
 that comes back with another key is shown with a warning and is asked only after the
 person accepts the new key (``fill lan N anyway``).

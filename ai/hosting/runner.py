@@ -29,11 +29,15 @@ from tractor.ai.hosting.executors import Executor, ThreadExecutor
 from tractor.ai.hosting.peer import StrategyPlayer
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.journal.store import Journal, private_folder
+from tractor.net.lobby.addresses import parse_endpoint
 from tractor.net.lobby.ai_pool import CAPACITY, PER_SOURCE, RELEASE_AFTER, AiPool
-from tractor.net.lobby.protocols import join_table, serve_ai
-from tractor.net.lobby.state import AiServerBusy, Participant, Seating, parse_endpoint
+from tractor.net.lobby.ai_server import serve_ai
+from tractor.net.lobby.errors import AiServerBusy
+from tractor.net.lobby.guest_protocol import join_table
+from tractor.net.lobby.seating import Participant, Seating
+from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE
-from tractor.net.table.seat import game_id, listen_node, raw_public, take_seat
+from tractor.net.table.seat import game_id, listen_node, take_seat
 from tractor.net.table.session import GameSession
 
 log = Logger()

@@ -9,5 +9,4 @@ Plain state (no sockets): `errors`, `messages` (sizes, bounded decoding, field r
 `ai_pool`, `seat_names`.
 On the network: `framing`, `listening`, `host_protocol` (`host_table`), `guest_protocol`
 (`join_table`), `ai_server` (`serve_ai`), `discovery`.
-`state` and `protocols` keep the names callers imported from them before the split.
 """

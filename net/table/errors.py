@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tractor.hand import IllegalAction
+from tractor.net.errors import NetError
 
 T = TypeVar("T")
 
 
-class TableError(ValueError):
+class TableError(NetError, ValueError):
     """A move the table refuses, blamed on ``seat``."""
 
     def __init__(self, seat: int, message: str) -> None:

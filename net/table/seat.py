@@ -17,7 +17,7 @@ from twisted.internet.address import IPv4Address, IPv6Address
 
 from tractor.net.internet.mesh import Wormholes
 from tractor.net.journal.store import Journal
-from tractor.net.lobby.state import Seating
+from tractor.net.lobby.seating import Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE, PeerNode
 from tractor.net.table.hand import Player
