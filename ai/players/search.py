@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import math
 import random
-import threading
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
+from typing import Protocol
 
 from tractor.actions import Action, Declare, Play
 from tractor.ai.players.base import ObservingStrategy, Strategy
@@ -81,6 +81,13 @@ class _RandomPolicy(RandomStrategy):
         super().__init__(seed, declare_chance=0.0)
 
 
+class StopFlag(Protocol):
+    """Asks a search under way to end (a `threading.Event` set by the process hosting it)."""
+
+    def is_set(self) -> bool:
+        ...
+
+
 def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> float:
     """A finished hand's worth to ``team``: levels gained (lost when negative) plus the
     defenders' points (for the defenders; minus them for the declarers) at `POINT_WEIGHT`
@@ -119,9 +126,9 @@ class SearchStrategy(ObservingStrategy):
         self.rollout: Strategy = rollout or self.helper
         #: Figures of the last search (for benchmarks and tests).
         self.last: dict[str, float] = {}
-        #: Set from another thread to end a search at its next world (its best play so
+        #: Set (from another thread) to end a search at its next world (its best play so
         #: far is returned): the search runs in a worker that the process is stopping.
-        self.interrupt: threading.Event | None = None
+        self.interrupt: StopFlag | None = None
 
     # --- the Strategy interface -----------------------------------------------------------
 
