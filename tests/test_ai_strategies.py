@@ -21,6 +21,7 @@ from tractor.ai.players.heuristic import (
 from tractor.ai.players.random_ai import RandomStrategy
 from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
 from tractor.ai.players.tracker import Tracker
+from tractor.ai.players.worlds import Knowledge
 from tractor.hand import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON, Hand
 from tractor.rules import Rules, team_of
 from tractor.trump import TRUMP, Trump
@@ -319,7 +320,7 @@ def test_does_not_lead_a_beatable_king() -> None:
 
 def test_tracker_counts_cards_and_voids() -> None:
     hand = position(["AS 4D", "5D 7D", "4S 6D", "3H 9H 8D 9D"], ["AS", "5D", "4S", "3H"])
-    tr = Tracker(hand, 0)
+    tr = Tracker(Knowledge.from_hand(hand, 0))
     assert 0 in tr.voids[1] and 0 in tr.voids[3] and not tr.voids[2]
     assert tr.unseen[F("AS")[0]] == 1 and tr.unseen[F("4D")[0]] == 1
     assert tr.unseen[F("3H")[0]] == 1  # one copy played, the other unseen
@@ -336,7 +337,7 @@ def test_burial_keeps_trumps_points_and_pairs() -> None:
     hand.phase = TALON
     hand.hands[0] = F(mine)
     assert rules.talon_size == 8
-    buried = choose_burial(hand, 0)
+    buried = choose_burial(Knowledge.from_hand(hand, 0))
     assert len(buried) == 8
     ladder = hand.ladder
     assert all(ladder.esuit[f] != TRUMP for f in buried)
@@ -350,15 +351,15 @@ def test_declares_a_strong_suit_and_not_a_weak_one() -> None:
     hand = Hand(rules, deck, ["2", "2"], 0, starter=0, declarers=0)
     hand.hands[1] = F("2S AS KS QS 10S 9S 8S 6S 5S 4H 7D 9C 3C RJ")
     hand.hands[2] = F("2S 3H 4H 5H 6H 7D 8D 9D JC QC KC AD 3C 4C")
-    strong = choose_declaration(hand, 1)
+    strong = choose_declaration(Knowledge.from_hand(hand, 1))
     assert isinstance(strong, Declare) and strong.faces == tuple(F("2S"))
-    assert choose_declaration(hand, 2) is None
+    assert choose_declaration(Knowledge.from_hand(hand, 2)) is None
     assert trump_strength(F("2S AS KS QS"), "2", "S") > trump_strength(F("2S AH KD QC"), "2",
                                                                          "S")
     # Never over the partner's declaration (seat 3 is seat 1's partner).
     hand.apply(Declare(1, tuple(F("2S"))))
     hand.hands[3] = F("2H 2H AH KH QH 10H 9H 8H 6H 5H 4H RJ RJ")
-    assert choose_declaration(hand, 3) is None
+    assert choose_declaration(Knowledge.from_hand(hand, 3)) is None
     # An opponent much stronger in hearts overcalls with its pair.
     hand.hands[0] = F("2H 2H AH KH QH JH 10H 9H 8H 7H 3S 4D 5C RJ")
-    assert choose_declaration(hand, 0) == Declare(0, tuple(F("2H 2H")))
+    assert choose_declaration(Knowledge.from_hand(hand, 0)) == Declare(0, tuple(F("2H 2H")))

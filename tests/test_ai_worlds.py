@@ -176,7 +176,7 @@ def test_shape_deductions_are_sound() -> None:
         rng = random.Random(seed)
         while hand.phase == PLAY:
             know = Knowledge.from_hand(hand, (hand.to_act() + 1) % 4)
-            model = know._model
+            model = know.deductions
             pairless += sum(len(d) for d in model.nopair)
             throws += sum(len(f) for f in model.forbidden)
             assert know.violations(hand) == []
@@ -244,7 +244,7 @@ def test_inconsistent_constraints_fall_back() -> None:
     rng = random.Random(11)
     play_until(hand, rng, lambda h: len(h.tricks) >= 5)
     know = Knowledge.from_hand(hand, 0)
-    model = know._model
+    model = know.deductions
     for s in range(1, 4):  # nobody may hold anything: impossible
         model.voids[s].update(range(5))
     world = know.sample(random.Random(0))

@@ -22,6 +22,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, DeferredList
 from twisted.internet.error import ProcessDone, ProcessExitedAlready
 from twisted.internet.protocol import ProcessProtocol
+from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from tractor.net.journal.store import open_private_log
@@ -168,9 +169,10 @@ def spawn(reactor: Any, args: Sequence[str], name: str, log_path: str | None,
     child = AiChild(name, log_path)
     environment = dict(os.environ if env is None else env)
     environment[PARENT_ENV] = str(os.getpid())
-    reactor.spawnProcess(child, sys.executable, python_command(*args), env=environment,
-                         path=str(Path(cwd)), childFDs={0: "w", 1: "r", 2: "r"})
-    child.transport.closeStdin()
+    transport = reactor.spawnProcess(child, sys.executable, python_command(*args),
+                                     env=environment, path=str(Path(cwd)),
+                                     childFDs={0: "w", 1: "r", 2: "r"})
+    transport.closeStdin()
     _Reaper.watch(reactor)
     return child
 
@@ -185,8 +187,8 @@ class _Reaper:
 
     @classmethod
     def watch(cls, reactor: Any) -> None:
+        # Not at the top: Twisted's POSIX process module refuses to load on Windows.
         from twisted.internet import process
-        from twisted.internet.task import LoopingCall
 
         key = id(reactor)
         if key in cls._loops:
@@ -210,7 +212,11 @@ async def stop_all(reactor: Any, children: Iterable[AiChild], patience: float = 
         child.terminate()
     if not live:
         return
-    timer = reactor.callLater(patience, lambda: [c.kill() for c in live])
+    def kill_live() -> None:
+        for c in live:
+            c.kill()
+
+    timer = reactor.callLater(patience, kill_live)
     try:
         await DeferredList([c.ended for c in live])
     finally:
@@ -221,5 +227,9 @@ async def stop_all(reactor: Any, children: Iterable[AiChild], patience: float = 
 def terminate_on_shutdown(reactor: Any, children: list[AiChild]) -> None:
     """When this process is told to stop (SIGTERM, SIGINT: the reactor shuts down without
     running the command's clean-up), its AI children are told to stop too."""
-    reactor.addSystemEventTrigger("before", "shutdown",
-                                  lambda: [c.terminate() for c in children if c.alive])
+    def terminate_live() -> None:
+        for c in children:
+            if c.alive:
+                c.terminate()
+
+    reactor.addSystemEventTrigger("before", "shutdown", terminate_live)

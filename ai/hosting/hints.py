@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from tractor.actions import Action
 from tractor.ai.players.base import Strategy
-from tractor.ai.players.strategies import make_strategy
+from tractor.ai.players.search import SearchStrategy
 from tractor.net.deck.worker import FOREGROUND
 from tractor.observation import Observation
 from tractor.rules import Rules
@@ -28,10 +28,9 @@ HINT_LEVEL = "normal"
 
 def hint_strategy(level: str = HINT_LEVEL, seed: int = 0) -> Strategy:
     """The search player of ``level`` with its thinking time capped at `HINT_SECONDS`."""
-    strategy = make_strategy("search", level, seed)
-    budget = getattr(strategy, "max_seconds", None)
-    if budget is None or budget > HINT_SECONDS:
-        strategy.max_seconds = HINT_SECONDS  # type: ignore[attr-defined]
+    strategy = SearchStrategy(level=level, seed=seed)
+    if strategy.max_seconds is None or strategy.max_seconds > HINT_SECONDS:
+        strategy.max_seconds = HINT_SECONDS
     return strategy
 
 

@@ -17,12 +17,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from twisted.internet.defer import DeferredList
+from twisted.internet.defer import DeferredList, ensureDeferred
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from tractor.ai.hosting.children import PROGRESS_SECONDS, TOKENS_ENV, AiChild, spawn
 from tractor.ai.hosting.executors import Executor, ThreadExecutor
@@ -70,15 +71,16 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
     the seating when the table starts. ``patient``: never name a seat for taking its time
     over a decision (a practice table, where the only person may take a break).
     ``on_progress`` is told, at most every `PROGRESS_SECONDS`, that the table moved on."""
-    own = executor is None
+    own: ThreadExecutor | None = None  # an executor of this seat's own, stopped here
+    if executor is None:
+        executor = own = ThreadExecutor(reactor)
     watch: LoopingCall | None = None
-    executor = executor or ThreadExecutor(reactor)
     key = Ed25519PrivateKey.generate()
     try:
         node, port = await listen_node(reactor, interface, grace=grace)
     except BaseException:
-        if own:
-            executor.stop()
+        if own is not None:
+            own.stop()
         raise
     try:
         guest = await join_table(reactor, address,
@@ -111,8 +113,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         if watch is not None and watch.running:
             watch.stop()
         node.stop()
-        if own:
-            executor.stop()
+        if own is not None:
+            own.stop()
 
 
 def watch_progress(clock: Any, node: Any, tell: Callable[[], None]) -> LoopingCall:
@@ -158,8 +160,6 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                                  journal_dir, grace=grace, interface=interface,
                                  executor=executor, on_seated=on_seated, patient=patient,
                                  on_progress=on_progress))
-    from twisted.internet.defer import ensureDeferred
-
     try:
         results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)
     finally:
@@ -171,7 +171,10 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                          if value.over else f"seat {value.seat}: stopped after "
                          f"{len(value.results)} hand(s)")
         else:
-            lines.append(f"an AI seat stopped: {value.getErrorMessage()}")
+            # DeferredList's types name every value a result; with ok False it is the
+            # Failure that the seat's run ended with (consumeErrors keeps it here).
+            failure = cast(Failure, value)
+            lines.append(f"an AI seat stopped: {failure.getErrorMessage()}")
     return lines
 
 

@@ -1,42 +1,71 @@
-"""The one interface every AI strategy implements: a seat's view of a hand in, an action out.
+"""The one interface every AI strategy implements: what a seat observes in, an action out.
 
-A strategy is handed a rules-core `Hand` and the seat to decide for. The hand may be
-the real one (in-process matches, `bench/ai_eval.py`) or a world sampled from what the
-seat knows (`tractor.ai.players.worlds`, used over the network and by the search player): a
-strategy must read only what its seat may know, so its decision is the same in every
-world consistent with the seat's observation. It may read:
+A strategy decides from the seat's typed observation (`tractor.observation.Observation`:
+its own cards, the public state, the talon and burial when the seat knows them) under the
+hand's rules, and from nothing else: `Strategy.decide` and `Strategy.decide_declaration`
+are never given the other seats' cards or the deck, so they cannot depend on them. A
+strategy that wants to look ahead (the search player) resamples full states consistent
+with the observation (`tractor.ai.players.worlds.Knowledge.sample`) and plays them out on
+the rules core's own `Hand`.
 
-- ``hand.hands[seat]``, ``hand.rules``, ``hand.levels``, ``hand.first``, ``hand.starter``,
-  ``hand.declarers``, ``hand.phase``, ``hand.to_act()``, ``hand.drawn``, the declarations,
-  ``hand.trump``/``hand.ladder``, ``hand.tricks``, ``hand.leader``, ``hand.current``,
-  ``hand.current_attempt``, ``hand.lead_format``, ``hand.defender_points``,
-  ``hand.talon_revealed``, bids and shows;
-- ``hand.talon``/``hand.buried`` only when ``seat`` is the starter (it took the talon);
-- ``len(h)`` of any other seat's hand;
-
-and never the other seats' cards or ``hand.deck``. `tests/test_ai_*.py` check this by
-shuffling the hidden cards and asking again.
+A caller that holds the whole hand (an in-process match, `bench/ai_eval.py`, a search's
+rollouts, a world sampled for a peer) asks through `Strategy.act` / `Strategy.declare`:
+`ObservingStrategy` implements them once, by handing the strategy ``hand.observe(seat)``
+and the rules, so even then the strategy sees only what its seat may see.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Protocol
 
 from tractor.actions import Action, Declare
 from tractor.hand import Hand
+from tractor.observation import Observation
+from tractor.rules import Rules
 
 
 class Strategy(Protocol):
-    """Decides for one seat. ``act`` is called only when ``hand.to_act() == seat``."""
+    """Decides for one seat: the seat is ``obs.seat``."""
 
     name: str
 
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        """A legal action for the observing seat, whose turn it is (in the deal: what
+        `decide_declaration` answers, else Draw/Pass)."""
+        ...
+
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        """During the deal (reveal style), whatever seat is to act: the declaration the
+        observing seat would make now (one the rules allow it), or None. Between peers
+        every seat answers this once after each draw round."""
+        ...
+
     def act(self, hand: Hand, seat: int) -> Action:
-        """A legal action for ``seat`` now (in the deal: `declare`'s answer, else Draw/Pass)."""
+        """`decide` for ``seat`` of a whole hand, from ``hand.observe(seat)`` alone."""
         ...
 
     def declare(self, hand: Hand, seat: int) -> Declare | None:
-        """During the deal (reveal style), whatever seat is to act: the declaration ``seat``
-        would make now (one of ``hand.legal_declarations(seat)``), or None. Between peers
-        every seat answers this once after each draw round."""
+        """`decide_declaration` for ``seat`` of a whole hand, from its observation alone."""
         ...
+
+
+class ObservingStrategy(ABC):
+    """A strategy's base: `act` and `declare` reduce the whole hand to the seat's
+    observation before the strategy sees anything."""
+
+    name: str
+
+    @abstractmethod
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        ...
+
+    @abstractmethod
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        ...
+
+    def act(self, hand: Hand, seat: int) -> Action:
+        return self.decide(hand.observe(seat), hand.rules)
+
+    def declare(self, hand: Hand, seat: int) -> Declare | None:
+        return self.decide_declaration(hand.observe(seat), hand.rules)

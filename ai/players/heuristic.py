@@ -2,9 +2,7 @@
 
 Habits, in the order they are applied:
 
-- **Trump**: declare a suit when the cards it would make trumps (jokers, rank cards, the
-  suit) are clearly more than a fair third of the hand; overcall an opponent with a pair
-  when much stronger; never overcall the partner.
+- **Trump** and the auction: `tractor.ai.players.trump_choice`.
 - **Talon**: keep trumps, pairs, top cards and points; bury the lowest cards of the
   shortest plain suits, so suits go void and can be ruffed.
 - **Lead**: what nobody can beat first (top tractors, pairs and singles of a plain suit,
@@ -13,7 +11,8 @@ Habits, in the order they are applied:
 - **Follow**: feed points to a partner who is surely winning; win a trick with the
   cheapest play that surely holds; ruff tricks with points; otherwise play low.
 
-Every decision reads only what the seat may know (its hand, the tricks, its `Tracker`).
+Every decision reads only the seat's observation (its hand, the tricks, its `Tracker`),
+as `Knowledge`.
 """
 
 from __future__ import annotations
@@ -21,141 +20,37 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.ai.players.base import ObservingStrategy
 from tractor.ai.players.tracker import Tracker
-from tractor.cards import FACE_POINTS, RANKS, SUITS
+from tractor.ai.players.trump_choice import (
+    best_suit,
+    choose_bid,
+    choose_declaration,
+    choose_show,
+    choose_trump_suit,
+    trump_strength,
+)
+from tractor.ai.players.worlds import Knowledge
+from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, legal_follows
 from tractor.formats import PAIR, SINGLE, TRACTOR, Format, tractors_in
-from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON, Hand
-from tractor.rules import team_of
+from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.observation import Observation
+from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import winner_of
 from tractor.trump import TRUMP, Ladder
 
-#: Share of the cards that are trumps when a suit is named (36 of 108): the fair share.
-FAIR_TRUMP_SHARE = 1 / 3
-
-
-# --- trump choice ---------------------------------------------------------------------------
-
-def trump_strength(faces: Sequence[int], rank: str | None, suit: str | None) -> float:
-    """How strong ``faces`` would be in trumps with this rank and suit, per card held:
-    trump count plus bonuses for pairs and jokers (about 1/3 is an average hand)."""
-    if not faces:
-        return 0.0
-    suit_i = SUITS.index(suit) if suit is not None else -1
-    counts: dict[int, int] = {}
-    for f in faces:
-        if f >= 52 or (rank is not None and RANKS[f % 13] == rank) or f // 13 == suit_i:
-            counts[f] = counts.get(f, 0) + 1
-    n = sum(counts.values())
-    pairs = sum(c // 2 for c in counts.values())
-    jokers = counts.get(52, 0) + 1.5 * counts.get(53, 0)
-    return (n + 0.6 * pairs + 0.3 * jokers) / len(faces)
-
-
-def best_suit(faces: Sequence[int], rank: str | None) -> tuple[str, float]:
-    """The suit that would make ``faces`` strongest in trumps, and that strength."""
-    return max(((s, trump_strength(faces, rank, s)) for s in SUITS), key=lambda x: x[1])
-
-
-def choose_declaration(hand: Hand, seat: int) -> Declare | None:
-    """A declaration when the suit it names is strong for this seat, else None."""
-    options = hand.legal_declarations(seat)
-    if not options:
-        return None
-    mine = hand.hands[seat]
-    rank = hand.trump_rank()
-    final = hand.phase == DECLARE
-    size = hand.rules.hand_size
-    progress = len(mine) / size
-    if not final and progress < 0.3:
-        return None  # too few cards to judge
-    current = hand.declaration
-    first_hand = hand.starter is None
-    if final:
-        need = 0.0 if first_hand else 0.36
-    else:
-        need = 0.5 - 0.1 * progress
-    if current is not None and current[0] == seat:
-        # Reinforce one's own single with the pair of the same face (only an opponent's
-        # joker pair can then overcall).
-        for d in options:
-            if len(d.faces) == 2 and d.faces[0] == current[1][0]:
-                return d
-        return None
-    if current is not None and team_of(current[0]) == team_of(seat):
-        return None  # never overcall the partner
-    best: Declare | None = None
-    best_val = -1.0
-    jokers: Declare | None = None
-    for d in options:
-        if d.faces[0] >= 52:
-            jokers = d
-            continue
-        suit = SUITS[d.faces[0] // 13]
-        val = trump_strength(mine, rank, suit) + 0.02 * len(d.faces)
-        if val > best_val:
-            best, best_val = d, val
-    if current is not None:
-        # Overcalling an opponent: worth it only for a clearly better suit for us.
-        theirs = current[1][0]
-        their_val = (trump_strength(mine, None, None) if theirs >= 52
-                     else trump_strength(mine, rank, SUITS[theirs // 13]))
-        if best is not None and best_val >= need - 0.04 and best_val > their_val + 0.08:
-            return best
-        if jokers is not None and their_val < FAIR_TRUMP_SHARE - 0.08 and progress > 0.6:
-            return jokers
-        return None
-    if best is not None and best_val >= need:
-        return best
-    return None
-
-
-def choose_bid(hand: Hand, seat: int) -> Action:
-    """Auction: outbid while the hand's best suit makes it stronger than average."""
-    high = hand.high_bid()
-    mine = hand.hands[seat]
-    _, val = best_suit(mine, hand.levels[team_of(seat)])
-    cap = 5 * int((60 + 300 * (val - FAIR_TRUMP_SHARE)) / 5)
-    cap = min(cap, hand.rules.total_points)
-    # A pass leaves the auction for good: over a partner's bid, stay in only with a hand
-    # clearly stronger than the bid says (else the team's best hand may be shut out).
-    if hand.bids and team_of(hand.bids[-1][0]) == team_of(seat) and high + 20 > cap:
-        return Pass(seat)
-    if val >= FAIR_TRUMP_SHARE and high + 5 <= cap:
-        return Bid(seat, high + 5)
-    return Pass(seat)
-
-
-def _show_key(face: int) -> int:
-    return 100 + face if face >= 52 else face % 13
-
-
-def choose_show(hand: Hand, seat: int) -> Show:
-    """Auction card-play: a declarer shows its highest card (to become the starter);
-    a defender its lowest (its card does not count)."""
-    mine = hand.hands[seat]
-    if team_of(seat) == hand.declarers:
-        return Show(seat, (max(mine, key=_show_key),))
-    return Show(seat, (min(mine, key=_show_key),))
-
-
-def choose_trump_suit(hand: Hand, seat: int) -> NameTrump:
-    """Auction: name the suit that makes the starter's hand strongest."""
-    suit, _ = best_suit(hand.hands[seat], hand.trump_rank())
-    return NameTrump(seat, suit)
-
-
 # --- talon ----------------------------------------------------------------------------------
 
-def choose_burial(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+def choose_burial(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     """The talon's number of cards to bury: the cheapest cards of the shortest plain
     suits; trumps, pairs, top cards and points are kept."""
-    ladder = hand.ladder
+    ladder = know.ladder
     assert ladder is not None
-    tr = tracker or Tracker(hand, seat)
-    mine = hand.hands[seat]
+    tr = tracker or Tracker(know)
+    mine = list(know.obs.hand)
     es, order = ladder.esuit, ladder.order
     counts: dict[int, int] = {}
     lengths = [0] * 5
@@ -175,7 +70,7 @@ def choose_burial(hand: Hand, seat: int, tracker: Tracker | None = None) -> list
         return v
 
     ranked = sorted(mine, key=lambda f: (keep(f), f))
-    return ranked[: hand.rules.talon_size]
+    return ranked[: know.rules.talon_size]
 
 
 # --- costs ----------------------------------------------------------------------------------
@@ -331,28 +226,30 @@ def follow_candidates(mine: list[int], lead: Format, ladder: Ladder, costs: _Cos
     return legal
 
 
-def choose_follow(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+def choose_follow(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     """The follow: feed a partner who surely wins, win cheaply when it holds, else low."""
-    ladder = hand.ladder
-    lead = hand.lead_format
+    ladder = know.ladder
+    lead = know.lead_format
     assert ladder is not None and lead is not None
-    tr = tracker or Tracker(hand, seat)
-    mine = hand.hands[seat]
+    obs = know.obs
+    seat = obs.seat
+    tr = tracker or Tracker(know)
+    mine = list(obs.hand)
     costs = _Costs(mine, ladder, tr)
-    current = [list(p) for p in hand.current]
+    current = [list(p) for p in obs.current]
     pos = len(current)
-    players = hand.players
-    after = [(hand.leader + i) % players for i in range(pos + 1, players)]
-    ruff = hand.rules.throw_ruff
-    win_i = winner_of(current, ladder, throw_ruff=ruff)
-    win_seat = (hand.leader + win_i) % players
+    players = know.rules.players
+    after = [(obs.leader + i) % players for i in range(pos + 1, players)]
+    throw_ruff = know.rules.throw_ruff
+    win_i = winner_of(current, ladder, throw_ruff=throw_ruff)
+    win_seat = (obs.leader + win_i) % players
     trick_pts = sum(points_of(p) for p in current)
-    cands = follow_candidates(mine, lead, ladder, costs, hand.rules.must_play_tractor)
+    cands = follow_candidates(mine, lead, ladder, costs, know.rules.must_play_tractor)
     if len(cands) == 1:
         return cands[0]
     wins: list[tuple[list[int], bool]] = []
     for c in cands:
-        if winner_of(current + [c], ladder, throw_ruff=ruff) == pos:
+        if winner_of(current + [c], ladder, throw_ruff=throw_ruff) == pos:
             wins.append((c, tr.secure(c, lead, after)))
     if team_of(win_seat) == team_of(seat):
         if tr.secure(current[win_i], lead, after):
@@ -386,24 +283,25 @@ def _cheap(play: Sequence[int], costs: _Costs) -> bool:
 
 # --- leading --------------------------------------------------------------------------------
 
-def choose_lead(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[int]:
+def choose_lead(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     """The lead: safe winners first (a safe throw when possible), trumps when ahead in
     trumps, a suit the partner can ruff, else a cheap card of a short suit."""
-    ladder = hand.ladder
+    ladder = know.ladder
     assert ladder is not None
-    tr = tracker or Tracker(hand, seat)
-    mine = hand.hands[seat]
+    seat = know.seat
+    tr = tracker or Tracker(know)
+    mine = list(know.obs.hand)
     es = ladder.esuit
     suits: dict[int, list[int]] = {}
     for f in mine:
         suits.setdefault(es[f], []).append(f)
-    players = hand.players
+    players = know.rules.players
     team = team_of(seat)
     opps = [s for s in range(players) if team_of(s) != team]
     partners = [s for s in range(players) if team_of(s) == team and s != seat]
     trumps = suits.get(TRUMP, [])
     trumps_out = tr.trumps_out()
-    declarer = team == hand.declarers
+    declarer = team == know.obs.declarers
     costs = _Costs(mine, ladder, tr)
     best: list[int] | None = None
     best_score = float("-inf")
@@ -429,7 +327,7 @@ def choose_lead(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[i
             continue
         risky = trumps_out > 0 and any(
             tr.may_be_void(s, e) and TRUMP not in tr.voids[s] for s in opps)
-        score = 100 + 10 * len(play) + points_of(play)
+        score: float = 100 + 10 * len(play) + points_of(play)
         if risky:
             score -= 90 + 3 * points_of(play)
         consider(play, score)
@@ -462,8 +360,8 @@ def choose_lead(hand: Hand, seat: int, tracker: Tracker | None = None) -> list[i
 
 # --- the strategy ---------------------------------------------------------------------------
 
-class HeuristicStrategy:
-    """Rule-based play; deterministic for a given seat view (``seed`` is kept for the
+class HeuristicStrategy(ObservingStrategy):
+    """Rule-based play; deterministic for a given observation (``seed`` is kept for the
     interface and for tie-breaks a subclass may want)."""
 
     name = "heuristic"
@@ -471,28 +369,30 @@ class HeuristicStrategy:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def declare(self, hand: Hand, seat: int) -> Declare | None:
-        return choose_declaration(hand, seat)
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        return choose_declaration(Knowledge.from_observation(rules, obs))
 
-    def act(self, hand: Hand, seat: int) -> Action:
-        phase = hand.phase
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        know = Knowledge.from_observation(rules, obs)
+        phase = obs.phase
+        seat = obs.seat
         if phase in (DEAL, DECLARE):
-            decl = choose_declaration(hand, seat)
+            decl = choose_declaration(know)
             if decl is not None:
                 return decl
             return Draw(seat) if phase == DEAL else Pass(seat)
         if phase == BID:
-            return choose_bid(hand, seat)
+            return choose_bid(know)
         if phase == SHOW:
-            return choose_show(hand, seat)
+            return choose_show(know)
         if phase == NAME:
-            return choose_trump_suit(hand, seat)
-        tr = Tracker(hand, seat)
+            return choose_trump_suit(know)
+        tr = Tracker(know)
         if phase == TALON:
-            return Bury(seat, tuple(choose_burial(hand, seat, tr)))
-        if hand.current:
-            return Play(seat, tuple(choose_follow(hand, seat, tr)))
-        return Play(seat, tuple(choose_lead(hand, seat, tr)))
+            return Bury(seat, tuple(choose_burial(know, tr)))
+        if obs.current:
+            return Play(seat, tuple(choose_follow(know, tr)))
+        return Play(seat, tuple(choose_lead(know, tr)))
 
 
 __all__ = [

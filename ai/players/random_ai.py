@@ -1,7 +1,7 @@
 """The random player: a uniformly random legal move, the floor every other AI must beat.
 
-It reads only its own cards and public state (never another seat's hand or the deck), so
-its choice for a given seed is the same in every world consistent with its seat's view.
+It decides from its seat's observation alone (`tractor.ai.players.base`), so its choice
+for a given seed is the same in every world consistent with that observation.
 """
 
 from __future__ import annotations
@@ -9,12 +9,16 @@ from __future__ import annotations
 import random
 
 from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.ai.players.base import ObservingStrategy
+from tractor.ai.players.worlds import Knowledge
 from tractor.cards import SUITS
 from tractor.follow import random_follow, random_lead
-from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON, Hand
+from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.observation import Observation
+from tractor.rules import Rules
 
 
-class RandomStrategy:
+class RandomStrategy(ObservingStrategy):
     """Random legal actions; declares now and then while the cards are dealt."""
 
     name = "random"
@@ -23,25 +27,30 @@ class RandomStrategy:
         self.rng = random.Random(seed)
         self.declare_chance = declare_chance
 
-    def declare(self, hand: Hand, seat: int) -> Declare | None:
-        options = hand.legal_declarations(seat)
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        return self._declaration(Knowledge.from_observation(rules, obs))
+
+    def _declaration(self, know: Knowledge) -> Declare | None:
+        options = know.legal_declarations()
         if options and self.rng.random() < self.declare_chance:
             return self.rng.choice(options)
         return None
 
-    def act(self, hand: Hand, seat: int) -> Action:
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        know = Knowledge.from_observation(rules, obs)
         rng = self.rng
-        phase = hand.phase
-        mine = hand.hands[seat]
+        seat = obs.seat
+        phase = obs.phase
+        mine = list(obs.hand)
         if phase in (DEAL, DECLARE):
             # In the final window a declaration is as likely as in a whole deal.
-            decl = self.declare(hand, seat)
+            decl = self._declaration(know)
             if decl is not None:
                 return decl
             return Draw(seat) if phase == DEAL else Pass(seat)
         if phase == BID:
-            high = hand.high_bid()
-            total = hand.rules.total_points
+            high = know.public.high_bid()
+            total = rules.total_points
             if high + 5 > total or rng.random() < 0.5:
                 return Pass(seat)
             return Bid(seat, min(total, high + 5 * rng.randint(1, 4)))
@@ -50,11 +59,10 @@ class RandomStrategy:
         if phase == NAME:
             return NameTrump(seat, rng.choice([*SUITS, None]))
         if phase == TALON:
-            return Bury(seat, tuple(rng.sample(mine, hand.rules.talon_size)))
-        ladder = hand.ladder
+            return Bury(seat, tuple(rng.sample(mine, rules.talon_size)))
+        ladder = know.ladder
         assert ladder is not None
-        if hand.current:
-            assert hand.lead_format is not None
-            return Play(seat, tuple(random_follow(mine, hand.lead_format, ladder, rng,
-                                                  hand.rules.must_play_tractor)))
+        if know.lead_format is not None:
+            return Play(seat, tuple(random_follow(mine, know.lead_format, ladder, rng,
+                                                  rules.must_play_tractor)))
         return Play(seat, tuple(random_lead(mine, ladder, rng)))

@@ -23,29 +23,33 @@ auction are left to the heuristic.
 
 The outcome is scored for the seat's team: the levels it gains (negative: the other team
 gains) plus its card points at one level per level band (40 points with two decks), which
-smooths the level steps so that close comparisons are less noisy. The search reads only
-what its seat knows: its randomness comes from ``seed`` and the public position, so two
-worlds with the same knowledge give the same decision.
+smooths the level steps so that close comparisons are less noisy. The search is given only
+its seat's observation (`tractor.ai.players.base`), resamples full hands from it and plays
+them out on the rules core's own `Hand`, every simulated seat deciding from its own
+observation of that world; its randomness comes from ``seed`` and the public position, so
+the same observation always gives the same decision.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import threading
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
+from typing import Protocol
 
 from tractor.actions import Action, Declare, Play
-from tractor.ai.players.base import Strategy
-from tractor.ai.players.heuristic import structured_follow
+from tractor.ai.players.base import ObservingStrategy, Strategy
+from tractor.ai.players.heuristic import HeuristicStrategy, structured_follow
+from tractor.ai.players.random_ai import RandomStrategy
 from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, lead_error, legal_follows
 from tractor.formats import SINGLE, Format, classify_faces, tractors_in
 from tractor.hand import DONE, PLAY, Hand, HandResult
-from tractor.rules import team_of
+from tractor.observation import Observation
+from tractor.rules import Rules, team_of
 from tractor.trump import TRUMP, Ladder
 
 #: Per level: (sampled worlds at most, seconds at most) for one decision.
@@ -68,27 +72,20 @@ SETTLED_Z = 3.5
 CHOOSE_Z = 1.5
 
 
-def _make_heuristic(seed: int) -> Strategy | None:
-    try:
-        from tractor.ai.players.heuristic import HeuristicStrategy
-    except ImportError:  # pragma: no cover - the heuristic ships with the package
-        return None
-    return HeuristicStrategy(seed=seed)
-
-
-class _RandomPolicy:
-    """Random legal play: the rollout policy of last resort."""
+class _RandomPolicy(RandomStrategy):
+    """Random legal play, never a declaration: a cheap rollout policy (for tests)."""
 
     name = "random-rollout"
 
     def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
+        super().__init__(seed, declare_chance=0.0)
 
-    def act(self, hand: Hand, seat: int) -> Action:
-        return hand.random_action(self.rng, declare_chance=0.0)
 
-    def declare(self, hand: Hand, seat: int) -> Declare | None:
-        return None
+class StopFlag(Protocol):
+    """Asks a search under way to end (a `threading.Event` set by the process hosting it)."""
+
+    def is_set(self) -> bool:
+        ...
 
 
 def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> float:
@@ -100,7 +97,7 @@ def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> f
     return gain + points * POINT_WEIGHT * 40 / step
 
 
-class SearchStrategy:
+class SearchStrategy(ObservingStrategy):
     """Determinized Monte Carlo search for plays; the heuristic for everything else.
 
     ``iterations`` caps the sampled worlds per decision (deterministic for a fixed seed);
@@ -122,57 +119,50 @@ class SearchStrategy:
             self.max_seconds: float | None = max_seconds
         else:
             self.max_seconds = None if iterations is not None else seconds
-        self.helper = _make_heuristic(seed)
-        self.rollout: Strategy = rollout or self.helper or _RandomPolicy(seed)
+        #: Declarations, burying and the auction are the heuristic's; its choice of a
+        #: play is the search's baseline.
+        self.helper = HeuristicStrategy(seed=seed)
+        #: Plays every seat of a sampled world to the end (each from its own observation).
+        self.rollout: Strategy = rollout or self.helper
         #: Figures of the last search (for benchmarks and tests).
         self.last: dict[str, float] = {}
-        #: Set from another thread to end a search at its next world (its best play so
+        #: Set (from another thread) to end a search at its next world (its best play so
         #: far is returned): the search runs in a worker that the process is stopping.
-        self.interrupt: threading.Event | None = None
+        self.interrupt: StopFlag | None = None
 
     # --- the Strategy interface -----------------------------------------------------------
 
-    def declare(self, hand: Hand, seat: int) -> Declare | None:
-        if self.helper is not None:
-            return self.helper.declare(hand, seat)
-        return None
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        return self.helper.decide_declaration(obs, rules)
 
-    def act(self, hand: Hand, seat: int) -> Action:
-        if hand.phase != PLAY:
-            if self.helper is not None:
-                return self.helper.act(hand, seat)
-            return hand.random_action(random.Random(self.seed), declare_chance=0.0)
-        return self._play(hand, seat)
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        if obs.phase != PLAY:
+            return self.helper.decide(obs, rules)
+        return self._play(Knowledge.from_observation(rules, obs))
 
     # --- search -----------------------------------------------------------------------------
 
-    def _play(self, hand: Hand, seat: int) -> Play:
+    def _play(self, know: Knowledge) -> Play:
         t0 = time.perf_counter()
-        know = Knowledge.from_hand(hand, seat)
+        seat = know.seat
+        rules = know.rules
         ladder = know.ladder
+        lead = know.lead_format
         assert ladder is not None
         mine = list(know.obs.hand)
-        if hand.current:
-            lead = hand.lead_format
-            assert lead is not None
+        if lead is not None:
             forced = list(islice(legal_follows(mine, lead, ladder,
-                                               hand.rules.must_play_tractor), 2))
+                                               rules.must_play_tractor), 2))
             if len(forced) == 1:
                 self.last = {"candidates": 1, "worlds": 0, "seconds": 0.0}
                 return Play(seat, tuple(forced[0]))
         rng = random.Random(self._decision_seed(know))
-        # The heuristic's choice, asked in a sampled world: it reads only this seat's view,
-        # and the world lists the seat's hand in a fixed order, so it cannot leak anything.
         first = know.sample(rng)
-        prior: tuple[int, ...] | None = None
-        if self.helper is not None:
-            got = self.helper.act(first, seat)
-            if isinstance(got, Play):
-                prior = got.faces
-        if hand.current:
-            lead = hand.lead_format
-            assert lead is not None
-            cands = follow_candidates(mine, lead, ladder, hand.rules.must_play_tractor, prior)
+        # The heuristic's choice, from the same observation.
+        baseline = self.helper.decide(know.obs, rules)
+        prior = baseline.faces if isinstance(baseline, Play) else None
+        if lead is not None:
+            cands = follow_candidates(mine, lead, ladder, rules.must_play_tractor, prior)
         else:
             cands = lead_candidates(mine, ladder, know, prior)
         self.last = {"candidates": len(cands), "worlds": 0, "seconds": 0.0}
@@ -182,7 +172,7 @@ class SearchStrategy:
         prior_i = keys.index(tuple(sorted(prior))) if prior is not None and tuple(
             sorted(prior)) in keys else 0
         team = team_of(seat)
-        step = hand.rules.level_step
+        step = rules.level_step
         declarers = know.obs.declarers
         assert declarers is not None
         alive = list(range(len(cands)))
@@ -194,17 +184,17 @@ class SearchStrategy:
         while worlds < self.iterations:
             if worlds:
                 world = know.sample(rng)
-            got = []
+            scores: list[float] = []
             for i in alive:
                 w = world.clone()
                 w.apply(Play(seat, tuple(cands[i])))
-                got.append(outcome_value(self._finish(w), team, declarers, step))
+                scores.append(outcome_value(self._finish(w), team, declarers, step))
                 # The first world too: at many seats its rollouts alone outlast a
                 # hint's second; cut short, the heuristic's choice is played.
                 if self._out_of_time(deadline):
                     break
             else:
-                for i, v in zip(alive, got, strict=True):
+                for i, v in zip(alive, scores, strict=True):
                     values[i].append(v)
                 worlds += 1
                 if worlds >= next_prune and len(alive) > 1:

@@ -4,6 +4,9 @@ network seats and the benchmark."""
 from __future__ import annotations
 
 from tractor.ai.players.base import Strategy
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.ai.players.random_ai import RandomStrategy
+from tractor.ai.players.search import SearchStrategy
 
 STRATEGIES = ("random", "heuristic", "search")
 LEVELS = ("easy", "normal", "hard")
@@ -15,15 +18,9 @@ def make_strategy(name: str, level: str = "normal", seed: int = 0) -> Strategy:
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
     if name == "random":
-        from tractor.ai.players.random_ai import RandomStrategy
         return RandomStrategy(seed=seed)
     if name == "heuristic":
-        from tractor.ai.players.heuristic import HeuristicStrategy
         return HeuristicStrategy(seed=seed)
     if name == "search":
-        try:
-            from tractor.ai.players.search import SearchStrategy
-        except ImportError as exc:
-            raise ValueError(f"the search strategy is not available: {exc}") from exc
         return SearchStrategy(level=level, seed=seed)
     raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}")

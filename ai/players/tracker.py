@@ -1,7 +1,7 @@
 """What one seat knows about the cards: which are still out, who has shown a void, and
 which of its own cards or combinations are currently unbeatable.
 
-Everything here is built from seat-visible state only (its own hand, the tricks, the
+Everything here is built from the seat's observation only (its own hand, the tricks, the
 current trick, and the buried cards when the seat is the starter), so a strategy that
 decides from a `Tracker` decides the same in every world consistent with what the seat
 saw. The heuristic player uses it at every decision and the search player reuses it, so
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tractor.ai.players.worlds import Knowledge
 from tractor.formats import SINGLE, THROW, Component, Format, classify_faces
-from tractor.hand import DONE, PLAY, TALON, Hand
+from tractor.hand import DONE, PLAY, TALON
 from tractor.rules import team_of
 from tractor.trick import beats_component
 from tractor.trump import TRUMP
@@ -23,38 +24,39 @@ VOID_RISK = 0.4
 
 
 class Tracker:
-    """Card counting for ``seat``: ``unseen[f]`` copies of face ``f`` that the seat has not
-    seen (in other hands, or in the talon when the seat is not the starter);
+    """Card counting for the knowing seat: ``unseen[f]`` copies of face ``f`` that the seat
+    has not seen (in other hands, or in the talon when the seat is not the starter);
     ``voids[s]`` effective suits seat ``s`` has shown it lacks; ``pairless[s]`` suits in
     which ``s`` has shown it holds no pair."""
 
     __slots__ = ("seat", "team", "players", "ladder", "unseen", "voids", "pairless",
                  "played_points", "sizes", "hidden", "_suit_cache", "_void_cache")
 
-    def __init__(self, hand: Hand, seat: int) -> None:
-        assert hand.ladder is not None, "the tracker needs the trump context"
-        self.seat = seat
+    def __init__(self, know: Knowledge) -> None:
+        assert know.ladder is not None, "the tracker needs the trump context"
+        obs = know.obs
+        self.seat = seat = obs.seat
         self.team = team_of(seat)
-        self.players = n = hand.players
-        self.ladder = ladder = hand.ladder
-        unseen = [hand.rules.decks] * 54
-        for f in hand.hands[seat]:
+        self.players = n = know.rules.players
+        self.ladder = ladder = know.ladder
+        unseen = [know.rules.decks] * 54
+        for f in obs.hand:
             unseen[f] -= 1
-        if seat == hand.starter and hand.phase in (TALON, PLAY, DONE):
-            for f in hand.buried:
+        if seat == obs.starter and obs.phase in (TALON, PLAY, DONE) and obs.buried:
+            for f in obs.buried:
                 unseen[f] -= 1
         self.voids: list[set[int]] = [set() for _ in range(n)]
         self.pairless: list[set[int]] = [set() for _ in range(n)]
         pts = 0
         es = ladder.esuit
-        for t in hand.tricks:
+        for t in obs.tricks:
             pts += t.points
             self._see_trick(t.leader, t.plays, unseen, es)
-        if hand.current:
-            self._see_trick(hand.leader, hand.current, unseen, es)
+        if obs.current:
+            self._see_trick(obs.leader, obs.current, unseen, es)
         self.unseen = unseen
         self.played_points = pts
-        self.sizes = [len(h) for h in hand.hands]
+        self.sizes = list(obs.hand_sizes)
         self.hidden = sum(unseen)
         self._suit_cache: dict[int, list[int]] = {}
         self._void_cache: dict[int, float] = {}
@@ -218,17 +220,4 @@ def _pairs(faces: Sequence[int]) -> int:
     for f in faces:
         seen[f] = seen.get(f, 0) + 1
     return sum(c // 2 for c in seen.values())
-
-
-def is_top_remaining(hand: Hand, seat: int, face: int) -> bool:
-    """Whether ``face`` is currently the highest card of its effective suit still out, for
-    ``seat`` (a convenience wrapper around `Tracker.is_top`)."""
-    return Tracker(hand, seat).is_top(face)
-
-
-def trick_seats_after(hand: Hand, seat: int) -> list[int]:
-    """Seats that play to the current trick after ``seat``."""
-    n = hand.players
-    pos = len(hand.current)
-    return [(hand.leader + i) % n for i in range(pos + 1, n)]
 
