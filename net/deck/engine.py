@@ -79,7 +79,7 @@ __all__ = ["DONE", "LOCK", "MAX_APP_PER_SEAT", "READY", "SHUFFLE", "Deck", "Deck
 
 def _opened(config: DeckConfig, frame: bytes, verify: bool = True) -> Envelope:
     """``frame`` checked (`open_frame`), and a table message in it read by its shape at once
-    (`table_messages`): a bad one is its seat's `BadMessage`, the signed frame its evidence.
+    (`net.table.messages`): a bad one is its seat's `BadMessage`, the signed frame its evidence.
     What is kept is the typed message, not the decoded map."""
     env = open_frame(frame, config.table, config.hand, list(config.public_keys), verify=verify)
     if env.header.kind != "app":

@@ -5,9 +5,9 @@ short code (``7-guitarist-revenge-bodyguard``), which the host reads out. A frie
 ``tractor join 7-guitarist-revenge-bodyguard`` opens the same wormhole (`join_by_code`);
 SPAKE2 confirms both sides typed the same code (a wrong guess spends the code: the host
 gets a new one, within the budget of `seat_code_limits`), Dilation connects them (directly
-or through the relay), and the ordinary lobby protocol (`lobby_wire`: passphrase, roster,
+or through the relay), and the ordinary lobby protocol (`net.lobby`: passphrase, roster,
 ready, start) runs on a subchannel. AI seats of the host's machine join on loopback, as on
-a LAN. After the start, the game's links are each pair's own wormholes (`wormhole_mesh`);
+a LAN. After the start, the game's links are each pair's own wormholes (`net.internet.mesh`);
 these lobby wormholes close.
 """
 

@@ -448,7 +448,7 @@ async def host_table(reactor: Any, name: str, rules: Rules, me: Participant | No
     ``clock`` drives timeouts, guess limits and announcements (default: the reactor);
     ``discovery_port``: the UDP port announcements go to and AI servers are looked for on.
     ``internet``: an internet table's game address (`rendezvous.internet_address`): the
-    seats' links will be wormholes; people join by seat codes (`internet_lobby.SeatCodes`).
+    seats' links will be wormholes; people join by seat codes (`net.internet.lobby.SeatCodes`).
     """
     host = LobbyHost(reactor, name, rules, me, passphrase, fill_local, clock, carry=carry,
                      internet=internet)
