@@ -211,6 +211,30 @@ def test_one_requester_gets_a_table_of_ai_players_and_no_more():
     assert len(ai.children) == MAX_PER_REQUESTER
 
 
+def test_an_ai_server_tells_a_host_of_players_its_ai_layer_refused_and_a_bug_goes_up():
+    from tractor.net.lobby.ai_fill import AiServerMachine, fill_request_frame, read_fill_reply
+
+    ai, _clock, _started = players()
+    limiter = AttemptLimiter()
+
+    def ask(spawn: Any, count: int) -> tuple[int, list[str]]:
+        m = AiServerMachine(spawn, "198.18.0.66", "198.18.0.66:4000", limiter)
+        frame, _ = fill_request_frame(m.greeting(), count, "tcp:10.0.0.1:4242",
+                                      [bytes([k]) * 32 for k in range(count)], "t", "ai")
+        return read_fill_reply(m.receive(frame, 0.0), "ai"), m.spawn_errors
+
+    assert ask(ai.spawn, MAX_PER_REQUESTER) == (MAX_PER_REQUESTER, [])
+    started, errors = ask(ai.spawn, 2)  # that address has its share: the AI layer refuses
+    assert started == 0 and len(errors) == 1 and "at most" in errors[0]
+    assert len(ai.children) == MAX_PER_REQUESTER
+
+    def broken(*_args: Any) -> None:
+        raise TypeError("a bug in the AI layer")
+
+    with pytest.raises(TypeError):  # not passed off as a player that could not start
+        ask(broken, 1)
+
+
 def test_players_whose_lobby_never_starts_are_stopped_and_their_places_freed():
     ai, clock, started = players()
     for _ in range(3):
@@ -428,6 +452,47 @@ def test_an_ai_server_passphrase_is_proven_before_anything_is_spawned():
     with pytest.raises(PassphraseRequired):
         m.receive(bare, 0.0)
     assert len(spawned) == 1 and limiter.wrong == 2
+
+
+def test_a_key_exchange_message_spake2_refuses_is_refused_by_the_ai_server_and_its_host():
+    import msgpack
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from nacl.public import PrivateKey, SealedBox
+
+    from tractor.net.lobby.ai_fill import (
+        FILL_VERSION,
+        GREETING_CONTEXT,
+        AiServerMachine,
+        fill_request_frame,
+    )
+    from tractor.net.lobby.errors import BadLobbyMessage
+
+    # One of each kind `pake.KEY_EXCHANGE_REFUSALS` names: a point not on the curve, the
+    # zero point (each from the other side), a message from the same side.
+    def refused(other: bytes, same: bytes) -> list[tuple[str, bytes]]:
+        return [("NotOnCurve", other + bytes([2]) + bytes(31)),
+                ("ValueError", other + bytes([1]) + bytes(31)), ("OffSides", same + bytes(32))]
+
+    spawned: list[Any] = []
+    limiter = AttemptLimiter()
+    for kind, message in refused(b"A", b"B"):  # to the server, SPAKE2's side B
+        m = AiServerMachine(lambda *a: spawned.append(a), "198.18.0.7", "198.18.0.7", limiter,
+                            passphrase="orchard at noon")
+        m.greeting()
+        request = msgpack.packb({"fill": 1, "lobby": "tcp:10.0.0.1:4242", "tokens": [b"t" * 32],
+                                 "table": "t", "pake": message, "confirm": bytes(32)})
+        with pytest.raises(BadLobbyMessage, match=f"bad key exchange message: {kind}"):
+            m.receive(SealedBox(m.box_key.public_key).encrypt(request), 0.0)
+    assert spawned == [] and limiter.wrong == 3  # each one a wrong guess
+    identity = Ed25519PrivateKey.generate()
+    box = bytes(PrivateKey.generate().public_key)
+    for kind, message in refused(b"B", b"A"):  # to the host, side A, in a signed greeting
+        greeting = msgpack.packb({"v": FILL_VERSION, "box": box, "pake": message,
+                                  "id": identity.public_key().public_bytes_raw(),
+                                  "sig": identity.sign(GREETING_CONTEXT + box + message)})
+        with pytest.raises(BadLobbyMessage, match=f"bad key exchange message: {kind}"):
+            fill_request_frame(greeting, 1, "tcp:10.0.0.1:4242", [b"t" * 32], "t", "ai",
+                               passphrase="orchard at noon")
 
 
 def msgpack_request() -> bytes:

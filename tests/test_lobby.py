@@ -12,9 +12,13 @@ import msgpack
 import pytest
 from nacl.public import PrivateKey, SealedBox
 from twisted.internet.address import IPv4Address
+from twisted.internet.defer import ensureDeferred
+from twisted.internet.error import ConnectionRefusedError, DNSLookupError
 from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
+from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import LogLevel, capturedLogs
+from twisted.python.failure import Failure
 from twisted.test.iosim import FakeTransport, connect
 
 from tractor import Rules
@@ -26,11 +30,12 @@ from tractor.net.lobby.errors import (
     BadStart,
     LobbyClosed,
     LobbyError,
+    NoAiServer,
     TableFull,
     TooManyAttempts,
 )
 from tractor.net.lobby.guess_line import AttemptLimiter
-from tractor.net.lobby.guest_protocol import LobbyGuest
+from tractor.net.lobby.guest_protocol import LobbyGuest, join_table
 from tractor.net.lobby.guest_state import GuestLobby
 from tractor.net.lobby.host_protocol import LobbyHost
 from tractor.net.lobby.host_state import HostLobby
@@ -537,6 +542,57 @@ def test_a_silent_connection_times_out_on_the_clock():
     assert not server.closing
     table.clock.advance(1.5)
     assert server.closing
+
+
+def refuse_the_dial(reactor: MemoryReactorClock, why: Exception) -> None:
+    """The one TCP connection ``reactor`` was asked for fails with ``why``, as Twisted's
+    connector reports a refused connection or a name that does not resolve."""
+    (_host, _port, factory, _timeout, _bind) = reactor.tcpClients[-1]
+    factory.clientConnectionFailed(reactor.connectors[-1], Failure(why))
+
+
+@pytest.mark.parametrize("why", [ConnectionRefusedError(), DNSLookupError("no such host")])
+def test_a_lobby_out_of_reach_is_a_lobby_closed_error(why):
+    reactor = MemoryReactorClock()
+    errors: list[Exception] = []
+    joining = ensureDeferred(join_table(reactor, "tcp:192.0.2.5:40123", person(1)))
+    joining.addErrback(lambda f: errors.append(f.value))
+    refuse_the_dial(reactor, why)
+    assert isinstance(errors[0], LobbyClosed), errors
+    assert "cannot reach the lobby" in str(errors[0]) and "192.0.2.5:40123" in str(errors[0])
+
+
+@pytest.mark.parametrize("why", [ConnectionRefusedError(), DNSLookupError("no such host")])
+def test_an_ai_server_out_of_reach_frees_the_seats_asked_for_and_says_why(why):
+    reactor = MemoryReactorClock()
+    host = LobbyHost(reactor, NAME, Rules(), person(0), None, clock=reactor)
+    errors: list[Exception] = []
+    host.request_fill(ai_server="tcp:192.0.2.9:4242").addErrback(lambda f: errors.append(f.value))
+    assert host.roster().reserved == (1, 2, 3)
+    refuse_the_dial(reactor, why)
+    assert isinstance(errors[0], NoAiServer) and "AI fill failed" in str(errors[0]), errors
+    assert host.roster().reserved == ()
+
+
+def test_a_local_ai_provider_that_cannot_start_frees_the_seats_and_a_bug_in_it_goes_up():
+    table = Table()
+
+    def no_program(count: int, address: str, tokens: list[bytes]) -> None:
+        raise FileNotFoundError(2, "No such file or directory", "tractor")
+
+    table.host.fill_local = no_program
+    errors: list[Exception] = []
+    table.host.request_fill().addErrback(lambda f: errors.append(f.value))
+    assert isinstance(errors[0], NoAiServer), errors
+    assert "the local AI provider failed" in str(errors[0]) and "No such file" in str(errors[0])
+    assert table.host.roster().reserved == ()
+
+    def broken(count: int, address: str, tokens: list[bytes]) -> None:
+        raise TypeError("a bug in the AI layer")
+
+    table.host.fill_local = broken
+    with pytest.raises(TypeError):  # not passed off as a provider that could not start
+        table.host.request_fill()
 
 
 # --- the AI server --------------------------------------------------------------------------

@@ -221,6 +221,33 @@ def test_hostile_handshake_frames_are_refused_and_change_nothing():
     assert h is not None and h.channel is not None
 
 
+def refused_key_messages(other: bytes, same: bytes) -> list[tuple[str, bytes]]:
+    """SPAKE2 messages ``finish`` refuses, one of each kind (`pake.KEY_EXCHANGE_REFUSALS`),
+    with the name of what it raises: from the other side (``other``) a point not on the
+    curve, the zero point, a point outside the group; and a message from the same side."""
+    return [("NotOnCurve", other + bytes([2]) + bytes(31)),
+            ("ValueError", other + bytes([1]) + bytes(31)),
+            ("ValueError", other + bytes(32)),
+            ("OffSides", same + bytes(32))]
+
+
+def test_every_kind_of_key_exchange_message_spake2_refuses_is_a_refusal_on_both_sides():
+    hello = msgpack.unpackb(GuestHandshake(PASS).hello(), raw=False)
+    for kind, message in refused_key_messages(b"A", b"B"):  # the host is SPAKE2's side B
+        step = host_for().receive(msgpack.packb({**hello, "pake": message}), 0.0)
+        assert isinstance(step.error, BadLobbyMessage), kind
+        assert f"bad key exchange message: {kind}" in str(step.error)
+    for kind, message in refused_key_messages(b"B", b"A"):
+        guest = GuestHandshake(PASS)
+        welcome = host_for().receive(guest.hello(), 0.0).send
+        assert welcome is not None
+        step = guest.receive(msgpack.packb({**msgpack.unpackb(welcome, raw=False),
+                                            "pake": message}))
+        assert isinstance(step.error, BadLobbyMessage), kind
+        assert f"bad key exchange message: {kind}" in str(step.error)
+        assert step.channel is None and step.send is None
+
+
 def test_a_reflected_confirmation_is_refused():
     host = host_for()
     welcome = host.receive(GuestHandshake(PASS).hello(), 0.0)

@@ -51,6 +51,10 @@ def test_both_seats_of_a_pair_work_out_the_same_code_and_no_other_pair_has_it():
 def test_a_key_that_gives_no_agreement_is_refused():
     with pytest.raises(RendezvousError):
         pair_secret(keys(1)[0].private_bytes_raw(), bytes(32))  # a small-order point
+    # libsodium's refusals (nacl.exceptions): a point off the curve, a key of a wrong size.
+    for key in (b"\xff" * 32, b"\x01" * 31):
+        with pytest.raises(RendezvousError, match="no key agreement with that key"):
+            pair_secret(keys(1)[0].private_bytes_raw(), key)
 
 
 def test_the_internet_address_names_the_mailbox_and_the_relay():

@@ -6,6 +6,7 @@ paused, `codes` opens new ones, and the right code still seats a friend afterwar
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -164,3 +165,39 @@ def test_a_code_that_cannot_be_one_is_refused_before_it_spends_the_hosts(typed):
     assert mailbox.created == 0  # no wormhole opened: no host's code spent
     if typed.endswith("bodygard"):
         assert "did you mean 'bodyguard'?" in str(errors[0])
+
+
+def test_a_joiner_is_told_of_a_wrong_code_and_of_a_mailbox_out_of_reach_and_nothing_stays_open():
+    from wormhole.errors import ServerConnectionError
+
+    from tractor.net.lobby.errors import LobbyClosed
+
+    table = Table(4)
+    made: list[Any] = []
+    errors: list[Exception] = []
+
+    def create(*args: Any, **kw: Any) -> Any:
+        made.append(table.mailbox.create(*args, **kw))
+        return made[-1]
+
+    code = table.codes.codes()[0]
+    typed = ensureDeferred(open_seat_code(table.clock, table.mailbox.wrong_code(code),
+                                          table.mailbox.url, RELAY, create=create))
+    typed.addErrback(lambda f: errors.append(f.value))
+    table.clock.advance(1)
+    assert isinstance(errors[0], WrongCode) and "is not the host's code" in str(errors[0])
+    clock = Clock()
+    far = FakeMailbox(clock, reachable=False)
+
+    def out_of_reach(*args: Any, **kw: Any) -> Any:
+        made.append(far.create(*args, **kw))  # the library's error once the mailbox refuses
+        refused = ServerConnectionError(far.url, ConnectionRefusedError("Connection refused"))
+        clock.callLater(0.1, made[-1]._fail_all, refused)
+        return made[-1]
+
+    reach = ensureDeferred(open_seat_code(clock, code, far.url, RELAY, create=out_of_reach))
+    reach.addErrback(lambda f: errors.append(f.value))
+    clock.advance(1)
+    assert isinstance(errors[1], LobbyClosed), errors
+    assert f"cannot reach the mailbox {far.url}: Connection refused" in str(errors[1])
+    assert [w.closed for w in made] == [True, True]

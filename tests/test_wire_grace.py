@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from test_wire_hostile import TABLE, link_for, seated_game
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import capturedLogs
@@ -232,6 +233,27 @@ def test_a_halted_table_is_over_in_the_journal(tmp_path):
     assert isinstance(node.halted, SeatGone)
     assert journal.ballots("g")  # its votes were kept before they left
     assert journal.games()[0].finished
+
+
+def test_a_journal_that_refuses_the_write_still_lets_the_table_halt_and_the_log_says_so(
+        tmp_path):
+    d, sessions, clock, journal, node = journaled_node(tmp_path, grace=5.0)
+    node.begin([])
+    journal.db.execute("PRAGMA query_only = ON")  # SQLite refuses every write from now on
+    with capturedLogs() as events:
+        node.publish_and_halt(SeatGone(2, 11.0), 1, [])
+    assert isinstance(node.halted, SeatGone) and node.done.called
+    assert any("could not mark the game over" in e.get("log_format", "") for e in events)
+    assert not journal.games()[0].finished
+
+
+def test_a_bug_in_the_journal_goes_up_once_the_table_has_halted(tmp_path):
+    d, sessions, clock, journal, node = journaled_node(tmp_path, grace=5.0)
+    node.begin([])
+    node.journal = type("NotAJournal", (), {})()  # type: ignore[assignment]  # a bug
+    with pytest.raises(AttributeError):
+        node.publish_and_halt(SeatGone(2, 11.0), 1, [])
+    assert isinstance(node.halted, SeatGone) and node.done.called
 
 
 def test_a_resumed_peer_knows_the_votes_it_cast_and_sends_them_again(tmp_path):

@@ -156,7 +156,10 @@ class StrategyPlayer:
     def _attempt(self, kind: Decision, view: SeatView) -> Action | Failure | None:
         try:
             return self._propose(kind, view)
-        except Exception:  # a strategy bug must not stall a table: `_settle` decides simply
+        except Exception:
+            # An edge: the strategy raises nothing on purpose, so this is its bug, and it
+            # must not stall the table. Carried as a Failure (with its traceback), logged
+            # by `_settle`, which then decides simply, as for the executor's answers.
             return Failure()
 
     def _settle(self, kind: Decision, view: SeatView, bids: list[int],
@@ -265,9 +268,11 @@ class StrategyPlayer:
                 frames = session.decide(self._settle(ticket.kind, ticket.view, ticket.bids,
                                                      None))
         except Exception as exc:
-            # A peer's message that was waiting behind this decision breaks the protocol
-            # (the node sends what was made before it, the evidence, and halts, as for a
-            # person's move), or the table failed here.
+            # An edge: a callback of the executor's Deferred, where an exception would be
+            # lost and the table left waiting. A peer's message that was waiting behind
+            # this decision breaks the protocol (the node sends what was made before it,
+            # the evidence, and halts, as for a person's move), or the table failed here
+            # (a bug: `move_failed` logs it with its traceback and halts).
             node.move_failed(exc, f"the AI's {ticket.kind}")
             return
         node.send(frames)

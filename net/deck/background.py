@@ -36,7 +36,10 @@ def returning_errors(job: Callable[[], Any]) -> Callable[[], Any]:
     def run() -> Any:
         try:
             return job()
-        except Exception as exc:  # raised again on the protocol's thread (`Background.run`)
+        except Exception as exc:
+            # An edge between threads: not handled here but carried, whatever it is, to be
+            # raised again with its traceback on the protocol's thread (`Background.run`),
+            # where a refusal halts the table on evidence and a bug halts it as a failure.
             return exc
     return run
 

@@ -80,7 +80,7 @@ def carrying(out: list[bytes]) -> Iterator[None]:
     block: whoever handles the error sends them as usual."""
     try:
         yield
-    except Exception as exc:
+    except NetError as exc:  # a refusal carries frames; a bug goes up as it came
         if out and isinstance(getattr(exc, "outgoing", None), list):
             exc.outgoing = out + exc.outgoing  # type: ignore[attr-defined]
         raise

@@ -101,7 +101,10 @@ class DeckWorker:
                 self.deferred_past += 1
             try:
                 result = job()  # a deck's job returns its exception rather than raise it
-            except Exception as exc:  # all the same: the thread serves the next hands
+            except Exception as exc:
+                # A thread's loop, an edge: whatever a job raises (a bug too), the thread
+                # serves the next hands, and the exception goes to ``done`` as the result,
+                # raised again on the reactor's thread (`Background.run`) with its traceback.
                 result = exc
             self.ran += 1
             if not self._stopped:

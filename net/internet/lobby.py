@@ -393,6 +393,16 @@ def _seated(host: LobbyHost, link: HostLink) -> bool:
     return conn is not None and conn.seat is not None
 
 
+def _wormhole_failures() -> tuple[type[Exception], ...]:
+    """What opening a wormhole fails with when the mailbox or the peer lets it down: the
+    library's own errors (the mailbox out of reach, a wrong code, nobody there), a wormhole
+    closed under it, and the `FirstError` of a Deferred list around one of them (`_root`).
+    Imported here, not at the top: only internet tables need the package."""
+    from wormhole.errors import WormholeClosed, WormholeError
+
+    return (WormholeError, WormholeClosed, FirstError)
+
+
 def _root(exc: BaseException) -> BaseException:
     """The error under the `FirstError`s of Deferred lists."""
     while isinstance(exc, FirstError):
@@ -428,6 +438,7 @@ async def open_seat_code(reactor: Any, code: str, mailbox: str, relay: str,
     if problem is not None:
         raise WrongCode(problem, "mailbox")
     w = _create(create)(APPID, mailbox, reactor, dilation=True)
+    opened = False
     try:
         w.set_code(code)
         verified = w.get_verifier()
@@ -448,16 +459,18 @@ async def open_seat_code(reactor: Any, code: str, mailbox: str, relay: str,
         if first[1] == 1:  # the timer
             raise WrongCode(f"nobody answered at {code} within {wait:.0f} s: check the "
                             "code with the host", "mailbox")
-    except WrongCode:
-        w.close().addErrback(lambda _f: None)
-        raise
-    except Exception as exc:
-        w.close().addErrback(lambda _f: None)
+        opened = True
+    except _wormhole_failures() as exc:
         inner = _root(exc)
+        if not isinstance(inner, _wormhole_failures()):
+            raise  # a bug under a Deferred list's wrapping: it goes up
         if _wrong_code_text(inner) is not None:
             raise WrongCode(f"{code} is not the host's code: it was typed wrong, or "
                             "already used (ask the host for a new one)", "mailbox") from None
         raise LobbyClosed(f"cannot reach the mailbox {mailbox}: {inner}", "mailbox") from None
+    finally:
+        if not opened:  # refused, out of reach, or a bug: the wormhole is of no use
+            w.close().addErrback(lambda _f: None)
     return w, dilated.connector_for(LOBBY_SUBPROTOCOL)
 
 
@@ -467,10 +480,11 @@ async def join_by_code(reactor: Any, code: str, me: Participant, mailbox: str, r
     """Join the table behind a seat code: (the guest, its wormhole: close it after the
     start). Raises what `open_seat_code` and `join_table` raise."""
     w, endpoint = await open_seat_code(reactor, code, mailbox, relay, wait, create)
+    guest: LobbyGuest | None = None
     try:
         guest = await join_table(reactor, f"code {code.strip().split('-')[0]}", me,
                                  passphrase, endpoint=endpoint, mailbox=mailbox)
-    except BaseException:
-        w.close().addErrback(lambda _f: None)
-        raise
+    finally:
+        if guest is None:  # not seated, whatever stopped it: the wormhole is of no use
+            w.close().addErrback(lambda _f: None)
     return guest, w

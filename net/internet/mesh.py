@@ -38,6 +38,7 @@ from tractor.net.internet.rendezvous import (
     pair_secret,
     read_internet_address,
 )
+from tractor.net.mesh.closed_transport import closed_transport_errors
 from tractor.net.mesh.pair_links import PairLinkHost
 
 #: Seconds a pair's connection may stay down before both sides start a new wormhole.
@@ -210,14 +211,14 @@ class PairLink:
         listening, self.listening = self.listening, None
         w, self.wormhole = self.wormhole, None
         # Each step on its own: a subchannel whose connection went away refuses to be
-        # closed again (AlreadyClosedError), which must not keep the wormhole open.
+        # closed again (`closed_transport`), which must not keep the wormhole open.
         for step in (service and service.stopService, listening and listening.stopListening):
             if step:
                 try:
                     d = step()
                     if isinstance(d, Deferred):
                         d.addErrback(lambda _f: None)
-                except Exception as exc:
+                except closed_transport_errors() as exc:
                     self.log.info("seat {seat}: closing its link: {why}", seat=self.seat,
                                   why=exc)
         if w is not None:
@@ -253,7 +254,10 @@ class InternetMesh:
         for pair in self.pairs.values():
             try:
                 pair.check(now)
-            except Exception:  # one pair's trouble must not end the others' watch
+            except Exception:
+                # Only a bug gets here (`check` raises nothing on purpose): logged with its
+                # traceback, it must not end the loop (a LoopingCall that raises stops for
+                # good), nor the other pairs' watch.
                 pair.log.failure("seat {seat}: checking its wormhole", seat=pair.seat)
 
     def paths(self) -> dict[int, str | None]:

@@ -37,6 +37,7 @@ import hashlib
 import re
 
 from nacl import bindings as sodium
+from nacl.exceptions import CryptoError
 
 from tractor.net.errors import NetError
 
@@ -109,7 +110,7 @@ def pair_secret(my_seed: bytes, their_public: bytes) -> bytes:
         mine = sodium.crypto_sign_ed25519_sk_to_curve25519(secret_key)
         theirs = sodium.crypto_sign_ed25519_pk_to_curve25519(their_public)
         shared = sodium.crypto_scalarmult(mine, theirs)
-    except Exception as exc:  # libsodium refuses a key it cannot convert
+    except CryptoError as exc:  # libsodium refuses a key it cannot convert
         raise RendezvousError(f"no key agreement with that key: {exc}") from exc
     if shared == bytes(32):
         raise RendezvousError("no key agreement with that key: a small-order point")

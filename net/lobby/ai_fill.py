@@ -23,6 +23,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import PrivateKey, PublicKey, SealedBox
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from tractor.errors import TractorError
 from tractor.net.lobby.addresses import parse_endpoint
 from tractor.net.lobby.errors import (
     MAX_WHY,
@@ -43,7 +44,7 @@ from tractor.net.lobby.messages import (
     pack,
     unpack,
 )
-from tractor.net.lobby.pake import passphrase_bytes
+from tractor.net.lobby.pake import KEY_EXCHANGE_REFUSALS, passphrase_bytes
 from tractor.net.lobby.seating import fingerprint
 from tractor.net.mesh.endpoints import endpoint_string
 from tractor.rules import MAX_PLAYERS
@@ -81,7 +82,11 @@ def read_fill_request(msg: Any, who: str) -> FillRequest:
     return FillRequest(count, lobby, tuple(tokens), table)
 
 
+#: ``spawn(lobby_address, token, table_name)``: the AI layer starts one player, or raises
+#: one of `SPAWN_FAILURES`: the process could not start (`OSError`), no player for it now
+#: (`RuntimeError`, `tractor.ai.hosting.runner.AiPlayers.spawn`), or its own refusal.
 SpawnFn = Callable[[str, bytes, str], None]
+SPAWN_FAILURES = (OSError, RuntimeError, TractorError)
 #: ``admit(lobby_address, count)``: the AI layer grants the players of one request before
 #: any is spawned, or raises `AiServerBusy` (the whole request is refused).
 AdmitFn = Callable[[str, int], None]
@@ -188,7 +193,7 @@ class AiServerMachine:
         for token in request.tokens:
             try:
                 self.spawn(lobby, token, request.table)
-            except Exception as exc:  # the AI layer's bug must not kill the server
+            except SPAWN_FAILURES as exc:  # told to the host as fewer players; logged
                 self.spawn_errors.append(f"{type(exc).__name__}: {exc}"[:MAX_WHY])
                 break
             spawned += 1
@@ -205,7 +210,7 @@ class AiServerMachine:
         assert self.identity is not None
         try:
             key = self._spake.finish(host_msg)
-        except Exception as exc:  # spake2 raises plain ValueError/AssertionError too
+        except KEY_EXCHANGE_REFUSALS as exc:
             self.limiter.fail(attempt)
             raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
                                   self.who) from exc
@@ -257,7 +262,7 @@ def fill_request_frame(greeting: bytes, count: int, lobby: str, tokens: list[byt
         host_msg = spake.start()
         try:
             key = spake.finish(server_msg)
-        except Exception as exc:
+        except KEY_EXCHANGE_REFUSALS as exc:
             raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
                                   who) from exc
         request["pake"] = host_msg

@@ -13,6 +13,7 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import clientFromString, connectProtocol
+from twisted.internet.error import ConnectError, ConnectingCancelledError
 from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime, IStreamClientEndpoint
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
@@ -27,6 +28,10 @@ HANDSHAKE_TIMEOUT = 10.0  #: seconds to finish the PAKE (or the AI fill exchange
 SILENT_GRACE = 2.0  #: seconds a new connection cannot be pushed out for a newer one
 MAX_ERRORS = 64  #: errors of dropped peers kept for a look (the log has them all, in short)
 LOGGED_PER_MINUTE = 5  #: refusals logged per address and minute (a flood fills no disk)
+#: What `dial` fails with when the other side cannot be reached: refused, timed out, no
+#: route (`ConnectError` and its kinds), a name that does not resolve (`DNSLookupError`, an
+#: `OSError`), the attempt cancelled. Anything else is a bug.
+DIAL_FAILURES = (ConnectError, ConnectingCancelledError, OSError)
 
 
 def ip_of(address: IAddress | None) -> str:

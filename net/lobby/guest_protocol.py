@@ -23,7 +23,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
 from tractor.net.lobby.errors import LobbyClosed, LobbyError
-from tractor.net.lobby.framing import HANDSHAKE_TIMEOUT, FramedLink, dial, ip_of
+from tractor.net.lobby.framing import DIAL_FAILURES, HANDSHAKE_TIMEOUT, FramedLink, dial, ip_of
 from tractor.net.lobby.guest_state import GuestLobby
 from tractor.net.lobby.pake import Channel, GuestHandshake
 from tractor.net.lobby.seating import Participant, Roster, Seating
@@ -165,7 +165,7 @@ async def join_table(reactor: Any, address: str, me: Participant,
     guest.state.mailbox = mailbox
     try:
         await dial(reactor, address, guest.protocol(), endpoint or None)
-    except Exception as exc:
+    except DIAL_FAILURES as exc:
         raise LobbyClosed(f"cannot reach the lobby: {exc}", address) from exc
     await guest.joined
     return guest

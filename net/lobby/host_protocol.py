@@ -24,6 +24,7 @@ from twisted.internet.defer import Deferred, ensureDeferred, fail, maybeDeferred
 from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
 
+from tractor.errors import TractorError
 from tractor.net.lobby import listening
 from tractor.net.lobby.ai_server import FillClientLink
 from tractor.net.lobby.discovery import (
@@ -46,6 +47,7 @@ from tractor.net.lobby.errors import (
     refusal,
 )
 from tractor.net.lobby.framing import (
+    DIAL_FAILURES,
     HANDSHAKE_TIMEOUT,
     MAX_ERRORS,
     SILENT_GRACE,
@@ -73,7 +75,11 @@ RATE_WINDOW = 10.0
 RATE_LIMIT = 40  #: lobby messages per connection per window (a human clicks a few)
 FILL_BROWSE_SECONDS = 2.0
 
+#: ``fill_local(count, lobby_address, tokens)``: an in-process AI provider starts ``count``
+#: players, or raises one of `LOCAL_FILL_FAILURES` (a process that could not start, or its
+#: own refusal); the seats are then freed and the host told why.
 FillLocal = Callable[[int, str, list[bytes]], None]
+LOCAL_FILL_FAILURES = (OSError, TractorError)
 
 
 class HostLink(FramedLink):
@@ -338,7 +344,7 @@ class LobbyHost:
         if self.fill_local is not None and local and ai_server is None:
             try:
                 self.fill_local(len(tokens), self.local_address, tokens)
-            except Exception as exc:
+            except LOCAL_FILL_FAILURES as exc:
                 self._revoke(tokens)
                 return fail(NoAiServer(f"the local AI provider failed: {exc}", "local"))
             return succeed(len(tokens))
@@ -363,7 +369,7 @@ class LobbyHost:
             self.ai_servers[ai_server] = link.identity
             self.log.info("AI server {server} starts {n} player(s)", server=ai_server, n=count)
             return count
-        except Exception as exc:
+        except (LobbyError, *DIAL_FAILURES) as exc:
             self._revoke(tokens)
             if isinstance(exc, NoAiServer | WrongServerKey | PassphraseRequired |
                           WrongPassphrase | TooManyAttempts):

@@ -36,7 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spake2 import SPAKE2_A, SPAKE2_B
+from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
+from spake2.ed25519_basic import NotOnCurve  # type: ignore[import-untyped]  # (no types)
 
 from tractor.net.lobby.errors import (
     BadLobbyMessage,
@@ -69,6 +70,10 @@ ID_HOST = b"tractor-lobby/1 host"
 TAG_SIZE = 32
 MODES = ("none", "pass", "token")
 MAX_WAIT = 3600  #: seconds a guest agrees to wait for its turn
+#: What SPAKE2's ``finish`` raises for the other side's message when it refuses it: its own
+#: errors (a message of the same side, a reflected one), a point not on the curve, a point
+#: outside the group or the zero point (plain `ValueError`). Anything else is a bug.
+KEY_EXCHANGE_REFUSALS = (SPAKEError, NotOnCurve, ValueError)
 
 
 def passphrase_bytes(passphrase: str) -> bytes:
@@ -215,7 +220,7 @@ class GuestHandshake:
                 host_msg = r.blob("pake", PAKE_MESSAGE_SIZE)
                 try:
                     secret = self._spake.finish(host_msg)
-                except Exception as exc:  # spake2 raises plain ValueError/AssertionError too
+                except KEY_EXCHANGE_REFUSALS as exc:
                     raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
                                           who) from exc
         except LobbyError as exc:
@@ -383,7 +388,7 @@ class HostHandshake:
             host_msg = spake.start()
             try:
                 secret = spake.finish(guest_msg)
-            except Exception as exc:  # spake2 raises plain ValueError/AssertionError too
+            except KEY_EXCHANGE_REFUSALS as exc:
                 raise BadLobbyMessage(f"bad key exchange message: {type(exc).__name__}",
                                       who) from exc
         host_nonce = self._entropy(NONCE_SIZE)

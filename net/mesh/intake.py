@@ -130,6 +130,9 @@ class FrameIntake:
         try:
             self._frame_from(link, frame)
         except Exception as exc:
+            # An edge: a link's callback from Twisted. Refusals are handled inside; what
+            # gets here is a failure of this peer (a bug), logged with its traceback and
+            # halting the node, never lost in Twisted's log with the table going on.
             self._failed(ProcessingFailure(link.seat, exc))
 
     def _frame_from(self, link: IntakeLink, frame: bytes) -> None:
@@ -294,7 +297,9 @@ class FrameIntake:
             self.node._send_all(step())
         except (DeckError, TableError) as exc:
             self._violation(exc)
-        except Exception as exc:  # a bug: as after a frame (`frame_from`), halt
+        except Exception as exc:
+            # An edge: a callback from the worker's thread (`callFromThread`), where a bug
+            # would be lost. As after a frame (`frame_from`): logged, and the node halts.
             self._failed(ProcessingFailure(None, exc, "the deck worker's job"))
 
     def move_failed(self, exc: Exception, what: str = "this peer's move") -> None:
@@ -313,6 +318,9 @@ class FrameIntake:
         try:
             self.node._halt(failure)
         except Exception:
+            # An edge: handling a failure already (inside one of the edges above). Halting
+            # calls back the layers above (``on_change``); their bug is logged with its
+            # traceback, and must not escape and hide this failure.
             self.log.failure("halting failed too: {why}", why=str(failure))
 
     def _suspect_proof(self, exc: Exception) -> Exception:

@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.mesh.admission import Admission
+from tractor.net.mesh.closed_transport import closed_transport_errors
 from tractor.net.mesh.handshake import (
     NONCE_SIZE,
     HelloError,
@@ -122,10 +123,10 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             self.node.traffic.count(string)
         try:
             super().sendString(string)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
-        except Exception as exc:
-            # A TCP transport takes every write; a Dilation subchannel the other end closed
-            # refuses it (and would end a heartbeat or relay loop that wrote to it). The
-            # link is gone: its frames go again on the next one.
+        except closed_transport_errors() as exc:
+            # A TCP transport takes every write; a Dilation subchannel that closed refuses
+            # it (and would end a heartbeat or relay loop that wrote to it). The link is
+            # gone: its frames go again on the next one.
             self.log.info("link to {who} closed under a write: {why}", who=self._who(),
                           why=exc)
             self.close()
@@ -157,7 +158,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
             try:
                 assert self.transport is not None  # (set before anything can close it)
                 self.transport.loseConnection()
-            except Exception as exc:  # a subchannel its other end closed first says so
+            except closed_transport_errors() as exc:  # a subchannel closed first says so
                 self.log.debug("closing {who}: {why}", who=self._who(), why=exc)
 
     def timeoutConnection(self) -> None:

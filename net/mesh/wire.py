@@ -13,6 +13,7 @@ internet table's seats are reached through pair links a layer above gives the no
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -348,16 +349,18 @@ class PeerNode:
         self.halted = exc
         if self.session is not None:  # seated: its referee carries out nothing more
             self.judging.halted = True
-        if self.journal is not None:  # a halted table never goes on: not to be resumed
-            try:
-                self.journal.mark_finished(self.game)
-            except Exception:
-                self.log.failure("could not mark the game over in the journal")
-        if self._watch is not None and self._watch.running:
-            self._watch.stop()
-        self._changed()
-        if not self.done.called:
-            self.done.errback(exc)
+        try:  # the table ends even when a bug in the journal goes up (after this)
+            if self.journal is not None:  # a halted table never goes on: not to be resumed
+                try:
+                    self.journal.mark_finished(self.game)
+                except sqlite3.Error:  # the disk full, the file locked or read-only
+                    self.log.failure("could not mark the game over in the journal")
+        finally:
+            if self._watch is not None and self._watch.running:
+                self._watch.stop()
+            self._changed()
+            if not self.done.called:
+                self.done.errback(exc)
 
     def _changed(self) -> None:
         if self.on_change is not None:
