@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
-from spake2.ed25519_basic import NotOnCurve  # type: ignore[import-untyped]  # (no types)
+from spake2.ed25519_basic import NotOnCurve
 
 from tractor.net.lobby.errors import (
     BadLobbyMessage,
