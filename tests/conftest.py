@@ -1,6 +1,7 @@
-"""Suite-wide hooks: the tests' temporary folders in memory where the machine has a RAM file
-system; the LAN lab scenarios' durations at the end of the run (gathered from each test's
-report, so they arrive from pytest-xdist's workers too)."""
+"""Suite-wide hooks: the `unit` mark on every test of no other tier; the tests' temporary
+folders in memory where the machine has a RAM file system; the LAN lab scenarios' durations
+at the end of the run (gathered from each test's report, so they arrive from pytest-xdist's
+workers too)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,19 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if room.f_bavail * room.f_frsize >= RAM_NEEDED and os.access(RAM_TEMPROOT, os.W_OK):
         tempfile.tempdir = RAM_TEMPROOT
+
+
+#: The tiers besides `unit` (pyproject.toml registers them; README says how to run each).
+OTHER_TIERS = ("slow", "e2e", "lab")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test not marked slow, e2e or lab is a unit test, so `pytest -m unit` runs the
+    fast tier without a mark on each unit test. First, before `-m` deselects by marks."""
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in OTHER_TIERS):
+            item.add_marker(pytest.mark.unit)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from processes import ai_processes
 
 from tractor.ai.hosting.children import python_command
@@ -26,6 +27,7 @@ def _shadowing_clone(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.e2e
 def test_a_child_command_ignores_the_folder_it_is_started_in(tmp_path):
     root = _shadowing_clone(tmp_path)
     naive = subprocess.run([sys.executable, "-m", "tractor.cli.main", "rules"], cwd=root,
@@ -67,6 +69,7 @@ task.react(lambda r: defer.ensureDeferred(main(r)))
 """
 
 
+@pytest.mark.e2e
 def test_a_child_that_dies_is_reported_at_once_with_its_last_line(tmp_path):
     # Before: the person read "the AI peers did not join in time" 60 s later, the reason
     # only in ai.log.
@@ -111,6 +114,7 @@ def _gone_within(home: Path, seconds: float) -> bool:
     return False
 
 
+@pytest.mark.e2e
 def test_a_hosts_ai_children_leave_when_it_is_terminated(tmp_path):
     # Before: `kill HOST` (SIGTERM) left the AI children waiting in a lobby for ever.
     host = _host_with_an_ai(tmp_path)
@@ -124,6 +128,7 @@ def test_a_hosts_ai_children_leave_when_it_is_terminated(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.e2e
 def test_a_hosts_ai_children_leave_when_it_is_killed(tmp_path):
     host = _host_with_an_ai(tmp_path)
     try:
@@ -141,6 +146,7 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.e2e
 def test_stopping_an_ai_server_with_a_signal_is_an_orderly_stop(tmp_path):
     # Before: Ctrl-C printed "unexpected error: coroutine ignored GeneratorExit" (the clean-up
     # awaited inside a coroutine the shutdown was throwing away) with a traceback in

@@ -90,6 +90,7 @@ def test_same_strategy_ties_every_pair() -> None:
     assert [r.outcome for r in results] == [0.5, 0.5, 0.5]
 
 
+@pytest.mark.e2e  # a pool of worker processes
 def test_results_do_not_depend_on_jobs() -> None:
     one = ai_eval.run_match("heuristic", "random", 4, seed=9, jobs=1)
     two = ai_eval.run_match("heuristic", "random", 4, seed=9, jobs=2)

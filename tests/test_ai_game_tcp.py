@@ -8,6 +8,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 SCRIPT = r"""
 import json, sys
 from twisted.internet import task

@@ -31,6 +31,7 @@ def ai_game(seed: int, strategies: list[str], rules: Rules, hands: int) -> list[
 #: Seed 1's second hand turns a talon card over (nobody declared) and the starter later
 #: shows it in a claim: the table refused that honest claim (it accepted only cards the seat
 #: revealed itself, not ones opened to everyone).
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_heuristic_and_random_ai_peers_finish_hands_with_a_clean_audit(seed):
     sessions = ai_game(seed, ["heuristic", "random", "heuristic", "random"], Rules(), 2)

@@ -123,9 +123,9 @@ def test_single_legal_move_skips_search() -> None:
                 options = list(legal_follows(mine, hand.lead_format, hand.ladder))
                 if len(options) == 1:
                     s = SearchStrategy(seed=1, rollout=Forbidden(), iterations=50)
-                    t0 = time.perf_counter()
+                    t0 = time.thread_time()  # CPU time: a loaded machine does not change it
                     got = s.act(hand, seat)
-                    assert time.perf_counter() - t0 < 0.5
+                    assert time.thread_time() - t0 < 0.5
                     assert sorted(got.faces) == sorted(options[0])
                     assert s.last["worlds"] == 0
                     found += 1
@@ -165,14 +165,46 @@ def test_no_information_leak(tricks: int, in_trick: int) -> None:
     assert a == b == c
 
 
-def test_wall_clock_cap() -> None:
+class RolloutClock:
+    """The search's clock, moved by its rollouts: each move a rollout makes takes ``tick``
+    seconds (the search reads `time.perf_counter` in its module: `install` puts `now` there
+    instead). So the wall-clock cap is checked in moves, alike on a loaded machine and an
+    idle one, and every rollout is counted: ``late`` are those begun past the cap."""
+
+    def __init__(self, search: SearchStrategy, tick: float) -> None:
+        self.inner, self.tick = search.rollout, tick
+        self.cap = search.max_seconds
+        self.now = 0.0
+        self.rollouts = self.late = 0
+        self.world: Hand | None = None  #: the world being played out (one per rollout)
+        search.rollout = self
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr("tractor.ai.players.search.time",
+                            type("Time", (), {"perf_counter": staticmethod(lambda: self.now)}))
+
+    def act(self, hand: Hand, seat: int):
+        if hand is not self.world:  # a rollout begins
+            self.world = hand
+            self.rollouts += 1
+            self.late += self.now > self.cap
+        self.now += self.tick
+        return self.inner.act(hand, seat)
+
+    def declare(self, hand: Hand, seat: int):
+        return self.inner.declare(hand, seat)
+
+
+def test_wall_clock_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     hand = position(5, 0, 0)
     seat = hand.to_act()
     s = SearchStrategy(seed=1, iterations=10_000, max_seconds=0.3)
-    t0 = time.perf_counter()
+    clock = RolloutClock(s, tick=0.0002)  # the cap: 1,500 moves, some twenty rollouts
+    clock.install(monkeypatch)
     s.act(hand, seat)
-    # At most one rollout past the cap (a world may be cut short: the first one too).
-    assert time.perf_counter() - t0 < 1.0
+    # At most one rollout past the cap (a world may be cut short: the first one too): the
+    # one under way when the cap passed ends, and no other begins.
+    assert clock.now > s.max_seconds and clock.rollouts > 1 and clock.late == 0
     assert s.last["worlds"] < 10_000
 
 
@@ -218,7 +250,7 @@ def test_other_phases_use_the_heuristic() -> None:
     assert len(hand.buried) == 8
 
 
-def test_the_first_world_keeps_the_wall_clock_cap_too() -> None:
+def test_the_first_world_keeps_the_wall_clock_cap_too(monkeypatch: pytest.MonkeyPatch) -> None:
     # Twelve seats: one world's rollouts of every candidate took over a second, and the
     # cap was only checked from the second world on.
     rules = Rules(players=12, decks=6)
@@ -228,8 +260,9 @@ def test_the_first_world_keeps_the_wall_clock_cap_too() -> None:
         hand.apply(hand.random_action(rng, declare_chance=0.0))
     seat = hand.to_act()
     s = SearchStrategy(seed=1, iterations=10_000, max_seconds=0.001)
-    t0 = time.perf_counter()
+    clock = RolloutClock(s, tick=0.001)  # past the cap at the first rollout's second move
+    clock.install(monkeypatch)
     got = s.act(hand, seat)
-    assert time.perf_counter() - t0 < 0.3
+    assert clock.rollouts == 1 and clock.late == 0  # not a rollout of every candidate
     assert s.last["worlds"] == 0 and s.last["candidates"] > 1
     assert got == s.helper.act(hand, seat)  # no world finished: the heuristic's choice

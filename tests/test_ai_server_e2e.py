@@ -12,7 +12,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tractor.net.journal.store import Journal
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
 
 HOST = r"""
 import json, sys

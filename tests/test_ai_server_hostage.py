@@ -260,6 +260,7 @@ def tcp_child() -> None:
     task.react(lambda r: ensureDeferred(main(r)))
 
 
+@pytest.mark.e2e
 def test_the_attack_over_loopback_tcp_from_nine_addresses():
     proc = subprocess.run([sys.executable, __file__], capture_output=True, text=True,
                           timeout=120)

@@ -61,6 +61,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules,seeds", VARIANTS,
                          ids=["default", "auction", "6p3d", "options"])
 def test_sampled_worlds_match_every_observation(rules: Rules, seeds: range) -> None:
@@ -86,6 +87,7 @@ def test_sampled_worlds_match_every_observation(rules: Rules, seeds: range) -> N
     assert checked["play"] and checked["deal"]
 
 
+@pytest.mark.slow
 def test_every_phase_is_sampled() -> None:
     """Deal, final window, talon exchange, mid-trick and finished hands, all seats."""
     phases = Counter()
@@ -281,12 +283,14 @@ def test_sampling_is_deterministic_and_fast() -> None:
     b = know.sample(random.Random(5))
     assert a.hands == b.hands and a.deck == b.deck
     know.sample(random.Random(0))  # warm the template
-    t0 = time.perf_counter()
+    # CPU time of this thread, not the wall clock: other processes on the machine do not
+    # count against it.
+    t0 = time.thread_time()
     n = 200
     for j in range(n):
         know.sample(random.Random(j))
-    per = (time.perf_counter() - t0) / n
-    assert per < 0.003  # about 0.1 ms on the reference machine; loose for loaded CI
+    per = (time.thread_time() - t0) / n
+    assert per < 0.003  # about 0.1 ms on the reference machine; loose for a slow one
 
 
 def test_worlds_are_varied() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from memnet import TABLE, MemNet
 from test_stalls import GoesAway
 
@@ -72,12 +73,14 @@ def flood_then_stall(targets: tuple[int, ...]) -> MemNet:
     return net
 
 
+@pytest.mark.slow
 def test_a_flood_of_votes_on_moves_that_came_does_not_let_a_staller_hold_the_table():
     net = flood_then_stall((0,))  # seats 1 and 2 pass 32 times each
     outcomes = {s: outcome(net, s) for s in (0, 1, 2)}
     assert outcomes == {s: ("Stalled", 3) for s in (0, 1, 2)}, outcomes
 
 
+@pytest.mark.slow
 def test_a_flood_of_votes_on_moves_that_came_cannot_split_the_verdict():
     net = flood_then_stall((0, 2))  # seat 1 passes 32 times, seats 0 and 2 16 times
     outcomes = {s: outcome(net, s) for s in (0, 1, 2)}
@@ -110,6 +113,7 @@ def test_two_votes_of_one_signer_with_different_words_give_one_verdict_kind():
 # --- (5): a seat that never connects to one peer, and plays through the others -----------------
 
 
+@pytest.mark.slow
 def test_a_seat_that_refuses_one_peers_link_gets_the_same_outcome_everywhere():
     # Seat 3 plays every move, but never keeps a link with seat 0: seats 1 and 2 relay its
     # frames to seat 0 and seat 0's to it, so the table goes on. Seat 0 alone sees seat 3
@@ -177,6 +181,7 @@ def test_a_flood_of_distinct_ballots_leaves_a_bounded_record():
 # --- (6): a peer that resumes after voting still knows its vote ---------------------------------
 
 
+@pytest.mark.slow
 def test_a_resumed_peer_still_holds_its_vote_after_a_flood_of_passes(tmp_path):
     # Seat 1 signed 32 passes (seat 3's flood) and then its vote on seat 3; it crashes and
     # resumes from its journal. Its referee must know it voted (else it may pass later).

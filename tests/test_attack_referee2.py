@@ -133,6 +133,7 @@ CASES = [("app", 40, 0), ("shuffle", 1, 0), ("lock", 1, 0), ("deal", 5, 0), ("au
 OFFSETS = [float(x) for x in os.environ.get("TRACTOR_ATTACK_OFFSETS", "-0.01,0.01").split(",")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "nth", "hand"), CASES)
 @pytest.mark.parametrize("offset", OFFSETS)
 @pytest.mark.parametrize("gets", [(1,), (1, 2)])
@@ -165,6 +166,7 @@ def last_app_of_hand(seed: int) -> tuple[int, int]:
     return log[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("offset", OFFSETS)
 @pytest.mark.parametrize("gets", [(0,), (0, 1), (1, 2)])
 def test_the_last_card_of_a_hand_late_to_some_peers(offset, gets):
@@ -227,6 +229,7 @@ def test_a_vote_to_one_peer_and_a_pass_to_another_is_caught_by_every_peer(order)
 # --- (B/D) the per-signer vote bound raced: peers keep different votes of one seat --------------
 
 
+@pytest.mark.slow
 def test_a_hostile_vote_that_completes_a_verdict_cannot_reach_one_peer_only():
     # Seat 0's person goes away (an honest seat, rightly named for it). Seats 1 and 2 vote
     # on its move. Hostile seat 3 has signed 31 votes on moves that came (to everyone), then
@@ -272,6 +275,7 @@ def test_a_hostile_vote_that_completes_a_verdict_cannot_reach_one_peer_only():
 # --- (D) memory: what one seat makes a peer keep across hands -------------------------------
 
 
+@pytest.mark.slow
 def test_ballots_and_complaints_one_seat_makes_a_peer_keep_stay_bounded_across_hands():
     net = MemNet(seed=3, hands=4)
     peak = {"ballots": 0, "items": 0, "complaints": 0}

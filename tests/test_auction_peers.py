@@ -39,6 +39,7 @@ def _sessions(hands: int, seed: int, players) -> list[GameSession]:
     return peers
 
 
+@pytest.mark.slow
 def test_ai_peers_play_auction_hands_and_the_deal_passes_on():
     players = [StrategyPlayer(make_strategy("heuristic", seed=s), AUCTION, s) for s in range(4)]
     peers = _sessions(2, 5, players)
@@ -115,6 +116,7 @@ def _env(tmp_path) -> dict[str, str]:
     return {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
 
 
+@pytest.mark.e2e
 def test_a_whole_auction_hand_from_tractor_play(tmp_path):
     script = "hint\n\n" * 80 + "quit\n"
     proc = subprocess.run(
@@ -131,6 +133,7 @@ def test_a_whole_auction_hand_from_tractor_play(tmp_path):
     assert out.count("Refused") == 0
 
 
+@pytest.mark.e2e
 def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
     host = Session(["host", *FAST, "--name", "auction", "--ai", "3", "--plain", "--no-announce",
                     "--listen", "tcp:0:interface=127.0.0.1", "--rules", "declaration=auction",
@@ -150,6 +153,7 @@ def test_a_whole_auction_hand_at_a_hosted_table(tmp_path):
             host.proc.kill()
 
 
+@pytest.mark.e2e
 def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
     pytest.importorskip("pyte")
     from pty_terminal import Terminal, play_full_screen_hand, quit_screen

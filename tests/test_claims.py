@@ -6,6 +6,7 @@ named (the audit used to check only the first claimant)."""
 
 from __future__ import annotations
 
+import pytest
 from open_deck import open_decks, run_tables
 
 from tractor import Rules
@@ -55,6 +56,7 @@ def _table(cls: type[TableHand], seed: int, liar: int) -> list[TableHand]:
             for s in range(4)]
 
 
+@pytest.mark.slow
 def test_a_trump_shown_against_a_plain_suit_throw_is_no_claim():
     halted = 0
     for seed in range(40):
@@ -71,6 +73,7 @@ def test_a_trump_shown_against_a_plain_suit_throw_is_no_claim():
     assert halted >= 5  # the situation came up, and each time the liar was named
 
 
+@pytest.mark.slow
 def test_a_seat_quiet_about_a_part_it_could_beat_is_found_by_the_audit():
     found = 0
     for seed in range(60):
@@ -112,6 +115,7 @@ class PointlessClaimer(TableHand):
         return self._claim(lead, able[0])
 
 
+@pytest.mark.slow
 def test_a_seat_that_shows_a_higher_part_than_it_must_is_found_by_the_audit():
     found = 0
     for seed in range(120):
@@ -128,6 +132,7 @@ def test_a_seat_that_shows_a_higher_part_than_it_must_is_found_by_the_audit():
     assert found >= 2
 
 
+@pytest.mark.slow
 def test_honest_seats_show_one_component_each_and_only_while_it_matters():
     # Before, every other seat showed the lowest beating cards for every part it could
     # beat (about 8 cards against a cheap throw of low singles).

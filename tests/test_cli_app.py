@@ -471,23 +471,26 @@ def test_no_color_means_a_monochrome_screen(monkeypatch: Any) -> None:
 
 
 class SlowHintClient(LocalClient):
-    """A client whose advice takes a while to work out, on whatever thread runs it (as a
-    network seat's search does), and says which thread that was."""
+    """A client whose advice is worked out on whatever thread runs it (as a network seat's
+    search is), says which thread that was, and comes only when the test lets it
+    (``release``): the screen is checked while the hint is still thinking, however slow the
+    machine. A test that fails before releasing it leaves the thread after ten seconds."""
 
-    def __init__(self, seed: int, seconds: float) -> None:
+    def __init__(self, seed: int) -> None:
+        import threading
+
         super().__init__(seed=seed)
-        self.seconds = seconds
         self.threads: list[str] = []
+        self.release = threading.Event()
 
     def advisor(self) -> Any:
         import threading
-        import time
 
         advice = self.advice()
 
         def slow() -> Any:
             self.threads.append(threading.current_thread().name)
-            time.sleep(self.seconds)
+            self.release.wait(10)
             return advice
         return slow
 
@@ -496,7 +499,7 @@ def test_a_slow_hint_thinks_off_the_screen_and_enter_meanwhile_plays_it() -> Non
     import threading
 
     async def go() -> None:
-        client = SlowHintClient(seed=1, seconds=0.4)
+        client = SlowHintClient(seed=1)
         async with running(client) as (view, inp):
             hinted = client.hint()
             assert hinted is not None
@@ -510,6 +513,9 @@ def test_a_slow_hint_thinks_off_the_screen_and_enter_meanwhile_plays_it() -> Non
             await until(lambda: view.cursor != cursor)
             assert view.hint_pending
             inp.send_text(ENTER)  # before the hint came: it is played when it comes
+            await until(lambda: "played when it comes" in view.info)
+            assert client.observation().hand_sizes[0] == before
+            client.release.set()
             await until(lambda: client.observation().hand_sizes[0] < before)
             assert not view.hint_pending and view.error == ""
             assert client.threads and client.threads[0] != threading.main_thread().name
@@ -518,13 +524,14 @@ def test_a_slow_hint_thinks_off_the_screen_and_enter_meanwhile_plays_it() -> Non
 
 def test_a_hint_for_a_position_gone_by_is_dropped() -> None:
     async def go() -> None:
-        client = SlowHintClient(seed=1, seconds=0.4)
+        client = SlowHintClient(seed=1)
         async with running(client) as (view, inp):
             hinted = client.hint()
             assert hinted is not None
             inp.send_text("i")
             await until(lambda: view.hint_pending)
             assert client.submit(Play(0, tuple(hinted.faces))) is None  # moved on
+            client.release.set()  # the hint comes after the move
             await until(lambda: not view.hint_pending)
             assert view.input.text == "" and not view.info.startswith("Hint")
     run(go())

@@ -41,6 +41,7 @@ def test_rules_options_parse_and_refuse_clearly():
         parse_rules("declaration=shout")
 
 
+@pytest.mark.e2e
 def test_bad_input_gets_a_reason_not_a_traceback(tmp_path):
     out = tractor("play", "--rules", "decks=99", home=tmp_path)
     assert out.returncode == 2
@@ -56,6 +57,7 @@ def test_bad_input_gets_a_reason_not_a_traceback(tmp_path):
     assert "Traceback" not in out.stdout + out.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("args", "reason"), [
     (["join", "tcp:localhost"], "give the table's address as HOST:PORT"),
     (["join", "tcp:127.0.0.1:99999"], "give the table's address as HOST:PORT"),
@@ -83,6 +85,7 @@ def test_bad_options_and_addresses_get_a_reason_not_library_internals(args, reas
     assert not (tmp_path / "error.log").exists()
 
 
+@pytest.mark.e2e
 def test_a_data_folder_that_is_a_file_is_named_not_a_traceback(tmp_path):
     afile = tmp_path / "file"
     afile.write_text("")

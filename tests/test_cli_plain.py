@@ -14,9 +14,9 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 
+import pytest
 from local_client import LocalClient
 
 from tractor import Pass, Rules
@@ -141,6 +141,7 @@ def test_run_plain_reads_a_real_pipe_on_the_event_loop() -> None:
     assert "play> " in text
 
 
+@pytest.mark.e2e
 def test_standard_input_of_a_child_process() -> None:
     script = script_for(5)
     code = ("import asyncio, sys; from local_client import LocalClient; "
@@ -274,25 +275,32 @@ def test_news_while_a_question_is_open_starts_its_own_line_and_asks_again() -> N
 
     client.events = events  # type: ignore[method-assign]
     r, w = os.pipe()
-
-    def later() -> None:  # the news comes while the first question waits for its answer
-        time.sleep(0.3)
-        news.append("AI 2 was stopped by signal 9")
-        loop.call_soon_threadsafe(client.on_change)
-        time.sleep(0.3)
-        with os.fdopen(w, "w", encoding="utf-8") as pipe:
-            pipe.write("quit\n")
-
     out = io.StringIO()
 
-    async def main() -> int:
-        nonlocal loop
-        loop = asyncio.get_running_loop()
-        threading.Thread(target=later, daemon=True).start()
-        with os.fdopen(r, encoding="utf-8") as stdin:
-            return await asyncio.wait_for(run_plain(client, stdin, out), 20)
+    async def shown(ending: str) -> None:  # what was written so far ends so: no fixed sleeps
+        for _ in range(2000):
+            if out.getvalue().endswith(ending):
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError(f"never shown: {ending!r}; shown: {out.getvalue()[-300:]!r}")
 
-    loop: asyncio.AbstractEventLoop
+    async def later() -> None:  # the news comes while the first question waits for its answer
+        try:
+            await shown("declare> ")
+            news.append("AI 2 was stopped by signal 9")
+            client.on_change()
+            await shown("signal 9\ndeclare> ")
+        finally:  # the answer comes in any case: the reading thread is not left waiting
+            with os.fdopen(w, "w", encoding="utf-8") as pipe:
+                pipe.write("quit\n")
+
+    async def main() -> int:
+        news_comes = asyncio.ensure_future(later())
+        with os.fdopen(r, encoding="utf-8") as stdin:
+            rc = await asyncio.wait_for(run_plain(client, stdin, out), 20)
+        await news_comes
+        return rc
+
     assert asyncio.run(main()) == 0
     text = out.getvalue()
     assert "declare> \n· AI 2 was stopped by signal 9\ndeclare> quit" in text, text[-600:]
@@ -303,26 +311,27 @@ def test_the_hint_thinks_off_the_event_loop() -> None:
     # timers stood still meanwhile.
     client = LocalClient(seed=5)
     real = client.advisor
+    timer_ran = threading.Event()
+    saw_the_timer: list[bool] = []
 
     def slow_advisor():
         advise = real()
 
         def think():
-            time.sleep(0.6)
+            # Thinks until a timer of the loop has run: on the loop's thread it never does
+            # (the wait gives up after ten seconds, and says so).
+            saw_the_timer.append(timer_ran.wait(10))
             return advise()
         return think
 
     client.advisor = slow_advisor  # type: ignore[method-assign]
     said: list[str] = []
     session = PlainSession(client, said.append)
-    ticks: list[float] = []
 
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        loop.call_later(0.1, lambda: ticks.append(loop.time() - start))
+        asyncio.get_running_loop().call_later(0.01, timer_ran.set)
         await session.handle_async("hint")
 
     asyncio.run(main())
-    assert ticks and ticks[0] < 0.4, ticks  # the timer ran while the search thought
+    assert saw_the_timer == [True]  # the timer ran while the search thought
     assert any("Enter alone accepts it" in line for line in said), said

@@ -11,6 +11,9 @@ import time
 
 import pytest
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 
 def spawn(seat: int, tmp_path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(

@@ -1371,6 +1371,7 @@ class Curious:
                     assert q not in self.table
 
 
+@pytest.mark.slow
 def test_curious_peer_learns_no_hidden_card() -> None:
     d, held = stage("prelock")
     spy = Curious(d, 1)
@@ -1516,6 +1517,7 @@ def test_restore_keeps_buffered_frames() -> None:
 
 # === every table size ============================================================================
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("decks", "seats"), list(itertools.product((2, 3), (4, 6, 8))))
 def test_every_table_size(decks: int, seats: int) -> None:
     d = LocalDeal(seats=seats, decks=decks, hand_size=2, first=seats - 1,

@@ -234,6 +234,7 @@ def child(port: int, ident: str) -> None:
     task.react(lambda r: ensureDeferred(main(r)))
 
 
+@pytest.mark.e2e
 def test_real_multicast_on_this_host():
     port = 42100 + os.getpid() % 800
     ident = os.urandom(6).hex()

@@ -23,6 +23,9 @@ from tractor.net.table.hand import HandSetup, RandomPlayer, SeatView, TableHand
 from tractor.observation import Observation
 from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 
+# slow: a thousand hands played by the table and by the rules core, and a share on the real deck.
+pytestmark = pytest.mark.slow
+
 HANDS = 1000  #: seeded hands on the open deck (every case below shows up 20 times or more)
 REAL_HANDS = 5  #: of which this many again on the real deck
 

@@ -43,6 +43,7 @@ def test_a_pipe_gets_the_message_as_it_is() -> None:
     assert fit(LONG, io.StringIO()) == LONG
 
 
+@pytest.mark.e2e
 def test_a_command_error_on_a_terminal_folds_between_words() -> None:
     # Before: the refusal of a damaged journal came as one line the terminal cut mid-word.
     # (A short home: a path longer than the line is one word the terminal must cut.)

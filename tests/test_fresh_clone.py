@@ -18,6 +18,9 @@ import pytest
 from processes import ai_processes
 from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

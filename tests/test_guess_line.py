@@ -90,6 +90,7 @@ def run_until_the_person_is_in(seed: int, mistyped: bool = False) -> tuple[float
     return turn[0] - arrival, flood.guesses, t
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_a_person_asking_once_gets_the_next_turn_while_200_addresses_poll(seed: int):
     waited, guesses, elapsed = run_until_the_person_is_in(seed)
@@ -98,6 +99,7 @@ def test_a_person_asking_once_gets_the_next_turn_while_200_addresses_poll(seed: 
     assert guesses <= 20 + elapsed / 15.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_a_person_who_mistyped_once_still_gets_in_within_30_s(seed: int):
     waited, guesses, elapsed = run_until_the_person_is_in(seed, mistyped=True)
@@ -106,6 +108,7 @@ def test_a_person_who_mistyped_once_still_gets_in_within_30_s(seed: int):
     assert guesses <= 20 + elapsed / 15.0
 
 
+@pytest.mark.slow
 def test_the_guesses_an_hour_are_fewer_than_before():
     # Before: 321 in the first hour and 312 in every later one from 200 addresses or more
     # (154 and 144 from a single one). Now at most 260 and 240, however many addresses.
@@ -244,6 +247,7 @@ def _dial(host: LobbyHost, client: Any, ip: str, port: int) -> IOPump:
         "TCP", ip, port)), client, FakeTransport(client, True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_person_joins_within_30_s_while_200_addresses_flood_the_lobby(seed: int):
     clock = Clock()

@@ -19,6 +19,11 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 PASS = "lantern at dusk"
 SOURCES = [f"127.0.0.{i}" for i in range(2, 202)]
 PERSON = "127.0.0.250"

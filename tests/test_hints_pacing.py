@@ -452,6 +452,7 @@ def test_trump_counts_follow_the_rules_core_for_jokers_and_no_suit():
     assert "2 of your cards are trumps" in reason(obs, NameTrump(0, None))
 
 
+@pytest.mark.slow
 def test_the_next_deal_waits_while_the_person_reads_the_summary():
     # It went on behind the summary: back from it, the person found the trump declared
     # and had never been offered their own declaration.

@@ -7,10 +7,13 @@ import io
 import subprocess
 import sys
 
+import pytest
+
 from tractor.cli.history import history_lines, replay
 from tractor.net.journal.store import Journal
 
 
+@pytest.mark.e2e
 def test_history_and_replay_of_a_loopback_game(tmp_path):
     proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.mesh.loopback", "--hands", "2",
                            "--seed", "8", "--journal-dir", str(tmp_path)],

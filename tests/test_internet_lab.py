@@ -22,6 +22,9 @@ from wormhole_servers import WormholeServers
 pytest.importorskip("wormhole")
 pytest.importorskip("wormhole_mailbox_server")
 
+# lab: every test here needs root and `ip netns` (tests/lanlab.py).
+pytestmark = pytest.mark.lab
+
 PROBE = ("import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), "
          "timeout=2); print('ok')")
 LINK = re.compile(r"^· link with seat (\d) \(([^)]*)\): (directly|through the relay)$", re.M)

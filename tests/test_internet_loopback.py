@@ -17,6 +17,9 @@ pytest.importorskip("wormhole_transit_relay")
 
 from wormhole_servers import WormholeServers  # noqa: E402
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 SCRIPT = os.path.join(os.path.dirname(__file__), "internet_table.py")
 
 

@@ -17,6 +17,9 @@ pytest.importorskip("wormhole_mailbox_server")
 from processes import Session  # noqa: E402
 from wormhole_servers import WormholeServers  # noqa: E402
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 CODES = re.compile(r"seat codes \(one per free seat[^\n]*\): ([^\n]+)\n")
 
 

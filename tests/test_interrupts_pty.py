@@ -31,6 +31,9 @@ from tractor.net.journal.store import Journal
 
 pytest.importorskip("pyte")
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 MAIN = [sys.executable, "-P", "-m", "tractor.cli.main"]
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
 FAREWELL = re.compile(r"^tractor: interrupted(; the journal is kept \(`tractor resume` "

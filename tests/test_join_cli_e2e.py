@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 import re
 
+import pytest
 from test_resume_e2e import Session
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
 
 
 def test_joining_a_passphrase_table_by_address_asks_for_it_and_again_after_a_wrong_one(

@@ -4,6 +4,7 @@ transcripts everywhere; finished games stay listed with their results."""
 
 from __future__ import annotations
 
+import pytest
 from helpers import pump, sender, transcript
 
 from tractor import Rules
@@ -38,6 +39,7 @@ class Journaled:
         return out
 
 
+@pytest.mark.slow
 def test_a_peer_comes_back_from_its_sqlite_journal(tmp_path):
     seed, hands = 4, 2
     d = LocalDeal(seats=4, seed=seed)

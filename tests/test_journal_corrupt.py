@@ -118,6 +118,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind", sorted(REFUSED))
 @pytest.mark.parametrize("command", [["history"], ["replay", "g1"], ["resume"]])
 def test_reading_commands_refuse_a_journal_they_cannot_use(tmp_path, kind, command):
@@ -135,6 +136,7 @@ def test_reading_commands_refuse_a_journal_they_cannot_use(tmp_path, kind, comma
 # --- play, host, join: a damaged file kept aside, a new journal started --------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind", ["garbage", "truncated", "foreign", "other-games"])
 def test_join_keeps_a_damaged_journal_aside_and_starts_a_new_one(tmp_path, kind):
     home, path, before = home_with(tmp_path, kind)
@@ -153,6 +155,7 @@ def test_join_keeps_a_damaged_journal_aside_and_starts_a_new_one(tmp_path, kind)
     assert application_id(path) == APPLICATION_ID
 
 
+@pytest.mark.e2e
 def test_play_says_so_in_one_line_and_plays(tmp_path):
     home, path, before = home_with(tmp_path, "garbage")
     proc = tractor(home, "play", "--plain", "--deal-pace", "0", timeout=180)
@@ -169,6 +172,7 @@ def test_play_says_so_in_one_line_and_plays(tmp_path):
     journal.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", [["join", "tcp:127.0.0.1:1", "--plain"], ["history"],
                                      ["resume"]])
 def test_a_newer_journal_is_never_moved_or_written(tmp_path, command):
@@ -182,6 +186,7 @@ def test_a_newer_journal_is_never_moved_or_written(tmp_path, command):
     assert path.read_bytes() == before and not asides(home)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", [["join", "tcp:127.0.0.1:1", "--plain"], ["history"],
                                      ["replay", "g1"], ["resume"]])
 def test_a_folder_where_the_journal_should_be(tmp_path, command):
@@ -197,6 +202,7 @@ def test_a_folder_where_the_journal_should_be(tmp_path, command):
     assert (home / "journal.sqlite" / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.e2e
 def test_a_zero_byte_journal_is_an_empty_one(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
@@ -215,6 +221,7 @@ def test_a_zero_byte_journal_is_an_empty_one(tmp_path):
 # --- permission denied ---------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_a_journal_without_permission_is_named_and_left_alone(tmp_path):
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         pytest.skip("root reads and writes any file, and setpriv is not here to stop it")

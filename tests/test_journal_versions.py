@@ -205,6 +205,7 @@ class Kept:
         return out
 
 
+@pytest.mark.e2e
 def test_the_journal_does_not_import_the_table_code():
     """The storage takes and gives plain records: the table code depends on it, not the
     other way round."""

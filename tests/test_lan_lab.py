@@ -22,6 +22,9 @@ import lanlab
 import pytest
 from lanlab import VERIFIED, Autopilot, Lab, Plain, Screen
 
+# lab: every test here needs root and `ip netns` (tests/lanlab.py).
+pytestmark = pytest.mark.lab
+
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]

@@ -140,6 +140,7 @@ def test_a_budget_exhausted_says_how_long_the_table_waits():
         "too many wrong guesses at this table: try again in 14 s"
 
 
+@pytest.mark.slow
 def test_one_guessing_address_locks_out_neither_a_person_nor_the_ai_seats():
     # Before: past the budget the table took one attempt a minute from anyone, and the
     # guesser, retrying the moment the wait ended, took them all; seat-token handshakes

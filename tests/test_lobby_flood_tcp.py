@@ -14,6 +14,11 @@ import sys
 import time
 from typing import Any
 
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 PASS = "flooded lantern"

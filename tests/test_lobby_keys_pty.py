@@ -23,6 +23,9 @@ from pty_terminal import Terminal
 
 pytest.importorskip("pyte")
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 MAIN = [sys.executable, "-P", "-m", "tractor.cli.main"]
 LOOPBACK = ["--no-announce", "--listen", "tcp:0:interface=127.0.0.1"]
 LEFT = "tractor: you left the lobby"

@@ -16,6 +16,9 @@ import time
 import pytest
 from pty_terminal import Terminal
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 
 def tractor_env(home) -> dict[str, str]:
     return {**os.environ, "TRACTOR_HOME": str(home), "NO_COLOR": "1"}

@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 PASS = "loopback lantern"
 
 

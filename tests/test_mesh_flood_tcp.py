@@ -16,10 +16,15 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from flood import Flood  # noqa: E402
 from test_crash_process import read_json  # noqa: E402
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
 
 LIMIT = 256  #: descriptors each peer may open
 

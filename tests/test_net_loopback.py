@@ -7,6 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 
 def run(*args: str) -> dict:
     proc = subprocess.run([sys.executable, "-P", "-m", "tractor.net.mesh.loopback", *args],

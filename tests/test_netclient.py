@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from twisted.internet.task import Clock
 
 from tractor import Bury, Declare, Pass, Play, Rules
@@ -87,6 +88,7 @@ class Table:
             self.node.on_change()
 
 
+@pytest.mark.slow
 def test_a_person_plays_a_whole_hand_through_the_client():
     t = Table(seed=3)
     c = t.client
@@ -257,6 +259,7 @@ def test_seats_that_share_a_name_read_differently():
     assert t.client.names == ["bo", "bo 2", "AI", "AI 2"]
 
 
+@pytest.mark.slow
 def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
     """Each trick's winner right after its last play, chat where it was said; a seat
     resumed from its journal (everything replayed at once) shows the same log, earlier

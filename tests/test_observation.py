@@ -75,6 +75,7 @@ def rebuilt_from(hand: Hand, seat: int, plain: bool) -> Hand:
     return Hand.from_public(public, hand.hands, hand.talon, hand.buried, hand.deck)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules,seeds", VARIANTS, ids=IDS)
 def test_a_hand_rebuilt_from_an_observation_goes_on_as_the_original(rules, seeds):
     seen: Counter[str] = Counter()

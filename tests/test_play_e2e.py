@@ -15,6 +15,9 @@ import time
 import pytest
 from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import pytest
 from pty_terminal import Terminal, quit_screen, take_hint
 
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 CARD = re.compile(r"(?:[♠♥♦♣](?:10|[2-9JQKA])|BJ|RJ)")
 
 

@@ -51,6 +51,7 @@ def finished(rules: Rules, seed: int) -> Game:
     return deque(states(rules, seed), maxlen=1)[0]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(rules=rules_st, seed=seeds)
 def test_cards_are_conserved_through_a_hand(rules, seed):

@@ -195,6 +195,7 @@ SCENARIOS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_every_interleaving_ends_the_same_everywhere_and_never_names_an_honest_seat(name):
     report = explore(SCENARIOS[name])
@@ -218,6 +219,7 @@ def test_the_model_checker_finds_a_referee_that_blames_on_two_votes(monkeypatch)
         explore(SCENARIOS["a staller that moves late or never"])
 
 
+@pytest.mark.slow
 def test_the_model_checker_finds_a_referee_that_passes_without_the_move(monkeypatch):
     def always(self, item):
         return any(False in self.kinds(item, s) for s in self.ballots.get(item, {})

@@ -139,6 +139,7 @@ def test_an_honest_table_relays_nothing_and_pays_only_the_have_reports():
 KINDS = ["shuffle", "lock", "deal", "reveal", "app", "bury", "audit", "verdict"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_frame_withheld_from_one_peer_reaches_it_through_the_others(kind):
     # Seat 2 keeps every frame of one kind from seat 0. Before the relay, seat 0 waited
@@ -151,6 +152,7 @@ def test_a_frame_withheld_from_one_peer_reaches_it_through_the_others(kind):
     assert all(n.errors == [] for n in net.nodes)
 
 
+@pytest.mark.slow
 def test_a_peer_that_gets_nothing_from_one_seat_still_plays_the_whole_hand():
     net = MemNet(seed=5)
     net.tamper[(1, 3)] = lambda frame: []  # not one signed frame of seat 1 reaches seat 3
@@ -224,6 +226,7 @@ def test_two_valid_shuffles_sent_to_two_halves_make_every_honest_peer_name_the_s
     assert_all_name(net, cheater)
 
 
+@pytest.mark.slow
 def test_a_relay_that_alters_a_frame_loses_its_link_and_the_hand_goes_on():
     net = MemNet(seed=7)
     altered = []
@@ -244,6 +247,7 @@ def test_a_relay_that_alters_a_frame_loses_its_link_and_the_hand_goes_on():
     assert any("bad signature" in str(e) for e in net.nodes[3].errors)
 
 
+@pytest.mark.slow
 def test_replayed_and_duplicated_frames_change_nothing():
     net = MemNet(seed=8)
     seen: list[bytes] = []
@@ -257,6 +261,7 @@ def test_replayed_and_duplicated_frames_change_nothing():
     assert net.nodes[1].errors == []
 
 
+@pytest.mark.slow
 def test_random_delays_and_reordering_across_links_complete_every_hand():
     net = MemNet(seed=9, hands=3, delay=lambda rng: rng.expovariate(1 / 0.15))
     net.run()
@@ -325,6 +330,7 @@ def test_a_seat_that_signs_a_false_view_is_named_once_no_proof_comes():
     assert net.clock.seconds() >= SUSPECT
 
 
+@pytest.mark.slow
 def test_a_second_version_of_a_verdict_is_caught_after_the_others_moved_on():
     # Seat 3 signs another verdict for seat 1 only. The others score the hand and start
     # the next; the two versions still meet (whatever hand each peer is in), and every
@@ -344,6 +350,7 @@ def test_a_second_version_of_a_verdict_is_caught_after_the_others_moved_on():
     assert any(isinstance(net.nodes[s].halted, Equivocation) for s in (0, 2))
 
 
+@pytest.mark.slow
 def test_a_peer_resumed_after_a_crash_still_catches_a_second_version_of_an_old_message():
     # Seat 1 crashes in the second hand and comes back from its journal. Seat 2 then shows
     # it another version of its first-hand verdict: the resumed peer still holds the first

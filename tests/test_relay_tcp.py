@@ -10,6 +10,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
 SCRIPT = os.path.join(os.path.dirname(__file__), "hostile_tcp.py")
 
 

@@ -57,6 +57,7 @@ def run(home: Path, *args: str, columns: int | None = None) -> subprocess.Comple
 # --- stepping ------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_each_pause_follows_one_step_shown(home):
     """Driven with a scripted pause: the deal is out before the first pause, then each
     pause is preceded by exactly one new step, and q stops at once."""
@@ -84,6 +85,7 @@ def test_each_pause_follows_one_step_shown(home):
     assert len(lines) == len(set(lines))
 
 
+@pytest.mark.e2e
 def test_every_enter_shows_the_next_step_at_once(home):
     """On a terminal: an Enter typed before anything is shown is not taken for the first
     step (before: the deal and the first trick came together, one step ahead of the
@@ -115,6 +117,7 @@ def test_every_enter_shows_the_next_step_at_once(home):
 # --- refused at once ----------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("args", "said"), [
     (["--hand", "9"], f"tractor: game {GAME} has finished hands 1-2: there is no hand 9 to "
                       "replay"),
@@ -132,6 +135,7 @@ def test_a_bad_hand_number_is_refused_at_once(home, args, said):
     assert lines == [said], lines  # nothing else: not read, no "Enter for the next step"
 
 
+@pytest.mark.e2e
 def test_an_unknown_game_is_refused_with_the_games_there_are(home, tmp_path):
     proc = run(home, "replay", "abc")
     assert proc.returncode == 2
@@ -163,6 +167,7 @@ def unwrapped(home) -> tuple[list[str], list[str]]:
             run(home, "history", columns=1000).stdout.splitlines())
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("width", [60, 80, 100])
 def test_replay_and_history_fit_the_terminal(home, unwrapped, width):
     whole, history = unwrapped

@@ -38,6 +38,7 @@ def crash_and_resume(d: LocalDeal, seat: int, fresh: GameSession) -> None:
                 d.queue.append((s, seat, frame))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("crash_after", [150, 900, 2600])
 def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     seed, hands = 3, 2
@@ -65,6 +66,7 @@ def test_a_crashed_peer_resumes_from_its_journal(crash_after):
     assert all(transcript(p) == transcript(d.peers[0]) for p in d.peers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["bid", "show", "play"])
 def test_a_peer_crashed_in_the_auction_variant_resumes(phase):
     # Its bids, the card it showed and the trump it named are read back from its journal.
@@ -134,6 +136,7 @@ def answer(session: GameSession, rng) -> list[bytes]:
     return session.decide(Play(seat, tuple(pick)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["reveal", "auction"])
 def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_made(style):
     # In the auction variant the person's bids and card shown come first.
@@ -169,6 +172,7 @@ def test_a_person_resumed_after_a_crash_is_not_asked_again_for_moves_already_mad
     assert all(transcript(p) == transcript(fresh) for p in d.peers)
 
 
+@pytest.mark.slow
 def test_a_peer_that_chatted_before_its_crash_resumes():
     seed, hands = 6, 1
     d = LocalDeal(seats=4, seed=seed)

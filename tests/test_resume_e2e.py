@@ -10,7 +10,11 @@ import re
 import signal
 import time
 
+import pytest
 from processes import PROMPTS, Session, ai_processes
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
 
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).

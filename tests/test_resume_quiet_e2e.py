@@ -11,8 +11,12 @@ import re
 import signal
 import time
 
+import pytest
 from processes import Session, ai_processes
 from test_resume_e2e import FAST, moves
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
 
 
 def killed_practice_game(home) -> dict[str, str]:

@@ -75,6 +75,7 @@ def test_the_command_line_reads_them_and_lists_them():
         assert value in RULES_SUMMARY
 
 
+@pytest.mark.e2e
 def test_a_bad_value_on_the_command_line_gets_the_rules_core_reason(tmp_path):
     proc = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
                            "throw_ruff=biggest"], capture_output=True, text=True, timeout=60,
@@ -344,6 +345,7 @@ POINTLESS_HANDS = {0: "KS 10S 10S 3C 4C 6C", 1: "JS JS 3D 4D 6D 7D", 2: "QS QS 8
                    3: "3S 5S 6S 10D JD QD"}
 
 
+@pytest.mark.slow
 def test_a_claim_that_cannot_change_the_forced_lead_is_refused_at_once(stacked):
     # Against ♠K ♠10♠10, seat 1 shows ♠J♠J (the pair is forced); seat 2's ♠Q♠Q beats the
     # pair too but changes nothing: showing it would only expose its cards, so the table

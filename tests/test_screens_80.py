@@ -290,6 +290,7 @@ def plain_problems(client: Any, names: Sequence[str]) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [4, 6])
 def test_no_screen_breaks_a_word_a_card_or_a_name(players: int) -> None:
     problems: list[str] = []

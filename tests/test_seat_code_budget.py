@@ -91,6 +91,7 @@ def test_a_day_of_guessing_is_bounded_told_and_the_right_code_still_works(player
         table.lines[before:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "host_plays"), [(4, True), (12, False)])
 def test_two_days_of_guessing_stay_within_the_bound_in_every_24_hours(players, host_plays):
     table = Table(players, host_plays)

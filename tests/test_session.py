@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tractor import Rules
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.hand import RandomPlayer
@@ -21,6 +23,7 @@ def sessions(max_hands: int, seed: int = 1) -> list[GameSession]:
     return peers
 
 
+@pytest.mark.slow
 def test_three_hands_carry_levels_and_starters_and_agree():
     peers = sessions(3)
     first = peers[0]

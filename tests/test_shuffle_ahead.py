@@ -336,6 +336,7 @@ def reference() -> list[GameSession]:
     return finished(7, 3)
 
 
+@pytest.mark.slow
 def test_the_next_deck_is_ready_before_the_hand_ends(reference):
     d, steps = table(7, 3)
     d.call_all("start")
@@ -353,6 +354,7 @@ def test_the_next_deck_is_ready_before_the_hand_ends(reference):
     assert all(s.upcoming is None and len(s.results) == 3 for s in d.peers)
 
 
+@pytest.mark.slow
 def test_the_game_is_the_same_without_shuffling_ahead(reference, monkeypatch):
     monkeypatch.setattr(session_module, "SHUFFLE_AHEAD_FROM", frozenset())
     plain = finished(7, 3)
@@ -361,6 +363,7 @@ def test_the_game_is_the_same_without_shuffling_ahead(reference, monkeypatch):
         assert [h.deck.final for h in a.played] == [h.deck.final for h in b.played]
 
 
+@pytest.mark.slow
 def test_sessions_with_runners_play_the_same_game(reference):
     peers = finished(7, 3, runners=True)
     assert [s.results for s in peers] == [s.results for s in reference]
@@ -400,6 +403,7 @@ CRASHES = [(point, False) for point in CRASH_POINTS] + [
     (point, True) for point in [*CRASH_POINTS, *OWN_STEPS]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("point", "runners"), CRASHES,
                          ids=[f"{p}-{'runner' if r else 'inline'}" for p, r in CRASHES])
 def test_a_peer_crashed_during_the_next_decks_set_up_resumes(reference, point, runners):
@@ -458,6 +462,7 @@ def test_frames_the_next_deck_made_go_out_with_an_error_of_this_hands_deck(monke
 
 # --- peers on in-memory links, each with a deck worker that takes its time -----------------------
 
+@pytest.mark.slow
 def test_a_table_whose_deck_workers_are_slow_plays_on_and_blames_nobody():
     net = MemNet(seed=3, hands=3, worker=0.5)  # each proof or check: half a second
     ahead: list[list[int]] = []
@@ -479,6 +484,7 @@ def test_a_table_whose_deck_workers_are_slow_plays_on_and_blames_nobody():
         assert all(h.deck.runner is not None for h in session.played)  # all by the worker
 
 
+@pytest.mark.slow
 def test_a_cheat_in_the_next_hands_shuffle_halts_the_table_naming_the_cheater():
     net = MemNet(seed=3, hands=2, worker=0.2)
     cheater = net.sessions[1]
@@ -516,6 +522,7 @@ def test_a_failure_after_a_deck_job_halts_the_node_as_after_a_frame():
     assert "after the deck worker's job: RuntimeError: a bug in the session" in str(halted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["relayed", "straight"])
 def test_a_frame_too_far_ahead_drops_only_its_authors_link(path):
     # Seat 1 signs a message numbered far past anything it sent. Relayed by seat 0 (as
@@ -554,6 +561,7 @@ class OpensADealtCard(Deck):
         return out
 
 
+@pytest.mark.slow
 def test_a_bad_message_of_the_next_hand_found_as_it_starts_shows_that_hands_evidence():
     net = MemNet(seed=3, hands=2)
     cheater = net.sessions[1]
@@ -679,6 +687,7 @@ def test_a_stopped_node_leaves_no_deck_worker_behind():
     assert not worker._thread.is_alive() and reactor.triggers["during"]["shutdown"] == []
 
 
+@pytest.mark.slow
 def test_a_lie_in_a_verdict_halts_every_honest_peer_naming_the_liar_and_no_one_else():
     # Seat 1 revokes (found only by the audit); seat 3 signs a clean verdict. A peer may
     # find seat 3's verdict in the same call in which it signs its own: that one must

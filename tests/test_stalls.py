@@ -110,6 +110,7 @@ def assert_named(net: MemNet, staller: int, what: str) -> None:
         assert all(v.item.seat == staller and not v.came for v in votes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "staller", "what"), [
     ("shuffle", 1, "shuffle"), ("lock", 0, "lock"), ("verdict", 2, "verdict"),
     ("app", 1, "agreement"), ("window", 1, "declaration window")])
@@ -141,6 +142,7 @@ def stop_playing(net: MemNet, seat: int) -> None:
             net.tamper[(seat, dst)] = tamper
 
 
+@pytest.mark.slow
 def test_a_seat_that_never_plays_its_card_is_named_after_the_move_deadline():
     net = MemNet(seed=3)
     stop_playing(net, 3)
@@ -171,6 +173,7 @@ def test_a_coalition_that_keeps_one_seats_frames_from_the_other_two_names_no_hon
         assert {signer for _, signer in node.ballots.values()} == {0, 1, 3}
 
 
+@pytest.mark.slow
 def test_a_coalition_cannot_starve_a_seat_that_an_honest_peer_relays_to():
     net = MemNet(seed=5)
     net.tamper[(1, 0)] = lambda frame: []  # seat 1 sends seat 0 nothing
@@ -232,6 +235,7 @@ def test_a_flood_of_signed_complaints_is_relayed_only_up_to_a_bound():
         n.stop()
 
 
+@pytest.mark.slow
 def test_a_seat_that_keeps_its_audit_keys_is_named_for_them():
     from tractor.net.deck.errors import KeyTimeout
 
@@ -309,6 +313,7 @@ def answer_at_the_last_second(net: MemNet, seat: int, late: int, before: float) 
             net.tamper[(seat, dst)] = tamper_for(dst)
 
 
+@pytest.mark.slow
 def test_a_play_that_comes_as_one_peer_stops_the_table_lets_the_hand_go_on_everywhere():
     # Seat 3's play reaches seats 1 and 2 just as they judge, and seat 0 only relayed,
     # after it judged (the frames 1 and 2 then send could not reach 0 in time either).
@@ -345,6 +350,7 @@ class GoesAway:
         return self.inner.play(view) if self.plays >= 0 else WAIT  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included():
     net = MemNet(seed=3)
     away = GoesAway(RandomPlayer(33), plays=3)
@@ -356,6 +362,7 @@ def test_a_person_away_from_the_keyboard_is_named_by_every_peer_its_own_included
     assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (3, "play"), halted
 
 
+@pytest.mark.slow
 def test_at_a_practice_table_a_person_may_take_a_break_as_long_as_they_like():
     # `tractor play`: a person and AI seats only. The AIs stopped the table (and ended the
     # game for good) after five minutes at one decision.
@@ -376,6 +383,7 @@ def test_at_a_practice_table_a_person_may_take_a_break_as_long_as_they_like():
     assert net.completed(), [str(n.halted) for n in net.nodes]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ballots", "named"), [("vote", 3), ("both", 3), ("vote", 2)])
 def test_a_false_vote_stops_nothing_and_a_vote_with_a_pass_blames_its_signer(ballots, named):
     # Seat 3's person is thinking (30 s so far) when seat 0 signs a vote that seat 3 (or seat
@@ -429,6 +437,7 @@ def test_a_ballot_is_signed_and_read_back_and_a_forged_one_refused():
             read_ballot(bad, TABLE, keys)
 
 
+@pytest.mark.slow
 def test_a_vote_inside_the_time_the_screen_shows_stops_nothing():
     # Seat 3's person plays 295 s into its decision (its screen counts down from 300 s);
     # at 291 s seat 0 signs a vote that seat 3 stalls. Nobody backs it: the hand goes on.
@@ -455,6 +464,7 @@ def test_a_vote_inside_the_time_the_screen_shows_stops_nothing():
     assert any(n.ballots for n in net.nodes[1:])  # the vote was heard, and passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outage", [30.0, 60.0])
 def test_a_peer_offline_as_a_wait_began_names_the_same_seat_as_the_others(outage):
     # Seat 0's links are down for a while just as seat 3's person starts thinking (for
@@ -479,6 +489,7 @@ def test_a_peer_offline_as_a_wait_began_names_the_same_seat_as_the_others(outage
     assert isinstance(net.nodes[3].halted, Stalled) and net.nodes[3].halted.seat == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [4, 7])
 def test_a_last_card_at_the_deadline_that_wins_the_trick_gets_one_verdict(seed):
     # The peers' watch loops tick half a second apart (separate processes). Seat 3 plays
@@ -564,6 +575,7 @@ def _no_honest_seat_blamed(net: MemNet, cheater: int) -> None:
         assert getattr(halted, "seat", cheater) == cheater, (s, str(halted))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["play", "deal keys"])
 def test_a_message_sent_to_one_seat_as_the_others_judge_never_gets_an_honest_seat_blamed(kind):
     # Once seats 0 and 2 complained about seat 3, seat 3 sends what it owes to seat 1 only,
@@ -624,6 +636,7 @@ def test_a_message_sent_to_one_seat_as_the_others_judge_never_gets_an_honest_sea
         assert net.completed([0, 1, 2]), [str(n.halted) for n in net.nodes]
 
 
+@pytest.mark.slow
 def test_a_link_outage_during_a_stop_delays_the_verdict_instead_of_splitting_it():
     # Seat 3's person answers just before the stop; then seats {0, 2} lose their links to
     # {1, 3} for 7 s. Nobody misbehaves. Before, 0 and 2 judged while cut off and named
@@ -659,6 +672,7 @@ def test_a_link_outage_during_a_stop_delays_the_verdict_instead_of_splitting_it(
     assert net.completed(), [str(n.halted) for n in net.nodes]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "seconds", "verdict"), [
     ("shuffle", 65.0, None), ("lock", 68.0, None), ("shuffle", 72.0, "Stalled"),
     ("audit", 80.0, "KeyTimeout"), ("deal", 80.0, "KeyTimeout")])
@@ -727,6 +741,7 @@ def test_a_halt_notice_of_the_old_protocol_stops_nothing():
     assert any("frame" in str(e) for e in net.nodes[1].errors)  # refused, and said why
 
 
+@pytest.mark.slow
 def test_a_verdict_on_a_hand_this_peer_finished_replaces_its_result():
     # The last move of a hand came here after every other seat had voted it missing: this
     # peer scored the hand, the others forfeit it. It forfeits it too, from the same carry.

@@ -62,6 +62,7 @@ def omniscient(table: TableHand) -> Hand:
     return hand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3, 7, 11])
 def test_peers_agree_and_match_the_rules_core(seed):
     tables = play(seed, HandSetup(Rules(), ("2", "2"), first=seed % 4))
@@ -79,6 +80,7 @@ def test_peers_agree_and_match_the_rules_core(seed):
     assert tables[0].starter == seat
 
 
+@pytest.mark.slow
 def test_throws_are_claimed_and_resolved_as_the_rules_core_does():
     throws = 0
     for seed in range(20, 32):
@@ -114,6 +116,7 @@ def test_a_later_hand_nobody_declares_turns_the_talon_over():
     assert len(hand.talon_revealed) == tables[0].talon_opened
 
 
+@pytest.mark.slow
 def test_six_players_three_decks():
     tables = play(7, HandSetup(Rules(players=6, decks=3), ("2", "2"), first=0))
     assert [t.phase for t in tables] == ["done"] * 6

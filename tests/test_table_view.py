@@ -68,6 +68,7 @@ def replay(table: TableHand, plays: int) -> Hand:
     return hand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 4, 9])
 def test_every_view_equals_the_rules_core_observation(seed):
     players = [Recorder(seed * 10 + s) for s in range(4)]
@@ -88,6 +89,7 @@ def test_every_view_equals_the_rules_core_observation(seed):
     assert checked == 4 * len(tables[0].tricks)
 
 
+@pytest.mark.slow
 def test_views_during_the_deal_show_only_cards_drawn():
     players = [RandomPlayer(s) for s in range(4)]
     seen = []
@@ -113,6 +115,7 @@ def test_views_during_the_deal_show_only_cards_drawn():
     assert seen[-1].phase == "declare"
 
 
+@pytest.mark.slow
 def test_a_person_answers_later_and_a_refused_move_changes_nothing():
     seed = 3
     players = [Person(0), RandomPlayer(1), RandomPlayer(2), RandomPlayer(3)]
@@ -170,6 +173,7 @@ def test_chat_reaches_every_peer_in_order_and_bad_chat_is_refused():
     assert len(tables[0].chat) == 2
 
 
+@pytest.mark.slow
 def test_chat_said_during_the_shuffle_waits_for_the_deck_and_the_hand_goes_on():
     d, tables = deal(7, [RandomPlayer(s) for s in range(4)])
     d.call_all("start")
@@ -188,6 +192,7 @@ def signed_by(table: TableHand, key, data: dict) -> bytes:
     return seal(header, {"data": data}, key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("bad", "why"), [
     ({"play": []}, "play: not a list of 1 to 108"), ({"play": [3, 3]}, "play: a value repeats"),
     ({"throw": []}, "throw: not a list"), ({"play": [108]}, "play: item 0: not a whole"),

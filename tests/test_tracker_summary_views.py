@@ -7,6 +7,7 @@ import random
 import re
 from collections import Counter
 
+import pytest
 from local_client import LocalClient
 
 from tractor import Game, Pass, Rules
@@ -311,6 +312,7 @@ def test_a_long_strip_keeps_its_last_hands_and_the_levels_before() -> None:
     assert strip_lines(strip[:2], names, 80, rows=3)[1].startswith("  1. AI 1 (team 1)")
 
 
+@pytest.mark.slow
 def test_a_network_seat_records_the_strip_of_its_table() -> None:
     from test_netclient import Table
 
@@ -349,6 +351,7 @@ def _to_summary(t, c) -> dict:
     raise AssertionError("no summary")
 
 
+@pytest.mark.slow
 def test_the_strip_goes_on_at_the_table_that_replaced_a_seat() -> None:
     # A seat gone past the grace period: the game goes on at a new table, and the strip
     # started again from its first hand.

@@ -132,6 +132,7 @@ def hostile_frames(rng: random.Random, genuine: list[bytes], other_key, count: i
             yield kind, msgpack.packb(nested)
 
 
+@pytest.mark.slow
 def test_ten_thousand_hostile_frames_change_nothing_and_the_hand_goes_on():
     d, sessions = seated_game()
     target = sessions[0]

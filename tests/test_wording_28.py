@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import replace
 
+import pytest
 from local_client import LocalClient
 from test_hand import T_HANDS, T_TRICKS, in_play, play_trick
 
@@ -20,6 +21,7 @@ from tractor.cli.screen.plain import PlainSession
 from tractor.cli.seat.client import DECLARE
 
 
+@pytest.mark.e2e
 def test_a_table_not_announced_does_not_send_people_to_the_lan_listing(tmp_path) -> None:
     host = subprocess.Popen(
         [sys.executable, "-P", "-m", "tractor.cli.main", "host", "--no-announce",
