@@ -1,14 +1,19 @@
-"""Where a hand stands: the `Phase` of a hand, the seat and face aliases, and
+"""Where a hand stands and what a seat owes: the `Phase` of a hand, the `Decision` a seat
+is asked with the actions that answer it (`ANSWERS`), the seat and face aliases, and
 `IllegalAction`, the one error a move the rules refuse raises.
 
 >>> Phase.PLAY == "play", PLAY is Phase.PLAY
 (True, True)
+>>> Decision.BURY == "bury", ANSWERS[Decision.BID]
+(True, (<class 'tractor.actions.Bid'>, <class 'tractor.actions.Pass'>))
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
+from .actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from .errors import CoreError
 
 Seat = int  #: 0 .. players-1, in playing order
@@ -30,6 +35,33 @@ class Phase(StrEnum):
 
 
 DEAL, DECLARE, BID, SHOW, NAME, TALON, PLAY, DONE, REDEAL = tuple(Phase)
+
+
+class Decision(StrEnum):
+    """What a seat is asked to decide: the seat to act owes one of these, answered by one of
+    the rules core's actions (`ANSWERS`). Members equal their names as text
+    (``Decision.PLAY == "play"``); the tables, the AI and the screens all speak of them."""
+
+    DECLARE = "declare"  #: a declaration window: declare one of the open declarations, or pass
+    BURY = "bury"  #: the starter buries the talon's number of cards
+    PLAY = "play"  #: lead or follow in the trick
+    BID = "bid"  #: the auction variant (seed 001): bid points or pass
+    SHOW = "show"  #: the auction's card-play for the starter: show one card
+    NAME = "name"  #: the auction's starter names the trump suit
+
+
+#: An action that answers one of a seat's decisions.
+Answer = Declare | Pass | Bury | Play | Bid | Show | NameTrump
+
+#: The actions that answer each decision.
+ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
+    Decision.DECLARE: (Declare, Pass),
+    Decision.BURY: (Bury,),
+    Decision.PLAY: (Play,),
+    Decision.BID: (Bid, Pass),
+    Decision.SHOW: (Show,),
+    Decision.NAME: (NameTrump,),
+}
 
 
 class IllegalAction(CoreError):

@@ -31,9 +31,10 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.hand import Hand, IllegalAction
 from tractor.net.table.hand import TableHand
 from tractor.net.table.move_check import refusal
-from tractor.net.table.player import WAIT, Answer, Decision, RandomPlayer, SeatView, Wait
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.observation import Observation
+from tractor.phases import Answer, Decision
 from tractor.rules import Rules
 
 

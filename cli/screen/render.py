@@ -33,6 +33,7 @@ from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.words import count
 from tractor.cli.screen.wrapping import fit_line, wrap_words
 from tractor.observation import Observation
+from tractor.phases import Decision
 from tractor.trump import TRUMP
 
 PHASE_TEXT = {
@@ -326,29 +327,30 @@ def trump_short(obs: Observation) -> str:
 
 
 #: The status line for the auction variant's decisions.
-AUCTION_TURNS = {"bid": "your turn: bid or pass", "show": "your turn: show a card",
-                 "name": "your turn: name the trump suit"}
+AUCTION_TURNS = {Decision.BID: "your turn: bid or pass",
+                 Decision.SHOW: "your turn: show a card",
+                 Decision.NAME: "your turn: name the trump suit"}
 
 
-def status_text(obs: Observation, names: Sequence[str], decision: str | None,
+def status_text(obs: Observation, names: Sequence[str], decision: Decision | None,
                 summary: dict[str, Any] | None = None, width: int | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
     move it is; in ``width`` columns when given (`fit_line`)."""
     return fit_line(_status(obs, names, decision, summary), width, "Tractor · ")
 
 
-def _status(obs: Observation, names: Sequence[str], decision: str | None,
+def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
             summary: dict[str, Any] | None) -> str:
     hand_no = hand_number(obs) + 1
     phase = obs.phase
     winner = obs.game.winner if obs.game is not None else None
     if summary is not None:
         what = "hand over: read the summary"
-    elif decision == "declare":
+    elif decision == Decision.DECLARE:
         what = "you may declare trumps"
-    elif decision == "bury":
+    elif decision == Decision.BURY:
         what = "your turn: bury cards from the talon"
-    elif decision == "play":
+    elif decision == Decision.PLAY:
         what = "your turn: lead" if not obs.current else "your turn: follow"
     elif decision in AUCTION_TURNS:
         what = AUCTION_TURNS[decision]
@@ -363,24 +365,24 @@ def _status(obs: Observation, names: Sequence[str], decision: str | None,
     return f"Tractor · hand {hand_no}{trick} · trump {trump_short(obs)} · {what}"
 
 
-def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str],
+def decision_prompt(decision: Decision | None, obs: Observation, names: Sequence[str],
                     options: Sequence[Sequence[int]] = ()) -> str:
     """What the person is asked to do now, in words (shown above the input line)."""
-    if decision == "declare":
+    if decision == Decision.DECLARE:
         if not options:
             return "You may declare trumps now, or pass."
         opts = "; ".join(f"{i}) {cards_label(o)}" for i, o in enumerate(options, 1))
         return f"Declare trumps? {opts}; or pass."
-    if decision == "bury":
+    if decision == Decision.BURY:
         return f"Choose {talon_size(obs)} cards to bury, then Enter."
-    if decision == "play":
+    if decision == Decision.PLAY:
         if not obs.current:
             return "Your lead: choose cards of one suit, then Enter."
         n = seat_count(obs)
         lead = obs.current[0]
         return (f"{names[obs.leader % n]} led {cards_label(lead)}: follow with "
                 f"{count(len(lead), 'card')}, then Enter.")
-    if decision == "bid":
+    if decision == Decision.BID:
         bids = obs.bids
         high = max((p for _, p in bids), default=0)
         standing = f"high bid {high}, {names[bids[-1][0]]}" if bids else "no bid yet"
@@ -390,10 +392,10 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
         # hand scores as every hand does, so a bid is no target to reach.
         return (f"Auction ({standing}): the highest bidder's team declares, with no points "
                 f"to reach. Bid {high + 5}{most} in steps of 5, or type pass (final), then Enter.")
-    if decision == "show":
+    if decision == Decision.SHOW:
         return ("Show one card, then Enter: the declarers' highest card makes its player "
                 "the starter (jokers highest, then A down to 2).")
-    if decision == "name":
+    if decision == Decision.NAME:
         return "You are the starter: name the trump suit (S, H, D or C), or none."
     return ""
 

@@ -15,8 +15,9 @@ from twisted.internet.interfaces import IDelayedCall
 from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, Decision, SeatView, Wait
+from tractor.net.table.player import WAIT, SeatView, Wait
 from tractor.net.table.session import GameSession
+from tractor.phases import Decision
 from tractor.public import DEAL
 
 

@@ -9,9 +9,9 @@ from tractor.net.table import messages as wire
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
-from tractor.net.table.player import Decision
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
+from tractor.phases import Decision
 from tractor.public import NAME, SHOW, PublicHand
 
 

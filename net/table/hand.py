@@ -55,12 +55,13 @@ from tractor.net.table.errors import TableError
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.messages import Chat, TableMessage, to_wire
 from tractor.net.table.owed import Owed
-from tractor.net.table.player import WAIT, Decision, Player, RandomPlayer, SeatView
+from tractor.net.table.player import WAIT, Player, RandomPlayer, SeatView
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.tricks import TrickPlay, TrickRecord
 from tractor.observation import Observation
+from tractor.phases import Decision
 from tractor.public import PublicHand
 from tractor.trump import Ladder, Trump
 
