@@ -21,8 +21,18 @@ Face = int  #: 0..53: a card regardless of which deck it comes from
 
 
 class Phase(StrEnum):
-    """Where a hand stands. Members equal their names as text (``Phase.DEAL == "deal"``)."""
+    """Where a hand stands. Members equal their names as text (``Phase.DEAL == "deal"``).
 
+    The peers' table (`tractor.net.table`) walks the same phases, with two steps of its own
+    around a hand, SETUP and AUDIT: the rules core's own hands never enter these. At the
+    table DECLARE is every declaration window: one follows each round of draws (while the
+    core's phase is still DEAL) and one the last card; the table stays in DECLARE while the
+    talon is turned over (`PublicHand.turning_talon`).
+    """
+
+    #: Peers only: the deck is shuffled and locked, then every seat agrees to the deal,
+    #: before the first card is drawn.
+    SETUP = "setup"
     DEAL = "deal"  #: cards drawn one at a time; declarations at any moment (reveal style)
     DECLARE = "declare"  #: the final declare-or-pass window, then the talon turned over
     BID = "bid"  #: the auction (seed 001)
@@ -30,11 +40,19 @@ class Phase(StrEnum):
     NAME = "name"  #: the auction's starter names trump
     TALON = "talon"  #: the starter buries
     PLAY = "play"  #: tricks
+    #: Peers only: after the last trick every key is released, every peer replays the hand
+    #: and signs its verdict, and the verdicts are compared.
+    AUDIT = "audit"
     DONE = "done"
     REDEAL = "redeal"  #: a first hand nobody declared: deal again
 
 
-DEAL, DECLARE, BID, SHOW, NAME, TALON, PLAY, DONE, REDEAL = tuple(Phase)
+#: The phases only the peers' table enters, around a hand (see `Phase`).
+TABLE_ONLY: Final = frozenset({Phase.SETUP, Phase.AUDIT})
+
+# The core's own phases by name, as its modules use them.
+DEAL, DECLARE, BID, SHOW, NAME = Phase.DEAL, Phase.DECLARE, Phase.BID, Phase.SHOW, Phase.NAME
+TALON, PLAY, DONE, REDEAL = Phase.TALON, Phase.PLAY, Phase.DONE, Phase.REDEAL
 
 
 class Decision(StrEnum):

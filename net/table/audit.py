@@ -12,12 +12,13 @@ from tractor.net.deck.errors import carrying
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
+from tractor.phases import Phase
 from tractor.public import PublicHand
 from tractor.scoring import points_of
 
 
 class HandAudit:
-    """The schedule's step "audit", then "done" with the hand scored."""
+    """The schedule's step AUDIT, then DONE with the hand scored."""
 
     def __init__(self, setup: HandSetup, deck: Deck, public: PublicHand, schedule: Schedule,
                  records: list[PlayRecord], now: Callable[[], float]) -> None:
@@ -46,7 +47,7 @@ class HandAudit:
                 if verdict["violations"] != mine:
                     raise TableError(seat, "its audit verdict differs from this peer's")
         self._score(self.violations)
-        self.schedule.phase = "done"
+        self.schedule.phase = Phase.DONE
         return out
 
     def _replay(self) -> list[Violation]:
