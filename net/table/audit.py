@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tractor.net.deck.audit import PlayRecord, Violation, audit_hand
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.deck.errors import carrying
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
@@ -34,7 +33,7 @@ class HandAudit:
     def step(self) -> list[bytes]:
         deck = self.deck
         out = deck.audit(self.now()) if self.schedule.once("audit") else []
-        if deck.phase != DECK_DONE:
+        if deck.phase != DeckStep.DONE:
             return out
         with carrying(out):  # this peer's verdict goes out even if another's differs
             if self.violations is None:

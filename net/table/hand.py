@@ -47,8 +47,7 @@ from tractor.actions import Action
 from tractor.formats import Format
 from tractor.hand import HandResult
 from tractor.net.deck.audit import PlayRecord, Violation
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import READY, Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.deck.errors import carrying, followed_by
 from tractor.net.table.auction import Auction
 from tractor.net.table.audit import HandAudit
@@ -242,7 +241,7 @@ class TableHand:
         # Frames made already go out with an error found later; the error is this hand's.
         with carrying(out), self._refusing():
             while True:
-                if self.inbox.chat_out and self.deck.phase == READY:
+                if self.inbox.chat_out and self.deck.phase == DeckStep.READY:
                     for text in self.inbox.chat_out:
                         out += self.deck.post(to_wire(Chat(text)))
                     self.inbox.chat_out.clear()
@@ -255,7 +254,7 @@ class TableHand:
 
     def _advance(self) -> list[bytes]:
         """The schedule's current step, once the deck is ready for it."""
-        if self.deck.phase not in (READY, DECK_DONE):
+        if self.deck.phase not in (DeckStep.READY, DeckStep.DONE):
             return []
         dealing, auction = self.dealing, self.auction
         declaring = dealing.open_talon if self.public.turning_talon else dealing.window

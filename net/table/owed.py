@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import LOCK, SHUFFLE, Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.tricks import TrickPlay
@@ -26,8 +25,8 @@ class Owed:
 
     def now(self) -> dict[int, str]:
         deck, me = self.deck, self.deck.me
-        if deck.phase in (SHUFFLE, LOCK):
-            return {s: deck.phase for s in deck.waiting_for() if s != me}
+        if deck.phase in (DeckStep.SHUFFLE, DeckStep.LOCK):  # its shuffle or its lock
+            return {s: str(deck.phase) for s in deck.waiting_for() if s != me}
         empty = [s for s in range(deck.config.seats) if self.inbox.empty(s) and s != me]
         phase, public = self.schedule.phase, self.public
         opening = phase == Phase.DECLARE and public.turning_talon  # nobody declared
@@ -46,7 +45,7 @@ class Owed:
             seat, what = self.playing.owed()
             return {seat: what} if seat is not None and seat in empty else {}
         if phase == Phase.AUDIT:
-            if deck.phase != DECK_DONE:
+            if deck.phase != DeckStep.DONE:
                 return {s: "audit" for s in deck.waiting_for() if s != me}
             return {s: "verdict" for s in range(deck.config.seats)
                     if s not in deck.verdicts and s != me}
