@@ -36,7 +36,7 @@ from tractor.cli.screen.cards_input import (
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
 from tractor.observation import Observation
-from tractor.phases import ANSWERS, Decision
+from tractor.phases import ANSWERS, Decision, Phase
 
 HELP = """\
 Commands:
@@ -179,7 +179,7 @@ class PlainSession:
     def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
-        if obs.phase == "talon" and obs.talon:
+        if obs.phase == Phase.TALON and obs.talon:
             rows.append(f"  {'talon':<8}{render.cards_label(obs.talon)} (in your hand now)")
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
 

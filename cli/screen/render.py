@@ -33,13 +33,14 @@ from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.words import count
 from tractor.cli.screen.wrapping import fit_line, wrap_words
 from tractor.observation import Observation
-from tractor.phases import Decision
+from tractor.phases import Decision, Phase
 from tractor.trump import TRUMP
 
 PHASE_TEXT = {
-    "deal": "dealing", "declare": "last chance to declare", "bid": "auction",
-    "show": "card-play for the starter", "name": "naming trumps", "talon": "talon exchange",
-    "play": "playing", "done": "hand over", "redeal": "dealing again",
+    Phase.DEAL: "dealing", Phase.DECLARE: "last chance to declare", Phase.BID: "auction",
+    Phase.SHOW: "card-play for the starter", Phase.NAME: "naming trumps",
+    Phase.TALON: "talon exchange", Phase.PLAY: "playing", Phase.DONE: "hand over",
+    Phase.REDEAL: "dealing again",
 }
 
 
@@ -118,7 +119,7 @@ def hand_groups(obs: Observation) -> list[tuple[str, list[int]]]:
 def talon_positions(obs: Observation) -> set[int]:
     """Positions in `hand_order` of the cards that came from the talon, while the starter
     has them in hand to bury (a face held twice, once from the talon: its first copy)."""
-    if obs.phase != "talon" or not obs.talon:
+    if obs.phase != Phase.TALON or not obs.talon:
         return set()
     left = Counter(obs.talon)
     marked: set[int] = set()
@@ -223,22 +224,22 @@ def table_fragments(obs: Observation, names: Sequence[str],
             out.append(("", f" ({won} in tricks, penalty {obs.penalties:+d})"))
         out.append(("", "\n"))
     phase = obs.phase
-    if phase in ("deal", "declare"):
+    if phase in (Phase.DEAL, Phase.DECLARE):
         dealt = obs.cards_dealt
-        total = sum(obs.hand_sizes) if phase == "declare" else None
+        total = sum(obs.hand_sizes) if phase == Phase.DECLARE else None
         line = f"Dealing: {count(dealt, 'card')} drawn" if total is None else "All cards dealt"
         decls = obs.declarations
         if decls:
             seat, faces = decls[-1]
             line += f" · declared {cards_label(faces)} by {names[seat]}"
         out.append(("", line + "\n"))
-    if phase in ("bid", "show", "name"):
+    if phase in (Phase.BID, Phase.SHOW, Phase.NAME):
         out.append(("", auction_line(obs, names) + "\n"))
     tricks = obs.tricks
     current = obs.current
-    showing_last = not current and bool(tricks) and phase == "play"
-    if phase in ("play", "done"):
-        title = (f"trick {len(tricks)} (done)" if showing_last or phase == "done"
+    showing_last = not current and bool(tricks) and phase == Phase.PLAY
+    if phase in (Phase.PLAY, Phase.DONE):
+        title = (f"trick {len(tricks)} (done)" if showing_last or phase == Phase.DONE
                  else f"trick {trick_number(obs)}")
     else:
         title = ""
@@ -249,7 +250,7 @@ def table_fragments(obs: Observation, names: Sequence[str],
         leader = obs.leader
         for k, cards in enumerate(current):
             plays[(leader + k) % n] = (cards, "led" if k == 0 else "")
-    elif tricks and (showing_last or phase == "done"):
+    elif tricks and (showing_last or phase == Phase.DONE):
         last = tricks[-1]
         for k, cards in enumerate(last.plays):
             seat = (last.leader + k) % n
@@ -258,7 +259,7 @@ def table_fragments(obs: Observation, names: Sequence[str],
     to_act = obs.to_act
     starter = obs.starter
     for s in range(n):
-        mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
+        mark = "▶" if s == to_act and phase not in (Phase.DEAL, Phase.DONE) else " "
         side = _side(obs, s) + ("*" if s == starter else "")
         me = s == obs.seat
         label = (f"{names[s][:NAME_WIDTH - 7]} (you)" if me else names[s][:NAME_WIDTH - 1])
@@ -273,15 +274,15 @@ def table_fragments(obs: Observation, names: Sequence[str],
         out.append(("", "\n"))
     if obs.current_attempt:
         out.append(("class:warn", f"failed throw: {cards_label(obs.current_attempt)}\n"))
-    if tricks and not showing_last and phase == "play":
+    if tricks and not showing_last and phase == Phase.PLAY:
         last = tricks[-1]
         out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last.winner]}, "
                                  f"{last.points} points\n"))
-    if obs.talon and phase == "talon":
+    if obs.talon and phase == Phase.TALON:
         out.append(("class:label", "Talon: "))
         out += cards_fragments(obs.talon, color)
         out.append(("", "\n"))
-    elif obs.buried and phase == "play":
+    elif obs.buried and phase == Phase.PLAY:
         out.append(("class:dim", f"Buried: {cards_label(obs.buried)}\n"))
     if out and out[-1][1].endswith("\n"):
         style, text, *_ = out[-1]
@@ -359,9 +360,9 @@ def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
     else:
         to_act = obs.to_act
         what = PHASE_TEXT.get(phase, phase)
-        if to_act is not None and phase not in ("deal",):
+        if to_act is not None and phase != Phase.DEAL:
             what += f": waiting for {names[to_act]}"
-    trick = f" · trick {trick_number(obs)}" if phase == "play" else ""
+    trick = f" · trick {trick_number(obs)}" if phase == Phase.PLAY else ""
     return f"Tractor · hand {hand_no}{trick} · trump {trump_short(obs)} · {what}"
 
 
