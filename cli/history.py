@@ -18,6 +18,7 @@ from tractor.cli.screen.words import count
 from tractor.net.journal.store import Journal
 from tractor.net.table.hand import RandomPlayer, TableHand
 from tractor.net.table.journaled import open_session
+from tractor.phases import Phase
 
 from .prompts import fit as fit_message
 
@@ -117,7 +118,7 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
 def finished_hands(journal: Journal, game: str) -> tuple[list[TableHand], dict[str, Any]]:
     """Rebuild a game's finished hands from the journal (offline: nothing is sent)."""
     session, _ = open_session(journal, game, RandomPlayer(0))
-    hands = [h for h in session.played if h.phase == "done"]
+    hands = [h for h in session.played if h.phase == Phase.DONE]
     return hands, journal.meta(game)
 
 

@@ -16,14 +16,12 @@ from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, P
 from tractor.ai.players.explain import reason
 from tractor.cards import format_cards
 from tractor.cli.screen.words import count, display_names
-from tractor.cli.seat.client import BURY, DECLARE, PLAY, Hint
+from tractor.cli.seat.client import Hint
 from tractor.game import Game
-from tractor.hand import DEAL, TALON, Hand, declaration_strength
+from tractor.hand import Hand, declaration_strength
 from tractor.observation import Observation
+from tractor.phases import Decision, Phase
 from tractor.rules import Rules
-
-#: Phases of a hand whose names clash with the decisions.
-DECLARE_PHASE, PLAY_PHASE = "declare", "play"
 
 Policy = Callable[[Hand, int], Action]
 
@@ -92,21 +90,21 @@ class LocalClient:
             return replace(self._finished.observe(self.seat), game=record)
         return self.game.observe(self.seat)
 
-    def decision(self) -> str | None:
+    def decision(self) -> Decision | None:
         if self._summary is not None or self.game.over:
             return None
         hand = self.game.hand
         phase, actor = hand.phase, hand.to_act()
-        if phase == DEAL:
-            return DECLARE if self._new_options(hand) else None
+        if phase == Phase.DEAL:
+            return Decision.DECLARE if self._new_options(hand) else None
         if actor != self.seat:
             return None
-        if phase == DECLARE_PHASE:
-            return DECLARE
-        if phase == TALON:
-            return BURY
-        if phase == PLAY_PHASE:
-            return PLAY
+        if phase == Phase.DECLARE:
+            return Decision.DECLARE
+        if phase == Phase.TALON:
+            return Decision.BURY
+        if phase == Phase.PLAY:
+            return Decision.PLAY
         return None
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -122,24 +120,24 @@ class LocalClient:
             return f"you play seat {self.seat}"
         decision = self.decision()
         hand = self.game.hand
-        in_deal = not self.game.over and self._summary is None and hand.phase == DEAL
+        in_deal = not self.game.over and self._summary is None and hand.phase == Phase.DEAL
         try:
-            if isinstance(action, Declare) and (decision == DECLARE or in_deal):
+            if isinstance(action, Declare) and (decision == Decision.DECLARE or in_deal):
                 self._apply(action)
                 if in_deal:  # don't stop the deal again to offer what is left of this
                     self._declined.update(self.declaration_options())
-            elif isinstance(action, Pass) and decision == DECLARE:
-                if hand.phase == DEAL:
+            elif isinstance(action, Pass) and decision == Decision.DECLARE:
+                if hand.phase == Phase.DEAL:
                     self._declined.update(self.declaration_options())
                 else:
                     self._apply(action)
             elif decision is None:
                 return "it is not your turn"
-            elif decision == DECLARE:
+            elif decision == Decision.DECLARE:
                 return "declare one of the cards offered, or pass"
-            elif decision == BURY and not isinstance(action, Bury):
+            elif decision == Decision.BURY and not isinstance(action, Bury):
                 return f"bury {self.rules.talon_size} cards first"
-            elif decision == PLAY and not isinstance(action, Play):
+            elif decision == Decision.PLAY and not isinstance(action, Play):
                 return "play cards to the trick"
             else:
                 self._apply(action)
@@ -155,12 +153,13 @@ class LocalClient:
             return None
         hand = self.game.hand
         # While dealing another seat draws, but the person's declaration is asked for.
-        if self._hinter is not None and (hand.to_act() == self.seat or decision == DECLARE):
+        asked = hand.to_act() == self.seat or decision == Decision.DECLARE
+        if self._hinter is not None and asked:
             try:
                 action = self._hinter(hand, self.seat)
             except Exception:  # a broken hinter must not break the screen
                 action = None
-            if decision == DECLARE and action is not None:
+            if decision == Decision.DECLARE and action is not None:
                 offered = isinstance(action, Declare) and action.seat == self.seat and \
                     tuple(action.faces) in self.declaration_options()
                 return action if offered else Pass(self.seat)
@@ -217,13 +216,13 @@ class LocalClient:
 
     def _waiting(self, hand: Hand, actor: int) -> bool:
         phase = hand.phase
-        if phase == DEAL:
+        if phase == Phase.DEAL:
             return self._new_options(hand)
         if actor != self.seat:
             return False
-        if phase == DECLARE_PHASE:
+        if phase == Phase.DECLARE:
             return bool(hand.legal_declarations(self.seat))
-        return phase in (TALON, PLAY_PHASE)
+        return phase in (Phase.TALON, Phase.PLAY)
 
     def _advance(self) -> None:
         """Move every seat that is not waiting for the person (and the person's own draws,
@@ -234,9 +233,9 @@ class LocalClient:
             if actor is None or self._waiting(hand, actor):
                 return
             if actor == self.seat:
-                if hand.phase == DEAL:
+                if hand.phase == Phase.DEAL:
                     action: Action = Draw(self.seat)
-                elif hand.phase == DECLARE_PHASE:
+                elif hand.phase == Phase.DECLARE:
                     action = Pass(self.seat)
                 else:  # auction style: bids, the card-play and naming are automatic
                     action = self._policy_move(self._hinter or self._random_policy, hand, actor)
@@ -258,15 +257,15 @@ class LocalClient:
     def _random_policy(self, hand: Hand, seat: int) -> Action:
         return hand.random_action(self._rng)
 
-    def _default_hint(self, hand: Hand, decision: str) -> Action:
+    def _default_hint(self, hand: Hand, decision: Decision) -> Action:
         seat = self.seat
-        if decision == DECLARE:
+        if decision == Decision.DECLARE:
             options = self.declaration_options()
             return Declare(seat, options[-1]) if options else Pass(seat)
         assert hand.ladder is not None
         ladder = hand.ladder
         cards = hand.hands[seat]
-        if decision == BURY:
+        if decision == Decision.BURY:
             # Lowest plain cards, point cards and trumps last.
             counts = {f: cards.count(f) for f in cards}
             ranked = sorted(cards, key=lambda f: (ladder.esuit[f] == 4, ladder.order[f] >= 10,
@@ -286,7 +285,7 @@ class LocalClient:
         hand = game.hand
         before_phase = hand.phase
         before_tricks = len(hand.tricks)
-        leading = hand.phase == PLAY_PHASE and not hand.current
+        leading = hand.phase == Phase.PLAY and not hand.current
         hand_no = game.hand_no
         game.apply(action)  # raises IllegalAction: nothing changed
         seat = action.seat
@@ -295,7 +294,7 @@ class LocalClient:
             self._events.append(f"{who} declares {format_cards(action.faces, symbols=True)}")
         elif isinstance(action, Bid):
             self._events.append(f"{who} bids {action.points}")
-        elif isinstance(action, Pass) and before_phase not in (DEAL, DECLARE_PHASE):
+        elif isinstance(action, Pass) and before_phase not in (Phase.DEAL, Phase.DECLARE):
             self._events.append(f"{who} passes")
         elif isinstance(action, Show):
             self._events.append(f"{who} shows {format_cards(action.faces, symbols=True)}")
@@ -335,10 +334,10 @@ class LocalClient:
             self._events.append(f"trick {len(hand.tricks)} to {self._label(trick.winner)}, "
                                 f"{trick.points} points ({side})")
 
-    def _tell_phase(self, hand: Hand, before: str) -> None:
-        if before == DEAL and hand.phase == DECLARE_PHASE:
+    def _tell_phase(self, hand: Hand, before: Phase) -> None:
+        if before == Phase.DEAL and hand.phase == Phase.DECLARE:
             self._events.append("all cards are dealt: last chance to declare")
-        if hand.phase == TALON and hand.trump is not None and hand.starter is not None:
+        if hand.phase == Phase.TALON and hand.trump is not None and hand.starter is not None:
             if hand.talon_revealed:
                 shown = format_cards(hand.talon_revealed, symbols=True)
                 self._events.append(f"nobody declared: the talon shows {shown}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgpack
 
-from tractor.net.deck.engine import DONE, READY, Reveal
+from tractor.net.deck.engine import DeckStep, Reveal
 from tractor.net.table.messages import TableMessage, table_message
 
 
@@ -81,7 +81,7 @@ class OpenDeck:
         getattr(self, f"_on_{kind}")(seat, body)
 
     def start(self) -> list[bytes]:
-        self.phase = READY
+        self.phase = DeckStep.READY
         return []
 
     def journaled_ahead(self) -> list[tuple[str, dict[str, Any]]]:
@@ -157,7 +157,7 @@ class OpenDeck:
         self.audited.add(seat)
         if len(self.audited) == self.config.seats:
             self.cards = dict(enumerate(self._order))
-            self.phase = DONE
+            self.phase = DeckStep.DONE
 
     def verdict(self, violations: list[Any]) -> list[bytes]:
         return self._send("verdict", {"violations": [list(v) for v in violations]})
@@ -172,7 +172,7 @@ class OpenDeck:
                 if self.owner[p] == self.me and p not in self.played and p not in self.buried}
 
     def deck_order(self) -> list[int]:
-        assert self.phase == DONE
+        assert self.phase == DeckStep.DONE
         return list(self._order)
 
 

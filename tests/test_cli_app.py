@@ -23,7 +23,7 @@ from tractor import Play, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.cli.screen import render
 from tractor.cli.screen.app import AUCTION_KEYS, KEYS, PlayView, build_app, capture, view_of
-from tractor.cli.seat.client import BURY, DECLARE, PLAY
+from tractor.phases import Decision
 
 LEFT, RIGHT, DOWN, ESC, TAB, ENTER = "\x1b[D", "\x1b[C", "\x1b[B", "\x1b", "\t", "\r"
 
@@ -66,7 +66,7 @@ def run(coro: Any) -> Any:
 def follow_client() -> LocalClient:
     """Seed 1, moved on to seat 0's first follow where it holds the suit led."""
     client = LocalClient(seed=1)
-    assert client.decision() == PLAY and client.observation().current
+    assert client.decision() == Decision.PLAY and client.observation().current
     return client
 
 
@@ -118,7 +118,7 @@ def test_tab_completes_from_the_cards_that_can_follow_and_covers_nothing() -> No
             await until(lambda: view.input.text == "" and len(view.hand()) == len(hand) - 1)
             await asyncio.sleep(0.05)
             assert view.input.complete_state is None
-            if client.decision() == PLAY:
+            if client.decision() == Decision.PLAY:
                 inp.send_text(TAB)
                 await asyncio.sleep(0.05)
                 state = view.input.complete_state
@@ -287,13 +287,13 @@ def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
 def test_declare_panel_then_bury_eight() -> None:
     async def go() -> None:
         client = LocalClient(seed=5)
-        assert client.decision() == DECLARE
+        assert client.decision() == Decision.DECLARE
         async with running(client) as (view, inp):
             assert view.panel == "declare"
             assert "1) ♥2" in view.panel_text()
             inp.send_text("abc")  # typing is swallowed while a panel is open
             inp.send_text("1")
-            await until(lambda: client.decision() == BURY)
+            await until(lambda: client.decision() == Decision.BURY)
             assert view.panel is None and view.input.text == ""
             assert "You declares ♥2" in client.events()
             obs = client.observation()
@@ -305,13 +305,13 @@ def test_declare_panel_then_bury_eight() -> None:
             inp.send_text(ENTER)
             await until(lambda: "exactly 8" in view.error)
             assert view.error == "Choose exactly 8 cards to bury (3 chosen)."
-            assert client.decision() == BURY
+            assert client.decision() == Decision.BURY
             # The hint preselects eight; Enter buries them.
             inp.send_text(ESC + "i")
             await until(lambda: len(view.selected_positions()) == 8)
             chosen = view.selection()
             inp.send_text(ENTER)
-            await until(lambda: client.decision() != BURY)
+            await until(lambda: client.decision() != Decision.BURY)
             assert client.game.hand.buried == chosen
             assert client.game.hand.phase == "play"
             assert sum(1 for e in client.events() if "You buries 8 cards" in e) == 1
@@ -324,11 +324,11 @@ def test_pass_on_a_declaration() -> None:
         async with running(client) as (view, inp):
             inp.send_text(ESC)  # hide the panel: the decision stays
             await until(lambda: view.panel is None)
-            assert client.decision() == DECLARE
+            assert client.decision() == Decision.DECLARE
             inp.send_text("e")
             await until(lambda: view.panel == "declare")
             inp.send_text("p")
-            await until(lambda: client.decision() != DECLARE)
+            await until(lambda: client.decision() != Decision.DECLARE)
             assert not any("You declares" in e for e in client.events())
     run(go())
 
@@ -342,7 +342,7 @@ def test_whole_hand_by_hints_ends_in_the_summary_then_next_hand() -> None:
                     break
                 decision = client.decision()
                 before = len(client.events())
-                if decision == DECLARE:
+                if decision == Decision.DECLARE:
                     inp.send_text("p")
                 else:
                     inp.send_text("i")
@@ -557,7 +557,7 @@ def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -
                 key="Ctrl-Q")
             inp.send_text(ENTER)  # takes the question back, and plays nothing
             await until(lambda: not view.quit_pending)
-            assert view.input.text == typed and client.decision() == PLAY
+            assert view.input.text == typed and client.decision() == Decision.PLAY
             inp.send_text("\x03")  # Ctrl-C asks too, and the question names it
             await until(lambda: view.quit_pending)
             assert "Quit? Ctrl-C again leaves" in render.to_text(view.message_fragments())
@@ -631,7 +631,7 @@ def test_a_declaration_by_its_number_typed_then_enter():
     # and a typed number was not a card.
     from local_client import LocalClient
 
-    from tractor.cli.seat.client import DECLARE
+    from tractor.phases import Decision
 
     seed = next(s for s in range(40) if _offers(LocalClient(seed=s)))
     client = LocalClient(seed=seed)
@@ -650,16 +650,17 @@ def test_a_declaration_by_its_number_typed_then_enter():
             inp.send_text(ENTER)
             await until(lambda: any(tuple(sorted(f)) == tuple(sorted(option))
                                     for s, f in client.observation().declarations if s == 0))
-            assert client.decision() != DECLARE or option not in client.declaration_options()
+            assert (client.decision() != Decision.DECLARE
+                    or option not in client.declaration_options())
     run(go())
 
 
 def _offers(client) -> bool:
     """Pass on until the client offers a declaration (False if the deal ends first)."""
     from tractor import Pass
-    from tractor.cli.seat.client import DECLARE
+    from tractor.phases import Decision
 
-    while client.decision() == DECLARE and client.observation().phase == "deal":
+    while client.decision() == Decision.DECLARE and client.observation().phase == "deal":
         if client.declaration_options():
             return True
         client.submit(Pass(0))
@@ -673,7 +674,7 @@ def test_typing_pass_at_a_bid_passes_once_on_enter_and_spills_nothing() -> None:
     from test_screens_80 import FrozenClient, auction_moments
 
     from tractor import Pass
-    from tractor.cli.seat.client import BID
+    from tractor.phases import Decision
 
     class Bidder(FrozenClient):
         sent: list[Any]
@@ -685,7 +686,7 @@ def test_typing_pass_at_a_bid_passes_once_on_enter_and_spills_nothing() -> None:
 
     async def go() -> None:
         frozen = dict(auction_moments(4))["auction bid"]
-        client = Bidder(frozen.obs, frozen.names, BID, frozen.seat)
+        client = Bidder(frozen.obs, frozen.names, Decision.BID, frozen.seat)
         client.sent = []
         async with running(client) as (view, inp):
             inp.send_text("pass")

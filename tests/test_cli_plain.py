@@ -23,7 +23,7 @@ from tractor import Pass, Rules
 from tractor.cards import format_cards
 from tractor.cli.screen import render
 from tractor.cli.screen.plain import PlainSession, play_plain, run_plain
-from tractor.cli.seat.client import BURY, DECLARE, PLAY
+from tractor.phases import Decision
 
 
 def answers(client: LocalClient, record: list[str], extras: bool = True) -> Iterator[str]:
@@ -48,17 +48,17 @@ def answers(client: LocalClient, record: list[str], extras: bool = True) -> Iter
             return
         decision = client.decision()
         obs = client.observation()
-        if decision == DECLARE:
+        if decision == Decision.DECLARE:
             yield say("1" if client.declaration_options() else "pass")
             continue
         action = client.hint()
         assert action is not None and not isinstance(action, Pass)
         cards = format_cards(action.faces)
-        if extras and decision == BURY and not tried_bury:
+        if extras and decision == Decision.BURY and not tried_bury:
             tried_bury = True
             yield say(cards.split()[0])
             continue
-        if extras and decision == PLAY and obs.current and not tried_illegal:
+        if extras and decision == Decision.PLAY and obs.current and not tried_illegal:
             ladder = render.ladder_of(obs)
             led = ladder.esuit[obs.current[0][0]]
             hand = render.hand_order(obs)
@@ -195,7 +195,7 @@ def test_session_prompt_is_none_when_nothing_to_decide() -> None:
     session.handle("2")
     assert "No such declaration." in "".join(written)
     session.handle("pass")
-    assert client.decision() != DECLARE
+    assert client.decision() != Decision.DECLARE
     session.handle("say")
     assert "say what?" in "".join(written)
 

@@ -20,7 +20,7 @@ from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.ai.players.strategies import make_strategy
 from tractor.cards import SUIT_SYMBOLS
 from tractor.cli.main import _parser
-from tractor.cli.seat.client import BURY, DECLARE, PLAY, Hint
+from tractor.cli.seat.client import Hint
 from tractor.cli.seat.netclient import HumanPlayer, NetClient
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
@@ -28,6 +28,7 @@ from tractor.game import Game
 from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.session import GameSession
+from tractor.phases import Decision
 from tractor.public import declared_trump
 from tractor.rules import team_of
 from tractor.scoring import points_of
@@ -139,7 +140,7 @@ def check_reason(client: LocalClient, action, why: str) -> None:
         count = _number(why, r": (\d+) of your")
         trump = declared_trump(action.faces, hand.trump_rank())  # the rules core's
         assert count == sum(trump.ladder().esuit[f] == TRUMP for f in hand.hands[seat])
-    elif isinstance(action, Pass) and client.decision() == DECLARE:
+    elif isinstance(action, Pass) and client.decision() == Decision.DECLARE:
         assert why.startswith(("pass", "wait")), why
         if "dealt" in why:
             assert _number(why, r"only (\d+) of") == len(hand.hands[seat])
@@ -157,7 +158,7 @@ def play_out(seed: int, check, pick) -> None:
         assert kind is not None
         action = pick(client, client.game.hand)
         check(client, action)
-        if kind == DECLARE and not isinstance(action, Declare):
+        if kind == Decision.DECLARE and not isinstance(action, Declare):
             action = Pass(client.seat)
         assert client.submit(action) is None, action
     raise AssertionError("the hand did not end")
@@ -183,7 +184,7 @@ def test_reasons_for_random_legal_plays_are_true(seed):
     rng = random.Random(seed)
 
     def pick(client, hand):
-        if client.decision() in (PLAY, BURY):
+        if client.decision() in (Decision.PLAY, Decision.BURY):
             return hand.random_action(rng)
         return client.hint()
 
@@ -207,7 +208,7 @@ def test_the_reasons_name_what_a_card_player_looks_for():
                 spared.add(why.split(" rather than ")[1])
 
         def pick(client, hand, rng=rng):
-            return hand.random_action(rng) if client.decision() == PLAY else client.hint()
+            return hand.random_action(rng) if client.decision() == Decision.PLAY else client.hint()
 
         play_out(seed, check, pick)
     for kind in ("ruffs", "partner is winning", "cannot win"):
@@ -220,7 +221,7 @@ def test_a_declaration_hint_is_an_option_offered_with_its_reason():
     offered = []
     for seed in range(8):
         client = LocalClient(seed=seed, hinter=hint_strategy("easy", seed).act)
-        while client.decision() == DECLARE and client.observation().phase == "deal":
+        while client.decision() == Decision.DECLARE and client.observation().phase == "deal":
             hint = client.advice()
             assert hint is not None
             if isinstance(hint.action, Declare):
@@ -294,7 +295,7 @@ class PacedTable:
         each step, until the deal is over."""
         seen = []
         while self.client.observation().phase == "deal":
-            decided = self.client.decision() == DECLARE
+            decided = self.client.decision() == Decision.DECLARE
             if decided:
                 assert self.client.submit(Pass(0)) is None
             else:
@@ -355,13 +356,13 @@ def test_the_deal_does_not_stop_for_an_offer_and_the_final_window_asks():
     table = PacedTable(pace=0.4)
     offers = 0
     while table.client.observation().phase == "deal":
-        offers += table.client.decision() == DECLARE
+        offers += table.client.decision() == Decision.DECLARE
         assert table.person.holding is not None  # never waiting for the person
         table.clock.advance(0.4)
         table.run()
     assert offers > 0 and table.clock.seconds() <= 0.4 * 25 + 1e-6
     assert all(seat != 0 for seat, _ in table.client.observation().declarations)
-    if table.client.decision() == DECLARE:  # the last chance is the person's to take
+    if table.client.decision() == Decision.DECLARE:  # the last chance is the person's to take
         assert table.sessions[1].current.waiting_on() == {0: "declaration window"}
         assert table.person.holding is None
 
@@ -404,7 +405,7 @@ def test_a_declaration_in_the_held_window_goes_out_at_once():
 def test_pace_zero_deals_as_before_without_the_clock():
     table = PacedTable(pace=0.0)
     while table.client.observation().phase == "deal":
-        assert table.client.decision() == DECLARE  # the deal stops only for a declaration
+        assert table.client.decision() == Decision.DECLARE  # the deal stops only for a declaration
         assert table.client.submit(Pass(0)) is None
         table.run()
     assert table.clock.seconds() == 0 and not table.clock.getDelayedCalls()
@@ -478,7 +479,7 @@ def test_the_next_deal_waits_while_the_person_reads_the_summary():
     assert held <= 1
     client.next_hand()  # back from the summary: the deal goes on
     table.run()
-    while client.decision() == DECLARE:  # offers are the person's to take or let pass
+    while client.decision() == Decision.DECLARE:  # offers are the person's to take or let pass
         assert client.submit(Pass(0)) is None
         table.run()
     assert len(table.sessions[1].current.observation().hand) > held

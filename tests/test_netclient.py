@@ -13,7 +13,6 @@ from twisted.internet.task import Clock
 from tractor import Bury, Declare, Pass, Play, Rules
 from tractor.ai.hosting.peer import StrategyPlayer
 from tractor.ai.players.strategies import make_strategy
-from tractor.cli.seat.client import BURY, DECLARE, PLAY
 from tractor.cli.seat.netclient import HumanPlayer, NetClient, display_names, verdict_text
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
@@ -23,6 +22,7 @@ from tractor.net.referee.machine import Timing
 from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table.hand import TableError
 from tractor.net.table.session import GameSession
+from tractor.phases import Decision
 
 
 class FakeReferee:
@@ -100,14 +100,14 @@ def test_a_person_plays_a_whole_hand_through_the_client():
     seen = set()
     while c.summary() is None:
         kind = c.decision()
-        assert kind in (DECLARE, BURY, PLAY), t.sessions[0].current.phase
+        assert kind in (Decision.DECLARE, Decision.BURY, Decision.PLAY), t.sessions[0].current.phase
         seen.add(kind)
         obs = c.observation()
-        if kind == DECLARE:
+        if kind == Decision.DECLARE:
             assert c.declaration_options()
             assert c.submit(Declare(0, c.declaration_options()[-1]) if rng.random() < 0.3
                             else Pass(0)) is None
-        elif kind == BURY:
+        elif kind == Decision.BURY:
             assert len(obs.talon) == 8
             assert c.submit(Bury(0, (0,))) == "bury exactly 8 cards"
             assert c.observation() == obs
@@ -125,7 +125,7 @@ def test_a_person_plays_a_whole_hand_through_the_client():
     s = c.summary()
     assert s["audit"] == "4 of 4 peers verified the hand: no rule broken"
     assert s["result"] == t.sessions[1].results[0].to_data()
-    assert c.decision() is None and PLAY in seen and redraws
+    assert c.decision() is None and Decision.PLAY in seen and redraws
     log = c.events()
     assert any(re.match(r"trick 1 to (You|East|North|West), \d+ points$", line) for line in log)
     assert any(line.startswith("hand 1 over") for line in log)
@@ -139,9 +139,9 @@ def test_refusals_out_of_turn_chat_and_banners():
     c = t.client
     t.deal.call_all("start")
     t.run()
-    while c.decision() != PLAY:
+    while c.decision() != Decision.PLAY:
         kind = c.decision()
-        c.submit(c.hint() if kind == BURY else Pass(0))
+        c.submit(c.hint() if kind == Decision.BURY else Pass(0))
         t.run()
         if c.decision() is None:
             t.run()
@@ -276,7 +276,7 @@ def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
         elif kind is None:
             t.run()
         else:
-            if kind == PLAY:
+            if kind == Decision.PLAY:
                 this = len(t.sessions[0].results)
                 plays[this] += 1
                 if plays[this] in (2, 3):
@@ -288,7 +288,7 @@ def test_the_log_tells_the_game_in_order_and_a_resumed_seat_tells_it_the_same():
                     else:
                         t.deal.broadcast(seat, t.sessions[seat].say(text))
                     t.run()
-            assert c.submit(c.hint() if kind != DECLARE else Pass(0)) is None
+            assert c.submit(c.hint() if kind != Decision.DECLARE else Pass(0)) is None
             t.run()
     log = c.events()
     for text, at in said.items():

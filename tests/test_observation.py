@@ -195,6 +195,15 @@ def test_malformed_plain_data_is_refused_with_a_reason() -> None:
             Observation.from_data(bad)
 
 
+def test_an_observation_in_a_phase_only_the_peers_table_has_is_refused() -> None:
+    """The table's own steps around a hand (its set-up and audit) are phases too, but no
+    hand of the rules core is in one, so no observation can say it is."""
+    data = Game(seed=1).observation(0)
+    for phase in ("setup", "audit"):
+        with pytest.raises(ObservationDataError, match=f"in the {phase} phase"):
+            Observation.from_data({**data, "phase": phase})
+
+
 def test_a_judged_throw_not_yet_played_is_not_rebuilt() -> None:
     """The peers' table judges a throw from the claims before the thrower plays what stands:
     that lead is not in any observation, so rebuilding there is refused."""

@@ -30,8 +30,8 @@ from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.cli.screen import render, table_view
 from tractor.cli.screen.app import build_app, capture, view_of
 from tractor.cli.screen.plain import PlainSession
-from tractor.cli.seat.client import BURY, DECLARE, PLAY
 from tractor.observation import Observation
+from tractor.phases import Decision
 
 #: A game (players, seed) in which the person is offered a declaration while the cards
 #: come and becomes the starter who buries (found once; asserted below).
@@ -204,15 +204,15 @@ def game_moments(players: int) -> Iterator[tuple[str, LocalClient]]:
         decision = client.decision()
         assert decision is not None
         obs = client.observation()
-        moment = {DECLARE: "deal" if obs.phase == "deal" and client.declaration_options()
-                  else None, BURY: "bury",
-                  PLAY: "first trick" if not obs.tricks else
+        moment = {Decision.DECLARE: "deal" if obs.phase == "deal" and client.declaration_options()
+                  else None, Decision.BURY: "bury",
+                  Decision.PLAY: "first trick" if not obs.tricks else
                   "middle" if len(obs.tricks) == 5 else
                   "last trick" if sum(obs.hand_sizes) <= players else None}[decision]
         if moment and moment not in seen:
             seen.add(moment)
             yield moment, client
-        action = client.hint() if decision == DECLARE else ai.act(client.game.hand,
+        action = client.hint() if decision == Decision.DECLARE else ai.act(client.game.hand,
                                                                   client.seat)
         assert client.submit(action) is None
     yield "summary", client

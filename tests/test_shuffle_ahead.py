@@ -30,7 +30,7 @@ from zope.interface import implementer
 
 from tractor import Rules
 from tractor.net.deck import holdings
-from tractor.net.deck.engine import LOCK, READY, SHUFFLE, Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.deck.envelope import Header, NoRoom, peek_hand, seal
 from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
 from tractor.net.deck.local import LocalDeal
@@ -103,7 +103,7 @@ def drive(d: LocalDeal, runners: list[StepRunner] | None = None) -> list[tuple[i
 def test_a_deck_is_shuffled_and_locked_before_its_first_drawer_is_known():
     d = unknown_first()
     d.setup()
-    assert all(p.phase == READY and p.config.first is None for p in d.peers)
+    assert all(p.phase == DeckStep.READY and p.config.first is None for p in d.peers)
     assert all(o is None for p in d.peers for o in p.owner)
     # Three peers learn the first drawer and deal the first round; the fourth does not
     # know it yet: their keys wait there, unjudged.
@@ -203,10 +203,10 @@ def test_a_runner_gives_the_same_deck_and_does_the_heavy_work():
     d = LocalDeal(**SMALL, seed=SEED)
     runners = with_runners(d)
     d.call_all("start")
-    assert [p.phase for p in d.peers] == [SHUFFLE] * 4  # seat 0's shuffle is being made
+    assert [p.phase for p in d.peers] == [DeckStep.SHUFFLE] * 4  # seat 0's shuffle is being made
     assert drive(d, runners) == []
     for peer, honest in zip(d.peers, inline.peers, strict=True):
-        assert peer.phase == READY and peer.final == honest.final
+        assert peer.phase == DeckStep.READY and peer.final == honest.final
         assert peer.shuffle_keys == honest.shuffle_keys and peer.locks == honest.locks
         assert not peer.working and not peer._results
     # Per peer: its own shuffle and lock made, the 3 others' shuffles and locks checked.
@@ -249,7 +249,8 @@ def test_shuffle_cheats_are_caught_by_the_runner(cls: type[Deck]):
         assert type(exc) is CheatDetected and exc.seat == 1, exc
         assert "shuffle proof fails" in str(exc) and exc.frames  # its signed frame shows it
     for s in (0, 2, 3):
-        assert (d.peers[s].phase, d.peers[s].step, len(d.peers[s].decks)) == (SHUFFLE, 1, 2)
+        assert (d.peers[s].phase, d.peers[s].step, len(d.peers[s].decks)) == (
+            DeckStep.SHUFFLE, 1, 2)
 
 
 class WrongLock(Deck):
@@ -266,7 +267,7 @@ def test_a_lock_cheat_is_caught_by_the_runner():
     assert sorted(dst for dst, _ in errors) == [0, 1, 3]
     for _dst, exc in errors:
         assert type(exc) is CheatDetected and exc.seat == 2 and "lock proof fails" in str(exc)
-    assert all((p.phase, p.step) == (LOCK, 2) for s, p in enumerate(d.peers) if s != 2)
+    assert all((p.phase, p.step) == (DeckStep.LOCK, 2) for s, p in enumerate(d.peers) if s != 2)
 
 
 def test_a_malformed_shuffle_checked_by_the_runner_is_the_senders_fault():
@@ -343,7 +344,7 @@ def test_the_next_deck_is_ready_before_the_hand_ends(reference):
     play(d, steps, until=lambda: d.peers[0].current.phase == "audit")
     for s in d.peers:
         assert s.hand_no == 0 and s.upcoming is not None
-        assert s.upcoming.phase == READY and s.upcoming.config.first is None
+        assert s.upcoming.phase == DeckStep.READY and s.upcoming.config.first is None
     upcoming = [s.upcoming for s in d.peers]
     play(d, steps, until=lambda: all(s.hand_no == 1 for s in d.peers))
     for s, deck in zip(d.peers, upcoming, strict=True):
@@ -383,21 +384,21 @@ def where_upcoming(phase: str, step: int | None = None) -> Callable[[GameSession
 #: first moment of the hand it was shuffled for.
 CRASH_POINTS = {
     "next deck not started": lambda s: s.current.phase == "play" and s.upcoming is None,
-    "next deck: shuffle 0": where_upcoming(SHUFFLE, 0),
-    "next deck: shuffle 1": where_upcoming(SHUFFLE, 1),
-    "next deck: shuffle 3": where_upcoming(SHUFFLE, 3),
-    "next deck: lock 0": where_upcoming(LOCK, 0),
-    "next deck: lock 1": where_upcoming(LOCK, 1),
-    "next deck: lock 3": where_upcoming(LOCK, 3),
-    "next deck ready": where_upcoming(READY),
+    "next deck: shuffle 0": where_upcoming(DeckStep.SHUFFLE, 0),
+    "next deck: shuffle 1": where_upcoming(DeckStep.SHUFFLE, 1),
+    "next deck: shuffle 3": where_upcoming(DeckStep.SHUFFLE, 3),
+    "next deck: lock 0": where_upcoming(DeckStep.LOCK, 0),
+    "next deck: lock 1": where_upcoming(DeckStep.LOCK, 1),
+    "next deck: lock 3": where_upcoming(DeckStep.LOCK, 3),
+    "next deck ready": where_upcoming(DeckStep.READY),
     "the hand it was shuffled for": lambda s: s.hand_no == 1,
 }
 
 
 #: Only with a runner does a peer stand at its own step: its move is being made.
 OWN_STEPS = {
-    "its own shuffle being made": where_upcoming(SHUFFLE, 2),
-    "its own lock being made": where_upcoming(LOCK, 2),
+    "its own shuffle being made": where_upcoming(DeckStep.SHUFFLE, 2),
+    "its own lock being made": where_upcoming(DeckStep.LOCK, 2),
 }
 CRASHES = [(point, False) for point in CRASH_POINTS] + [
     (point, True) for point in [*CRASH_POINTS, *OWN_STEPS]]
@@ -555,7 +556,7 @@ class OpensADealtCard(Deck):
 
     def _act(self) -> list[bytes]:
         out = super()._act()
-        if self.phase == READY and not getattr(self, "opened", False) and not out:
+        if self.phase == DeckStep.READY and not getattr(self, "opened", False) and not out:
             self.opened = True
             out += self._send("open", {"positions": [0], "keys": [self._lock_key(0)]})
         return out

@@ -16,8 +16,8 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS, format_cards, parse_faces
 from tractor.cli.screen.summary_view import strip_lines, summary_lines
 from tractor.cli.screen.tracker_view import tracker_lines
-from tractor.cli.seat.client import DECLARE
 from tractor.formats import classify_faces
+from tractor.phases import Decision
 from tractor.trump import TRUMP
 
 CARD = re.compile(r"(RJ|BJ|[♠♥♦♣](?:10|[2-9JQKA]))(?:×(\d+))?")
@@ -35,7 +35,7 @@ def step(c: LocalClient, ai: HeuristicStrategy) -> None:
     if c.summary() is not None:
         c.next_hand()
         return
-    action = Pass(c.seat) if c.decision() == DECLARE else ai.act(c.game.hand, c.seat)
+    action = Pass(c.seat) if c.decision() == Decision.DECLARE else ai.act(c.game.hand, c.seat)
     assert c.submit(action) is None
 
 
@@ -329,7 +329,7 @@ def test_a_network_seat_records_the_strip_of_its_table() -> None:
         elif c.decision() is None:
             t.run()
         else:
-            assert c.submit(c.hint() if c.decision() != DECLARE else Pass(0)) is None
+            assert c.submit(c.hint() if c.decision() != Decision.DECLARE else Pass(0)) is None
             t.run()
     assert [[e["hand"] for e in s] for s in strips] == [[1], [1, 2]]
     assert strips[1][0] == strips[0][0]
@@ -346,7 +346,7 @@ def _to_summary(t, c) -> dict:
         if c.decision() is None:
             t.run()
         else:
-            assert c.submit(c.hint() if c.decision() != DECLARE else Pass(0)) is None
+            assert c.submit(c.hint() if c.decision() != Decision.DECLARE else Pass(0)) is None
             t.run()
     raise AssertionError("no summary")
 

@@ -18,7 +18,7 @@ from tractor import Game, Play, Rules
 from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.cli.screen import render, table_view
 from tractor.cli.screen.plain import PlainSession
-from tractor.cli.seat.client import DECLARE
+from tractor.phases import Decision
 
 
 @pytest.mark.e2e
@@ -54,7 +54,7 @@ def test_the_plain_tracker_names_the_players() -> None:
     ai = HeuristicStrategy(seed=3)
     client = LocalClient(seed=3, others=ai.act, names=names)
     while len(client.observation().tricks) < 6:  # a few voids and singles shown by then
-        action = client.hint() if client.decision() == DECLARE else ai.act(
+        action = client.hint() if client.decision() == Decision.DECLARE else ai.act(
             client.game.hand, client.seat)
         assert client.submit(action) is None
     out: list[str] = []

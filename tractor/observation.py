@@ -30,7 +30,7 @@ from typing import Any
 
 from .cards import format_cards, parse_faces
 from .errors import CoreError
-from .phases import Face, Phase, Seat
+from .phases import TABLE_ONLY, Face, Phase, Seat
 from .records import HandResult, Trick
 from .rules import Rules
 from .trump import Trump
@@ -172,7 +172,7 @@ class Observation:
             raise ObservationDataError("an observation is a map")
         return cls(
             seat=d["seat"],
-            phase=Phase(d["phase"]),
+            phase=_hand_phase(d["phase"]),
             to_act=d["to_act"],
             levels=tuple(d["levels"]),
             declarers=d["declarers"],
@@ -201,6 +201,13 @@ class Observation:
             result=HandResult.from_data(d["result"]) if d["result"] is not None else None,
             game=GameRecord.from_data(d) if "rules" in d else None,
         )
+
+
+def _hand_phase(text: str) -> Phase:
+    phase = Phase(text)
+    if phase in TABLE_ONLY:  # a step of the peers' table: no hand of the rules core has it
+        raise ObservationDataError(f"no hand is observed in the {phase} phase")
+    return phase
 
 
 def _faces(text: str) -> tuple[Face, ...]:

@@ -31,9 +31,10 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.hand import Hand, IllegalAction
 from tractor.net.table.hand import TableHand
 from tractor.net.table.move_check import refusal
-from tractor.net.table.player import WAIT, Answer, Decision, RandomPlayer, SeatView, Wait
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.observation import Observation
+from tractor.phases import Answer, Decision, Phase
 from tractor.rules import Rules
 
 
@@ -99,9 +100,9 @@ class StrategyPlayer:
         """What the strategy does now for the observing seat (a hint for a person, too)."""
         world = self.world(observation)
         seat = observation.seat
-        if world.phase in ("deal", "declare"):
+        if world.phase in (Phase.DEAL, Phase.DECLARE):
             return self.strategy.declare(world, seat) or (
-                Draw(seat) if world.phase == "deal" else Pass(seat))
+                Draw(seat) if world.phase == Phase.DEAL else Pass(seat))
         return self.strategy.act(world, seat)
 
     # --- the table's Player -------------------------------------------------------------------

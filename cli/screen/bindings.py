@@ -17,7 +17,7 @@ from prompt_toolkit.keys import Keys
 from tractor.cli.screen.message_line import Notes
 from tractor.cli.screen.panes import safe
 from tractor.cli.screen.view import PlayView
-from tractor.cli.seat.client import BID
+from tractor.phases import Decision
 
 Handler = Callable[[KeyPressEvent], None]
 Bind = Callable[..., Callable[[Handler], Handler]]
@@ -40,7 +40,7 @@ class Modes:
         self.scrolling = self.panel_open & ~self.log_panel & ~self.chatting
         self.asked = Condition(lambda: view.quit_pending)
         # At a bid, p is text: a pass is final, so it takes Enter.
-        self.bidding = Condition(safe(lambda: view.client.decision() == BID))
+        self.bidding = Condition(safe(lambda: view.client.decision() == Decision.BID))
 
 
 def key_bindings(view: PlayView) -> KeyBindings:

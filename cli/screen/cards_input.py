@@ -40,6 +40,7 @@ from tractor.cards import (
 from tractor.cli.errors import CliError
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
+from tractor.phases import Decision
 from tractor.trump import Ladder
 
 _SEPARATORS = re.compile(r"[\s,]+")
@@ -245,25 +246,25 @@ __all__ = [
 ]
 
 
-def auction_answer(decision: str, text: str, seat: int) -> Action | None:
+def auction_answer(decision: Decision, text: str, seat: int) -> Action | None:
     """A typed answer to the auction variant's bid or trump naming, as the rules core's
     action (checked by the table), or None when the text is not one.
 
-    >>> auction_answer("bid", "85", 1), auction_answer("bid", "pass", 1)
+    >>> auction_answer(Decision.BID, "85", 1), auction_answer(Decision.BID, "pass", 1)
     (Bid(seat=1, points=85), Pass(seat=1))
-    >>> auction_answer("name", "h", 0), auction_answer("name", "none", 0)
+    >>> auction_answer(Decision.NAME, "h", 0), auction_answer(Decision.NAME, "none", 0)
     (NameTrump(seat=0, suit='H'), NameTrump(seat=0, suit=None))
-    >>> auction_answer("name", "purple", 0) is None, auction_answer("bid", "²", 0) is None
-    (True, True)
+    >>> auction_answer(Decision.NAME, "purple", 0), auction_answer(Decision.BID, "²", 0)
+    (None, None)
     """
     word = text.strip().lower()
-    if decision == "bid":
+    if decision == Decision.BID:
         if word in ("pass", "p", "0"):
             return Pass(seat)
         # ASCII digits only: "²" and "①" are digits to str.isdigit, not to int().
         return Bid(seat, int(word)) if word.isascii() and word.isdigit() and len(word) <= 4 \
             else None
-    if decision == "name":
+    if decision == Decision.NAME:
         if word in ("none", "no", "nt", "-", "0"):
             return NameTrump(seat, None)
         for suit in SUITS:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render, table_view
-from tractor.cli.seat.client import BID, BURY, DECLARE, NAME, PLAY, SHOW, TableClient
+from tractor.cli.seat.client import TableClient
+from tractor.phases import Decision
 
 
 def status_fragments(client: TableClient, width: int = 80,
@@ -38,10 +39,12 @@ def prompt_text(client: TableClient) -> str:
     decision = client.decision()
     if client.summary() is not None:
         return "next (Enter)> "
-    if decision == BURY:
+    if decision is None:
+        return "wait> "
+    if decision == Decision.BURY:
         return f"bury {render.talon_size(client.observation())}> "
-    return {DECLARE: "declare> ", PLAY: "play> ", BID: "bid> ", SHOW: "show> ",
-            NAME: "trump> "}.get(decision or "", "wait> ")
+    return {Decision.DECLARE: "declare> ", Decision.PLAY: "play> ", Decision.BID: "bid> ",
+            Decision.SHOW: "show> ", Decision.NAME: "trump> "}[decision]
 
 
 def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
@@ -56,8 +59,9 @@ def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
     if panel is not None:
         return " Esc close · ? help · Ctrl-Q quit "
     decision = client.decision()
-    if decision == DECLARE:  # the log's "you may declare ♥2 now" says no key
+    if decision == Decision.DECLARE:  # the log's "you may declare ♥2 now" says no key
         return " e declare · p let it go by · i suggest · ? help · Ctrl-Q quit "
-    verb = {PLAY: "play", BURY: "bury", SHOW: "show", BID: "bid",
-            NAME: "name trump"}.get(decision or "", "play")
+    verbs = {Decision.PLAY: "play", Decision.BURY: "bury", Decision.SHOW: "show",
+             Decision.BID: "bid", Decision.NAME: "name trump"}
+    verb = "play" if decision is None else verbs[decision]
     return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "

@@ -18,7 +18,8 @@ from tractor.actions import Action, Bid, NameTrump, Pass
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import selection_text
 from tractor.cli.screen.message_line import Notes
-from tractor.cli.seat.client import BID, Hint, TableClient
+from tractor.cli.seat.client import Hint, TableClient
+from tractor.phases import Decision
 
 
 class HintAsker:
@@ -112,10 +113,10 @@ class HintShown:
     cursor_on: int | None = None
 
 
-def hint_shown(action: Action, why: str, decision: str | None) -> HintShown:
+def hint_shown(action: Action, why: str, decision: Decision | None) -> HintShown:
     """How the hint ``action`` (for the reason ``why``) shows at ``decision``."""
     because = f" — {why}" if why else ""
-    if isinstance(action, Pass) and decision == BID:
+    if isinstance(action, Pass) and decision == Decision.BID:
         return HintShown("pass", f"Hint: pass{because} (Enter to accept)")
     if isinstance(action, Pass):
         return HintShown(None, f"Hint: pass{because} (press p).")

@@ -10,7 +10,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render
 from tractor.cli.screen.quitting import QuitQuestion
-from tractor.cli.seat.client import BURY, TableClient
+from tractor.cli.seat.client import TableClient
+from tractor.phases import Decision
 
 
 @dataclass
@@ -51,7 +52,7 @@ class MessageLine:
         decision = self.client.decision()
         prompt = render.decision_prompt(decision, obs, self.client.names,
                                         self.client.declaration_options())
-        if decision == BURY and render.talon_positions(obs):
+        if decision == Decision.BURY and render.talon_positions(obs):
             prompt += " + marks the cards from the talon."
         return [("", prompt)]
 

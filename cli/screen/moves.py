@@ -7,35 +7,35 @@ from __future__ import annotations
 from tractor.actions import Action, Bury, Declare, Play, Show
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import SelectionError, auction_answer, parse_selection
-from tractor.cli.seat.client import BID, BURY, NAME, PLAY, SHOW
 from tractor.observation import Observation
+from tractor.phases import Decision
 
 
-def typed_move(decision: str, text: str, seat: int, hand: list[int],
+def typed_move(decision: Decision, text: str, seat: int, hand: list[int],
                obs: Observation) -> Action | str | None:
     """The move ``text`` makes for ``seat`` holding ``hand`` (in display order) at
     ``decision``; a str: why it makes none; None: nothing chosen at a declaration (the
     declaration panel then shows what there is to declare)."""
-    if decision in (BID, NAME):
+    if decision in (Decision.BID, Decision.NAME):
         answer = auction_answer(decision, text, seat)
         if answer is None:
-            return ("Type the points to bid, or pass (then Enter)." if decision == BID
+            return ("Type the points to bid, or pass (then Enter)." if decision == Decision.BID
                     else "Type S, H, D or C, or 0 for no trump suit.")
         return answer
     try:
         faces = parse_selection(text, hand)
     except SelectionError as exc:
         return str(exc)
-    if decision == PLAY:
+    if decision == Decision.PLAY:
         if not faces:
             return "Choose cards first: type them, or Space on a card."
         return Play(seat, tuple(faces))
-    if decision == BURY:
+    if decision == Decision.BURY:
         need = render.talon_size(obs)
         if len(faces) != need:
             return f"Choose exactly {need} cards to bury ({len(faces)} chosen)."
         return Bury(seat, tuple(faces))
-    if decision == SHOW:
+    if decision == Decision.SHOW:
         if len(faces) != 1:
             return f"Show exactly one card ({len(faces)} chosen)."
         return Show(seat, tuple(faces))

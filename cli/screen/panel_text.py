@@ -13,6 +13,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render
 from tractor.cli.seat.client import TableClient
+from tractor.phases import Phase
 from tractor.rules import Rules
 
 #: Every key of the play screen, for the help panel and the README.
@@ -100,7 +101,7 @@ def declare_text(client: TableClient) -> str:
         lines += [f"  {i}) {render.cards_label(list(o))}" for i, o in enumerate(options, 1)]
     else:
         lines.append("You hold no declaration now.")
-    dealing = obs.phase == "deal"
+    dealing = obs.phase == Phase.DEAL
     lines.append("  p) pass" + (" (let these go by)" if dealing else ""))
     lines.append("")
     if dealing:

@@ -33,9 +33,10 @@ from tractor.cli.screen.cards_input import (
     auction_answer,
     parse_selection,
 )
-from tractor.cli.seat.client import BID, BURY, DECLARE, NAME, PLAY, SHOW, Hint, TableClient
+from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
 from tractor.observation import Observation
+from tractor.phases import ANSWERS, Decision, Phase
 
 HELP = """\
 Commands:
@@ -136,7 +137,7 @@ class PlainSession:
         summary = self.client.summary()
         obs = self._obs()
         decision = self.client.decision()
-        options = tuple(self.client.declaration_options()) if decision == DECLARE else ()
+        options = tuple(self.client.declaration_options()) if decision == Decision.DECLARE else ()
         # New declaration offers are news: the question is asked again with its list.
         key = (summary is not None, decision, render.hand_number(obs), obs.phase,
                len(obs.tricks), len(obs.current), len(obs.declarations), options)
@@ -156,8 +157,8 @@ class PlainSession:
             self.say(render.table_text(obs, self.client.names))
             self.say(self.hand_text(obs))
             self.say(render.decision_prompt(decision, obs, self.client.names, list(options)))
-        return {DECLARE: "declare> ", BURY: "bury> ", PLAY: "play> ", BID: "bid> ",
-                SHOW: "show> ", NAME: "trump> "}[decision]
+        return {Decision.DECLARE: "declare> ", Decision.BURY: "bury> ", Decision.PLAY: "play> ",
+                Decision.BID: "bid> ", Decision.SHOW: "show> ", Decision.NAME: "trump> "}[decision]
 
     def next_question(self) -> str | int | None:
         """What the drivers ask next: the prompt, None when there is nothing to decide now,
@@ -178,7 +179,7 @@ class PlainSession:
     def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
-        if obs.phase == "talon" and obs.talon:
+        if obs.phase == Phase.TALON and obs.talon:
             rows.append(f"  {'talon':<8}{render.cards_label(obs.talon)} (in your hand now)")
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
 
@@ -207,11 +208,9 @@ class PlainSession:
             self._show_hint(client.advice())
         elif cmd == "" and summary is None and self.hinted is not None:
             hinted, self.hinted = self.hinted, None
-            needs = {Pass: DECLARE, Declare: DECLARE, Bury: BURY, Play: PLAY, Bid: BID,
-                     Show: SHOW, NameTrump: NAME}.get(type(hinted))
-            if isinstance(hinted, Pass) and client.decision() == BID:
-                needs = BID
-            if needs is not None and client.decision() == needs:
+            needs = client.decision()
+            # Still the decision the hint answered (a pass answers a bid or a window).
+            if needs is not None and isinstance(hinted, ANSWERS[needs]):
                 self._submit(hinted, needs)
             else:
                 self.say("That hint is out of date: ask again (hint).")
@@ -239,10 +238,11 @@ class PlainSession:
                     client.next_hand()
             else:
                 self.say("The hand is over: press Enter for the next hand (or quit).")
-        elif cmd == "pass" and client.decision() == SHOW:
+        elif cmd == "pass" and client.decision() == Decision.SHOW:
             self.say("Show one card of your hand: there is no passing in the card-play.")
-        elif cmd == "pass" and client.decision() != NAME:
-            self._submit(Pass(client.seat), BID if client.decision() == BID else DECLARE)
+        elif cmd == "pass" and client.decision() != Decision.NAME:
+            bidding = client.decision() == Decision.BID
+            self._submit(Pass(client.seat), Decision.BID if bidding else Decision.DECLARE)
         elif line:
             self._cards(line)
 
@@ -288,21 +288,21 @@ class PlainSession:
         if decision is None:
             self.say("It is not your turn.")
             return
-        if decision in (BID, NAME):
+        if decision in (Decision.BID, Decision.NAME):
             answer = auction_answer(decision, line, client.seat)
             if answer is None:
-                self.say("Bid a number of points, or pass." if decision == BID else
+                self.say("Bid a number of points, or pass." if decision == Decision.BID else
                          "Name a suit (S, H, D or C), or none.")
                 return
             self._submit(answer, decision)
             return
-        if decision == DECLARE and line.isdigit():
+        if decision == Decision.DECLARE and line.isdigit():
             options = client.declaration_options()
             i = int(line) - 1
             if not 0 <= i < len(options):
                 self.say("No such declaration.")
                 return
-            self._submit(Declare(client.seat, tuple(options[i])), DECLARE)
+            self._submit(Declare(client.seat, tuple(options[i])), Decision.DECLARE)
             return
         hand = render.hand_order(self._obs())
         try:
@@ -310,23 +310,23 @@ class PlainSession:
         except SelectionError as exc:
             self.say(str(exc))
             return
-        if decision == BURY:
+        if decision == Decision.BURY:
             need = render.talon_size(self._obs())
             if len(faces) != need:
                 self.say(f"Choose exactly {need} cards to bury ({len(faces)} chosen).")
                 return
-            self._submit(Bury(client.seat, faces), BURY)
-        elif decision == PLAY:
-            self._submit(Play(client.seat, faces), PLAY)
-        elif decision == SHOW:
+            self._submit(Bury(client.seat, faces), Decision.BURY)
+        elif decision == Decision.PLAY:
+            self._submit(Play(client.seat, faces), Decision.PLAY)
+        elif decision == Decision.SHOW:
             if len(faces) != 1:
                 self.say(f"Show exactly one card ({len(faces)} chosen).")
                 return
-            self._submit(Show(client.seat, faces), SHOW)
+            self._submit(Show(client.seat, faces), Decision.SHOW)
         else:
-            self._submit(Declare(client.seat, faces), DECLARE)
+            self._submit(Declare(client.seat, faces), Decision.DECLARE)
 
-    def _submit(self, action: Action, needs: str) -> None:
+    def _submit(self, action: Action, needs: Decision) -> None:
         if self.client.decision() != needs:
             self.say("That is not what the table waits for now.")
             return
@@ -479,7 +479,7 @@ def _prompt_reader(client: TableClient, stdin: TextIO, out: TextIO) -> Callable[
 
     session: PromptSession[str] = PromptSession(
         completer=HandCompleter(hand, lambda typed: render.follow_allowed(
-            obs(), client.decision() == PLAY, hand(), typed)),
+            obs(), client.decision() == Decision.PLAY, hand(), typed)),
         complete_while_typing=False)  # Tab completes: a menu popping up hides the table
     # The "(waiting)" prompt is replaced by the question that comes: it leaves no line
     # behind (a stale "(waiting)>" stood above every question).

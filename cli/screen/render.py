@@ -33,12 +33,14 @@ from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.words import count
 from tractor.cli.screen.wrapping import fit_line, wrap_words
 from tractor.observation import Observation
+from tractor.phases import Decision, Phase
 from tractor.trump import TRUMP
 
 PHASE_TEXT = {
-    "deal": "dealing", "declare": "last chance to declare", "bid": "auction",
-    "show": "card-play for the starter", "name": "naming trumps", "talon": "talon exchange",
-    "play": "playing", "done": "hand over", "redeal": "dealing again",
+    Phase.DEAL: "dealing", Phase.DECLARE: "last chance to declare", Phase.BID: "auction",
+    Phase.SHOW: "card-play for the starter", Phase.NAME: "naming trumps",
+    Phase.TALON: "talon exchange", Phase.PLAY: "playing", Phase.DONE: "hand over",
+    Phase.REDEAL: "dealing again",
 }
 
 
@@ -117,7 +119,7 @@ def hand_groups(obs: Observation) -> list[tuple[str, list[int]]]:
 def talon_positions(obs: Observation) -> set[int]:
     """Positions in `hand_order` of the cards that came from the talon, while the starter
     has them in hand to bury (a face held twice, once from the talon: its first copy)."""
-    if obs.phase != "talon" or not obs.talon:
+    if obs.phase != Phase.TALON or not obs.talon:
         return set()
     left = Counter(obs.talon)
     marked: set[int] = set()
@@ -222,22 +224,22 @@ def table_fragments(obs: Observation, names: Sequence[str],
             out.append(("", f" ({won} in tricks, penalty {obs.penalties:+d})"))
         out.append(("", "\n"))
     phase = obs.phase
-    if phase in ("deal", "declare"):
+    if phase in (Phase.DEAL, Phase.DECLARE):
         dealt = obs.cards_dealt
-        total = sum(obs.hand_sizes) if phase == "declare" else None
+        total = sum(obs.hand_sizes) if phase == Phase.DECLARE else None
         line = f"Dealing: {count(dealt, 'card')} drawn" if total is None else "All cards dealt"
         decls = obs.declarations
         if decls:
             seat, faces = decls[-1]
             line += f" · declared {cards_label(faces)} by {names[seat]}"
         out.append(("", line + "\n"))
-    if phase in ("bid", "show", "name"):
+    if phase in (Phase.BID, Phase.SHOW, Phase.NAME):
         out.append(("", auction_line(obs, names) + "\n"))
     tricks = obs.tricks
     current = obs.current
-    showing_last = not current and bool(tricks) and phase == "play"
-    if phase in ("play", "done"):
-        title = (f"trick {len(tricks)} (done)" if showing_last or phase == "done"
+    showing_last = not current and bool(tricks) and phase == Phase.PLAY
+    if phase in (Phase.PLAY, Phase.DONE):
+        title = (f"trick {len(tricks)} (done)" if showing_last or phase == Phase.DONE
                  else f"trick {trick_number(obs)}")
     else:
         title = ""
@@ -248,7 +250,7 @@ def table_fragments(obs: Observation, names: Sequence[str],
         leader = obs.leader
         for k, cards in enumerate(current):
             plays[(leader + k) % n] = (cards, "led" if k == 0 else "")
-    elif tricks and (showing_last or phase == "done"):
+    elif tricks and (showing_last or phase == Phase.DONE):
         last = tricks[-1]
         for k, cards in enumerate(last.plays):
             seat = (last.leader + k) % n
@@ -257,7 +259,7 @@ def table_fragments(obs: Observation, names: Sequence[str],
     to_act = obs.to_act
     starter = obs.starter
     for s in range(n):
-        mark = "▶" if s == to_act and phase not in ("deal", "done") else " "
+        mark = "▶" if s == to_act and phase not in (Phase.DEAL, Phase.DONE) else " "
         side = _side(obs, s) + ("*" if s == starter else "")
         me = s == obs.seat
         label = (f"{names[s][:NAME_WIDTH - 7]} (you)" if me else names[s][:NAME_WIDTH - 1])
@@ -272,15 +274,15 @@ def table_fragments(obs: Observation, names: Sequence[str],
         out.append(("", "\n"))
     if obs.current_attempt:
         out.append(("class:warn", f"failed throw: {cards_label(obs.current_attempt)}\n"))
-    if tricks and not showing_last and phase == "play":
+    if tricks and not showing_last and phase == Phase.PLAY:
         last = tricks[-1]
         out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last.winner]}, "
                                  f"{last.points} points\n"))
-    if obs.talon and phase == "talon":
+    if obs.talon and phase == Phase.TALON:
         out.append(("class:label", "Talon: "))
         out += cards_fragments(obs.talon, color)
         out.append(("", "\n"))
-    elif obs.buried and phase == "play":
+    elif obs.buried and phase == Phase.PLAY:
         out.append(("class:dim", f"Buried: {cards_label(obs.buried)}\n"))
     if out and out[-1][1].endswith("\n"):
         style, text, *_ = out[-1]
@@ -326,29 +328,30 @@ def trump_short(obs: Observation) -> str:
 
 
 #: The status line for the auction variant's decisions.
-AUCTION_TURNS = {"bid": "your turn: bid or pass", "show": "your turn: show a card",
-                 "name": "your turn: name the trump suit"}
+AUCTION_TURNS = {Decision.BID: "your turn: bid or pass",
+                 Decision.SHOW: "your turn: show a card",
+                 Decision.NAME: "your turn: name the trump suit"}
 
 
-def status_text(obs: Observation, names: Sequence[str], decision: str | None,
+def status_text(obs: Observation, names: Sequence[str], decision: Decision | None,
                 summary: dict[str, Any] | None = None, width: int | None = None) -> str:
     """One line: which hand, the trump (always in view, even under a panel), and whose
     move it is; in ``width`` columns when given (`fit_line`)."""
     return fit_line(_status(obs, names, decision, summary), width, "Tractor · ")
 
 
-def _status(obs: Observation, names: Sequence[str], decision: str | None,
+def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
             summary: dict[str, Any] | None) -> str:
     hand_no = hand_number(obs) + 1
     phase = obs.phase
     winner = obs.game.winner if obs.game is not None else None
     if summary is not None:
         what = "hand over: read the summary"
-    elif decision == "declare":
+    elif decision == Decision.DECLARE:
         what = "you may declare trumps"
-    elif decision == "bury":
+    elif decision == Decision.BURY:
         what = "your turn: bury cards from the talon"
-    elif decision == "play":
+    elif decision == Decision.PLAY:
         what = "your turn: lead" if not obs.current else "your turn: follow"
     elif decision in AUCTION_TURNS:
         what = AUCTION_TURNS[decision]
@@ -357,30 +360,30 @@ def _status(obs: Observation, names: Sequence[str], decision: str | None,
     else:
         to_act = obs.to_act
         what = PHASE_TEXT.get(phase, phase)
-        if to_act is not None and phase not in ("deal",):
+        if to_act is not None and phase != Phase.DEAL:
             what += f": waiting for {names[to_act]}"
-    trick = f" · trick {trick_number(obs)}" if phase == "play" else ""
+    trick = f" · trick {trick_number(obs)}" if phase == Phase.PLAY else ""
     return f"Tractor · hand {hand_no}{trick} · trump {trump_short(obs)} · {what}"
 
 
-def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str],
+def decision_prompt(decision: Decision | None, obs: Observation, names: Sequence[str],
                     options: Sequence[Sequence[int]] = ()) -> str:
     """What the person is asked to do now, in words (shown above the input line)."""
-    if decision == "declare":
+    if decision == Decision.DECLARE:
         if not options:
             return "You may declare trumps now, or pass."
         opts = "; ".join(f"{i}) {cards_label(o)}" for i, o in enumerate(options, 1))
         return f"Declare trumps? {opts}; or pass."
-    if decision == "bury":
+    if decision == Decision.BURY:
         return f"Choose {talon_size(obs)} cards to bury, then Enter."
-    if decision == "play":
+    if decision == Decision.PLAY:
         if not obs.current:
             return "Your lead: choose cards of one suit, then Enter."
         n = seat_count(obs)
         lead = obs.current[0]
         return (f"{names[obs.leader % n]} led {cards_label(lead)}: follow with "
                 f"{count(len(lead), 'card')}, then Enter.")
-    if decision == "bid":
+    if decision == Decision.BID:
         bids = obs.bids
         high = max((p for _, p in bids), default=0)
         standing = f"high bid {high}, {names[bids[-1][0]]}" if bids else "no bid yet"
@@ -390,10 +393,10 @@ def decision_prompt(decision: str | None, obs: Observation, names: Sequence[str]
         # hand scores as every hand does, so a bid is no target to reach.
         return (f"Auction ({standing}): the highest bidder's team declares, with no points "
                 f"to reach. Bid {high + 5}{most} in steps of 5, or type pass (final), then Enter.")
-    if decision == "show":
+    if decision == Decision.SHOW:
         return ("Show one card, then Enter: the declarers' highest card makes its player "
                 "the starter (jokers highest, then A down to 2).")
-    if decision == "name":
+    if decision == Decision.NAME:
         return "You are the starter: name the trump suit (S, H, D or C), or none."
     return ""
 

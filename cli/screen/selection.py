@@ -19,8 +19,9 @@ from tractor.cli.screen.cards_input import (
     parse_selection,
     toggle_in_text,
 )
-from tractor.cli.seat.client import PLAY, TableClient
+from tractor.cli.seat.client import TableClient
 from tractor.observation import Observation
+from tractor.phases import Decision
 
 
 class HandSelection:
@@ -66,8 +67,8 @@ class HandSelection:
     def follow_allowed(self, typed: list[int]) -> set[int] | None:
         """When following: the cards that can still go with ``typed`` into a legal follow
         (the rules core decides); None (every card held) when leading, burying, declaring."""
-        return render.follow_allowed(self._obs(), self.client.decision() == PLAY, self.hand(),
-                                     typed)
+        playing = self.client.decision() == Decision.PLAY
+        return render.follow_allowed(self._obs(), playing, self.hand(), typed)
 
     def typing(self) -> bool:
         """Whether the person is typing: the input holds text the screen did not put there

@@ -26,6 +26,7 @@ from tractor.cards import FACE_POINTS
 from tractor.cli.screen import render
 from tractor.cli.screen.wrapping import GLUE
 from tractor.observation import Observation
+from tractor.phases import Phase
 from tractor.scoring import score_outcome
 
 Line = StyleAndTextTuples
@@ -126,7 +127,7 @@ def _trick_plays(obs: Observation) -> dict[int, tuple[tuple[int, ...], str]]:
     if obs.current:
         for k, cards in enumerate(obs.current):
             plays[(obs.leader + k) % n] = (cards, "led" if k == 0 else "")
-    elif obs.tricks and obs.phase in ("play", "done"):
+    elif obs.tricks and obs.phase in (Phase.PLAY, Phase.DONE):
         last = obs.tricks[-1]
         for k, cards in enumerate(last.plays):
             seat = (last.leader + k) % n
@@ -197,7 +198,7 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     lines, marked ``…``: the trick's cards are what a player must see. ``form``: the side
     line's form (`side_form`) the table picked for every place; by default, this
     place's own."""
-    to_play = seat == obs.to_act and obs.phase not in ("deal", "done")
+    to_play = seat == obs.to_act and obs.phase not in (Phase.DEAL, Phase.DONE)
     me = seat == obs.seat
     star = " ★" if seat == obs.starter else ""
     mark = "▶ " if to_play else ""
@@ -241,29 +242,29 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
     """The middle of the table: what the trick is worth, or where the hand stands."""
     phase = obs.phase
     out: list[str] = []
-    if phase in ("deal", "declare"):
-        out.append(f"dealing: {render.count(obs.cards_dealt, 'card')} drawn" if phase == "deal"
+    if phase in (Phase.DEAL, Phase.DECLARE):
+        out.append(f"dealing: {render.count(obs.cards_dealt, 'card')} drawn" if phase == Phase.DEAL
                    else "all cards dealt: last chance to declare")
         if obs.declarations:
             seat, faces = obs.declarations[-1]
             out.append(f"{names[seat]} declared {render.cards_label(faces)}")
-    elif phase in ("bid", "show", "name"):
+    elif phase in (Phase.BID, Phase.SHOW, Phase.NAME):
         out.append(render.auction_line(obs, names))
-    elif phase == "talon":
+    elif phase == Phase.TALON:
         starter = obs.starter
         if starter == obs.seat:
             out.append(f"you take the talon: bury {render.talon_size(obs)} cards")
         else:
             who = names[starter] if starter is not None else "the starter"
             out.append(f"{who} takes the talon and buries {render.talon_size(obs)}")
-    elif phase in ("play", "done"):
+    elif phase in (Phase.PLAY, Phase.DONE):
         if obs.current:
             pts = sum(FACE_POINTS[f] for cards in obs.current for f in cards)
             out.append(f"trick {render.trick_number(obs)}" + (f" · {pts} points on it"
                                                               if pts else ""))
             if obs.current_attempt:
                 out.append(f"failed throw {render.cards_label(obs.current_attempt)}")
-        if obs.tricks and (not obs.current or phase == "done"):
+        if obs.tricks and (not obs.current or phase == Phase.DONE):
             last = obs.tricks[-1]
             out.append(f"trick {len(obs.tricks)} to {names[last.winner]}"
                        + (f": {last.points} points" if last.points else ""))
@@ -273,7 +274,7 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
                                                         if last.points else " took it"))
         if not obs.tricks and not obs.current:
             out.append(f"{names[obs.leader]} leads trick 1")
-        if phase == "done":
+        if phase == Phase.DONE:
             out.append("hand over")
     lines: list[str] = []
     for text in out:
@@ -422,7 +423,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
 def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]:
     """Under the table when there is room: the point cards the defenders have won in this
     hand, and the last trick seat by seat."""
-    if obs.phase not in ("play", "done") or obs.declarers is None:
+    if obs.phase not in (Phase.PLAY, Phase.DONE) or obs.declarers is None:
         return []
     n = obs.players
     won = [f for t in obs.tricks if render.team_of(t.winner) != obs.declarers

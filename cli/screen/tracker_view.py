@@ -23,6 +23,7 @@ from tractor.cards import FACE_POINTS, RANKS, SUIT_SYMBOLS, SUITS, format_cards
 from tractor.cli.screen.card_text import cards_label, ladder_of
 from tractor.cli.screen.wrapping import pack, wrap_or_whole
 from tractor.observation import Observation
+from tractor.phases import Phase
 from tractor.rules import Rules
 from tractor.trump import TRUMP, Ladder
 
@@ -77,7 +78,7 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
         lines += _fact_lines(obs, names, facts, e, ladder, out, width)
     points = sum(FACE_POINTS[f] * c for f, c in out.items())
     lines.append(f"Points still out: {points}")
-    if obs.buried and obs.phase in ("play", "done"):  # the starter's own burial
+    if obs.buried and obs.phase in (Phase.PLAY, Phase.DONE):  # the starter's own burial
         lines += wrap_or_whole(f"You buried: {cards_label(obs.buried)} "
                                f"({points_word(obs.buried)})", width, CARD_INDENT)
     return lines
@@ -113,11 +114,11 @@ def _header(obs: Observation) -> str:
     talon = rules.talon_size if rules is not None else 8
     phase = obs.phase
     where = ""
-    if phase == "deal" and rules is not None:
+    if phase == Phase.DEAL and rules is not None:
         where = f"; {rules.total_cards - obs.cards_dealt} not dealt yet"
-    elif phase in ("declare", "bid", "show", "name", "redeal"):
+    elif phase in (Phase.DECLARE, Phase.BID, Phase.SHOW, Phase.NAME, Phase.REDEAL):
         where = f"; {talon} of them in the talon"
-    elif phase in ("play", "done") and obs.buried is None:
+    elif phase in (Phase.PLAY, Phase.DONE) and obs.buried is None:
         where = f"; {talon} of them buried"
     return f"Still out (not played, not in your hand{where}):"
 

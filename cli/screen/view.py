@@ -23,8 +23,9 @@ from tractor.cli.screen.moves import typed_move
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.quitting import QuitQuestion
 from tractor.cli.screen.selection import HandSelection
-from tractor.cli.seat.client import BID, DECLARE, Hint, TableClient
+from tractor.cli.seat.client import Hint, TableClient
 from tractor.observation import Observation
+from tractor.phases import Decision
 
 
 class PlayView:
@@ -147,9 +148,9 @@ class PlayView:
             if self.panel == "summary":
                 self.panel = None
         if decision != self._last_decision:
-            if decision == DECLARE and self.panel is None:
+            if decision == Decision.DECLARE and self.panel is None:
                 self.panel = "declare"
-            elif decision != DECLARE and self.panel == "declare":
+            elif decision != Decision.DECLARE and self.panel == "declare":
                 self.panel = None
         obs = self.obs()
         turn = (decision, render.hand_number(obs), obs.phase, len(obs.tricks),
@@ -189,7 +190,7 @@ class PlayView:
             self.error = "It is not your turn."
             return
         typed = self.input.text.strip()
-        if decision == DECLARE and typed.isdigit():  # the number of an offer, typed
+        if decision == Decision.DECLARE and typed.isdigit():  # the number of an offer, typed
             self.declare_option(int(typed) - 1)
             return
         move = typed_move(decision, self.input.text, self.client.seat, self.hand(), self.obs())
@@ -229,18 +230,18 @@ class PlayView:
         self.send(Declare(self.client.seat, tuple(options[index])))
 
     def pass_declaration(self) -> None:
-        if self.client.decision() == BID:
+        if self.client.decision() == Decision.BID:
             if self.send(Pass(self.client.seat)):
                 self.info = "You passed: you are out of the auction."
             return
-        if self.client.decision() != DECLARE:
+        if self.client.decision() != Decision.DECLARE:
             self.error = "There is no declaration to pass on now."
             return
         if self.send(Pass(self.client.seat)):
             self.info = "You passed."
 
     def open_declare(self) -> None:
-        if self.client.decision() != DECLARE and not self.client.declaration_options():
+        if self.client.decision() != Decision.DECLARE and not self.client.declaration_options():
             self.info = "You have no declaration to make now."
             return
         self.panel = "declare"
@@ -274,7 +275,7 @@ class PlayView:
             self.error = ""
         self.info = shown.note
         if accept:
-            if isinstance(advice.action, Pass) and self.client.decision() == DECLARE:
+            if isinstance(advice.action, Pass) and self.client.decision() == Decision.DECLARE:
                 self.pass_declaration()
             else:
                 self.enter()

@@ -14,11 +14,8 @@ from typing import Any, Protocol
 
 from tractor.actions import Action
 from tractor.observation import Observation
+from tractor.phases import Decision
 from tractor.rules import Rules
-
-#: The decisions a client can wait for from its person (the last three: the auction
-#: variant's bid, card shown for the starter, and trump named).
-DECLARE, BURY, PLAY, BID, SHOW, NAME = "declare", "bury", "play", "bid", "show", "name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +40,12 @@ class TableClient(Protocol):
         winner once the game is over."""
         ...
 
-    def decision(self) -> str | None:
-        """What the table waits for from this person: DECLARE (a declaration window is open:
-        declare one of `declaration_options` or pass), BURY (choose talon_size cards to
-        bury), PLAY (lead or follow), BID (bid points or pass), SHOW (show one card for
-        the starter), NAME (name the trump suit), or None (someone else's move)."""
+    def decision(self) -> Decision | None:
+        """What the table waits for from this person (the rules core's `Decision`):
+        DECLARE (a declaration window is open: declare one of `declaration_options` or
+        pass), BURY (choose talon_size cards to bury), PLAY (lead or follow), BID (bid
+        points or pass), SHOW (show one card for the starter), NAME (name the trump suit),
+        or None (someone else's move)."""
         ...
 
     def declaration_options(self) -> list[tuple[int, ...]]:

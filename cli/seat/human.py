@@ -15,9 +15,9 @@ from twisted.internet.interfaces import IDelayedCall
 from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, Decision, SeatView, Wait
+from tractor.net.table.player import WAIT, SeatView, Wait
 from tractor.net.table.session import GameSession
-from tractor.public import DEAL
+from tractor.phases import Decision, Phase
 
 
 class HumanPlayer:
@@ -60,7 +60,7 @@ class HumanPlayer:
             return WAIT
         if self.chosen is not None and self.chosen not in options:
             self.chosen = None  # another seat's declaration overcalled it
-        if self.deal_pace > 0 and self.on_hold is not None and view.observation.phase == DEAL:
+        if self.deal_pace > 0 and self.on_hold is not None and view.observation.phase == Phase.DEAL:
             if self.holding != dealt:  # the table asks again at every frame: hold once
                 self.holding = dealt
                 self.on_hold()  # the pace's end answers it (with ``chosen``, if any)
@@ -117,7 +117,7 @@ class DealPace:
 
     def dealing(self) -> bool:
         """Whether the cards are being dealt at the person's pace now."""
-        return self.person.deal_pace > 0 and self.session.current.public.phase == DEAL
+        return self.person.deal_pace > 0 and self.session.current.public.phase == Phase.DEAL
 
     def hold(self) -> None:
         """The person's window of this card is held: pass it when the pace is over."""

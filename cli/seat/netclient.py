@@ -30,9 +30,9 @@ from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table.hand import TableHand
 from tractor.net.table.move_check import misfit
-from tractor.net.table.player import Decision
 from tractor.net.table.session import GameSession
 from tractor.observation import GameRecord, Observation
+from tractor.phases import Decision
 
 # Where other code has always found them.
 __all__ = ["HumanPlayer", "NetClient", "display_names", "verdict_text"]

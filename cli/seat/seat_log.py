@@ -15,6 +15,7 @@ from tractor.cli.seat.hand_log import table_events, with_chat
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
 from tractor.net.table.session import GameSession
+from tractor.phases import Phase
 
 _REDEAL = "nobody declared a trump: the cards are dealt again"
 
@@ -71,7 +72,7 @@ class SeatLog:
         """The hands this session played before the screen saw it (a resumed seat): their
         logs, in order, as if they had been watched."""
         for number, hand in enumerate(session.played, 1):
-            if hand.phase == "redeal":
+            if hand.phase == Phase.REDEAL:
                 self.lines.append(_REDEAL)
                 self._redeal_told = hand
             elif hand.result is not None:
@@ -81,7 +82,7 @@ class SeatLog:
     def redeals(self, session: GameSession) -> None:
         """A line when the last hand ended in a redeal (once)."""
         played = session.played
-        if played and played[-1].phase == "redeal" and played[-1] is not self._redeal_told:
+        if played and played[-1].phase == Phase.REDEAL and played[-1] is not self._redeal_told:
             self._redeal_told = played[-1]
             self.lines.append(_REDEAL)
 

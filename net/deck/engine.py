@@ -66,15 +66,15 @@ from .ledger import CheckLedger
 from .locking import LockStep
 from .outbox import Outbox
 from .own_secrets import OwnSecrets
-from .progress import DONE, LOCK, READY, SHUFFLE, Progress
+from .progress import DeckStep, Progress
 from .setup import SetupStage
 from .shuffling import ShuffleChain, card_points, shuffle_context
 
 T = TypeVar("T")
 
 #: Names other modules import from here (the engine's surface, wherever they are defined).
-__all__ = ["DONE", "LOCK", "MAX_APP_PER_SEAT", "READY", "SHUFFLE", "Deck", "DeckConfig",
-           "Reveal", "Runner", "shuffle_context"]
+__all__ = ["MAX_APP_PER_SEAT", "Deck", "DeckConfig", "DeckStep", "Reveal", "Runner",
+           "shuffle_context"]
 
 
 def _opened(config: DeckConfig, frame: bytes, verify: bool = True) -> Envelope:
@@ -179,7 +179,7 @@ class Deck:
     started = Shown(lambda deck: deck._started)  #: `start` was called
     #: The runner has work of this engine under way (`poll` once it is done).
     working = Shown(lambda deck: deck._setup.background.working)
-    phase = Shown(lambda deck: deck._progress.phase)
+    phase = Shown(lambda deck: deck._progress.phase)  #: the protocol's `DeckStep`
     step = Shown(lambda deck: deck._progress.step)  #: whose shuffle or lock is under way
     owner = Shown(lambda deck: deck._dealing.owner)
     keys = Shown(lambda deck: deck._dealing.keys)  #: position -> seat -> its released key
@@ -291,7 +291,7 @@ class Deck:
                                    partial(self._dealing.ready_for, kind, seat, env.body))
         if when < 0:
             raise BadMessage(seat, f"a {kind} message out of turn")
-        if when > 0 or kind not in (SHUFFLE, LOCK) or seat == self.me:
+        if when > 0 or kind not in ("shuffle", "lock") or seat == self.me:
             return when == 0
         return self._setup.checked(env, self.step, self.ledger.proofs_known(env.frame),
                                    self._restoring)
@@ -302,18 +302,18 @@ class Deck:
         self._loads.check(env)
         judged(seat, kind, partial(self._take, kind, seat, env.body, env.header.seq))
         self._loads.add(env)
-        self.ledger.accepted(env.frame, proofs=kind in (SHUFFLE, LOCK) and seat != self.me)
+        self.ledger.accepted(env.frame, proofs=kind in ("shuffle", "lock") and seat != self.me)
 
     def _take(self, kind: str, seat: int, body: dict[str, Any], seq: int) -> None:
         """Apply ``seat``'s message ``seq`` of ``kind`` to the collaborator it is about."""
-        if kind == SHUFFLE:
+        if kind == "shuffle":
             self._setup.apply_shuffle(seat, body, seq, self.step)
             self._progress.shuffled(seat)
-        elif kind == LOCK:
+        elif kind == "lock":
             self._setup.apply_lock(seat, body, seq)
             self._progress.locked(seat)
         elif kind == "audit":
-            if self._close.on_audit(seat, body, seq, self.phase == READY, self._dealing,
+            if self._close.on_audit(seat, body, seq, self.phase == DeckStep.READY, self._dealing,
                                     self._setup.locks):
                 self._progress.opened()
         elif kind == "verdict":
@@ -332,9 +332,9 @@ class Deck:
             return []  # not begun; or rebuilding from the journal, which holds what was sent
         if self._frames.pending[me]:
             return []  # a message of ours is still to be applied: it may answer this step
-        if self.phase == SHUFFLE and step == me and len(self.shuffle_keys) == me:
+        if self.phase == DeckStep.SHUFFLE and step == me and len(self.shuffle_keys) == me:
             return self._send_shuffle()
-        if self.phase == LOCK and step == me and len(self.locks) == me:
+        if self.phase == DeckStep.LOCK and step == me and len(self.locks) == me:
             return self._send_lock()
         return []
 
@@ -356,7 +356,7 @@ class Deck:
         """Give ``positions`` to their owners: release this peer's keys for the ones it does
         not own. Every peer calls it with the same positions (the table paces the deal);
         keys still missing after ``config.key_timeout`` make `tick` raise `KeyTimeout`."""
-        if self.phase != READY:
+        if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         mine = self._dealing.to_release(positions, now + self.config.key_timeout)
         if not mine:
@@ -389,7 +389,7 @@ class Deck:
     def open_public(self, positions: Sequence[int]) -> list[bytes]:
         """Turn positions nobody owns (the talon) face up: every peer releases its keys for
         them, publicly; each peer calls it with the same positions."""
-        if self.phase != READY:
+        if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         self._dealing.check_unowned(positions)
         return self._send("open", {"positions": list(positions),
@@ -405,7 +405,7 @@ class Deck:
     def audit(self, now: float = 0.0) -> list[bytes]:
         """Release every key of this peer so everyone can check the whole hand. Seats that
         have not done the same by ``now + config.key_timeout`` make `tick` raise."""
-        if self.phase != READY:
+        if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         self._close.begin(now + self.config.key_timeout)
         if self.me in self.audited:
@@ -415,7 +415,7 @@ class Deck:
 
     def deck_order(self) -> list[int]:
         """The physical card at every position (after the audit)."""
-        if self.phase != DONE:
+        if self.phase != DeckStep.DONE:
             raise RuntimeError("the deck is only open after the audit")
         return [self.cards[p] for p in range(self.config.size)]
 
@@ -424,7 +424,7 @@ class Deck:
         message chain up to and including its audit keys, the last message the hand's
         result depends on. Every verdict signs it, so a result counts only where every seat
         signed the same hand."""
-        if self.phase != DONE:
+        if self.phase != DeckStep.DONE:
             raise RuntimeError("the transcript is complete only after the audit")
         return self._close.transcript(self.context, self._frames.chains)
 
@@ -444,7 +444,7 @@ class Deck:
             # A message that came and is being checked (by the runner) is not owed: this
             # peer waits on its own worker then, which is no seat's fault.
             return [] if self._frames.arrived(self.step) and self.working else [self.step]
-        return self._close.missing() if self.phase == READY else []
+        return self._close.missing() if self.phase == DeckStep.READY else []
 
     def tick(self, now: float) -> None:
         """Raise `KeyTimeout` for the first seat whose keys are overdue at time ``now``."""
@@ -456,7 +456,7 @@ class Deck:
     def overdue(self, now: float) -> dict[int, list[int]]:
         """Seat -> the positions whose keys it owes past their deadline at time ``now``."""
         out = self._dealing.overdue(now)
-        if self.phase == READY:
+        if self.phase == DeckStep.READY:
             self._close.add_overdue(out, now)
         return out
 

@@ -18,7 +18,6 @@ from .bodies import check_shape, judged
 from .envelope import Envelope
 from .group import SecretStream
 from .locking import LockStep
-from .progress import LOCK, SHUFFLE
 from .shuffling import ShuffleChain
 
 
@@ -46,7 +45,7 @@ class SetupStage:
         check_shape(env)
         job: Callable[[], Any] = (
             partial(self.shuffles.check, seat, env.body, self.shuffles.last, step, vouched)
-            if kind == SHUFFLE else
+            if kind == "shuffle" else
             partial(self.locks.check, seat, env.body, self.lock_input(),
                     self.shuffles.keys[seat], vouched))
         checking = partial(judged, seat, kind, job)
@@ -74,11 +73,11 @@ class SetupStage:
         """This peer's shuffle body (True, body), or (False, None) while the runner makes
         it (`Background.run`)."""
         make = self.shuffles.maker(k, perm, secrets, label)
-        return self.background.run(("make", SHUFFLE), make, here)
+        return self.background.run(("make", "shuffle"), make, here)
 
     def make_lock(self, k: bytes, secrets: SecretStream, binding: str,
                   here: bool) -> tuple[bool, Any]:
         """This peer's lock body, as `make_shuffle`."""
         key = self.shuffles.keys[self.locks.me]
         make = self.locks.maker(self.lock_input(), k, key, secrets, binding)
-        return self.background.run(("make", LOCK), make, here)
+        return self.background.run(("make", "lock"), make, here)

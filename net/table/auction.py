@@ -9,14 +9,14 @@ from tractor.net.table import messages as wire
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
-from tractor.net.table.player import Decision
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
-from tractor.public import NAME, SHOW, PublicHand
+from tractor.phases import Decision, Phase
+from tractor.public import PublicHand
 
 
 class Auction:
-    """The schedule's steps "bid", "show" and "name": the seat whose turn it is posts its
+    """The schedule's steps BID, SHOW and NAME: the seat whose turn it is posts its
     move (this peer's asked of its player), and every peer applies it with the rules core."""
 
     def __init__(self, deck: Deck, public: PublicHand, schedule: Schedule, inbox: Inbox,
@@ -53,8 +53,8 @@ class Auction:
             judged(seat, lambda: public.record_pass(seat))
         else:
             judged(seat, lambda: public.record_bid(seat, points))
-        if public.phase == SHOW:
-            self.schedule.phase = "show"
+        if public.phase == Phase.SHOW:
+            self.schedule.phase = Phase.SHOW
         return out
 
     def show(self) -> list[bytes]:
@@ -79,8 +79,8 @@ class Auction:
             return out
         faces = self.revealed.faces(seat, taken[0].positions, "show", taken[1])  # one card
         judged(seat, lambda: public.record_show(seat, faces[0]))
-        if public.phase == NAME:
-            self.schedule.phase = "name"
+        if public.phase == Phase.NAME:
+            self.schedule.phase = Phase.NAME
         return out
 
     def name(self) -> list[bytes]:
@@ -99,5 +99,5 @@ class Auction:
             return out
         suit = taken[0].suit
         judged(seat, lambda: public.record_trump_named(seat, suit))
-        self.schedule.phase = "talon"
+        self.schedule.phase = Phase.TALON
         return out

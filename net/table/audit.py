@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tractor.net.deck.audit import PlayRecord, Violation, audit_hand
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.deck.errors import carrying
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
+from tractor.phases import Phase
 from tractor.public import PublicHand
 from tractor.scoring import points_of
 
 
 class HandAudit:
-    """The schedule's step "audit", then "done" with the hand scored."""
+    """The schedule's step AUDIT, then DONE with the hand scored."""
 
     def __init__(self, setup: HandSetup, deck: Deck, public: PublicHand, schedule: Schedule,
                  records: list[PlayRecord], now: Callable[[], float]) -> None:
@@ -33,7 +33,7 @@ class HandAudit:
     def step(self) -> list[bytes]:
         deck = self.deck
         out = deck.audit(self.now()) if self.schedule.once("audit") else []
-        if deck.phase != DECK_DONE:
+        if deck.phase != DeckStep.DONE:
             return out
         with carrying(out):  # this peer's verdict goes out even if another's differs
             if self.violations is None:
@@ -46,7 +46,7 @@ class HandAudit:
                 if verdict["violations"] != mine:
                     raise TableError(seat, "its audit verdict differs from this peer's")
         self._score(self.violations)
-        self.schedule.phase = "done"
+        self.schedule.phase = Phase.DONE
         return out
 
     def _replay(self) -> list[Violation]:

@@ -14,24 +14,18 @@ from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.messages import Agree, Window, message_for, to_wire
-from tractor.net.table.player import Decision
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
-from tractor.public import (
-    DEAL,
-    DECLARE,
-    REDEAL,
-    PublicHand,
-    declaration_options,
-    declaration_strength,
-)
+from tractor.phases import Decision, Phase
+from tractor.public import PublicHand, declaration_options, declaration_strength
 from tractor.rules import Rules
 
 
 class Dealing:
-    """The schedule's steps "setup", "deal", "window", "open" and "talon": each makes this
-    peer's move once and applies the other seats' messages as their turn comes; the last
-    one hands the table to the tricks (``first_trick(starter)``)."""
+    """The schedule's steps SETUP, DEAL, DECLARE (a declaration window, or the talon turned
+    over when nobody declared) and TALON: each makes this peer's move once and applies the
+    other seats' messages as their turn comes; the last one hands the table to the tricks
+    (``first_trick(starter)``)."""
 
     def __init__(self, rules: Rules, deck: Deck, public: PublicHand, schedule: Schedule,
                  inbox: Inbox, own: OwnCards, revealed: RevealedCards, decisions: Decisions,
@@ -48,27 +42,28 @@ class Dealing:
         self.first_trick = first_trick
 
     def setup(self) -> list[bytes]:
-        agreed, out = self.agreed("deal")
+        agreed, out = self.agreed(Phase.DEAL)
         if agreed:
-            self.schedule.phase = "deal"
+            self.schedule.phase = Phase.DEAL
         return out
 
-    def agreed(self, step: str) -> tuple[bool, list[bytes]]:
+    def agreed(self, step: Phase) -> tuple[bool, list[bytes]]:
         """Whether every seat has signed that it stands where this peer does before
-        ``step`` releases keys that open cards ("deal": the locked deck; "talon": the
+        ``step`` releases keys that open cards (DEAL: the locked deck; TALON: the
         declarations or bids that give the talon away). Each seat posts {"agree": step}
         once it got here; the views in its signed header cover the whole transcript that
         entitles the cards' receivers, and the deck checks them against this peer's
         chains as it applies the message (a difference halts before any key leaves)."""
         schedule = self.schedule
-        out = self.deck.post(to_wire(Agree(step))) if schedule.once(f"agree {step}") else []
+        agreement = Agree(step.value)  # the message carries the phase's name as plain text
+        out = self.deck.post(to_wire(agreement)) if schedule.once(f"agree {step}") else []
         if schedule.made(f"agreed {step}"):
             return True, out
         msgs = [self.inbox.peek(s, Agree) for s in range(self.rules.players)]
         if any(m is None for m in msgs):
             return False, out
         for seat, m in enumerate(msgs):
-            if m != Agree(step):
+            if m != agreement:
                 assert m is not None
                 raise TableError(seat, f"expected its agreement to the {step}, got one to "
                                        f"the {m.step}")
@@ -87,10 +82,10 @@ class Dealing:
             out = self.deck.deal(positions, self.now())
         if all(len(self.deck.keys[p]) >= n - 1 for p in positions):
             if self.rules.declaration == "reveal":
-                schedule.phase = "window"
+                schedule.phase = Phase.DECLARE  # the round's declaration window
             else:  # the auction variant declares nothing while dealing
                 schedule.round = r + 1
-                schedule.phase = "deal" if self.public.phase == DEAL else "bid"
+                schedule.phase = Phase.DEAL if self.public.phase == Phase.DEAL else Phase.BID
         return out
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -141,32 +136,28 @@ class Dealing:
 
     def _judge_window(self, shown: list[tuple[int, ...] | None]) -> None:
         public, n, schedule = self.public, self.rules.players, self.schedule
-        start = public.first if public.phase == DEAL else public.window_turn
+        start = public.first if public.phase == Phase.DEAL else public.window_turn
         for k in range(n):
-            if public.phase not in (DEAL, DECLARE) or public.turning_talon:
+            if public.phase not in (Phase.DEAL, Phase.DECLARE) or public.turning_talon:
                 break  # the final window closed: later answers are not asked for
             seat = (start + k) % n
             faces = shown[seat]
             if faces is not None and public.declaration_open() \
                     and public.declaration_stands(faces):
                 judged(seat, partial(public.record_declaration, seat, faces))
-            elif public.phase == DECLARE:
+            elif public.phase == Phase.DECLARE:
                 judged(seat, partial(public.record_pass, seat))
         schedule.round += 1
-        if public.phase == DEAL:
-            schedule.phase = "deal"
-        elif public.phase == DECLARE:
-            schedule.phase = "open" if public.turning_talon else "window"
-        elif public.phase == REDEAL:
-            schedule.phase = "redeal"
-        else:
-            schedule.phase = "talon"
+        # As the rules go on: the next round of draws, the next window (or, nobody having
+        # declared, the talon turned over: `open_talon`), a redeal; else the burial.
+        following = (Phase.DEAL, Phase.DECLARE, Phase.REDEAL)
+        schedule.phase = public.phase if public.phase in following else Phase.TALON
 
     def open_talon(self) -> list[bytes]:
         """No declaration in a later hand: turn the talon over card by card (seed 000)."""
         deck, public = self.deck, self.public
         talon = list(range(deck.config.dealt, deck.config.size))
-        agreed, out = self.agreed("talon")
+        agreed, out = self.agreed(Phase.TALON)
         if not agreed:
             return out
         while public.turning_talon:
@@ -176,7 +167,7 @@ class Dealing:
             if p not in deck.cards:
                 return out
             public.record_talon_card(deck.cards[p] % 54)
-        self.schedule.phase = "talon"
+        self.schedule.phase = Phase.TALON
         return out
 
     def talon(self) -> list[bytes]:
@@ -184,7 +175,7 @@ class Dealing:
         tricks begin."""
         deck, rules, starter = self.deck, self.rules, self.public.starter
         assert starter is not None
-        agreed, out = self.agreed("talon")
+        agreed, out = self.agreed(Phase.TALON)
         if not agreed:
             return out
         if self.schedule.once("talon"):
@@ -197,6 +188,6 @@ class Dealing:
                 out += deck.bury(self.own.positions_for(burial.faces))
         if deck.buried:
             self.public.record_burial(starter)
-            self.schedule.phase = "play"
+            self.schedule.phase = Phase.PLAY
             self.first_trick(starter)
         return out

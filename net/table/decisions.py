@@ -17,7 +17,8 @@ from tractor.net.deck.engine import Deck
 from tractor.net.table.errors import TableError
 from tractor.net.table.messages import answer_of, burial_of
 from tractor.net.table.move_check import refusal
-from tractor.net.table.player import ANSWERS, Answer, Decision, Player, SeatView, Wait
+from tractor.net.table.player import Player, SeatView, Wait
+from tractor.phases import ANSWERS, Answer, Decision
 from tractor.rules import Rules
 
 

@@ -6,26 +6,29 @@ public information allows (the rest is left to the end-of-hand audit), and asks
 its own `Player` for decisions. It is fed frames (``receive``) and returns the
 frames to broadcast; it never touches sockets or clocks.
 
-Lock-step schedule, the same on every peer (`Schedule` holds where this peer is):
+Lock-step schedule, the same on every peer (`Schedule` holds where this peer is, a
+`tractor.phases.Phase`):
 
-- the deck's set-up (commit, shuffles, locks);
-- for each draw round r: every seat releases the keys of round r (``deal``), then
-  posts exactly one declaration window message ``{"w": r, "d": positions}`` (empty: a
+- SETUP: the deck's set-up (commit, shuffles, locks), and every seat's agreement to deal;
+- for each draw round r: every seat releases the keys of round r (DEAL), then
+  posts exactly one declaration window message (DECLARE) ``{"w": r, "d": positions}`` (empty: a
   pass; a declaration first shows the cards); windows are processed in seat order
   from the first drawer, so concurrent declarations resolve the same way everywhere;
   one final window after the last card;
-- trump: the standing declaration; none: a first hand ends in ``redeal``, a later
-  hand turns the talon over one card at a time (seed 000);
-- the talon goes to the starter, who buries (the deck's ``bury``) (all of this:
-  `net.table.dealing`; the auction variant's bids instead: `net.table.auction`);
-- tricks: the seat to play shows/plays its cards and posts ``{"play": positions}``;
+- trump: the standing declaration; none: a first hand ends in REDEAL, a later
+  hand turns the talon over one card at a time (seed 000; still DECLARE, while
+  ``PublicHand.turning_talon``);
+- TALON: the talon goes to the starter, who buries (the deck's ``bury``) (all of this:
+  `net.table.dealing`; the auction variant's BID, SHOW and NAME instead:
+  `net.table.auction`);
+- PLAY, the tricks: the seat to play shows/plays its cards and posts ``{"play": positions}``;
   a throw is first shown and posted as ``{"throw": positions}``; every other seat then
   posts ``{"claim": [[component, positions], ...]}``, showing a component that beats
   one of the throw's components, or an empty claim; the thrower then plays the
   whole throw, or the forced component (`net.table.tricks`);
-- the audit: every key is released, every peer replays the hand with the rules
+- AUDIT: every key is released, every peer replays the hand with the rules
   core and signs its verdict; the result counts only if every verdict agrees
-  (`net.table.audit`).
+  (`net.table.audit`); then DONE.
 
 The parts: `Inbox` (the other seats' messages waiting for their turn, and the chat),
 `OwnCards` and `RevealedCards` (cards by deck position), `Decisions` (this peer's player
@@ -44,8 +47,7 @@ from tractor.actions import Action
 from tractor.formats import Format
 from tractor.hand import HandResult
 from tractor.net.deck.audit import PlayRecord, Violation
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import READY, Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.deck.errors import carrying, followed_by
 from tractor.net.table.auction import Auction
 from tractor.net.table.audit import HandAudit
@@ -55,12 +57,13 @@ from tractor.net.table.errors import TableError
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.messages import Chat, TableMessage, to_wire
 from tractor.net.table.owed import Owed
-from tractor.net.table.player import WAIT, Decision, Player, RandomPlayer, SeatView
+from tractor.net.table.player import WAIT, Player, RandomPlayer, SeatView
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.tricks import TrickPlay, TrickRecord
 from tractor.observation import Observation
+from tractor.phases import Decision, Phase
 from tractor.public import PublicHand
 from tractor.trump import Ladder, Trump
 
@@ -123,7 +126,7 @@ class TableHand:
     # --- where the hand stands -------------------------------------------------------------------
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """The schedule's step (the rules' phase is ``public.phase``)."""
         return self.schedule.phase
 
@@ -142,9 +145,8 @@ class TableHand:
 
     @property
     def waiting(self) -> Decision | None:
-        """The decision the table waits for from this peer's player (it answered `WAIT`),
-        equal to its name ("declare", "bury", "play", "bid", "show", "name"); None
-        otherwise."""
+        """The decision the table waits for from this peer's player (it answered `WAIT`);
+        None otherwise."""
         return self.decisions.waiting
 
     @property
@@ -239,7 +241,7 @@ class TableHand:
         # Frames made already go out with an error found later; the error is this hand's.
         with carrying(out), self._refusing():
             while True:
-                if self.inbox.chat_out and self.deck.phase == READY:
+                if self.inbox.chat_out and self.deck.phase == DeckStep.READY:
                     for text in self.inbox.chat_out:
                         out += self.deck.post(to_wire(Chat(text)))
                     self.inbox.chat_out.clear()
@@ -252,14 +254,15 @@ class TableHand:
 
     def _advance(self) -> list[bytes]:
         """The schedule's current step, once the deck is ready for it."""
-        if self.deck.phase not in (READY, DECK_DONE):
+        if self.deck.phase not in (DeckStep.READY, DeckStep.DONE):
             return []
         dealing, auction = self.dealing, self.auction
-        steps: dict[str, Callable[[], list[bytes]]] = {
-            "setup": dealing.setup, "deal": dealing.deal, "window": dealing.window,
-            "open": dealing.open_talon, "talon": dealing.talon, "bid": auction.bid,
-            "show": auction.show, "name": auction.name, "play": self.playing.step,
-            "audit": self._phase_audit}
+        declaring = dealing.open_talon if self.public.turning_talon else dealing.window
+        steps: dict[Phase, Callable[[], list[bytes]]] = {
+            Phase.SETUP: dealing.setup, Phase.DEAL: dealing.deal, Phase.DECLARE: declaring,
+            Phase.TALON: dealing.talon, Phase.BID: auction.bid, Phase.SHOW: auction.show,
+            Phase.NAME: auction.name, Phase.PLAY: self.playing.step,
+            Phase.AUDIT: self._phase_audit}
         step = steps.get(self.phase)
         return step() if step is not None else []
 
@@ -314,7 +317,8 @@ class TableHand:
 
     def declaration_options(self) -> list[tuple[int, ...]]:
         """The declarations this seat could make in the open window (empty when none)."""
-        return self.dealing.declaration_options() if self.phase == "window" else []
+        window = self.phase == Phase.DECLARE and not self.public.turning_talon
+        return self.dealing.declaration_options() if window else []
 
     def open_declarations(self) -> list[tuple[int, ...]]:
         """The declarations this seat's cards allow now, window open or not: while the

@@ -31,7 +31,7 @@ from typing import Any
 from tractor import actions
 from tractor.cards import SUITS
 from tractor.net.codec import Fixed, Int, ListOf, Maybe, OneOf, Record, Shape, Tagged, Text
-from tractor.net.table.player import Answer, Decision
+from tractor.phases import Answer, Decision
 
 MAX_CHAT = 280  #: characters in one chat line
 MAX_BID = 2**31 - 1  #: points (a bid the rules refuse is judged at its turn)

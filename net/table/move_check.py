@@ -16,7 +16,8 @@ from collections import Counter
 from tractor.actions import Action, Bury, Pass, Play
 from tractor.cards import format_cards
 from tractor.hand import Hand, IllegalAction
-from tractor.net.table.player import ANSWERS, Decision, SeatView
+from tractor.net.table.player import SeatView
+from tractor.phases import ANSWERS, Decision
 from tractor.public import PublicHand
 from tractor.rules import Rules
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tractor.net.deck.engine import DONE as DECK_DONE
-from tractor.net.deck.engine import LOCK, SHUFFLE, Deck
+from tractor.net.deck.engine import Deck, DeckStep
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.tricks import TrickPlay
+from tractor.phases import Phase
 from tractor.public import PublicHand
 
 
@@ -25,25 +25,27 @@ class Owed:
 
     def now(self) -> dict[int, str]:
         deck, me = self.deck, self.deck.me
-        if deck.phase in (SHUFFLE, LOCK):
-            return {s: deck.phase for s in deck.waiting_for() if s != me}
+        if deck.phase in (DeckStep.SHUFFLE, DeckStep.LOCK):  # its shuffle or its lock
+            return {s: str(deck.phase) for s in deck.waiting_for() if s != me}
         empty = [s for s in range(deck.config.seats) if self.inbox.empty(s) and s != me]
         phase, public = self.schedule.phase, self.public
-        if phase == "setup" or (phase in ("talon", "open")
-                                and not self.schedule.made("agreed talon")):
+        opening = phase == Phase.DECLARE and public.turning_talon  # nobody declared
+        if phase == Phase.SETUP or ((phase == Phase.TALON or opening)
+                                    and not self.schedule.made("agreed talon")):
             return dict.fromkeys(empty, "agreement")
-        if phase == "window":
+        if phase == Phase.DECLARE and not opening:
             return dict.fromkeys(empty, "declaration window")
-        if phase in ("bid", "show", "name"):
-            seat = public.starter if phase == "name" else public.to_act()
-            return {seat: phase} if seat is not None and seat in empty else {}
-        if phase == "talon":
+        if phase in (Phase.BID, Phase.SHOW, Phase.NAME):
+            seat = public.starter if phase == Phase.NAME else public.to_act()
+            # What is owed, in words: the message's name (as plain text in a ballot).
+            return {seat: str(phase)} if seat is not None and seat in empty else {}
+        if phase == Phase.TALON:
             return self._burial(empty)
-        if phase == "play" and self.playing.current is not None:
+        if phase == Phase.PLAY and self.playing.current is not None:
             seat, what = self.playing.owed()
             return {seat: what} if seat is not None and seat in empty else {}
-        if phase == "audit":
-            if deck.phase != DECK_DONE:
+        if phase == Phase.AUDIT:
+            if deck.phase != DeckStep.DONE:
                 return {s: "audit" for s in deck.waiting_for() if s != me}
             return {s: "verdict" for s in range(deck.config.seats)
                     if s not in deck.verdicts and s != me}

@@ -1,16 +1,16 @@
 """Who decides for this peer's seat, and what it is asked.
 
-The table asks its `Player` one `Decision` at a time, showing it a `SeatView`; the answer
-is one of the rules core's actions (`tractor.actions`), the kind the decision takes
-(`ANSWERS`), or `WAIT`: "ask me later" (a person decides in their own time, an AI in
-another thread); the table then holds until `TableHand.decide` brings the action.
+The table asks its `Player` one `Decision` at a time (the rules core's, `tractor.phases`),
+showing it a `SeatView`; the answer is one of the rules core's actions, of the kind the
+decision takes (`tractor.phases.ANSWERS`), or `WAIT`: "ask me later" (a person decides in
+their own time, an AI in another thread); the table then holds until `TableHand.decide`
+brings the action.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final, Protocol
 
 from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
@@ -19,31 +19,6 @@ from tractor.follow import random_follow, random_lead
 from tractor.formats import Format
 from tractor.observation import Observation
 from tractor.trump import Ladder
-
-
-class Decision(StrEnum):
-    """A decision the table asks of this peer's player (equal to its name as a string)."""
-
-    DECLARE = "declare"  #: a declaration window: declare one of the open declarations, or pass
-    BURY = "bury"  #: the starter buries the talon's number of cards
-    PLAY = "play"  #: lead or follow in the trick
-    BID = "bid"  #: the auction variant (seed 001): bid points or pass
-    SHOW = "show"  #: the auction's card-play for the starter: show one card
-    NAME = "name"  #: the auction's starter names the trump suit
-
-
-#: An action that answers one of this seat's decisions.
-Answer = Declare | Pass | Bury | Play | Bid | Show | NameTrump
-
-#: The actions that answer each decision.
-ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
-    Decision.DECLARE: (Declare, Pass),
-    Decision.BURY: (Bury,),
-    Decision.PLAY: (Play,),
-    Decision.BID: (Bid, Pass),
-    Decision.SHOW: (Show,),
-    Decision.NAME: (NameTrump,),
-}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from tractor.net.deck.engine import Deck
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
+from tractor.phases import Phase
 from tractor.public import PublicHand
 
 
@@ -28,7 +29,9 @@ class OwnCards:
         rounds drawn so far (keys of later rounds may arrive early; a replay after a crash
         has them all), so every decision sees what it saw the first time."""
         hand = self.deck.hand()
-        if self.schedule.phase in ("deal", "window"):
+        # (In the DECLARE after the last window, as the talon is turned over, every round
+        # is drawn: the whole hand.)
+        if self.schedule.phase in (Phase.DEAL, Phase.DECLARE):
             drawn = min(self.schedule.round + 1, self.hand_size) * self.deck.config.seats
             hand = {p: c for p, c in hand.items() if p < drawn}
         return hand

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from tractor.phases import Phase
+
 
 class Schedule:
-    """The schedule's step (``phase``: "setup", "deal", "window", "open", "redeal", "bid",
-    "show", "name", "talon", "play", "audit", "done"; the rules' own phase is the
-    `PublicHand`'s), the draw round, and the moves this peer made (each is made once)."""
+    """The schedule's step (``phase``: a `Phase`, from SETUP through the draw rounds, each
+    DEAL then a DECLARE window, and the rest of the hand to AUDIT and DONE, or REDEAL; the
+    rules' own phase is the `PublicHand`'s), the draw round, and the moves this peer made
+    (each is made once)."""
 
     def __init__(self) -> None:
-        self.phase = "setup"
+        self.phase = Phase.SETUP
         self.round = 0
         self.done: set[str] = set()  #: own moves made, by name ("window3", "bury" ...)
 

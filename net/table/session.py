@@ -29,12 +29,16 @@ from tractor.net.deck.ledger import CheckLedger
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import Player
 from tractor.net.table.setup import HandSetup
+from tractor.phases import Phase
 from tractor.rules import Rules
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
 #: the cards are dealt and the talon buried, the deck of this hand has little left to do
 #: and the players take seconds a trick.
-SHUFFLE_AHEAD_FROM = frozenset({"play", "audit"})
+SHUFFLE_AHEAD_FROM = frozenset({Phase.PLAY, Phase.AUDIT})
+
+#: A hand's phases once it is over: scored, or to be dealt again.
+OVER = (Phase.DONE, Phase.REDEAL)
 
 
 def dealer_by_lot(table: bytes, players: int) -> int:
@@ -181,7 +185,7 @@ class GameSession:
         here before (`CheckLedger`: not checked again). ``progress(done, total)`` is told as
         frames are applied, and at the end with ``done == total`` (a frame still waiting
         for its turn is not applied)."""
-        if self.current.phase != "setup" or self.results:
+        if self.current.phase != Phase.SETUP or self.results:
             raise RuntimeError("resume a fresh session, before start")
         total, done = len(journal), 0
 
@@ -246,10 +250,10 @@ class GameSession:
     def _maybe_next(self) -> list[bytes]:
         out: list[bytes] = []
         with carrying(out):  # a frame of the next hand, applied as it starts, may fail
-            while self.current.phase in ("done", "redeal") and not self.over:
+            while self.current.phase in OVER and not self.over:
                 hand = self.current
                 self.played.append(hand)
-                if hand.phase == "redeal":
+                if hand.phase == Phase.REDEAL:
                     self.first = after_redeal(self.rules, self.first)
                 else:
                     assert hand.result is not None
@@ -277,7 +281,7 @@ class GameSession:
         last two."""
         current = self.current
         if hand_no is None or hand_no == current.deck.config.hand:
-            if current.phase in ("done", "redeal"):
+            if current.phase in OVER:
                 return None
             try:
                 res = current.public.record_forfeit(seat)
@@ -287,7 +291,7 @@ class GameSession:
             self._end_hand(res)
             return res
         last = self.played[-1] if self.played else None
-        if last is None or last.deck.config.hand != hand_no or last.phase != "done" \
+        if last is None or last.deck.config.hand != hand_no or last.phase != Phase.DONE \
                 or not self.results:
             return None
         try:

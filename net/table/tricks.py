@@ -22,9 +22,9 @@ from tractor.net.table import messages as wire
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
-from tractor.net.table.player import Decision
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
+from tractor.phases import Decision, Phase
 from tractor.public import PublicHand
 from tractor.rules import Rules
 from tractor.trick import beats_component, best_claim, claim_beats, claim_to_make, claim_turn
@@ -58,7 +58,7 @@ ClaimMove = Callable[[Format, "int | None"], "list[bytes]"]
 
 
 class TrickPlay:
-    """The schedule's step "play": every trick of the hand in turn, then "audit".
+    """The schedule's step PLAY: every trick of the hand in turn, then AUDIT.
 
     This seat's own moves go through ``my_play`` and ``my_claim`` (the table's, so that a
     test's dishonest seat can replace them); `my_play` and `honest_claim` here are the
@@ -264,7 +264,7 @@ class TrickPlay:
         trick.winner, trick.points = done.winner, done.points
         self.done.append(trick)
         if self.public.tricks_done:
-            self.schedule.phase = "audit"
+            self.schedule.phase = Phase.AUDIT
             self.current = None
         else:
             self.current = TrickRecord(done.winner)
