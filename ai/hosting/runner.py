@@ -78,7 +78,7 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
     key = Ed25519PrivateKey.generate()
     try:
         node, port = await listen_node(reactor, interface, grace=grace)
-    except BaseException:
+    except BaseException:  # whatever ends the start (a cancel too): stop our thread, go on up
         if own is not None:
             own.stop()
         raise
@@ -296,7 +296,7 @@ class AiPlayers:
                  lobby=lobby)
         try:
             child = self.spawn_one(lobby, token, table, f"AI {key}")
-        except BaseException:
+        except BaseException:  # whatever stops the spawn: free the place, then go on up
             self.pool.release(key)
             raise
         child.on_seated = lambda c: self._seated(key, c)

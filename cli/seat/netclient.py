@@ -217,8 +217,8 @@ class NetClient:
     def chat(self, text: str) -> None:
         try:
             self.node.send(self.session.say(text))
-        except Exception as exc:
-            self._failed(exc)
+        except Exception as exc:  # edge: whatever stops this peer's own frame (a bug too)
+            self._failed(exc)  # halts the table with it, as a failed move does (move_failed)
             return
         self._changed()
 
