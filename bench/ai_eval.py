@@ -39,7 +39,8 @@ from typing import Any
 from tractor.actions import Draw
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
-from tractor.hand import DEAL, DONE, PLAY, TALON, Hand
+from tractor.hand import Hand
+from tractor.phases import DEAL, DONE, PLAY, TALON
 from tractor.rules import Rules, team_of
 
 SIDES = ("A", "B")

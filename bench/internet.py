@@ -59,9 +59,10 @@ def peer(seat: int, mode: str, addresses: list[str], hands: int, seed: int) -> N
     from twisted.internet.protocol import Factory
 
     from tractor.net.internet.mesh import Wormholes
+    from tractor.net.mesh.link import PeerLink
     from tractor.net.mesh.loopback import raw_public
-    from tractor.net.mesh.wire import PeerLink, PeerNode
-    from tractor.net.table.hand import RandomPlayer
+    from tractor.net.mesh.wire import PeerNode
+    from tractor.net.table.player import RandomPlayer
     from tractor.net.table.session import GameSession
     from tractor.rules import Rules
 

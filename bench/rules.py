@@ -22,7 +22,7 @@ import time
 
 from tractor import Game, Play, Rules
 from tractor.follow import follow_error
-from tractor.hand import PLAY
+from tractor.phases import PLAY
 
 
 def play_hands(count: int, seed: int, rules: Rules) -> tuple[float, list[tuple]]:

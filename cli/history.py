@@ -16,8 +16,9 @@ from typing import Any, TextIO
 from tractor.cards import format_cards
 from tractor.cli.screen.words import count
 from tractor.net.journal.store import Journal
-from tractor.net.table.hand import RandomPlayer, TableHand
+from tractor.net.table.hand import TableHand
 from tractor.net.table.journaled import open_session
+from tractor.net.table.player import RandomPlayer
 from tractor.phases import Phase
 
 from .prompts import fit as fit_message

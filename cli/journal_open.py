@@ -13,8 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from tractor.net.journal.sqlite_file import ACCESS, BUSY, FOREIGN, NEWER, REPLACEABLE, keep_aside
-from tractor.net.journal.store import Journal, JournalError
+from tractor.net.journal.sqlite_file import (
+    ACCESS,
+    BUSY,
+    FOREIGN,
+    NEWER,
+    REPLACEABLE,
+    JournalError,
+    keep_aside,
+)
+from tractor.net.journal.store import Journal
 
 
 def refusal(exc: JournalError) -> str:

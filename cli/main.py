@@ -376,7 +376,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
 
 def _journal_command(command: str, args: argparse.Namespace) -> int:
     # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
-    from tractor.net.journal.store import JournalError
+    from tractor.net.journal.sqlite_file import JournalError
 
     from .history import history_lines, replay, terminal_pause, terminal_width
     from .journal_open import read_journal, refusal

@@ -25,7 +25,8 @@ from tractor.ai.hosting.children import AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.hosting.hints import HINT_LEVEL, observation_hinter
 from tractor.ai.hosting.runner import be_patient, spawn_ai_process
 from tractor.cli.seat.goes_on import GoesOn
-from tractor.cli.seat.netclient import HumanPlayer, NetClient
+from tractor.cli.seat.human import HumanPlayer
+from tractor.cli.seat.netclient import NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.journal.store import Journal

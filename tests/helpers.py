@@ -15,8 +15,8 @@ from tractor import Hand, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.net.deck.errors import DeckError, Replay
 from tractor.net.deck.local import LocalDeal
-from tractor.net.mesh.wire import ProcessingFailure
-from tractor.net.table.hand import TableError
+from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.table.errors import TableError
 from tractor.net.table.session import GameSession
 
 

@@ -19,9 +19,10 @@ from twisted.internet import task  # noqa: E402
 from twisted.internet.defer import Deferred, DeferredList, ensureDeferred  # noqa: E402
 from twisted.internet.protocol import Factory  # noqa: E402
 
+from tractor.net.mesh.link import PeerLink  # noqa: E402
 from tractor.net.mesh.loopback import raw_public  # noqa: E402
-from tractor.net.mesh.wire import PeerLink, PeerNode  # noqa: E402
-from tractor.net.table.hand import RandomPlayer  # noqa: E402
+from tractor.net.mesh.wire import PeerNode  # noqa: E402
+from tractor.net.table.player import RandomPlayer  # noqa: E402
 from tractor.net.table.session import GameSession  # noqa: E402
 from tractor.rules import Rules  # noqa: E402
 

@@ -23,9 +23,10 @@ from twisted.internet.defer import Deferred, DeferredList, ensureDeferred  # noq
 
 from tractor.net.internet.mesh import Wormholes  # noqa: E402
 from tractor.net.internet.rendezvous import internet_address  # noqa: E402
+from tractor.net.mesh.link import PeerLink  # noqa: E402
 from tractor.net.mesh.loopback import raw_public  # noqa: E402
-from tractor.net.mesh.wire import PeerLink, PeerNode  # noqa: E402
-from tractor.net.table.hand import RandomPlayer  # noqa: E402
+from tractor.net.mesh.wire import PeerNode  # noqa: E402
+from tractor.net.table.player import RandomPlayer  # noqa: E402
 from tractor.net.table.session import GameSession  # noqa: E402
 from tractor.rules import Rules  # noqa: E402
 

@@ -17,8 +17,9 @@ from tractor.ai.players.explain import reason
 from tractor.cards import format_cards
 from tractor.cli.screen.words import count, display_names
 from tractor.cli.seat.client import Hint
+from tractor.dealing import declaration_strength
 from tractor.game import Game
-from tractor.hand import Hand, declaration_strength
+from tractor.hand import Hand
 from tractor.observation import Observation
 from tractor.phases import Decision, Phase
 from tractor.rules import Rules

@@ -22,9 +22,10 @@ from twisted.internet.testing import MemoryReactorClock
 
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
+from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.loopback import raw_public
-from tractor.net.mesh.wire import PeerLink, PeerNode
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 TABLE = b"memnet-table-001"

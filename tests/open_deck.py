@@ -18,7 +18,8 @@ from typing import Any
 
 import msgpack
 
-from tractor.net.deck.engine import DeckStep, Reveal
+from tractor.net.deck.dealing import Reveal
+from tractor.net.deck.progress import DeckStep
 from tractor.net.table.messages import TableMessage, table_message
 
 

@@ -23,7 +23,8 @@ from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.ai.players.random_ai import RandomStrategy
 from tractor.ai.players.search import SearchStrategy
 from tractor.ai.players.worlds import Knowledge
-from tractor.hand import DEAL, DECLARE, DONE, PLAY, REDEAL, TALON, Hand
+from tractor.hand import Hand
+from tractor.phases import DEAL, DECLARE, DONE, PLAY, REDEAL, TALON
 from tractor.rules import Rules, team_of
 
 MAKERS: dict[str, Callable[[int], Strategy]] = {

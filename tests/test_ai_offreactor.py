@@ -25,8 +25,9 @@ from tractor.ai.players.search import SearchStrategy
 from tractor.ai.players.strategies import make_strategy
 from tractor.game import Game
 from tractor.net.deck.local import LocalDeal
-from tractor.net.mesh.wire import ProcessingFailure
-from tractor.net.table.hand import RandomPlayer, TableError
+from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.table.errors import TableError
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,7 +18,7 @@ from tractor.ai.players.search import (
 )
 from tractor.ai.players.worlds import Knowledge
 from tractor.follow import legal_follows
-from tractor.hand import DEAL, DONE, PLAY
+from tractor.phases import DEAL, DONE, PLAY
 from tractor.rules import team_of
 
 

@@ -12,17 +12,14 @@ from helpers import F
 
 from tractor.actions import Declare, Draw, Play
 from tractor.ai.players.base import Strategy
-from tractor.ai.players.heuristic import (
-    HeuristicStrategy,
-    choose_burial,
-    choose_declaration,
-    trump_strength,
-)
+from tractor.ai.players.heuristic import HeuristicStrategy, choose_burial
 from tractor.ai.players.random_ai import RandomStrategy
 from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
 from tractor.ai.players.tracker import Tracker
+from tractor.ai.players.trump_choice import choose_declaration, trump_strength
 from tractor.ai.players.worlds import Knowledge
-from tractor.hand import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON, Hand
+from tractor.hand import Hand
+from tractor.phases import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
 from tractor.rules import Rules, team_of
 from tractor.trump import TRUMP, Trump
 

@@ -13,8 +13,8 @@ from helpers import F, all_cards, build_deck
 from tractor import Game, Hand, Rules
 from tractor.actions import Declare, Draw, Pass
 from tractor.ai.players.worlds import Knowledge
-from tractor.hand import DECLARE, DONE, PLAY, REDEAL
 from tractor.observation import Observation
+from tractor.phases import DECLARE, DONE, PLAY, REDEAL
 from tractor.trump import Trump
 
 

@@ -16,7 +16,7 @@ from test_stalls import GoesAway
 
 from tractor.net.referee.ballots import pack_ballot
 from tractor.net.referee.machine import Ballot, Item
-from tractor.net.table.hand import WAIT, RandomPlayer
+from tractor.net.table.player import WAIT, RandomPlayer
 
 
 def outcome(net: MemNet, s: int) -> tuple[str, Any]:

@@ -18,7 +18,7 @@ from test_stalls import GoesAway
 from tractor.net.referee.ballots import pack_ballot
 from tractor.net.referee.machine import Ballot, Item
 from tractor.net.referee.stall import COMPLAINT_WAIT
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.player import RandomPlayer
 
 
 def outcome(net: MemNet, s: int) -> tuple[str, Any]:

@@ -16,8 +16,11 @@ from tractor import Bid, Pass, Rules, Show
 from tractor.ai.hosting.peer import StrategyPlayer
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession, dealer_by_lot
+from tractor.net.table.setup import HandSetup
 from tractor.rules import team_of
 
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a

@@ -11,7 +11,10 @@ from open_deck import open_decks, run_tables
 
 from tractor import Rules
 from tractor.formats import Format
-from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer
+from tractor.net.table.setup import HandSetup
 from tractor.trick import beats_component, claim_to_make
 from tractor.trump import TRUMP
 

@@ -22,7 +22,9 @@ from prompt_toolkit.output import DummyOutput
 from tractor import Play, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.cli.screen import render
-from tractor.cli.screen.app import AUCTION_KEYS, KEYS, PlayView, build_app, capture, view_of
+from tractor.cli.screen.app import build_app, capture, view_of
+from tractor.cli.screen.panel_text import AUCTION_KEYS, KEYS
+from tractor.cli.screen.view import PlayView
 from tractor.phases import Decision
 
 LEFT, RIGHT, DOWN, ESC, TAB, ENTER = "\x1b[D", "\x1b[C", "\x1b[B", "\x1b", "\t", "\r"
@@ -538,7 +540,7 @@ def test_a_hint_for_a_position_gone_by_is_dropped() -> None:
 
 
 def test_ctrl_q_asks_then_quits_and_another_key_only_takes_the_question_back() -> None:
-    from tractor.cli.screen.app import QUIT_QUESTION
+    from tractor.cli.screen.quitting import QUIT_QUESTION
 
     async def go() -> None:
         client = follow_client()
@@ -618,7 +620,7 @@ def test_letters_are_commands_after_a_hint_or_a_space_selection() -> None:
 
 
 def test_the_help_lists_the_auction_keys_at_an_auction_table_only() -> None:
-    from tractor.cli.screen.app import keys_for
+    from tractor.cli.screen.panel_text import keys_for
 
     auction = [key for key, _ in keys_for(Rules(declaration="auction"))]
     reveal = [key for key, _ in keys_for(Rules())]

@@ -10,7 +10,7 @@ from helpers import T, build_deck
 
 from tractor import Bury, Hand, Play, Rules, Trump
 from tractor.cards import format_cards, parse_faces
-from tractor.cli.screen import render, tracker_view
+from tractor.cli.screen import card_text, render, tracker_view
 from tractor.observation import GameRecord, Observation
 from tractor.scoring import points_of
 
@@ -97,11 +97,11 @@ def test_red_suits_are_red_unless_no_color(monkeypatch: pytest.MonkeyPatch) -> N
     assert {"RJ", "♥2", "♥A", "♦10"} <= red
     assert not red & {"BJ", "♠2", "♠A", "♣4"}
     monkeypatch.setenv("NO_COLOR", "1")
-    assert render.use_color() is False
+    assert card_text.use_color() is False
     assert not any("red" in s for s, _ in render.hand_fragments(o))
     monkeypatch.setenv("NO_COLOR", "")
-    assert render.use_color() is True
-    assert render.use_color({"NO_COLOR": "yes"}) is False
+    assert card_text.use_color() is True
+    assert card_text.use_color({"NO_COLOR": "yes"}) is False
 
 
 # --- table --------------------------------------------------------------------------------
@@ -264,7 +264,7 @@ def test_events_text_keeps_whole_latest_events() -> None:
 
 
 def test_help_text_two_columns_fits() -> None:
-    from tractor.cli.screen.app import KEYS
+    from tractor.cli.screen.panel_text import KEYS
 
     text = render.help_text(KEYS, columns=2)
     assert len(text.splitlines()) == (len(KEYS) + 1) // 2

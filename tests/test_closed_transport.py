@@ -27,8 +27,9 @@ from wormhole._interfaces import IDilationManager  # noqa: E402
 from zope.interface import implementer  # noqa: E402
 
 from tractor.net.internet.mesh import PairLink  # noqa: E402
+from tractor.net.mesh.link import PeerLink  # noqa: E402
 from tractor.net.mesh.loopback import raw_public  # noqa: E402
-from tractor.net.mesh.wire import PeerLink, PeerNode  # noqa: E402
+from tractor.net.mesh.wire import PeerNode  # noqa: E402
 
 
 @implementer(IDilationManager)

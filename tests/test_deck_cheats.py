@@ -24,7 +24,7 @@ import msgpack
 import pytest
 
 from tractor.net.deck import lock_proof, shuffle_proof
-from tractor.net.deck.engine import MAX_APP_PER_SEAT, Deck
+from tractor.net.deck.engine import Deck
 from tractor.net.deck.envelope import FrameError, Header, open_frame, seal
 from tractor.net.deck.errors import (
     BadMessage,
@@ -47,6 +47,7 @@ from tractor.net.deck.group import (
     scalar_from,
     smul,
 )
+from tractor.net.deck.holdings import MAX_APP_PER_SEAT
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.messages import Chat
 

@@ -19,9 +19,11 @@ from open_deck import open_decks, run_tables
 from tractor import Bid, Bury, Declare, Hand, NameTrump, Pass, Play, Rules, Show
 from tractor.cards import RANKS
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import HandSetup, RandomPlayer, SeatView, TableHand
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer, SeatView
+from tractor.net.table.setup import HandSetup
 from tractor.observation import Observation
-from tractor.public import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
+from tractor.phases import BID, DEAL, DECLARE, NAME, PLAY, REDEAL, SHOW
 
 # slow: a thousand hands played by the table and by the rules core, and a share on the real deck.
 pytestmark = pytest.mark.slow

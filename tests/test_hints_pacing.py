@@ -21,7 +21,9 @@ from tractor.ai.players.strategies import make_strategy
 from tractor.cards import SUIT_SYMBOLS
 from tractor.cli.main import _parser
 from tractor.cli.seat.client import Hint
-from tractor.cli.seat.netclient import HumanPlayer, NetClient
+from tractor.cli.seat.human import HumanPlayer
+from tractor.cli.seat.netclient import NetClient
+from tractor.dealing import declared_trump
 from tractor.follow import legal_follows
 from tractor.formats import classify_faces
 from tractor.game import Game
@@ -29,7 +31,6 @@ from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.session import GameSession
 from tractor.phases import Decision
-from tractor.public import declared_trump
 from tractor.rules import team_of
 from tractor.scoring import points_of
 from tractor.trick import failed_components, winner_of

@@ -10,8 +10,8 @@ from helpers import pump, sender, transcript
 from tractor import Rules
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.store import Journal
-from tractor.net.table.hand import RandomPlayer
 from tractor.net.table.journaled import game_start, open_session
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 TABLE = b"journal-table-01"

@@ -20,10 +20,11 @@ import pytest
 from tractor import Rules
 from tractor.cli.journal_open import read_journal, ready_for_a_new_game
 from tractor.net.deck.local import LocalDeal
-from tractor.net.journal.sqlite_file import APPLICATION_ID, JOURNAL_VERSION
-from tractor.net.journal.store import Journal, JournalError
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.journal.sqlite_file import JOURNAL_VERSION, JournalError
+from tractor.net.journal.store import Journal
+from tractor.net.journal.versions import APPLICATION_ID
 from tractor.net.table.journaled import game_start
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 TRACTOR = shutil.which("tractor")

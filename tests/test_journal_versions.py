@@ -23,10 +23,11 @@ from tractor.cli.history import history_lines, replay
 from tractor.cli.journal_open import read_journal
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal import versions
-from tractor.net.journal.sqlite_file import APPLICATION_ID, NEWER
-from tractor.net.journal.store import Journal, JournalError
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.journal.sqlite_file import NEWER, JournalError
+from tractor.net.journal.store import Journal
+from tractor.net.journal.versions import APPLICATION_ID
 from tractor.net.table.journaled import open_session
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal-layout2.sqlite"

@@ -35,7 +35,8 @@ from tractor.net.lobby.pake import GuestHandshake, HostHandshake
 from tractor.net.lobby.seating import Participant
 from tractor.net.lobby.tokens import TokenBook
 from tractor.net.mesh.gate import Gate, Refused
-from tractor.net.mesh.wire import PeerLink, PeerNode
+from tractor.net.mesh.link import PeerLink
+from tractor.net.mesh.wire import PeerNode
 
 PASS = "plum tree"
 
@@ -386,7 +387,7 @@ def test_a_seat_dialing_from_an_address_the_seating_does_not_name_still_links():
 
     from test_wire_hostile import TABLE, sent_frames
 
-    from tractor.net.mesh.wire import open_hello, pack_hello, pack_proof
+    from tractor.net.mesh.handshake import open_hello, pack_hello, pack_proof
 
     node, d = mesh_node(3)
     link, transport = incoming(node, "192.168.1.10")

@@ -33,8 +33,8 @@ def child() -> None:
     from tractor.net.lobby.guest_protocol import join_table
     from tractor.net.lobby.host_protocol import host_table
     from tractor.net.lobby.seating import Participant, Seating
+    from tractor.net.mesh.handshake import pack_hello, read_hello
     from tractor.net.mesh.loopback import raw_public
-    from tractor.net.mesh.wire import pack_hello, read_hello
 
     keys = [raw_public(Ed25519PrivateKey.from_private_bytes(bytes([s + 1]) * 32))
             for s in range(5)]

@@ -31,8 +31,8 @@ def test_two_hands_over_loopback_tcp_agree():
 
 def test_each_peer_keeps_its_journal_on_disk(tmp_path):
     from tractor.net.journal.store import Journal
-    from tractor.net.table.hand import RandomPlayer
     from tractor.net.table.journaled import open_session
+    from tractor.net.table.player import RandomPlayer
 
     out = run("--hands", "1", "--seed", "6", "--journal-dir", str(tmp_path))
     assert out["errors"] == [[], [], [], []]

@@ -13,14 +13,17 @@ from twisted.internet.task import Clock
 from tractor import Bury, Declare, Pass, Play, Rules
 from tractor.ai.hosting.peer import StrategyPlayer
 from tractor.ai.players.strategies import make_strategy
-from tractor.cli.seat.netclient import HumanPlayer, NetClient, display_names, verdict_text
+from tractor.cli.screen.words import display_names
+from tractor.cli.seat.human import HumanPlayer
+from tractor.cli.seat.netclient import NetClient, verdict_text
 from tractor.net.deck.errors import Equivocation
 from tractor.net.deck.local import LocalDeal
 from tractor.net.mesh.reachability import Reachability
-from tractor.net.mesh.wire import PeerNode, SeatGone
+from tractor.net.mesh.wire import PeerNode
 from tractor.net.referee.machine import Timing
+from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
-from tractor.net.table.hand import TableError
+from tractor.net.table.errors import TableError
 from tractor.net.table.session import GameSession
 from tractor.phases import Decision
 
@@ -215,7 +218,7 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
     from dataclasses import replace
 
     from tractor import Game
-    from tractor.net.table.hand import WAIT, SeatView
+    from tractor.net.table.player import WAIT, SeatView
 
     person = HumanPlayer()
     dealing = Game(seed=1).observe(0)
@@ -231,7 +234,7 @@ def test_a_declaration_let_pass_is_offered_again_in_the_next_hand():
 
 def test_every_kind_of_halt_reads_plainly():
     from tractor.net.deck.errors import KeyTimeout
-    from tractor.net.mesh.wire import ProcessingFailure
+    from tractor.net.mesh.intake import ProcessingFailure
 
     names = ["You", "East", "North", "West"]
     assert verdict_text(KeyTimeout(1, [4, 5]), names) == (

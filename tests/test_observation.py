@@ -16,7 +16,8 @@ import pytest
 
 from tractor import Game, Hand, Rules
 from tractor.observation import GameRecord, Observation, ObservationDataError
-from tractor.public import BID, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON, PublicHand
+from tractor.phases import BID, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
+from tractor.public import PublicHand
 
 VARIANTS = [
     (Rules(), range(8)),

@@ -10,7 +10,7 @@ from helpers import pump, sender, transcript
 from tractor import Bid, Bury, NameTrump, Pass, Play, Rules, Show
 from tractor.follow import random_follow, random_lead
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import WAIT, RandomPlayer
+from tractor.net.table.player import WAIT, RandomPlayer
 from tractor.net.table.session import GameSession
 
 TABLE = b"resume-table-001"

@@ -17,8 +17,8 @@ from tractor.net.deck.ledger import frame_digest
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.checked import PROOFS, SIGNATURE, mark, marks_key
 from tractor.net.journal.store import Journal
-from tractor.net.table.hand import RandomPlayer
 from tractor.net.table.journaled import game_start, open_session
+from tractor.net.table.player import RandomPlayer
 
 SEED, HANDS, SEAT = 5, 3, 2
 

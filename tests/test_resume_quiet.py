@@ -11,7 +11,7 @@ from test_netclient import Table
 
 from tractor.cli.checking import PIPE_EVERY, TERMINAL_EVERY, CheckingLine
 from tractor.cli.seat.returning import RESTART_BOUND
-from tractor.net.mesh.wire import redial_delay
+from tractor.net.mesh.dialing import redial_delay
 
 
 class Ticks:

@@ -25,7 +25,10 @@ from tractor.cli.rules_text import RULES_SUMMARY
 from tractor.formats import THROW, classify_faces, covers_layout
 from tractor.net.deck.engine import Deck
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer
+from tractor.net.table.setup import HandSetup
 from tractor.rules import THROW_FORCED, THROW_RUFFS, RulesError, team_of
 from tractor.trick import beaten_by_claims, beaten_components, beats_component, winner_of
 

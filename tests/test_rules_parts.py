@@ -14,6 +14,7 @@ import pytest
 
 from tractor.actions import Play
 from tractor.cards import RANKS
+from tractor.dealing import declaration_options, declaration_strength
 from tractor.follow import follow_error
 from tractor.formats import (
     PAIR,
@@ -29,7 +30,6 @@ from tractor.formats import (
 )
 from tractor.game import Game
 from tractor.hand import Hand
-from tractor.public import declaration_options, declaration_strength
 from tractor.rules import Rules
 from tractor.trick import play_key, winner_against, winner_of
 from tractor.trump import TRUMP, Ladder, Trump

@@ -6,7 +6,7 @@ import pytest
 
 from tractor import Rules
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 from tractor.scoring import LEVELS
 

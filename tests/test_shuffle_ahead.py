@@ -30,15 +30,18 @@ from zope.interface import implementer
 
 from tractor import Rules
 from tractor.net.deck import holdings
-from tractor.net.deck.engine import Deck, DeckStep
+from tractor.net.deck.engine import Deck
 from tractor.net.deck.envelope import Header, NoRoom, peek_hand, seal
 from tractor.net.deck.errors import BadMessage, CheatDetected, DeckError, Replay
 from tractor.net.deck.local import LocalDeal
+from tractor.net.deck.progress import DeckStep
 from tractor.net.deck.shuffle_proof import deck_hash
 from tractor.net.deck.worker import DeckWorker
-from tractor.net.mesh.wire import PeerNode, ProcessingFailure
+from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.mesh.wire import PeerNode
 from tractor.net.table import session as session_module
-from tractor.net.table.hand import RandomPlayer, TableError
+from tractor.net.table.errors import TableError
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 TABLE = b"shuffle-ahead-01"

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from tractor.net.deck import lock_proof
 from tractor.net.deck import shuffle_proof as sp
-from tractor.net.deck.engine import shuffle_context
 from tractor.net.deck.group import (
     OPS,
     L,
@@ -28,6 +27,7 @@ from tractor.net.deck.group import (
     scalar_from,
     smul,
 )
+from tractor.net.deck.shuffling import shuffle_context
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])

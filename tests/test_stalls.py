@@ -25,7 +25,7 @@ from tractor.net.referee.stall import (
     pack_complaint,
     read_complaint,
 )
-from tractor.net.table.hand import WAIT, RandomPlayer
+from tractor.net.table.player import WAIT, RandomPlayer
 
 # --- one peer's referee ----------------------------------------------------------------------
 

@@ -7,9 +7,12 @@ import pytest
 
 from tractor import Bury, Draw, Hand, Pass, Play, Rules
 from tractor.cards import format_cards
-from tractor.hand import DEAL, TALON
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import HandSetup, RandomPlayer, TableError, TableHand
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer
+from tractor.net.table.setup import HandSetup
+from tractor.phases import DEAL, TALON
 
 
 class Quiet(RandomPlayer):

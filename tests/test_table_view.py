@@ -13,7 +13,9 @@ from tractor.follow import random_follow, random_lead
 from tractor.net.deck.envelope import Header, seal
 from tractor.net.deck.errors import BadMessage
 from tractor.net.deck.local import LocalDeal
-from tractor.net.table.hand import WAIT, HandSetup, RandomPlayer, TableHand
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import WAIT, RandomPlayer
+from tractor.net.table.setup import HandSetup
 from tractor.observation import Observation
 
 COMPARED = ("seat", "phase", "to_act", "levels", "declarers", "starter", "first", "trump",

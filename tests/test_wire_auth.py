@@ -12,20 +12,12 @@ from test_wire_hostile import TABLE, link_for, seated_game, sent_frames, snapsho
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import LogLevel, capturedLogs
 
+from tractor.net.mesh.handshake import WIRE_VERSION, open_hello, pack_hello, pack_proof
+from tractor.net.mesh.link import HELLO_TIMEOUT, LINK_SILENCE, PeerLink
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.relay import is_have
-from tractor.net.mesh.wire import (
-    HEARTBEAT,
-    HELLO_TIMEOUT,
-    LINK_SILENCE,
-    WIRE_VERSION,
-    PeerLink,
-    PeerNode,
-    SeatGone,
-    open_hello,
-    pack_hello,
-    pack_proof,
-)
+from tractor.net.mesh.wire import HEARTBEAT, PeerNode
+from tractor.net.referee.refereeing import SeatGone
 
 IMPOSTOR_NONCE = b"\x11" * 32
 

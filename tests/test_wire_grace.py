@@ -14,10 +14,12 @@ from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.logger import capturedLogs
 
 from tractor.net.deck.errors import KeyTimeout
+from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.loopback import raw_public
-from tractor.net.mesh.wire import SETTLE, PeerLink, PeerNode, SeatGone
+from tractor.net.mesh.wire import SETTLE, PeerNode
 from tractor.net.referee.ballots import pack_ballot, read_ballot
 from tractor.net.referee.machine import Ballot
+from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import COMPLAINT_WAIT
 from tractor.net.table.session import GameSession
 

@@ -17,17 +17,12 @@ from twisted.logger import LogLevel, capturedLogs
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
 from tractor.net.deck.local import LocalDeal
+from tractor.net.mesh.handshake import check_proof, open_hello, pack_hello, pack_proof
+from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.loopback import raw_public
-from tractor.net.mesh.wire import (
-    PeerLink,
-    PeerNode,
-    ProcessingFailure,
-    check_proof,
-    open_hello,
-    pack_hello,
-    pack_proof,
-)
-from tractor.net.table.hand import RandomPlayer
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
 TABLE = b"hostile-table-01"

@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from .follow import follow_reason, is_legal_follow
     from .formats import Component, Format, FormatError, classify
     from .game import Game, GameDataError
-    from .hand import Hand, HandResult, IllegalAction, Trick
+    from .hand import Hand
+    from .phases import IllegalAction
+    from .records import HandResult, Trick
     from .rules import Rules, RulesError
     from .scoring import score_outcome, talon_multiplier
     from .trick import resolve_throw, trick_winner
@@ -60,7 +62,9 @@ _HOMES = {
     "follow": ("follow_reason", "is_legal_follow"),
     "formats": ("Component", "Format", "FormatError", "classify"),
     "game": ("Game", "GameDataError"),
-    "hand": ("Hand", "HandResult", "IllegalAction", "Trick"),
+    "hand": ("Hand",),
+    "phases": ("IllegalAction",),
+    "records": ("HandResult", "Trick"),
     "rules": ("Rules", "RulesError"),
     "scoring": ("score_outcome", "talon_multiplier"),
     "trick": ("resolve_throw", "trick_winner"),

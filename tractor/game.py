@@ -25,8 +25,10 @@ from typing import Any
 
 from .actions import Action, action_from_data
 from .errors import CoreError
-from .hand import DONE, REDEAL, Hand, HandResult, IllegalAction
+from .hand import Hand
 from .observation import GameRecord, Observation
+from .phases import DONE, REDEAL, IllegalAction
+from .records import HandResult
 from .rules import Rules
 from .scoring import advance_levels
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
 from .cards import SUITS, format_cards
+from .dealing import declaration_options, declaration_strength, talon_trump_suit
 from .follow import (
     counted,
     follow_error,
@@ -30,7 +31,7 @@ from .follow import (
 )
 from .formats import THROW, classify_faces, tractors_in
 from .observation import Observation
-from .public import (
+from .phases import (
     BID,
     DEAL,
     DECLARE,
@@ -40,16 +41,11 @@ from .public import (
     REDEAL,
     SHOW,
     TALON,
-    HandResult,
     IllegalAction,
     Phase,
-    PublicHand,
-    Trick,
-    declaration_options,
-    declaration_strength,
-    hand_result,
-    talon_trump_suit,
 )
+from .public import PublicHand
+from .records import HandResult, Trick, hand_result
 from .rules import Rules
 from .scoring import points_of
 from .trick import beaten_components

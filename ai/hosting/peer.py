@@ -28,13 +28,13 @@ from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, P
 from tractor.ai.hosting.executors import Executor
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.worlds import Knowledge
-from tractor.hand import Hand, IllegalAction
+from tractor.hand import Hand
 from tractor.net.table.hand import TableHand
 from tractor.net.table.move_check import refusal
 from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.observation import Observation
-from tractor.phases import Answer, Decision, Phase
+from tractor.phases import Answer, Decision, IllegalAction, Phase
 from tractor.rules import Rules
 
 

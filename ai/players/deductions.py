@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from tractor.ai.players.hidden_places import TALON_TAKEN
 from tractor.formats import PAIR, SINGLE, THROW, Component, classify_faces
-from tractor.hand import DONE, PLAY, Hand
+from tractor.hand import Hand
 from tractor.observation import Observation
+from tractor.phases import DONE, PLAY
 from tractor.rules import Rules
 from tractor.trick import forced_order
 from tractor.trump import Ladder

@@ -17,11 +17,13 @@ from itertools import islice
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
 from tractor.ai.players.worlds import Knowledge
+from tractor.auction import named_trump
 from tractor.cards import SUIT_SYMBOLS, SUITS, format_cards
+from tractor.dealing import declaration_options, declared_trump
 from tractor.follow import legal_follows
 from tractor.formats import PAIR, SINGLE, THROW, TRACTOR, Format, classify_faces
 from tractor.observation import Observation
-from tractor.public import BID, DEAL, DECLARE, declaration_options, declared_trump, named_trump
+from tractor.phases import BID, DEAL, DECLARE
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of

@@ -35,8 +35,8 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, legal_follows
 from tractor.formats import PAIR, SINGLE, TRACTOR, Format, tractors_in
-from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON
 from tractor.observation import Observation
+from tractor.phases import BID, DEAL, DECLARE, NAME, SHOW, TALON
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import winner_of

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tractor.hand import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
 from tractor.observation import Observation
+from tractor.phases import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
 from tractor.rules import Rules
 
 #: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.

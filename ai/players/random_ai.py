@@ -13,8 +13,8 @@ from tractor.ai.players.base import ObservingStrategy
 from tractor.ai.players.worlds import Knowledge
 from tractor.cards import SUITS
 from tractor.follow import random_follow, random_lead
-from tractor.hand import BID, DEAL, DECLARE, NAME, SHOW, TALON
 from tractor.observation import Observation
+from tractor.phases import BID, DEAL, DECLARE, NAME, SHOW, TALON
 from tractor.rules import Rules
 
 

@@ -20,8 +20,9 @@ from collections import Counter
 from tractor.ai.players.deductions import Deductions
 from tractor.ai.players.hidden_places import HiddenPlaces
 from tractor.ai.players.world_builder import WorldBuilder
-from tractor.hand import DONE, PLAY, Hand
+from tractor.hand import Hand
 from tractor.observation import Observation
+from tractor.phases import DONE, PLAY
 from tractor.trump import TRUMP, Ladder
 
 #: A hidden card to place: (the mask of the regions it may go to, its face).

@@ -47,8 +47,10 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, lead_error, legal_follows
 from tractor.formats import SINGLE, Format, classify_faces, tractors_in
-from tractor.hand import DONE, PLAY, Hand, HandResult
+from tractor.hand import Hand
 from tractor.observation import Observation
+from tractor.phases import DONE, PLAY
+from tractor.records import HandResult
 from tractor.rules import Rules, team_of
 from tractor.trump import TRUMP, Ladder
 

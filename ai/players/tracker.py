@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tractor.ai.players.worlds import Knowledge
 from tractor.formats import SINGLE, THROW, Component, Format, classify_faces
-from tractor.hand import DONE, PLAY, TALON
+from tractor.phases import DONE, PLAY, TALON
 from tractor.rules import team_of
 from tractor.trick import beats_component
 from tractor.trump import TRUMP

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tractor.actions import Action, Bid, Declare, NameTrump, Pass, Show
 from tractor.ai.players.worlds import Knowledge
 from tractor.cards import RANKS, SUITS
-from tractor.hand import DECLARE
+from tractor.phases import DECLARE
 from tractor.rules import team_of
 
 #: Share of the cards that are trumps when a suit is named (36 of 108): the fair share.

@@ -16,8 +16,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tractor.ai.players.hidden_places import STOCK, TALON_APART, TALON_TAKEN, HiddenPlaces
-from tractor.hand import DEAL, TALON, Hand
+from tractor.hand import Hand
 from tractor.observation import Observation
+from tractor.phases import DEAL, TALON
 from tractor.public import PublicHand
 from tractor.rules import Rules
 

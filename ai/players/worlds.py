@@ -32,10 +32,12 @@ from tractor.ai.players.deductions import Deductions, SeatFacts
 from tractor.ai.players.hidden_places import TALON_APART, TALON_TAKEN, HiddenPlaces
 from tractor.ai.players.sampler import WorldSampler
 from tractor.ai.players.world_builder import WorldBuilder
+from tractor.dealing import declaration_options
 from tractor.formats import Format, classify_faces
-from tractor.hand import DONE, PLAY, Hand
+from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.public import PublicHand, declaration_options
+from tractor.phases import DONE, PLAY
+from tractor.public import PublicHand
 from tractor.rules import Rules
 from tractor.trump import Ladder
 

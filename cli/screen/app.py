@@ -31,7 +31,7 @@ from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Char, Screen, WritePosition
 from prompt_toolkit.output import ColorDepth, Output
 
-from tractor.cli.screen import render
+from tractor.cli.screen import card_text
 from tractor.cli.screen.bindings import key_bindings
 from tractor.cli.screen.layout import layout, style
 from tractor.cli.screen.panel_text import AUCTION_KEYS, KEYS, LEGEND, keys_for
@@ -50,7 +50,7 @@ def build_app(client: TableClient, input: Input | None = None,
     output). Sets ``client.on_change`` so the screen redraws when the table moves. The view
     state is ``app.tractor_view`` (`PlayView`)."""
     view = PlayView(client)
-    color = render.use_color()
+    color = card_text.use_color()
     app: Application[Any] = Application(
         layout=layout(view),
         key_bindings=key_bindings(view),

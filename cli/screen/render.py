@@ -27,7 +27,6 @@ from tractor.cli.screen.card_text import (
     ladder_of,
     rules_of,
 )
-from tractor.cli.screen.card_text import use_color as use_color  # the screens ask render
 from tractor.cli.screen.cards_input import follow_candidates
 from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.words import count

@@ -18,7 +18,7 @@ from typing import Any
 from tractor.cards import FACE_POINTS, SUIT_SYMBOLS, format_cards, parse_faces
 from tractor.cli.screen.wrapping import pack
 from tractor.observation import Observation
-from tractor.public import HandResult, throw_penalty_points
+from tractor.records import HandResult, throw_penalty_points
 from tractor.rules import Rules, team_of
 from tractor.scoring import advance_levels
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from tractor.ai.players.deductions import SeatFacts
 from tractor.ai.players.explain import unseen_counts
-from tractor.ai.players.worlds import Knowledge, SeatFacts
+from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS, RANKS, SUIT_SYMBOLS, SUITS, format_cards
 from tractor.cli.screen.card_text import cards_label, ladder_of
 from tractor.cli.screen.wrapping import pack, wrap_or_whole

@@ -27,7 +27,8 @@ from twisted.python.failure import Failure
 
 from tractor.cli.options import journal_path
 from tractor.cli.screen.words import count
-from tractor.cli.seat.netclient import HumanPlayer, NetClient
+from tractor.cli.seat.human import HumanPlayer
+from tractor.cli.seat.netclient import NetClient
 from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.addresses import parse_endpoint
@@ -39,7 +40,7 @@ from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import Stalled
-from tractor.net.table.hand import TableError
+from tractor.net.table.errors import TableError
 from tractor.net.table.seat import listen_node, take_seat
 
 REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby

@@ -23,19 +23,16 @@ from tractor.cli.seat.client import Hint
 from tractor.cli.seat.human import DealPace, HumanPlayer
 from tractor.cli.seat.returning import ReturningSeats
 from tractor.cli.seat.seat_log import SeatLog
-from tractor.hand import IllegalAction
 from tractor.net.deck.errors import Equivocation, KeyTimeout
-from tractor.net.mesh.wire import WARN_BEFORE, PeerNode, ProcessingFailure
+from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.mesh.wire import WARN_BEFORE, PeerNode
 from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table.hand import TableHand
 from tractor.net.table.move_check import misfit
 from tractor.net.table.session import GameSession
 from tractor.observation import GameRecord, Observation
-from tractor.phases import Decision
-
-# Where other code has always found them.
-__all__ = ["HumanPlayer", "NetClient", "display_names", "verdict_text"]
+from tractor.phases import Decision, IllegalAction
 
 
 def verdict_text(exc: BaseException, names: Sequence[str]) -> str:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from tractor.actions import Bury, Play
 from tractor.formats import THROW, classify_faces
-from tractor.hand import Hand, IllegalAction
+from tractor.hand import Hand
+from tractor.phases import IllegalAction
 from tractor.rules import Rules
 from tractor.trick import beats_component, best_claim, claim_to_make, claim_turn
 from tractor.trump import Trump

@@ -56,11 +56,11 @@ from .bodies import KINDS, check_shape, judged
 from .chains import SeatChains
 from .closing import HandClose
 from .config import DeckConfig
-from .dealing import Dealing, Reveal
+from .dealing import Dealing
 from .envelope import Envelope, open_frame, seal
 from .errors import BadMessage, DeckError, KeyTimeout, followed_by
 from .group import SecretStream, hash32
-from .holdings import MAX_APP_PER_SEAT, SeatLoads
+from .holdings import SeatLoads
 from .inbox import TableInbox
 from .ledger import CheckLedger
 from .locking import LockStep
@@ -68,13 +68,10 @@ from .outbox import Outbox
 from .own_secrets import OwnSecrets
 from .progress import DeckStep, Progress
 from .setup import SetupStage
-from .shuffling import ShuffleChain, card_points, shuffle_context
+from .shuffling import ShuffleChain, card_points
 
 T = TypeVar("T")
 
-#: Names other modules import from here (the engine's surface, wherever they are defined).
-__all__ = ["MAX_APP_PER_SEAT", "Deck", "DeckConfig", "DeckStep", "Reveal", "Runner",
-           "shuffle_context"]
 
 
 def _opened(config: DeckConfig, frame: bytes, verify: bool = True) -> Envelope:

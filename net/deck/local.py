@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .engine import Deck, DeckConfig
+from tractor.net.deck.config import DeckConfig
+from tractor.net.deck.engine import Deck
+
 from .errors import DeckError
 
 Tamper = Callable[[int, int, bytes], bytes | list[bytes] | None]

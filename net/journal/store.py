@@ -17,7 +17,6 @@ import time
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from tractor.hand import HandResult
 from tractor.net.deck.envelope import peek_hand
 from tractor.net.journal.checked import PROOFS, SIGNATURE, CheckMarks
 from tractor.net.journal.records import CUT_AND_CHOOSE, LINEAR, GameStart
@@ -26,6 +25,7 @@ from tractor.net.journal.sqlite_file import (
     JournalError as JournalError,  # raised by Journal: theirs to catch
 )
 from tractor.net.journal.sqlite_file import open_database, verify
+from tractor.records import HandResult
 from tractor.rules import Rules
 
 #: A key's length in ``games.public_keys`` (the seats' raw Ed25519 keys, one after another).

@@ -9,7 +9,7 @@ visible on the LAN), so a hello alone proves nothing: only the proof shows that 
 side holds the seat's private key, and since it signs this connection's nonce it cannot be
 replayed on another connection.
 
-No Twisted here: bytes in, bytes out (`wire.PeerLink` runs it on a connection).
+No Twisted here: bytes in, bytes out (`link.PeerLink` runs it on a connection).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
-from tractor.net.deck.engine import Runner
+from tractor.net.deck.background import Runner
 from tractor.net.deck.envelope import Envelope, FrameError, NoRoom, open_frame, peek_hand
 from tractor.net.deck.errors import DeckError, Equivocation, Replay, TranscriptSplit, ViewMismatch
 from tractor.net.errors import NetError
@@ -27,7 +27,7 @@ from tractor.net.referee.ballots import is_ballot
 from tractor.net.referee.judging import Judging
 from tractor.net.referee.machine import Blame
 from tractor.net.referee.stall import is_complaint
-from tractor.net.table.hand import TableError
+from tractor.net.table.errors import TableError
 from tractor.net.table.session import GameSession
 
 #: Seconds a peer that saw signs of a split transcript (a seat's signed view of another

@@ -19,8 +19,8 @@ from twisted.internet.defer import DeferredList, ensureDeferred
 
 from tractor.net.journal.store import Journal
 from tractor.net.mesh.wire import PeerNode
-from tractor.net.table.hand import RandomPlayer
 from tractor.net.table.journaled import game_start
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 

@@ -31,26 +31,16 @@ from twisted.internet.protocol import Factory
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from tractor.net.deck.engine import Runner
+from tractor.net.deck.background import Runner
 from tractor.net.deck.envelope import open_frame, peek_hand
 from tractor.net.deck.worker import DeckWorker
 from tractor.net.journal.store import Journal
 from tractor.net.mesh.admission import Admission
 from tractor.net.mesh.dialing import Dialer
-from tractor.net.mesh.dialing import redial_delay as redial_delay  # (callers name them here)
 from tractor.net.mesh.gate import LastFew
 from tractor.net.mesh.gossip import Gossip
-from tractor.net.mesh.handshake import WIRE_VERSION as WIRE_VERSION
-from tractor.net.mesh.handshake import check_proof as check_proof
-from tractor.net.mesh.handshake import open_hello as open_hello
-from tractor.net.mesh.handshake import pack_hello as pack_hello
-from tractor.net.mesh.handshake import pack_proof as pack_proof
-from tractor.net.mesh.handshake import read_hello as read_hello
 from tractor.net.mesh.intake import FrameIntake
-from tractor.net.mesh.intake import ProcessingFailure as ProcessingFailure
-from tractor.net.mesh.link import HELLO_TIMEOUT as HELLO_TIMEOUT
-from tractor.net.mesh.link import LINK_SILENCE as LINK_SILENCE
-from tractor.net.mesh.link import PeerLink as PeerLink
+from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.outbox import Outbox
 from tractor.net.mesh.pair_links import PairLinkMaker, PairLinks
 from tractor.net.mesh.reachability import UNREACHABLE, Reachability
@@ -58,8 +48,7 @@ from tractor.net.mesh.relay import Relay
 from tractor.net.mesh.traffic import Traffic
 from tractor.net.referee.ballots import is_ballot
 from tractor.net.referee.judging import Judging
-from tractor.net.referee.refereeing import Refereeing
-from tractor.net.referee.refereeing import SeatGone as SeatGone
+from tractor.net.referee.refereeing import Refereeing, SeatGone
 from tractor.net.table.session import GameSession
 
 #: Seconds between heartbeats (empty frames) on an up link that has sent nothing else

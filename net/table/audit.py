@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tractor.net.deck.audit import PlayRecord, Violation, audit_hand
-from tractor.net.deck.engine import Deck, DeckStep
+from tractor.net.deck.engine import Deck
 from tractor.net.deck.errors import carrying
+from tractor.net.deck.progress import DeckStep
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup

@@ -9,6 +9,7 @@ from functools import partial
 
 from tractor.actions import Declare
 from tractor.cards import format_cards
+from tractor.dealing import declaration_options, declaration_strength
 from tractor.net.deck.engine import Deck
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
@@ -17,7 +18,7 @@ from tractor.net.table.messages import Agree, Window, message_for, to_wire
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.phases import Decision, Phase
-from tractor.public import PublicHand, declaration_options, declaration_strength
+from tractor.public import PublicHand
 from tractor.rules import Rules
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
-from tractor.hand import IllegalAction
 from tractor.net.deck.engine import Deck
 from tractor.net.table.errors import TableError
 from tractor.net.table.messages import answer_of, burial_of
 from tractor.net.table.move_check import refusal
 from tractor.net.table.player import Player, SeatView, Wait
-from tractor.phases import ANSWERS, Answer, Decision
+from tractor.phases import ANSWERS, Answer, Decision, IllegalAction
 from tractor.rules import Rules
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from tractor.hand import IllegalAction
 from tractor.net.errors import NetError
+from tractor.phases import IllegalAction
 
 T = TypeVar("T")
 

@@ -45,10 +45,10 @@ from contextlib import contextmanager
 
 from tractor.actions import Action
 from tractor.formats import Format
-from tractor.hand import HandResult
 from tractor.net.deck.audit import PlayRecord, Violation
-from tractor.net.deck.engine import Deck, DeckStep
+from tractor.net.deck.engine import Deck
 from tractor.net.deck.errors import carrying, followed_by
+from tractor.net.deck.progress import DeckStep
 from tractor.net.table.auction import Auction
 from tractor.net.table.audit import HandAudit
 from tractor.net.table.dealing import Dealing
@@ -57,7 +57,7 @@ from tractor.net.table.errors import TableError
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.messages import Chat, TableMessage, to_wire
 from tractor.net.table.owed import Owed
-from tractor.net.table.player import WAIT, Player, RandomPlayer, SeatView
+from tractor.net.table.player import Player, SeatView
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
@@ -65,11 +65,8 @@ from tractor.net.table.tricks import TrickPlay, TrickRecord
 from tractor.observation import Observation
 from tractor.phases import Decision, Phase
 from tractor.public import PublicHand
+from tractor.records import HandResult
 from tractor.trump import Ladder, Trump
-
-# Where other code has always found them.
-__all__ = ["WAIT", "HandSetup", "Player", "RandomPlayer", "SeatView", "TableError",
-           "TableHand"]
 
 
 class TableHand:

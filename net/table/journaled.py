@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tractor.net.journal.records import GameStart
 from tractor.net.journal.store import Journal
-from tractor.net.table.hand import Player
+from tractor.net.table.player import Player
 from tractor.net.table.session import GameSession
 
 

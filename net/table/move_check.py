@@ -15,9 +15,9 @@ from collections import Counter
 
 from tractor.actions import Action, Bury, Pass, Play
 from tractor.cards import format_cards
-from tractor.hand import Hand, IllegalAction
+from tractor.hand import Hand
 from tractor.net.table.player import SeatView
-from tractor.phases import ANSWERS, Decision
+from tractor.phases import ANSWERS, Decision, IllegalAction
 from tractor.public import PublicHand
 from tractor.rules import Rules
 

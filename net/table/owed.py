@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tractor.net.deck.engine import Deck, DeckStep
+from tractor.net.deck.engine import Deck
+from tractor.net.deck.progress import DeckStep
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.tricks import TrickPlay

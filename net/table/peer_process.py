@@ -32,8 +32,8 @@ from twisted.logger import globalLogBeginner, textFileLogObserver
 from tractor.net.journal.store import Journal
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
-from tractor.net.table.hand import RandomPlayer
 from tractor.net.table.journaled import game_start, open_session
+from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 

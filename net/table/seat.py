@@ -20,8 +20,8 @@ from tractor.net.journal.store import Journal
 from tractor.net.lobby.seating import Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE, PeerNode
-from tractor.net.table.hand import Player
 from tractor.net.table.journaled import game_start, open_session
+from tractor.net.table.player import Player
 from tractor.net.table.session import GameSession
 
 

@@ -21,15 +21,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tractor.actions import Action
 from tractor.game import after_hand, after_redeal
-from tractor.hand import HandResult, IllegalAction
-from tractor.net.deck.engine import Deck, DeckConfig, Runner
+from tractor.net.deck.background import Runner
+from tractor.net.deck.config import DeckConfig
+from tractor.net.deck.engine import Deck
 from tractor.net.deck.envelope import open_frame, peek_hand
 from tractor.net.deck.errors import carrying, followed_by
 from tractor.net.deck.ledger import CheckLedger
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import Player
 from tractor.net.table.setup import HandSetup
-from tractor.phases import Phase
+from tractor.phases import IllegalAction, Phase
+from tractor.records import HandResult
 from tractor.rules import Rules
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
