@@ -109,7 +109,12 @@ class Terminal:
         end = time.time() + seconds
         while self.poll() is None and time.time() < end:
             self.pump(0.05)
-        return self.poll()
+        status = self.poll()
+        if status is not None:
+            # What it wrote just before it ended may still wait in the terminal: read it
+            # (a loaded machine ran a test's check before its last line was read).
+            self.pump(1.0)
+        return status
 
     def close(self) -> int | None:
         if self.poll() is None:
