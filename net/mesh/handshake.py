@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -36,6 +36,25 @@ HELLO_LIMITS = Limits(max_bytes=256, max_depth=1, max_elements=6, max_str=64, ma
                       max_array=8, max_map=0, max_memory=4096)
 PROOF_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=16, max_bin=64,
                       max_array=2, max_map=0, max_memory=1024)
+
+
+class SeatIdentity(Protocol):
+    """Who this peer is at its table: what every link's handshake proves, whichever kind of
+    link (TCP, `link.LinkNode`, or a pair link, `pair_links.PairLinkHost`)."""
+
+    @property
+    def table(self) -> bytes: ...
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def raw_keys(self) -> Sequence[bytes]:
+        """Every seat's public key, raw."""
+        ...
+
+    @property
+    def signing_key(self) -> Ed25519PrivateKey: ...
 
 
 class HelloError(NetError, ValueError):

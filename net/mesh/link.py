@@ -10,10 +10,9 @@ the same.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Protocol
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
@@ -26,6 +25,7 @@ from tractor.net.mesh.closed_transport import closed_transport_errors
 from tractor.net.mesh.handshake import (
     NONCE_SIZE,
     HelloError,
+    SeatIdentity,
     check_proof,
     open_hello,
     pack_hello,
@@ -40,8 +40,8 @@ HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
 LINK_SILENCE = 12.0
 
 
-class LinkNode(Protocol):
-    """What a link uses of its node (`wire.PeerNode`)."""
+class LinkNode(SeatIdentity, Protocol):
+    """What a link uses of its node (`wire.PeerNode`), besides who it is."""
 
     @property
     def clock(self) -> IReactorTime: ...
@@ -50,20 +50,6 @@ class LinkNode(Protocol):
     def session(self) -> GameSession | None:
         """None until the node is seated at a table."""
         ...
-
-    @property
-    def table(self) -> bytes: ...
-
-    @property
-    def seat(self) -> int: ...
-
-    @property
-    def raw_keys(self) -> Sequence[bytes]:
-        """Every seat's public key, raw."""
-        ...
-
-    @property
-    def signing_key(self) -> Ed25519PrivateKey: ...
 
     @property
     def traffic(self) -> Traffic: ...

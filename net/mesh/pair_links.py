@@ -8,11 +8,12 @@ the pair links for them. The game's links run over those exactly as over TCP.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Protocol
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.interfaces import IProtocolFactory, IReactorTime
+
+from tractor.net.mesh.handshake import SeatIdentity
 
 
 class ClosingLink(Protocol):
@@ -24,8 +25,8 @@ class ClosingLink(Protocol):
         ...
 
 
-class PairLinkHost(Protocol):
-    """What pair links may use of the node they serve (`wire.PeerNode`)."""
+class PairLinkHost(SeatIdentity, Protocol):
+    """What pair links may use of the node they serve (`wire.PeerNode`), besides who it is."""
 
     @property
     def reactor(self) -> Any:
@@ -34,20 +35,6 @@ class PairLinkHost(Protocol):
 
     @property
     def clock(self) -> IReactorTime: ...
-
-    @property
-    def table(self) -> bytes: ...
-
-    @property
-    def seat(self) -> int: ...
-
-    @property
-    def raw_keys(self) -> Sequence[bytes]:
-        """Every seat's public key, raw."""
-        ...
-
-    @property
-    def signing_key(self) -> Ed25519PrivateKey: ...
 
     @property
     def links(self) -> Mapping[int, ClosingLink]:
