@@ -103,7 +103,7 @@ def parse_rules(text: str | None) -> Rules:
         name, sep, raw = item.partition("=")
         if not sep or not name.strip():
             raise RulesError(f"write rules options as name=value, not {item!r:.40} "
-                             f"(options: {', '.join(Rules().to_data())})")
+                             f"(options: {', '.join(Rules.option_names())})")
         value: object = raw.strip()
         low = raw.strip().lower()
         if low in ("true", "yes", "on"):
@@ -115,9 +115,9 @@ def parse_rules(text: str | None) -> Rules:
         elif low.lstrip("-").isdigit():
             value = int(low)
         data[name.strip()] = value
-    known = Rules().to_data()
+    known = Rules.option_names()
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise RulesError(f"unknown rules option(s): {', '.join(unknown)[:200]} (options: "
                          f"{', '.join(known)})")
-    return Rules.from_data({**known, **data})
+    return Rules.from_data(data)

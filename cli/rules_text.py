@@ -47,7 +47,8 @@ End
   The first team to pass Ace wins the game.
 
 Rules options (`tractor play` or `host --rules name=value,...`; first value = default)
-  decks=2 (1 to 6)   players=4 (even, 4 to 12)   start_level=2   win=past_ace|reach_ace
+  decks=2 (1 to 6)   players=4 (even, 4 to 12; any with mode=friends)   start_level=2
+  win=past_ace|reach_ace
   declaration=reveal|auction (auction: seed 001's bids, then a card-play for the starter)
   talon_multiplier=seed|power (x2 per card of the last lead, or x2 to that power)
   tractor_across_rank=true|false   rank_and_jokers_in_tractors=true|false
@@ -59,6 +60,19 @@ Rules options (`tractor play` or `host --rules name=value,...`; first value = de
   throw_forced=lowest|first_claimant: a failed throw leads its smallest, lowest part that
     any seat can beat, or the same among the parts the first seat after the thrower able
     to beat one can beat
+  mode=teams|friends (find-a-friend, below)   friends=none (calls; players/2 - 1)
+  friend_cards=no_trump|trump_too|no_highest|no_points (which cards may be called)
+  friend_join=unrestricted|no_double   smaller_side_bonus=true|false
+
+Find a friend (mode=friends, 4 to 12 players, odd too)
+  No fixed teams: every player has a level, and the trump rank is the starter's. The
+  starter takes the talon, buries, then calls friends by card and copy ("the 1st ♥A", "the
+  2nd ♠K"; half the table less one calls by default; no trump by default). Whoever plays a
+  called copy joins the starter's side, and everyone knows it from that play on. A call
+  that falls to the starter's own side is spent (friend_join=no_double: it waits for the
+  next copy), so the starter may play alone. Points and levels as above, each player of the
+  gaining side gaining (a side smaller than called that wins: one level more); the next
+  starter is the next player after the starter on the side that gained.
 
 The auction variant (declaration=auction, seed 001)
   The first dealer is drawn by lot, then the deal passes to the next seat each hand. After

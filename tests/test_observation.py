@@ -16,7 +16,7 @@ import pytest
 
 from tractor import Game, Hand, Rules
 from tractor.observation import GameRecord, Observation, ObservationDataError
-from tractor.phases import BID, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
+from tractor.phases import BID, CALL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
 from tractor.public import PublicHand
 
 VARIANTS = [
@@ -26,8 +26,11 @@ VARIANTS = [
     (Rules(must_play_tractor=True, tractor_across_rank=False,
            rank_and_jokers_in_tractors=False), range(3)),
     (Rules(throw_ruff="largest_component", throw_forced="first_claimant"), range(3)),
+    (Rules(players=5, mode="friends"), range(8)),
+    (Rules(players=7, decks=3, mode="friends", friend_join="no_double"), range(2)),
 ]
-IDS = ["default", "auction", "6p3d", "tractor-options", "throw-options"]
+IDS = ["default", "auction", "6p3d", "tractor-options", "throw-options", "friends-5p",
+       "friends-7p3d"]
 #: Legal actions compared per seat and step (burials and throws can be very many).
 LEGAL_PREFIX = 400
 #: Random actions both hands play on from each moment checked.
@@ -35,7 +38,7 @@ GO_ON = 50
 
 
 #: Phases with few moves, checked at more of them.
-BRIEF = (DECLARE, BID, SHOW, NAME, TALON)
+BRIEF = (DECLARE, BID, SHOW, NAME, TALON, CALL)
 
 
 def random_moments(rules: Rules, seed: int, chance: float):
@@ -136,7 +139,7 @@ def test_talon_turned_over_and_finished_hands_rebuild() -> None:
     assert checked >= 10
 
 
-@pytest.mark.parametrize("rules,seeds", VARIANTS[:3], ids=IDS[:3])
+@pytest.mark.parametrize("rules,seeds", VARIANTS[:3] + VARIANTS[5:], ids=IDS[:3] + IDS[5:])
 def test_plain_data_is_the_observation_and_reads_back(rules, seeds) -> None:
     for seed in seeds:
         game = Game(rules, seed=seed)

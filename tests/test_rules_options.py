@@ -29,7 +29,15 @@ from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import RandomPlayer
 from tractor.net.table.setup import HandSetup
-from tractor.rules import THROW_FORCED, THROW_RUFFS, RulesError, team_of
+from tractor.rules import (
+    FRIEND_CARDS,
+    FRIEND_JOIN,
+    MODES,
+    THROW_FORCED,
+    THROW_RUFFS,
+    RulesError,
+    team_of,
+)
 from tractor.trick import beaten_by_claims, beaten_components, beats_component, winner_of
 
 T2H = Trump("2", "H")
@@ -72,9 +80,9 @@ def test_the_command_line_reads_them_and_lists_them():
     with pytest.raises(RulesError, match=r"options: .*throw_ruff, throw_forced"):
         parse_rules("throw=largest_component")
     # `tractor rules` names every option with its values.
-    for name in Rules().to_data():
+    for name in Rules.option_names():
         assert f"{name}=" in RULES_SUMMARY
-    for value in THROW_RUFFS + THROW_FORCED:
+    for value in THROW_RUFFS + THROW_FORCED + MODES + FRIEND_CARDS + FRIEND_JOIN:
         assert value in RULES_SUMMARY
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .cards import FACES, SUITS, Card, CardsLike, format_cards, to_cards, to_faces
 from .errors import CoreError
+from .friends import CallParseError, FriendCall, format_calls, parse_calls
 
 #: No action moves more cards than the largest deck (6 decks) holds.
 MAX_ACTION_CARDS = 6 * 54
@@ -152,7 +153,47 @@ class Play(_CardsAction):
     kind = "play"
 
 
-Action = Draw | Pass | Bid | NameTrump | Declare | Show | Bury | Play
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Find-a-friend: the starter calls its friends, each a card and which copy of it
+    (`tractor.friends.FriendCall`).
+
+    >>> c = Call.of(0, "AH 2:KS")
+    >>> c.to_data(), str(c)
+    (['call', 0, 'AH 2:KS'], 'call seat 0: the 1st ♥A, the 2nd ♠K')
+    """
+
+    seat: int
+    calls: tuple[FriendCall, ...]
+    kind = "call"
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
+        if type(self.calls) is not tuple or not all(
+                type(c) is FriendCall for c in self.calls):
+            raise ActionDataError("the calls of a Call are a tuple of FriendCall; use "
+                                  "Call.of(seat, text) for text")
+        if len(self.calls) > MAX_CALLS:
+            raise ActionDataError(f"too many calls in one action ({len(self.calls)})")
+
+    @classmethod
+    def of(cls, seat: int, text: str) -> Call:
+        try:
+            return cls(seat, parse_calls(text))
+        except CallParseError as exc:
+            raise ActionDataError(str(exc)) from exc
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat, format_calls(self.calls)]
+
+    def __str__(self) -> str:
+        return f"call seat {self.seat}: {', '.join(str(c) for c in self.calls)}"
+
+
+#: A table of 12 calls 10 friends at most.
+MAX_CALLS = 10
+
+Action = Draw | Pass | Bid | NameTrump | Declare | Show | Bury | Play | Call
 _CARD_ACTIONS: dict[str, type[_CardsAction]] = {
     c.kind: c for c in (Declare, Show, Bury, Play)
 }
@@ -172,6 +213,9 @@ def action_from_data(data: Any) -> Action:
             return Bid(seat, data[2])
         if kind == "name" and len(data) == 3 and (data[2] is None or data[2] in SUITS):
             return NameTrump(seat, data[2])
+        if kind == "call" and len(data) == 3 and isinstance(data[2], str) \
+                and len(data[2]) <= 200:
+            return Call.of(seat, data[2])
         if kind in _CARD_ACTIONS and len(data) == 3 and isinstance(data[2], str):
             return _CARD_ACTIONS[kind](seat, tuple(to_faces(data[2])))  # type: ignore[return-value]
     except ValueError as exc:

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 from .errors import CoreError
 
+Face = int  #: 0..53: a card regardless of which deck it comes from
+
 SUITS = ("S", "H", "D", "C")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

@@ -171,7 +171,8 @@ class DealingRules(HandState):
             seat, faces = self.declaration
             if self.starter is None:
                 self.starter = seat
-                self.declarers = team_of(seat)
+                # Find-a-friend has no teams: the starter's side is made by its calls.
+                self.declarers = None if self.friend_mode else team_of(seat)
             self._set_trump(declared_trump(faces, self.trump_rank()))
             return
         if self.starter is None:

@@ -29,8 +29,8 @@ from .hand import Hand
 from .observation import GameRecord, Observation
 from .phases import DONE, REDEAL, IllegalAction
 from .records import HandResult
-from .rules import Rules
-from .scoring import advance_levels
+from .rules import Rules, team_of
+from .scoring import advance_levels, advance_seats
 
 
 class GameDataError(CoreError):
@@ -43,11 +43,22 @@ def after_hand(rules: Rules, levels: list[str], first: int,
     alike: moves ``levels`` on (in place) and returns the next hand's declaring team and
     starter (None: its auction decides), its first drawer, and whether the game is over.
     Seed 001's auction: the deal passes to the next seat; else the result names the
-    declarers and the starter, who draws first."""
+    declarers and the starter, who draws first. Find-a-friend: ``levels`` are the
+    players', the gaining seats move on, and there are no declaring teams (None)."""
+    if rules.mode == "friends":
+        past = bool(winners_of(rules, levels, result))
+        return None, result.next_starter, result.next_starter, past
     past = advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
     if rules.declaration == "auction":
         return None, None, (first + 1) % rules.players, past
     return result.next_declarers, result.next_starter, result.next_starter, past
+
+
+def winners_of(rules: Rules, levels: list[str], result: HandResult) -> tuple[int, ...]:
+    """Find-a-friend: move the gaining seats' ``levels`` on (in place); the seats that win
+    the game by it (the game ends when any seat passes Ace, or reaches it by `Rules.win`:
+    **Choice**, every such seat of the gaining side wins)."""
+    return advance_seats(levels, result.gaining, result.levels_gained, rules.win)
 
 
 def after_redeal(rules: Rules, first: int) -> int:
@@ -60,7 +71,7 @@ class Game:
     def __init__(self, rules: Rules | None = None, seed: int | str = 0) -> None:
         self.rules = rules or Rules()
         self.seed = seed
-        self.levels = [self.rules.start_level] * 2
+        self.levels = [self.rules.start_level] * self.rules.level_count
         self.hand_no = 0  #: hands completed
         self.deal_no = 0  #: shuffles so far (a first hand nobody declares is dealt again)
         self.starter: int | None = None
@@ -68,7 +79,10 @@ class Game:
         rng = random.Random(f"{seed}:lot")
         self.first_seat = rng.randrange(self.rules.players)  # first drawer / dealer, by lot
         self.dealer = self.first_seat
+        #: The winning team once the game is over (find-a-friend: the first winning seat);
+        #: `winners`: the seats that won.
         self.winner: int | None = None
+        self.winners: tuple[int, ...] = ()
         self.hands_played: list[Hand] = []
         self.actions: list[Action] = []
         self.hand = self._new_hand()
@@ -132,12 +146,19 @@ class Game:
         assert res is not None
         self.hands_played.append(hand)
         self.hand_no += 1
+        before = list(self.levels)
         self.declarers, self.starter, first, past = after_hand(self.rules, self.levels,
                                                                hand.first, res)
         if self.rules.declaration == "auction":
             self.dealer = first
         if past:
-            self.winner = res.gaining_team
+            if self.rules.mode == "friends":
+                self.winners = winners_of(self.rules, before, res)
+                self.winner = self.winners[0]
+            else:
+                self.winner = res.gaining_team
+                self.winners = tuple(s for s in range(self.rules.players)
+                                     if team_of(s) == res.gaining_team)
             return
         self.hand = self._new_hand()
 

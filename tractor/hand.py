@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from .actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
 from .cards import SUITS, format_cards
 from .dealing import declaration_options, declaration_strength, talon_trump_suit
 from .follow import (
@@ -30,9 +30,11 @@ from .follow import (
     random_lead,
 )
 from .formats import THROW, classify_faces, tractors_in
+from .friends import callable_cards, legal_calls
 from .observation import Observation
 from .phases import (
     BID,
+    CALL,
     DEAL,
     DECLARE,
     DONE,
@@ -52,7 +54,7 @@ from .trick import beaten_components
 from .trump import Trump
 
 __all__ = [
-    "BID", "DEAL", "DECLARE", "DONE", "NAME", "PLAY", "REDEAL", "SHOW", "TALON", "Hand",
+    "BID", "CALL", "DEAL", "DECLARE", "DONE", "NAME", "PLAY", "REDEAL", "SHOW", "TALON", "Hand",
     "HandResult", "IllegalAction", "Phase", "PublicHand", "Trick", "declaration_strength",
     "hand_result", "talon_trump_suit",
 ]
@@ -214,6 +216,10 @@ class Hand(PublicHand):
             assert self.ladder is not None
             for combo in multisets(counted(self.hands[seat], self.ladder), self.rules.talon_size):
                 yield Bury(seat, tuple(combo))
+        elif p == CALL and seat == act:
+            assert self.trump is not None
+            for calls in legal_calls(self.rules, self.trump, self.levels[seat]):
+                yield Call(seat, calls)
         elif p == PLAY and seat == act:
             assert self.ladder is not None
             if not self.current:
@@ -301,6 +307,9 @@ class Hand(PublicHand):
     def _name(self, a: NameTrump) -> None:
         self.record_trump_named(a.seat, a.suit)
 
+    def _call(self, a: Call) -> None:
+        self.record_calls(a.seat, a.calls)
+
     def _bury(self, a: Bury) -> None:
         self._expect_turn(a.seat, (TALON,), "bury the talon")
         if len(a.faces) != self.rules.talon_size:
@@ -359,6 +368,10 @@ class Hand(PublicHand):
             return Show(seat, (rng.choice(self.hands[seat]),))
         if p == NAME:
             return NameTrump(seat, rng.choice([*SUITS, None]))
+        if p == CALL:
+            assert self.trump is not None
+            callable = callable_cards(self.rules, self.trump, self.levels[seat])
+            return Call(seat, tuple(rng.sample(callable, self.rules.friend_calls)))
         # The talon: no other phase has a seat to act.
         return Bury(seat, tuple(rng.sample(self.hands[seat], self.rules.talon_size)))
 
@@ -386,6 +399,7 @@ class Hand(PublicHand):
 _HANDLERS: dict[type, Any] = {
     Draw: Hand._draw, Declare: Hand._declare, Pass: Hand._pass, Bid: Hand._bid,
     Show: Hand._show, NameTrump: Hand._name, Bury: Hand._bury, Play: Hand._play,
+    Call: Hand._call,
 }
 
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .formats import Format
+from .friends import Sides
 from .phases import (
     BID,
+    CALL,
     DEAL,
     DECLARE,
     DONE,
@@ -81,6 +83,13 @@ class HandState:
         self.defender_points = 0
         self.penalties = 0
         self.result: HandResult | None = None
+        # Find-a-friend (`tractor.friends`): the calls and who joined, from the call on;
+        # each seat's trick points and failed throws' penalties, since the defenders'
+        # points depend on sides the plays reveal.
+        self.friend_mode = rules.mode == "friends"
+        self.sides: Sides | None = None
+        self.won = [0] * rules.players
+        self.thrown = [0] * rules.players
 
     def _copy_lists_from(self, source: HandState) -> None:
         self.levels = list(source.levels)
@@ -93,6 +102,9 @@ class HandState:
         self.shown = list(source.shown)
         self.tricks = list(source.tricks)
         self.current = list(source.current)
+        self.won = list(source.won)
+        self.thrown = list(source.thrown)
+        self.sides = source.sides.copy() if source.sides is not None else None
 
     # --- where the hand stands ---------------------------------------------------------------
 
@@ -105,7 +117,10 @@ class HandState:
 
     def trump_rank(self) -> str:
         """Rank of the trumps-to-be: the declaring team's level (first hand: team 0's,
-        both teams start equal)."""
+        both teams start equal); in find-a-friend the starter's (first hand: every player
+        starts equal)."""
+        if self.friend_mode:
+            return self.levels[self.starter if self.starter is not None else self.first]
         return self.levels[self.declarers if self.declarers is not None else 0]
 
     def size_of(self, seat: Seat) -> int:
@@ -135,7 +150,7 @@ class HandState:
             return self.auction_turn
         if p == SHOW:
             return (self.first + len(self.shown)) % self.players
-        if p in (NAME, TALON):
+        if p in (NAME, TALON, CALL):
             return self.starter
         return None
 
@@ -144,7 +159,22 @@ class HandState:
         return self.result is not None and self.result.talon_turned
 
     def is_defender(self, seat: Seat) -> bool:
+        """Not on the declaring side, as far as the table knows (in find-a-friend a friend
+        not yet revealed counts as a defender until its called card is played)."""
+        if self.friend_mode:
+            return seat not in self.declaring_side()
         return team_of(seat) != self.declarers
+
+    def declaring_side(self) -> tuple[Seat, ...]:
+        """The seats known to declare: the declaring team's, or the starter and the friends
+        revealed so far (empty before anybody declares)."""
+        if self.friend_mode:
+            if self.sides is not None:
+                return self.sides.side
+            return () if self.starter is None else (self.starter,)
+        if self.declarers is None:
+            return ()
+        return tuple(s for s in range(self.players) if team_of(s) == self.declarers)
 
     def check_seat(self, seat: object) -> None:
         if type(seat) is not int or not 0 <= seat < self.players:

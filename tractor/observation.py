@@ -30,6 +30,7 @@ from typing import Any
 
 from .cards import format_cards, parse_faces
 from .errors import CoreError
+from .friends import FriendCall, format_calls, parse_calls
 from .phases import TABLE_ONLY, Face, Phase, Seat
 from .records import HandResult, Trick
 from .rules import Rules
@@ -113,6 +114,13 @@ class Observation:
     penalties: int
     result: HandResult | None
     game: GameRecord | None = None
+    #: Find-a-friend: the starter's calls (empty before it calls, and with fixed teams) and,
+    #: for each, the seat it fell to (None while it waits).
+    calls: tuple[FriendCall, ...] = ()
+    friends: tuple[Seat | None, ...] = ()
+    #: The seats known to be on the declaring side (the declaring team's; in find-a-friend
+    #: the starter and the friends revealed so far).
+    declaring: tuple[Seat, ...] = ()
 
     @property
     def players(self) -> int:
@@ -151,6 +159,9 @@ class Observation:
             "penalties": self.penalties,
             "result": self.result.to_data() if self.result else None,
         }
+        if self.calls:
+            data["calls"] = format_calls(self.calls)
+            data["friends"] = list(self.friends)
         if self.game is not None:
             data.update(self.game.to_data())
         return data
@@ -200,7 +211,23 @@ class Observation:
             penalties=d["penalties"],
             result=HandResult.from_data(d["result"]) if d["result"] is not None else None,
             game=GameRecord.from_data(d) if "rules" in d else None,
+            calls=parse_calls(d["calls"]) if d.get("calls") else (),
+            friends=tuple(d.get("friends", ())),
+            declaring=_declaring(d),
         )
+
+
+def _declaring(d: dict[str, Any]) -> tuple[Seat, ...]:
+    """The declaring side of a plain-data observation: worked out from its fields (it is
+    not a key of its own)."""
+    if d.get("calls") or (d["declarers"] is None and len(d["levels"]) != 2):
+        if d["starter"] is None:
+            return ()
+        joined = [s for s in d.get("friends", ()) if s is not None and s != d["starter"]]
+        return (d["starter"], *dict.fromkeys(joined))
+    if d["declarers"] is None:
+        return ()
+    return tuple(s for s in range(len(d["hand_sizes"])) if s % 2 == d["declarers"])
 
 
 def _hand_phase(text: str) -> Phase:

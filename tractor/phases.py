@@ -13,11 +13,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-from .actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from .actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from .cards import Face
 from .errors import CoreError
+from .rules import Seat
 
-Seat = int  #: 0 .. players-1, in playing order
-Face = int  #: 0..53: a card regardless of which deck it comes from
+__all__ = ["ANSWERS", "Answer", "Decision", "Face", "IllegalAction", "Phase", "Seat"]
 
 
 class Phase(StrEnum):
@@ -39,6 +40,7 @@ class Phase(StrEnum):
     SHOW = "show"  #: the auction's card-play that picks the starter
     NAME = "name"  #: the auction's starter names trump
     TALON = "talon"  #: the starter buries
+    CALL = "call"  #: find-a-friend: the starter calls its friends by card
     PLAY = "play"  #: tricks
     #: Peers only: after the last trick every key is released, every peer replays the hand
     #: and signs its verdict, and the verdicts are compared.
@@ -53,6 +55,7 @@ TABLE_ONLY: Final = frozenset({Phase.SETUP, Phase.AUDIT})
 # The core's own phases by name, as its modules use them.
 DEAL, DECLARE, BID, SHOW, NAME = Phase.DEAL, Phase.DECLARE, Phase.BID, Phase.SHOW, Phase.NAME
 TALON, PLAY, DONE, REDEAL = Phase.TALON, Phase.PLAY, Phase.DONE, Phase.REDEAL
+CALL = Phase.CALL
 
 
 class Decision(StrEnum):
@@ -66,10 +69,11 @@ class Decision(StrEnum):
     BID = "bid"  #: the auction variant (seed 001): bid points or pass
     SHOW = "show"  #: the auction's card-play for the starter: show one card
     NAME = "name"  #: the auction's starter names the trump suit
+    CALL = "call"  #: find-a-friend: the starter calls its friends by card
 
 
 #: An action that answers one of a seat's decisions.
-Answer = Declare | Pass | Bury | Play | Bid | Show | NameTrump
+Answer = Declare | Pass | Bury | Play | Bid | Show | NameTrump | Call
 
 #: The actions that answer each decision.
 ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
@@ -79,6 +83,7 @@ ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
     Decision.BID: (Bid, Pass),
     Decision.SHOW: (Show,),
     Decision.NAME: (NameTrump,),
+    Decision.CALL: (Call,),
 }
 
 

@@ -12,9 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .formats import THROW, Format, classify_faces
+from .friends import FriendCall, Sides, call_error
 from .hand_state import HandState
-from .phases import DONE, PLAY, TALON, Face, IllegalAction, Seat
-from .records import HandResult, Trick, hand_result, throw_penalty_points
+from .phases import CALL, DONE, PLAY, TALON, Face, IllegalAction, Seat
+from .records import (
+    HandResult,
+    Trick,
+    friends_forfeit,
+    friends_result,
+    hand_result,
+    throw_penalty_points,
+)
 from .scoring import points_of
 from .trick import forced_component, winner_against
 
@@ -26,6 +34,17 @@ class PlayRules(HandState):
         """The starter buries as many cards as the talon held (which ones is private)."""
         self._expect_turn(seat, (TALON,), "bury the talon")
         self._move_buried(seat)
+        self.phase = CALL if self.friend_mode else PLAY
+
+    def record_calls(self, seat: Seat, calls: tuple[FriendCall, ...]) -> None:
+        """Find-a-friend: the starter calls its friends after burying (public; whether a
+        call is allowed is `tractor.friends.call_error`'s, in the rules' words)."""
+        self._expect_turn(seat, (CALL,), "call friends")
+        assert self.trump is not None and self.starter is not None
+        reason = call_error(self.rules, self.trump, self.levels[self.starter], calls)
+        if reason:
+            raise IllegalAction(reason)
+        self.sides = Sides(self.rules, self.starter, tuple(calls))
         self.phase = PLAY
 
     def lead_format_of(self, faces: Sequence[Face]) -> Format:
@@ -62,9 +81,14 @@ class PlayRules(HandState):
             self.current_attempt = tuple(faces)
             withdrawn = len(faces) - len(forced.faces)
             self.current_penalty = withdrawn * self.rules.throw_penalty
-            shift = throw_penalty_points(self.current_penalty, self.is_defender(seat))
-            self.defender_points += shift
-            self.penalties += shift
+            if self.friend_mode:
+                # Whose side pays is known only as the plays reveal it: kept per seat.
+                self.thrown[seat] += self.current_penalty
+                self._recount()
+            else:
+                shift = throw_penalty_points(self.current_penalty, self.is_defender(seat))
+                self.defender_points += shift
+                self.penalties += shift
             stands = tuple(forced.faces)
         self.pending_lead = stands
         return stands
@@ -98,6 +122,8 @@ class PlayRules(HandState):
                 raise IllegalAction(f"play {self.lead_format.size} cards")
         self._move_played(seat, faces)
         self.current.append(faces)
+        if self.sides is not None and self.sides.on_play(seat, faces):
+            self._recount()  # a friend revealed: its points change sides
         if len(self.current) == self.players:
             self._finish_trick()
 
@@ -111,7 +137,10 @@ class PlayRules(HandState):
         trick = Trick(self.leader, tuple(plays), win, pts, self.current_attempt,
                       self.current_penalty)
         self.tricks.append(trick)
-        if self.is_defender(win):
+        if self.friend_mode:
+            self.won[win] += pts
+            self._recount()
+        elif self.is_defender(win):
             self.defender_points += pts
         self.current = []
         self.current_attempt = None
@@ -121,11 +150,23 @@ class PlayRules(HandState):
         if self.tricks_done:
             self._tricks_over()
 
+    def _recount(self) -> None:
+        """Find-a-friend: the defenders' points (and the penalties' share of them) from each
+        seat's tricks and failed throws, with the sides as known now."""
+        side = self.declaring_side()
+        penalties = sum(self.thrown[s] if s in side else -self.thrown[s]
+                        for s in range(self.players))
+        self.penalties = penalties
+        self.defender_points = penalties + sum(
+            self.won[s] for s in range(self.players) if s not in side)
+
     def record_score(self, talon_points: int, offender: Seat | None = None) -> HandResult:
         """Score the hand once every trick is in, with the points the talon buried.
         ``offender``: the first seat an audit found breaking a rule, if any."""
         if not self.tricks_done or self.result is not None:
             raise IllegalAction("the hand is scored once, after its last trick")
+        if self.friend_mode:
+            return self._record_friends_score(talon_points, offender)
         assert self.declarers is not None and self.starter is not None
         points, defenders_last = self.defender_points, self.is_defender(self.tricks[-1].winner)
         if offender is not None:
@@ -140,12 +181,29 @@ class PlayRules(HandState):
         self.phase = DONE
         return self.result
 
+    def _record_friends_score(self, talon_points: int, offender: Seat | None) -> HandResult:
+        """`record_score` in find-a-friend: every card is played, so the sides are final (a
+        call whose card was buried never joins anyone)."""
+        assert self.sides is not None and self.starter is not None
+        points, defenders_last = self.defender_points, self.is_defender(self.tricks[-1].winner)
+        if offender is not None:
+            points = self.rules.total_points if not self.is_defender(offender) else 0
+            defenders_last = False
+        self.result = friends_result(self.rules, points, talon_points,
+                                     len(self.tricks[-1].plays[0]), defenders_last,
+                                     self.starter, self.sides.side)
+        self.defender_points = self.result.defender_points
+        self.phase = DONE
+        return self.result
+
     def record_forfeit(self, offender: Seat) -> HandResult:
         """End the hand before its time: ``offender`` stalled or left it (peer-to-peer
         play). **Choice** (the seeds are silent), as for a rule broken: the offender's team
         loses it as badly as the scoring table allows (every card point to the defenders if
         it declares, none if it defends), so walking out of a losing hand gains nothing.
         Only once a team declares; before that there is nothing to lose (`IllegalAction`).
+        Find-a-friend, where the offender's side may still be secret: the offender loses
+        alone (`tractor.records.friends_forfeit`).
 
         >>> from tractor.public import PublicHand
         >>> from tractor.rules import Rules
@@ -170,6 +228,11 @@ class PlayRules(HandState):
         >>> h.forfeit_result(0).gaining_team  # a declarer left: the defenders gain
         1
         """
+        if self.friend_mode:
+            if self.starter is None:
+                raise IllegalAction("nobody declares yet: the hand has nothing to lose")
+            return friends_forfeit(self.rules, offender, self.starter,
+                                   self.declaring_side())
         if self.declarers is None or self.starter is None:
             raise IllegalAction("no team declares yet: the hand has nothing to lose")
         points = self.rules.total_points if not self.is_defender(offender) else 0

@@ -42,6 +42,7 @@ from .dealing import (
     talon_trump_suit,
 )
 from .formats import classify_faces
+from .friends import Sides
 from .observation import Observation
 from .phases import (
     BID,
@@ -138,7 +139,18 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             defender_points=self.defender_points,
             penalties=self.penalties,
             result=self.result.public() if self.result else None,
+            calls=self.sides.calls if self.sides is not None else (),
+            friends=self.sides.friends if self.sides is not None else (),
+            declaring=self._declaring_in_call_order(),
         )
+
+    def _declaring_in_call_order(self) -> tuple[Seat, ...]:
+        """`declaring_side` as an observation lists it: the starter, then its friends in
+        the order of the calls they answered (which plain data can tell)."""
+        if self.sides is None:
+            return self.declaring_side()
+        joined = [s for s in self.sides.friends if s is not None and s != self.starter]
+        return (self.sides.starter, *dict.fromkeys(joined))
 
     @classmethod
     def from_observation(cls, rules: Rules, obs: Observation) -> PublicHand:
@@ -152,7 +164,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
         Not rebuilt: the moment on the peers' table between a throw judged from the claims
         and the thrower's play of what stands (no seat decides then); a hand observed there
         raises ValueError."""
-        if len(obs.hand_sizes) != rules.players or len(obs.levels) != 2:
+        if len(obs.hand_sizes) != rules.players or len(obs.levels) != rules.level_count:
             raise ValueError("the observation is not of a hand under these rules")
         if obs.current_attempt and not obs.current:
             raise ValueError("after a judged throw the lead that stands is not public until "
@@ -192,4 +204,21 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
         p.defender_points = obs.defender_points
         p.penalties = obs.penalties
         p.result = obs.result
+        if obs.calls:
+            p._replay_calls(obs)
         return p
+
+    def _replay_calls(self, obs: Observation) -> None:
+        """Find-a-friend: the calls, who joined, and each seat's trick points and failed
+        throws, from the plays an observation shows (they are all public)."""
+        assert self.starter is not None
+        sides = Sides(self.rules, self.starter, obs.calls)
+        for trick in obs.tricks:
+            for k, faces in enumerate(trick.plays):
+                sides.on_play((trick.leader + k) % self.players, faces)
+            self.won[trick.winner] += trick.points
+            self.thrown[trick.leader] += trick.penalty
+        for k, faces in enumerate(obs.current):
+            sides.on_play((obs.leader + k) % self.players, faces)
+        self.thrown[obs.leader] += self.current_penalty
+        self.sides = sides

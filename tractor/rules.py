@@ -18,6 +18,8 @@ from typing import Any, Literal
 from .cards import RANKS
 from .errors import CoreError
 
+Seat = int  #: 0 .. players-1, in playing order
+
 
 class RulesError(CoreError):
     """An impossible combination of variant options."""
@@ -28,10 +30,17 @@ TalonMultiplier = Literal["seed", "power"]
 WinCondition = Literal["past_ace", "reach_ace"]
 ThrowRuff = Literal["highest_pair", "largest_component"]
 ThrowForced = Literal["lowest", "first_claimant"]
+GameMode = Literal["teams", "friends"]
+FriendCards = Literal["no_trump", "trump_too", "no_highest", "no_points"]
+FriendJoin = Literal["unrestricted", "no_double"]
 
 #: Values of the two throw options, the default first (seeds/README.md, "Throws").
 THROW_RUFFS: tuple[str, ...] = ("highest_pair", "largest_component")
 THROW_FORCED: tuple[str, ...] = ("lowest", "first_claimant")
+#: Values of the find-a-friend options, the default first (seeds/README.md, "Find a friend").
+MODES: tuple[str, ...] = ("teams", "friends")
+FRIEND_CARDS: tuple[str, ...] = ("no_trump", "trump_too", "no_highest", "no_points")
+FRIEND_JOIN: tuple[str, ...] = ("unrestricted", "no_double")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +72,25 @@ class Rules:
     #: beat, the smallest shape, then the lowest card; "first_claimant": the same, among
     #: the components that the first seat (in playing order) able to beat one can beat.
     throw_forced: ThrowForced = "lowest"
+    #: "teams": fixed teams alternate seats (seeds 000, 001); "friends": find-a-friend, the
+    #: starter calls its partners by card after burying, any number of players from 4.
+    mode: GameMode = "teams"
+    #: Find-a-friend: how many friends the starter calls; None: half the table less the
+    #: starter, rounded down (5 players: 1, 6: 2, 7: 2, 8: 3).
+    friends: int | None = None
+    #: Find-a-friend: which cards may be called. "no_trump": any card but a trump (the
+    #: default); "trump_too": any card; "no_highest": no trump and no card that is the
+    #: highest of its suit (an ace; a king when aces are trump); "no_points": no trump and
+    #: no point card (a king is allowed when the starter's level is ace).
+    friend_cards: FriendCards = "no_trump"
+    #: Find-a-friend: a called card played by a seat on the starter's side already.
+    #: "unrestricted": the call is spent on it, the side stays smaller (and the starter
+    #: plays alone when every call falls to itself); "no_double": the call waits for the
+    #: next copy played by a seat not on the side yet.
+    friend_join: FriendJoin = "unrestricted"
+    #: Find-a-friend: a starter's side smaller than called that wins the hand gains one
+    #: level more.
+    smaller_side_bonus: bool = True
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -74,9 +102,31 @@ class Rules:
                 raise RulesError(f"option {f.name} must be {names}, not {value!r:.40}")
         if not 1 <= self.decks <= MAX_DECKS:
             raise RulesError(f"decks must be 1 to {MAX_DECKS}")
-        if not 4 <= self.players <= MAX_PLAYERS or self.players % 2:
+        if self.mode not in MODES:
+            raise RulesError(f"mode must be {' or '.join(MODES)} (fixed teams, or find-a-"
+                             f"friend), not {self.mode!r:.40}")
+        if not 4 <= self.players <= MAX_PLAYERS:
+            raise RulesError(f"players must be 4 to {MAX_PLAYERS}")
+        if self.mode == "teams" and self.players % 2:
             raise RulesError(f"players must be an even number from 4 to {MAX_PLAYERS} "
-                             "(teams alternate seats)")
+                             "(teams alternate seats); an odd table plays mode=friends")
+        if self.friend_cards not in FRIEND_CARDS:
+            raise RulesError(f"friend_cards must be {', '.join(FRIEND_CARDS)}, "
+                             f"not {self.friend_cards!r:.40}")
+        if self.friend_join not in FRIEND_JOIN:
+            raise RulesError(f"friend_join must be {' or '.join(FRIEND_JOIN)}, "
+                             f"not {self.friend_join!r:.40}")
+        if self.friends is not None:
+            if self.mode != "friends":
+                raise RulesError("friends (how many are called) is an option of mode=friends")
+            if not 1 <= self.friends <= self.players - 2:
+                raise RulesError(f"friends must be 1 to {self.players - 2} at a table of "
+                                 f"{self.players} (the starter's side must be smaller than "
+                                 "the table)")
+        if self.mode == "friends" and self.declaration != "reveal":
+            raise RulesError("find-a-friend declares trump by revealing cards while drawing "
+                             "(declaration=reveal): the auction picks a team, not a starter "
+                             "alone")
         if self.declaration not in ("reveal", "auction"):
             raise RulesError(f"unknown declaration style {self.declaration!r}")
         if self.talon_multiplier not in ("seed", "power"):
@@ -136,11 +186,40 @@ class Rules:
 
     @property
     def teams(self) -> int:
-        return 2
+        """Fixed teams: 2. Find-a-friend: 0 (the sides are made in each hand)."""
+        return 2 if self.mode == "teams" else 0
+
+    @property
+    def friend_calls(self) -> int:
+        """How many friends the starter calls in find-a-friend (0 with fixed teams).
+
+        >>> Rules(players=5, mode="friends").friend_calls, Rules(players=8, mode="friends",
+        ...     decks=3).friend_calls, Rules().friend_calls
+        (1, 3, 0)
+        """
+        if self.mode != "friends":
+            return 0
+        return self.friends if self.friends is not None else max(1, self.players // 2 - 1)
+
+    @property
+    def level_count(self) -> int:
+        """How many levels a game keeps: one per team, or one per player in find-a-friend."""
+        return 2 if self.mode == "teams" else self.players
 
     def to_data(self) -> dict[str, Any]:
-        """Plain data (msgpack- and JSON-friendly)."""
-        return asdict(self)
+        """Plain data (msgpack- and JSON-friendly). The find-a-friend options appear only
+        when one differs from its default, so the rules of a game with fixed teams read as
+        they did before the mode existed (journals, the digests peers agree on)."""
+        data = asdict(self)
+        for name, default in _LATER_DEFAULTS.items():
+            if data[name] == default:
+                del data[name]
+        return data
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Every option's name, in order (`to_data` leaves out some at their defaults)."""
+        return tuple(_FIELD_TYPES)
 
     @classmethod
     def from_data(cls, data: Any) -> Rules:
@@ -162,7 +241,15 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "start_level": (str,), "win": (str,), "tractor_across_rank": (bool,),
     "rank_and_jokers_in_tractors": (bool,), "must_play_tractor": (bool,),
     "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
-    "throw_ruff": (str,), "throw_forced": (str,),
+    "throw_ruff": (str,), "throw_forced": (str,), "mode": (str,), "friends": (int, _NONE),
+    "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
+}
+
+
+#: Options added after the plain-data form was first fixed, with their defaults (`to_data`).
+_LATER_DEFAULTS: dict[str, object] = {
+    "mode": "teams", "friends": None, "friend_cards": "no_trump",
+    "friend_join": "unrestricted", "smaller_side_bonus": True,
 }
 
 

@@ -80,3 +80,15 @@ def advance_levels(levels: list[str], team: int, gain: int, win: str = "past_ace
     index = LEVELS.index(levels[team]) + gain
     levels[team] = LEVELS[min(index, top)]
     return index > top if win == "past_ace" else index >= top
+
+
+def advance_seats(levels: list[str], seats: Iterable[int], gain: int,
+                  win: str = "past_ace") -> tuple[int, ...]:
+    """Find-a-friend: raise each of ``seats``' levels by ``gain`` in place; returns the
+    seats that win the game by it (see `advance_levels`).
+
+    >>> levels = ["2", "K", "A", "2", "2"]
+    >>> advance_seats(levels, (1, 2), 2), levels
+    ((1, 2), ['2', 'A', 'A', '2', '2'])
+    """
+    return tuple(s for s in seats if advance_levels(levels, s, gain, win))
