@@ -62,6 +62,20 @@ def _rules(obs: Observation) -> Rules:
     return rules_of(obs) or Rules(players=obs.players, mode="friends")
 
 
+def friend_calls(obs: Observation) -> int:
+    """How many friends the starter calls at this table."""
+    return _rules(obs).friend_calls
+
+
+def defends(obs: Observation, seat: int) -> bool:
+    """Whether ``seat`` is a defender as far as the table knows: with fixed teams, not of
+    the declaring team (once there is one); in find-a-friend, not known to be on the
+    starter's side (every seat not on it, at the end of the hand)."""
+    if is_friends(obs):
+        return obs.starter is not None and seat not in obs.declaring
+    return obs.declarers is not None and seat % 2 != obs.declarers
+
+
 # --- who is known to be on which side ------------------------------------------------------
 
 
@@ -127,18 +141,30 @@ def open_calls(obs: Observation) -> int:
 
 
 def call_phrases(obs: Observation, names: Sequence[str]) -> list[str]:
-    """Each call and what became of it: "the 1st ♥A: AI 3 (trick 4)", "the 1st ♥A: you
-    (the starter) alone", "the 2nd ♣K: not played yet"."""
+    """Each call and what became of it: "the 1st ♥A, played by AI 3 in trick 4", "the 1st
+    ♥A, played by AI 1 itself (the starter) in trick 2", "the 2nd ♣K, not played yet"."""
     when = {r.call: r.trick for r in reveals(obs)}
     out = []
     for i, call in enumerate(obs.calls):
         seat = obs.friends[i] if i < len(obs.friends) else None
-        if seat is None:
-            out.append(f"{call}: not played yet")
+        if seat is None:  # at the end of the hand: its card buried, or a no_double call
+            out.append(f"{call}, never answered" if sides_known(obs) else
+                       f"{call}, not played yet")
             continue
-        trick = f" (trick {when[i]})" if i in when else ""
-        who = f"{names[seat]} itself" if seat == obs.starter else names[seat]
-        out.append(f"{call}: {who}{trick}")
+        who = f"{names[seat]} itself (the starter)" if seat == obs.starter else names[seat]
+        trick = f" in trick {when[i]}" if i in when else ""
+        out.append(f"{call}, played by {who}{trick}")
+    return out
+
+
+def call_marks(obs: Observation, names: Sequence[str]) -> list[str]:
+    """Each call in a few words for the table's header: "call 1st ♥A → AI 3", "call 2nd
+    ♣K → ?" (not played yet)."""
+    out = []
+    for i, call in enumerate(obs.calls):
+        seat = obs.friends[i] if i < len(obs.friends) else None
+        card = str(call).removeprefix("the ")
+        out.append(f"call {card} → {names[seat] if seat is not None else '?'}")
     return out
 
 
@@ -156,16 +182,16 @@ def side_sentence(obs: Observation, names: Sequence[str]) -> str:
     others = [names[s] for s in range(obs.players) if s not in obs.declaring]
     if sides_known(obs):
         if len(side) == 1:
-            return f"Sides known: {who} plays alone against {_listed(others)}."
-        return f"Sides known: {_listed(side)} against {_listed(others)}."
+            return f"Sides known: {who} plays alone against {listed(others)}."
+        return f"Sides known: {listed(side)} against {listed(others)}."
     left = open_calls(obs)
-    known = f"{who}'s side so far: {_listed(side)}" if len(side) > 1 else \
+    known = f"{who}'s side so far: {listed(side)}" if len(side) > 1 else \
         f"No friend of {who} is known yet"
     return (f"{known}; {count(left, 'call')} not played yet, so the other seats' sides "
             "are unknown.")
 
 
-def _listed(names: Sequence[str]) -> str:
+def listed(names: Sequence[str]) -> str:
     """"A", "A and B", "A, B and C"."""
     if len(names) <= 1:
         return "".join(names)
@@ -190,13 +216,27 @@ def call_rules_text(rules: Rules) -> str:
             f"(friend_cards={rules.friend_cards}).")
 
 
+#: `POLICY_WORDS` in a few words, for the message line.
+POLICY_SHORT = {"no_trump": "any card but a trump", "trump_too": "any card",
+                "no_highest": "no trump, no highest card of a suit",
+                "no_points": "no trump, no point card"}
+
+
 def call_prompt(obs: Observation) -> str:
-    """The starter's question at the call (the message line, ``--plain``)."""
+    """The starter's question at the call, short enough for the message line (two lines
+    of 80 columns); `call_help` says it in full."""
     rules = _rules(obs)
     n = rules.friend_calls
-    example = "AH" if n == 1 else " ".join(["AH", "2:KC", "QD", "2:JD", "10C"][:n])
-    return (f"You start: {call_rules_text(rules)} Type {'it' if n == 1 else 'them'} "
-            f"(e.g. {example}), then Enter.")
+    what = "a card" if n == 1 else f"{n} cards"
+    copies = "; 2:AH: the 2nd" if rules.decks > 1 else ""
+    return (f"Call {count(n, 'friend')}: type {what} and Enter (AH: whoever plays the 1st "
+            f"♥A{copies}). Allowed: {POLICY_SHORT.get(rules.friend_cards, rules.friend_cards)}.")
+
+
+def allowed_words(obs: Observation) -> str:
+    """"allowed: any card but a trump" (the table's `Rules.friend_cards`)."""
+    policy = _rules(obs).friend_cards
+    return f"allowed: {POLICY_SHORT.get(policy, policy)}"
 
 
 def call_help(rules: Rules) -> str:
@@ -207,8 +247,9 @@ def call_help(rules: Rules) -> str:
 
 
 def calls_line(obs: Observation, names: Sequence[str]) -> str:
-    """"Calls: the 1st ♥A: AI 3 (trick 4) · the 2nd ♣K: not played yet"."""
-    return "Calls: " + " · ".join(call_phrases(obs, names))
+    """"AI 1 called the 1st ♥A, played by AI 3 in trick 4; the 2nd ♣K, not played yet."."""
+    starter = names[obs.starter] if obs.starter is not None else "The starter"
+    return f"{starter} called " + "; ".join(call_phrases(obs, names)) + "."
 
 
 # --- the end of a hand -----------------------------------------------------------------------
@@ -222,9 +263,9 @@ def result_lines(rules: Rules, levels_before: Sequence[str], side: Sequence[int]
     players = rules.players
     defenders = [s for s in range(players) if s not in side]
     alone = " (alone)" if len(side) == 1 else ""
-    lines = [f"Starter's side: {_listed([who(s) for s in side])}{alone}; defenders: "
-             f"{_listed([who(s) for s in defenders])}."]
-    up = f"{_listed([who(s) for s in gaining])} go{'es' if len(gaining) == 1 else ''} up " \
+    lines = [f"Starter's side: {listed([who(s) for s in side])}{alone}; defenders: "
+             f"{listed([who(s) for s in defenders])}."]
+    up = f"{listed([who(s) for s in gaining])} go{'es' if len(gaining) == 1 else ''} up " \
          f"{count(gained, 'level')}"
     if set(gaining) <= set(side):
         bonus = ""
@@ -237,7 +278,7 @@ def result_lines(rules: Rules, levels_before: Sequence[str], side: Sequence[int]
                      "The defenders win and start next, with no level gained.")
     else:  # a forfeit: the offender loses alone (`tractor.records.friends_forfeit`)
         left = [who(s) for s in range(players) if s not in gaining]
-        lines.append(f"The hand ended early against {_listed(left)}: every other seat "
+        lines.append(f"The hand ended early against {listed(left)}: every other seat "
                      f"goes up {count(gained, 'level')}.")
     after = list(levels_before)
     advance_seats(after, gaining, gained)
@@ -250,7 +291,7 @@ def result_lines(rules: Rules, levels_before: Sequence[str], side: Sequence[int]
 
 def call_words(seat_name: str, calls: Sequence[FriendCall]) -> str:
     """"AI 2 calls the 1st ♥A and the 2nd ♠K"."""
-    return f"{seat_name} calls {_listed([str(c) for c in calls])}"
+    return f"{seat_name} calls {listed([str(c) for c in calls])}"
 
 
 def reveal_words(seat_name: str, starter_name: str, call: FriendCall, itself: bool) -> str:
