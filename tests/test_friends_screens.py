@@ -359,3 +359,18 @@ def test_plain_call_prompt_reasons_and_a_whole_hand() -> None:
     assert re.search(r"Defender points( \(the seats not known to be on the starter's "
                      r"side\))?: \d+", text)
     assert "? " in text and "start*" in text and "team" not in text.replace("teams", "")
+
+
+def test_history_marks_find_a_friend_games_only(tmp_path) -> None:
+    from tractor.cli.history import history_lines
+    from tractor.net.journal.records import GameStart
+    from tractor.net.journal.store import Journal
+
+    journal = Journal(str(tmp_path / "journal.sqlite"))
+    for game, rules in (("teams-1", Rules()), ("friends-1", friends(5))):
+        journal.add_game(game, GameStart(0, b"k" * 32, b"s" * 32, rules, b"t" * 16,
+                                         tuple(b"p" * 32 for _ in range(rules.players)), 0))
+    teams, found = history_lines(journal)
+    assert "find-a-friend" not in teams and teams.endswith("0 hand(s)  unfinished (tractor "
+                                                           "resume)")
+    assert "0 hand(s)  find-a-friend, 5 players  unfinished" in found
