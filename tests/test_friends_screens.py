@@ -374,3 +374,32 @@ def test_history_marks_find_a_friend_games_only(tmp_path) -> None:
     assert "find-a-friend" not in teams and teams.endswith("0 hand(s)  unfinished (tractor "
                                                            "resume)")
     assert "0 hand(s)  find-a-friend, 5 players  unfinished" in found
+
+
+def friends_moments(players: int) -> Iterator[tuple[str, LocalClient]]:
+    """A hand of find-a-friend where the person starts: the call, the first lead, a trick
+    after a friend is revealed, the summary (the client as it is then)."""
+    client = client_at_call(players)
+    yield "call", client
+    assert client.submit(outside_calls(client)) is None
+    yield "first trick", client
+    drive(client, lambda: any(f is not None for f in client.observation().friends)
+          and client.decision() is not None)
+    yield "revealed", client
+    drive(client, lambda: False)
+    yield "summary", client
+
+
+def test_no_friends_screen_breaks_a_word_a_card_or_a_name() -> None:
+    """The checks of issue 28 (`test_screens_80`) on find-a-friend's screens: the table,
+    every panel and plain mode at 80x24 and 100x32, at 5 and 6 seats."""
+    from test_screens_80 import plain_problems, screens_problems
+
+    problems: list[str] = []
+    for players in (5, 6):
+        for label, client in friends_moments(players):
+            problems += [f"{players} seats, {label}: {p}"
+                         for p in screens_problems(client, client.names)]
+            problems += [f"{players} seats, {label}: {p}"
+                         for p in plain_problems(client, client.names)]
+    assert not problems, "\n".join(problems)
