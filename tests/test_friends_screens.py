@@ -403,3 +403,32 @@ def test_no_friends_screen_breaks_a_word_a_card_or_a_name() -> None:
             problems += [f"{players} seats, {label}: {p}"
                          for p in plain_problems(client, client.names)]
     assert not problems, "\n".join(problems)
+
+
+def test_game_over_names_the_winning_seats_in_view_at_80x24() -> None:
+    """A whole game of find-a-friend by hints: the last summary names the seats that won
+    (the rules core's `Game.winners`) where the next starter stood, in view at 80x24;
+    a winner already at A reads "A → past A"; the strip's early hands keep one line."""
+    client = LocalClient(friends(5), seat=0, seed=1, names=NAMES[5])
+    hands = 0
+    while not (client.summary() or {}).get("game_over"):
+        if client.summary() is not None:
+            hands += 1
+            client.next_hand()
+            continue
+        assert client.submit(client.hint()) is None
+    winners = [NAMES[5][s] for s in client.game.winners]
+    said = " and ".join(winners)
+    with create_pipe_input() as inp:
+        shown = capture(build_app(client, input=inp, output=DummyOutput()), 80, 24)
+    assert f"Game over: {said} win{'s' if len(winners) == 1 else ''}!" in shown
+    assert "Next starter" not in shown
+    levels = next(line for line in shown.splitlines() if line.startswith("Levels: "))
+    before = client.observation().levels
+    for s in client.game.winners:
+        if before[s] == "A":
+            assert f"{NAMES[5][s]} A → past A" in levels
+    early = next(line for line in shown.splitlines() if line.startswith("  hands 1–"))
+    assert len(early) <= 80 and early.endswith(NAMES[5][client.game.hands_played[-2].starter])
+    assert client.events()[-1].startswith(f"game over: {said} win")
+    assert hands > 5

@@ -49,17 +49,18 @@ def friends_summary_lines(summary: dict[str, Any], obs: Observation, names: Sequ
         f"{res['defender_points']} points.")
     out += points_lines(res, obs, names, width)
     say(talon_sentence(res, summary.get("buried"), "the starter's side"))
-    for line in friends_view.result_lines(rules, obs.levels, side, res.get("gaining") or (),
-                                          res["levels_gained"], res["next_starter"],
-                                          names.__getitem__):
+    told = friends_view.result_lines(rules, obs.levels, side, res.get("gaining") or (),
+                                     res["levels_gained"], res["next_starter"],
+                                     names.__getitem__)
+    if summary.get("game_over"):  # in view at once, in the next starter's place
+        won = winners_of(rules, list(obs.levels), HandResult.from_data(res))
+        who = friends_view.listed([names[s] for s in won]) or "nobody"
+        told[-1] = f"Game over: {who} win{'s' if len(won) == 1 else ''}!"
+    for line in told:
         say(line)
     out += friends_strip_lines(summary.get("strip") or [], names, width, strip_rows)
     if summary.get("audit"):
         say(f"Audit: {summary['audit']}")
-    if summary.get("game_over"):
-        won = winners_of(rules, list(obs.levels), HandResult.from_data(res))
-        who = friends_view.listed([names[s] for s in won]) or "nobody"
-        say(f"Game over: {who} win{'s' if len(won) == 1 else ''}!")
     return out
 
 
@@ -73,13 +74,25 @@ def friends_strip_lines(strip: Sequence[dict[str, Any]], names: Sequence[str],
     lines = ["Game so far: the starter's side, trump, defenders' points, who went up"]
     early, late = list(strip[:-rows] if rows else strip), strip[-rows:] if rows else []
     if early:
-        who = ", ".join(_name(names, e.get("starter")) for e in early)
-        first, last = early[0]["hand"], early[-1]["hand"]
-        span = f"hands {first}–{last}" if first != last else f"hand {last}"
-        lines += wrap_text(f"  {span} started by {who}", width, "      ")
+        lines.append(_early_line(early, names, width))
     for e in late:
         lines += wrap_text(_row(e, names), width, "      ")
     return lines
+
+
+def _early_line(early: Sequence[dict[str, Any]], names: Sequence[str],
+                width: int | None) -> str:
+    """The hands before the last rows in one line, their starters (the oldest left out,
+    "…", when they would not fit)."""
+    first, last = early[0]["hand"], early[-1]["hand"]
+    span = f"hands {first}–{last}" if first != last else f"hand {last}"
+    starters = [_name(names, e.get("starter")) for e in early]
+    k = 0
+    while True:
+        line = f"  {span} started by " + ", ".join((["…"] if k else []) + starters[k:])
+        if width is None or len(line) <= width or k >= len(starters) - 1:
+            return line
+        k += 1
 
 
 def _row(e: dict[str, Any], names: Sequence[str]) -> str:

@@ -282,6 +282,9 @@ def result_lines(rules: Rules, levels_before: Sequence[str], side: Sequence[int]
                      f"goes up {count(gained, 'level')}.")
     after = list(levels_before)
     advance_seats(after, gaining, gained)
+    for s in gaining:  # a level past A stays A: say it was passed
+        if gained and levels_before[s] == "A":
+            after[s] = "past A"
     lines.append("Levels: " + ", ".join(
         f"{who(s)} {levels_before[s]}" + (f" → {after[s]}" if after[s] != levels_before[s]
                                            else "") for s in range(players)))
