@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from tractor.cards import format_cards
+from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words, reveals_in
 from tractor.cli.screen.words import count
 from tractor.net.journal.store import Journal
 from tractor.net.table.hand import TableHand
@@ -61,7 +62,9 @@ def _history(journal: Journal) -> list[str]:
         state = "finished" if g.finished else "unfinished (tractor resume)"
         who = f" with {', '.join(n for i, n in enumerate(names) if i != g.seat)}" \
             if names else ""
-        lines.append(f"{g.id}  {when}  seat {g.seat}{who}  {len(results)} hand(s)  {state}")
+        mode = f"  find-a-friend, {g.rules.players} players" if g.rules.mode == "friends" else ""
+        lines.append(f"{g.id}  {when}  seat {g.seat}{who}  {len(results)} hand(s){mode}  "
+                     f"{state}")
     return lines
 
 
@@ -85,8 +88,10 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
         return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
 
     ladder = hand.ladder
-    head = [f"hand {number}: starter {who(hand.starter or 0)}, declarers team "
-            f"{hand.declarers}, trump {_trump_words(hand)}"]
+    friends = hand.rules.mode == "friends"
+    sides = "find-a-friend" if friends else f"declarers team {hand.declarers}"
+    head = [f"hand {number}: starter {who(hand.starter or 0)}, {sides}, trump "
+            f"{_trump_words(hand)}"]
     for seat, faces in hand.declarations:
         head.append(f"  {who(seat)} declared {format_cards(faces, True)}")
     for seat in range(n):
@@ -95,6 +100,7 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
         head.append(f"  {who(seat)}: {format_cards(shown, True)}")
     head.append(f"  talon: {format_cards(order[dealt:], True)}")
     head.append(f"  buried: {format_cards([order[p] for p in hand.deck.buried], True)}")
+    revealed = _friends_head(hand, who, head)
     steps = [head]
     for i, t in enumerate(hand.tricks, 1):
         plays = "  ".join(f"{(t.leader + k) % n}:{format_cards(p, True)}"
@@ -102,9 +108,16 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
         extra = ""
         if t.attempted and t.forced != t.attempted:
             extra = f"  (throw {format_cards(t.attempted, True)} failed, penalty {t.penalty})"
-        steps.append([f"  trick {i:2}: {plays} -> {who(t.winner)} +{t.points}{extra}"])
+        steps.append([f"  trick {i:2}: {plays} -> {who(t.winner)} +{t.points}{extra}",
+                      *(f"    * {line}" for line in revealed.get(i, []))])
     res = hand.result
-    if res is not None:
+    if res is not None and friends:
+        steps.append([f"  defenders {res.defender_points} points (talon {res.talon_points}, "
+                      f"bonus {res.talon_bonus})",
+                      *(f"  {line}" for line in result_lines(
+                          hand.rules, hand.public.levels, res.side, res.gaining,
+                          res.levels_gained, res.next_starter, who))])
+    elif res is not None:
         steps.append([f"  defenders {res.defender_points} points (talon {res.talon_points}, "
                       f"bonus {res.talon_bonus}); team {res.gaining_team} gains "
                       f"{count(res.levels_gained, 'level')}; next starter {who(res.next_starter)}"])
@@ -114,6 +127,21 @@ def hand_story(hand: TableHand, names: list[str], number: int) -> list[list[str]
         else:
             steps.append([f"  audit: {n} of {n} peers verified the hand: no rule broken"])
     return steps
+
+
+def _friends_head(hand: TableHand, who: Callable[[int], str],
+                  head: list[str]) -> dict[int, list[str]]:
+    """Find-a-friend: the starter's calls (added to ``head``), and the lines telling each
+    friend revealed, by the number of the trick it played the called card in."""
+    sides, starter = hand.public.sides, hand.starter
+    if sides is None or starter is None:
+        return {}
+    head.append(f"  {call_words(who(starter), sides.calls)}")
+    revealed: dict[int, list[str]] = {}
+    for r in reveals_in(hand.rules, starter, sides.calls, hand.public.tricks):
+        revealed.setdefault(r.trick, []).append(reveal_words(
+            who(r.seat), who(starter), sides.calls[r.call], r.seat == starter))
+    return revealed
 
 
 def finished_hands(journal: Journal, game: str) -> tuple[list[TableHand], dict[str, Any]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -17,52 +16,16 @@ from typing import TYPE_CHECKING, Any
 # most of a second in all) is imported in the function that uses it, each saying so.
 from tractor.cli.interrupts import INTERRUPTED, CtrlC, Interrupted
 from tractor.cli.rules_text import RULES_SUMMARY
-from tractor.cli.screen.words import count
 
 if TYPE_CHECKING:
     from tractor import Rules
-    from tractor.trump import Trump
-
-
-def _trump_text(trump: Trump | None) -> str:
-    if trump is None:
-        return "not declared"
-    if trump.rank is None:
-        return "jokers only (no trump suit, no trump rank)"
-    suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}.get(trump.suit or "", "no suit")
-    return f"rank {trump.rank}, {suit}"
 
 
 def demo(seed: int, rules: Rules) -> None:
-    """Play and print one hand of random legal moves."""
-    # Imported here: nothing slow before `main` takes Ctrl-C (see the imports above).
-    from tractor import Game
-    from tractor.cards import format_cards
+    """Play and print one hand of random legal moves (`cli.demo`)."""
+    from .demo import demo as print_demo  # imported here: slow (the rules core), as above
 
-    game = Game(rules, seed=seed)
-    rng = random.Random(seed)
-    while game.hand_no == 0:
-        game.apply(game.random_action(rng))
-    hand = game.hands_played[0]
-    result = hand.result
-    assert result is not None
-    print(f"seed {seed}: starter seat {hand.starter}, declarers team {hand.declarers}, "
-          f"trump {_trump_text(hand.trump)}")
-    for seat, faces in hand.declarations:
-        print(f"  seat {seat} declared {format_cards(faces, symbols=True)}")
-    print(f"  buried: {format_cards(hand.buried, symbols=True)}")
-    for i, trick in enumerate(hand.tricks, 1):
-        plays = "  ".join(
-            f"{(trick.leader + k) % rules.players}:{format_cards(p, symbols=True)}"
-            for k, p in enumerate(trick.plays))
-        extra = ""
-        if trick.attempted:
-            extra = (f"  (failed throw {format_cards(trick.attempted, symbols=True)}, "
-                     f"penalty {trick.penalty})")
-        print(f"  trick {i:2}: {plays}  -> seat {trick.winner} +{trick.points}{extra}")
-    print(f"defender points {result.defender_points} (talon {result.talon_points}, "
-          f"bonus {result.talon_bonus}); team {result.gaining_team} gains "
-          f"{count(result.levels_gained, 'level')}; next starter seat {result.next_starter}")
+    print_demo(seed, rules)
 
 
 COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "rules",
@@ -297,10 +260,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("rules", help="print the rules summary")
     p_demo = sub.add_parser("demo", help="play one hand of random moves on the rules core")
     p_demo.add_argument("--seed", type=int, default=0, help="shuffle and play seed")
-    p_demo.add_argument("--players", type=int, default=4)
-    p_demo.add_argument("--decks", type=int, default=2)
+    p_demo.add_argument("--players", type=int, default=None, help="players (default 4)")
+    p_demo.add_argument("--decks", type=int, default=None, help="decks (default 2)")
     p_demo.add_argument("--auction", action="store_true",
                         help="seed 001 style: points auction, then a card-play for the starter")
+    p_demo.add_argument("--rules", default=None,
+                        help="rules options, e.g. players=5,mode=friends (see `tractor "
+                        "rules`); they win over --players and --decks")
     return parser
 
 
@@ -343,15 +309,19 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
     from tractor.net.mesh.gate import raise_descriptor_limit
 
     raise_descriptor_limit()  # many systems start at 1024 open files: far below their limit
-    from tractor import Rules, RulesError  # imported here: slow, as above
+    from tractor import RulesError  # imported here: slow, as above
 
     if command == "rules":
         print(RULES_SUMMARY)
         return 0
     if command == "demo":
+        from .options import parse_rules  # imported here: slow, as above
+
+        options = [f"players={args.players}" if args.players is not None else "",
+                   f"decks={args.decks}" if args.decks is not None else "",
+                   "declaration=auction" if args.auction else "", args.rules or ""]
         try:
-            rules = Rules(players=args.players, decks=args.decks,
-                          declaration="auction" if args.auction else "reveal")
+            rules = parse_rules(",".join(o for o in options if o))
         except RulesError as exc:
             _tell(f"tractor: {exc}")
             return 2

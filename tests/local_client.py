@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.ai.players.explain import reason
 from tractor.cards import format_cards
+from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words
 from tractor.cli.screen.words import count, display_names
 from tractor.cli.seat.client import Hint
 from tractor.dealing import declaration_strength
@@ -106,6 +107,8 @@ class LocalClient:
             return Decision.BURY
         if phase == Phase.PLAY:
             return Decision.PLAY
+        if phase == Phase.CALL:  # find-a-friend: the starter calls its friends
+            return Decision.CALL
         return None
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -140,6 +143,8 @@ class LocalClient:
                 return f"bury {self.rules.talon_size} cards first"
             elif decision == Decision.PLAY and not isinstance(action, Play):
                 return "play cards to the trick"
+            elif decision == Decision.CALL and not isinstance(action, Call):
+                return "call your friends first"
             else:
                 self._apply(action)
         except ValueError as exc:  # IllegalAction and malformed actions
@@ -223,7 +228,7 @@ class LocalClient:
             return False
         if phase == Phase.DECLARE:
             return bool(hand.legal_declarations(self.seat))
-        return phase in (Phase.TALON, Phase.PLAY)
+        return phase in (Phase.TALON, Phase.CALL, Phase.PLAY)
 
     def _advance(self) -> None:
         """Move every seat that is not waiting for the person (and the person's own draws,
@@ -288,6 +293,7 @@ class LocalClient:
         before_tricks = len(hand.tricks)
         leading = hand.phase == Phase.PLAY and not hand.current
         hand_no = game.hand_no
+        friends_before = hand.sides.friends if hand.sides is not None else ()
         game.apply(action)  # raises IllegalAction: nothing changed
         seat = action.seat
         who = self._label(seat)
@@ -303,7 +309,10 @@ class LocalClient:
             self._events.append(f"{who} names {_suit_text(action.suit)}")
         elif isinstance(action, Bury):
             self._events.append(f"{who} buries {len(action.faces)} cards")
+        elif isinstance(action, Call):
+            self._events.append(call_words(who, action.calls))
         elif isinstance(action, Play):
+            self._tell_reveals(hand, friends_before)
             self._tell_play(hand, action, leading, before_tricks)
         if game.deal_no != self._deal_no and game.hand_no == hand_no:
             self._deal_no = game.deal_no
@@ -331,9 +340,28 @@ class LocalClient:
             self._events.append(f"{who} plays {cards}")
         if finished:
             trick = hand.tricks[-1]
-            side = "defenders" if hand.is_defender(trick.winner) else "declarers"
+            side = self._side_word(hand, trick.winner)
             self._events.append(f"trick {len(hand.tricks)} to {self._label(trick.winner)}, "
                                 f"{trick.points} points ({side})")
+
+    def _side_word(self, hand: Hand, seat: int) -> str:
+        """The side of a trick's winner, as far as the table knows it."""
+        if not hand.friend_mode:
+            return "defenders" if hand.is_defender(seat) else "declarers"
+        if not hand.is_defender(seat):
+            return "starter's side"
+        settled = hand.sides is not None and hand.sides.settled
+        return "defenders" if settled else "side not known yet"
+
+    def _tell_reveals(self, hand: Hand, before: tuple[int | None, ...]) -> None:
+        """Find-a-friend: the calls the last play made fall, each a line."""
+        sides, starter = hand.sides, hand.starter
+        if sides is None or starter is None:
+            return
+        for i, (was, seat) in enumerate(zip(before, sides.friends, strict=True)):
+            if was is None and seat is not None:
+                self._events.append(reveal_words(self._label(seat), self._label(starter),
+                                                 sides.calls[i], seat == starter))
 
     def _tell_phase(self, hand: Hand, before: Phase) -> None:
         if before == Phase.DEAL and hand.phase == Phase.DECLARE:
@@ -348,15 +376,22 @@ class LocalClient:
 
     def _end_hand(self, hand: Hand) -> None:
         result = hand.result
-        assert result is not None and hand.declarers is not None
+        assert result is not None
         self._finished = hand
         bonus = f" (talon bonus {result.talon_bonus})" if result.talon_turned else ""
-        if result.levels_gained:
-            change = f"team {result.gaining_team} goes up {count(result.levels_gained, 'level')}"
+        if hand.friend_mode:
+            self._events.append(f"hand over: defenders {result.defender_points} points{bonus}")
+            self._events += result_lines(self.rules, hand.levels, result.side, result.gaining,
+                                         result.levels_gained, result.next_starter,
+                                         self._label)[:2]
         else:
-            change = f"team {result.gaining_team} takes over with no level gain"
-        self._events.append(f"hand over: defenders {result.defender_points} points{bonus}; "
-                            f"{change}; next starter {self._label(result.next_starter)}")
+            if result.levels_gained:
+                change = (f"team {result.gaining_team} goes up "
+                          f"{count(result.levels_gained, 'level')}")
+            else:
+                change = f"team {result.gaining_team} takes over with no level gain"
+            self._events.append(f"hand over: defenders {result.defender_points} points{bonus}; "
+                                f"{change}; next starter {self._label(result.next_starter)}")
         show_buried = self.seat == hand.starter or result.talon_turned
         from tractor.cli.screen.summary_view import (
             strip_entry,  # the strip reads the same on both clients
@@ -371,5 +406,8 @@ class LocalClient:
                       for number, played in enumerate(self.game.hands_played, 1)
                       if played.result is not None],
         }
-        if self.game.over:
+        if self.game.over and hand.friend_mode:
+            won = " and ".join(self._label(s) for s in self.game.winners)
+            self._events.append(f"game over: {won} win{'s' if len(self.game.winners) == 1 else ''}")
+        elif self.game.over:
             self._events.append(f"game over: team {self.game.winner} wins")

@@ -44,7 +44,7 @@ def prompt_text(client: TableClient) -> str:
     if decision == Decision.BURY:
         return f"bury {render.talon_size(client.observation())}> "
     return {Decision.DECLARE: "declare> ", Decision.PLAY: "play> ", Decision.BID: "bid> ",
-            Decision.SHOW: "show> ", Decision.NAME: "trump> "}[decision]
+            Decision.SHOW: "show> ", Decision.NAME: "trump> ", Decision.CALL: "call> "}[decision]
 
 
 def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
@@ -61,6 +61,8 @@ def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
     decision = client.decision()
     if decision == Decision.DECLARE:  # the log's "you may declare ♥2 now" says no key
         return " e declare · p let it go by · i suggest · ? help · Ctrl-Q quit "
+    if decision == Decision.CALL:  # the calls are typed: no card of the hand to select
+        return " type the calls, Enter call · i hint · o cards out · ? help "
     verbs = {Decision.PLAY: "play", Decision.BURY: "bury", Decision.SHOW: "show",
              Decision.BID: "bid", Decision.NAME: "name trump"}
     verb = "play" if decision is None else verbs[decision]

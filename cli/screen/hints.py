@@ -14,11 +14,12 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 
-from tractor.actions import Action, Bid, NameTrump, Pass
+from tractor.actions import Action, Bid, Call, NameTrump, Pass
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import selection_text
 from tractor.cli.screen.message_line import Notes
 from tractor.cli.seat.client import Hint, TableClient
+from tractor.friends import format_calls
 from tractor.phases import Decision
 
 
@@ -120,6 +121,10 @@ def hint_shown(action: Action, why: str, decision: Decision | None) -> HintShown
         return HintShown("pass", f"Hint: pass{because} (Enter to accept)")
     if isinstance(action, Pass):
         return HintShown(None, f"Hint: pass{because} (press p).")
+    if isinstance(action, Call):
+        calls = ", ".join(str(c) for c in action.calls)
+        return HintShown(format_calls(action.calls),
+                         f"Hint: call {calls}{because} (Enter to accept)")
     if isinstance(action, (Bid, NameTrump)):
         typed = str(action.points) if isinstance(action, Bid) else (action.suit or "0")
         return HintShown(typed, f"Hint: {typed}{because} (Enter to accept)")

@@ -4,7 +4,7 @@ none (kept on the message line, the typed text left as it is)."""
 
 from __future__ import annotations
 
-from tractor.actions import Action, Bury, Declare, Play, Show
+from tractor.actions import Action, ActionDataError, Bury, Call, Declare, Play, Show
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import SelectionError, auction_answer, parse_selection
 from tractor.observation import Observation
@@ -16,6 +16,8 @@ def typed_move(decision: Decision, text: str, seat: int, hand: list[int],
     """The move ``text`` makes for ``seat`` holding ``hand`` (in display order) at
     ``decision``; a str: why it makes none; None: nothing chosen at a declaration (the
     declaration panel then shows what there is to declare)."""
+    if decision == Decision.CALL:
+        return typed_call(text, seat)
     if decision in (Decision.BID, Decision.NAME):
         answer = auction_answer(decision, text, seat)
         if answer is None:
@@ -42,3 +44,14 @@ def typed_move(decision: Decision, text: str, seat: int, hand: list[int],
     if not faces:
         return None
     return Declare(seat, tuple(faces))
+
+
+def typed_call(text: str, seat: int) -> Call | str:
+    """Find-a-friend: the starter's calls typed as cards (``AH 2:KS``, ``2nd ♥A``), or why
+    the text is not calls (whether the rules allow them is the table's to say)."""
+    if not text.strip():
+        return "Type your calls first, e.g. AH (the 1st ♥A played) or 2:AH (the 2nd)."
+    try:
+        return Call.of(seat, text)
+    except ActionDataError as exc:  # not a call, or more calls than any table has
+        return str(exc)

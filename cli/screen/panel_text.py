@@ -50,11 +50,24 @@ LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: t
           "the talon (while you bury).")
 
 
+#: The keys of find-a-friend only (at its tables, after the others).
+FRIENDS_KEYS: list[tuple[str, str]] = [
+    ("AH Enter", "starter: call friends by card"),
+    ("2:AH", "a call of the 2nd ♥A played"),
+]
+
+#: What the sides at a find-a-friend table mean (its help panel).
+FRIENDS_LEGEND = ("Find-a-friend: start = the starter, friend = revealed by playing a called "
+                  "card, ? = side not known yet, def = a defender once the sides are known; "
+                  "lv = each player's own level.")
+
+
 def keys_for(rules: Rules | None) -> list[tuple[str, str]]:
     """The keys that work at a table of ``rules`` (every key when they are not known)."""
     if rules is None or rules.declaration == "auction":
         return list(KEYS)
-    return [(key, what) for key, what in KEYS if key not in AUCTION_KEYS]
+    keys = [(key, what) for key, what in KEYS if key not in AUCTION_KEYS]
+    return keys + FRIENDS_KEYS if rules.mode == "friends" else keys
 
 
 def panel_text(panel: str | None, client: TableClient, width: int = 80, height: int = 16,
@@ -64,9 +77,11 @@ def panel_text(panel: str | None, client: TableClient, width: int = 80, height: 
     obs = client.observation()
     names = client.names
     if panel == "help":
-        keys = keys_for(render.rules_of(obs))
+        rules = render.rules_of(obs)
+        keys = keys_for(rules)
+        friends = f"\n{FRIENDS_LEGEND}" if rules is not None and rules.mode == "friends" else ""
         return ("Keys\n" + render.help_text(keys, columns=2 if width >= 64 else 1)
-                + "\n\n" + LEGEND + "\n\nEsc closes this help.")
+                + "\n\n" + LEGEND + friends + "\n\nEsc closes this help.")
     if panel == "tracker":
         return render.tracker_text(obs, names, width) + "\n\nEsc closes."
     if panel == "last":

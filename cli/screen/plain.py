@@ -23,18 +23,20 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.utils import get_cwidth
 
-from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.cards import format_cards
 from tractor.cli.prompts import end_prompt
-from tractor.cli.screen import render
+from tractor.cli.screen import friends_view, render
 from tractor.cli.screen.cards_input import (
     HandCompleter,
     SelectionError,
     auction_answer,
     parse_selection,
 )
+from tractor.cli.screen.moves import typed_call
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
+from tractor.friends import format_calls
 from tractor.observation import Observation
 from tractor.phases import ANSWERS, Decision, Phase
 
@@ -46,6 +48,7 @@ Commands:
   85                   in the auction variant: bid 85 points (multiples of 5)
   AS                   in the card-play: the card to show
   H, spades, none      the starter names the trump suit, or no suit
+  AH 2:KS, 2nd ♥A      find-a-friend: the starter calls its friends by card
   hint                 what the AI would do here (then an empty line accepts it)
   last                 the last trick
   tracker              the cards still out
@@ -157,8 +160,11 @@ class PlainSession:
             self.say(render.table_text(obs, self.client.names))
             self.say(self.hand_text(obs))
             self.say(render.decision_prompt(decision, obs, self.client.names, list(options)))
+            if decision == Decision.CALL:  # the rules of the call, in full
+                self.say(friends_view.call_help(self.client.rules))
         return {Decision.DECLARE: "declare> ", Decision.BURY: "bury> ", Decision.PLAY: "play> ",
-                Decision.BID: "bid> ", Decision.SHOW: "show> ", Decision.NAME: "trump> "}[decision]
+                Decision.BID: "bid> ", Decision.SHOW: "show> ", Decision.NAME: "trump> ",
+                Decision.CALL: "call> "}[decision]
 
     def next_question(self) -> str | int | None:
         """What the drivers ask next: the prompt, None when there is nothing to decide now,
@@ -204,6 +210,8 @@ class PlainSession:
             return
         if cmd in ("help", "?"):
             self.say(HELP)
+            if client.rules.mode == "friends":
+                self.say(f"Find-a-friend: {friends_view.call_help(client.rules)}")
         elif cmd == "hint":
             self._show_hint(client.advice())
         elif cmd == "" and summary is None and self.hinted is not None:
@@ -240,6 +248,8 @@ class PlainSession:
                 self.say("The hand is over: press Enter for the next hand (or quit).")
         elif cmd == "pass" and client.decision() == Decision.SHOW:
             self.say("Show one card of your hand: there is no passing in the card-play.")
+        elif cmd == "pass" and client.decision() == Decision.CALL:
+            self.say("Call your friends by card (e.g. AH): the starter cannot pass.")
         elif cmd == "pass" and client.decision() != Decision.NAME:
             bidding = client.decision() == Decision.BID
             self._submit(Pass(client.seat), Decision.BID if bidding else Decision.DECLARE)
@@ -279,6 +289,9 @@ class PlainSession:
             return f"hint: bid {action.points} (type: {action.points})"
         if isinstance(action, NameTrump):
             return f"hint: trump {action.suit or 'none'} (type: {action.suit or 'none'})"
+        if isinstance(action, Call):
+            calls = ", ".join(str(c) for c in action.calls)
+            return f"hint: call {calls} (type: {format_calls(action.calls)})"
         faces = getattr(action, "faces", ())
         return f"hint: {render.cards_label(list(faces))} (type: {format_cards(faces)})"
 
@@ -287,6 +300,13 @@ class PlainSession:
         decision = client.decision()
         if decision is None:
             self.say("It is not your turn.")
+            return
+        if decision == Decision.CALL:
+            call = typed_call(line, client.seat)
+            if isinstance(call, str):
+                self.say(call)
+                return
+            self._submit(call, Decision.CALL)
             return
         if decision in (Decision.BID, Decision.NAME):
             answer = auction_answer(decision, line, client.seat)

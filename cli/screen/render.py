@@ -18,7 +18,7 @@ from typing import Any
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cards import SUIT_SYMBOLS, SUITS
-from tractor.cli.screen import tracker_view
+from tractor.cli.screen import friends_view, tracker_view
 from tractor.cli.screen.card_text import (
     card_label,
     card_style,
@@ -38,8 +38,8 @@ from tractor.trump import TRUMP
 PHASE_TEXT = {
     Phase.DEAL: "dealing", Phase.DECLARE: "last chance to declare", Phase.BID: "auction",
     Phase.SHOW: "card-play for the starter", Phase.NAME: "naming trumps",
-    Phase.TALON: "talon exchange", Phase.PLAY: "playing", Phase.DONE: "hand over",
-    Phase.REDEAL: "dealing again",
+    Phase.TALON: "talon exchange", Phase.CALL: "calling friends", Phase.PLAY: "playing",
+    Phase.DONE: "hand over", Phase.REDEAL: "dealing again",
 }
 
 
@@ -174,6 +174,8 @@ def hand_fragments(obs: Observation, cursor: int | None = None,
 
 
 def _side(obs: Observation, seat: int) -> str:
+    if friends_view.is_friends(obs):
+        return friends_view.side_tag(obs, seat)
     if obs.declarers is None:
         return f"team {team_of(seat)}"
     return "decl" if team_of(seat) == obs.declarers else "def"
@@ -204,24 +206,21 @@ def table_fragments(obs: Observation, names: Sequence[str],
     seat's own row."""
     out: StyleAndTextTuples = []
     n = seat_count(obs)
-    levels = obs.levels
+    friends = friends_view.is_friends(obs)
     out += [("class:label", "Trump  "), ("class:trump", trump_label(obs)), ("", "\n")]
     decl = obs.declarers
-    if decl is None:
+    if friends:
+        out += _friends_header(obs, names)
+    elif decl is None:
         for team in (0, 1):
             out.append(("", f"Team {team} ({_team_members(obs, names, team)}): "
-                            f"level {levels[team]}\n"))
+                            f"level {obs.levels[team]}\n"))
     else:
         out.append(("", f"Declarers: team {decl} ({_team_members(obs, names, decl)}), "
-                        f"level {levels[decl]}\n"))
+                        f"level {obs.levels[decl]}\n"))
         out.append(("", f"Defenders: team {1 - decl} ({_team_members(obs, names, 1 - decl)}), "
-                        f"level {levels[1 - decl]}\n"))
-        out.append(("", "Defender points: "))
-        out.append(("class:points", f"{obs.defender_points}"))
-        if obs.penalties:  # below 0 for a while after a defender's failed throw
-            won = obs.defender_points - obs.penalties
-            out.append(("", f" ({won} in tricks, penalty {obs.penalties:+d})"))
-        out.append(("", "\n"))
+                        f"level {obs.levels[1 - decl]}\n"))
+        out += _points_fragments(obs, "Defender points: ")
     phase = obs.phase
     if phase in (Phase.DEAL, Phase.DECLARE):
         dealt = obs.cards_dealt
@@ -242,8 +241,9 @@ def table_fragments(obs: Observation, names: Sequence[str],
                  else f"trick {trick_number(obs)}")
     else:
         title = ""
-    out.append(("class:header", f"  {'name':<{NAME_WIDTH}}{'side':<6}{'lv':>2} {'cards':>5}  "
-                                 f"{title}\n"))
+    side_width = 7 if friends else 6  # "friend" and "start*" keep a space before the level
+    out.append(("class:header", f"  {'name':<{NAME_WIDTH}}{'side':<{side_width}}{'lv':>2} "
+                                 f"{'cards':>5}  {title}\n"))
     plays: dict[int, tuple[tuple[int, ...], str]] = {}
     if current:
         leader = obs.leader
@@ -264,7 +264,8 @@ def table_fragments(obs: Observation, names: Sequence[str],
         label = (f"{names[s][:NAME_WIDTH - 7]} (you)" if me else names[s][:NAME_WIDTH - 1])
         out.append(("class:turn", mark + " "))
         out.append(("class:me" if me else "", f"{label:<{NAME_WIDTH}}"))
-        out.append(("", f"{side:<6}{levels[team_of(s)]:>2} {obs.hand_sizes[s]:>5}  "))
+        out.append(("", f"{side:<{side_width}}{friends_view.seat_level(obs, s):>2} "
+                        f"{obs.hand_sizes[s]:>5}  "))
         if s in plays:
             cards, tag = plays[s]
             out += cards_fragments(cards, color)
@@ -286,6 +287,30 @@ def table_fragments(obs: Observation, names: Sequence[str],
     if out and out[-1][1].endswith("\n"):
         style, text, *_ = out[-1]
         out[-1] = (style, text[:-1])
+    return out
+
+
+def _points_fragments(obs: Observation, label: str) -> StyleAndTextTuples:
+    """The defenders' points line; after a failed throw, what its penalty did to them."""
+    out: StyleAndTextTuples = [("", label), ("class:points", f"{obs.defender_points}")]
+    if obs.penalties:  # below 0 for a while after a defender's failed throw
+        won = obs.defender_points - obs.penalties
+        out.append(("", f" ({won} in tricks, penalty {obs.penalties:+d})"))
+    out.append(("", "\n"))
+    return out
+
+
+def _friends_header(obs: Observation, names: Sequence[str]) -> StyleAndTextTuples:
+    """Find-a-friend: the calls and what became of them, the sides as far as they are
+    known, and the points of the seats not known to be on the starter's side."""
+    out: StyleAndTextTuples = []
+    if obs.calls:
+        out.append(("", friends_view.calls_line(obs, names) + "\n"))
+    out.append(("", friends_view.side_sentence(obs, names) + "\n"))
+    if obs.calls:
+        label = ("Defender points: " if friends_view.sides_known(obs) else
+                 "Defender points (the seats not known to be on the starter's side): ")
+        out += _points_fragments(obs, label)
     return out
 
 
@@ -350,12 +375,15 @@ def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
         what = "you may declare trumps"
     elif decision == Decision.BURY:
         what = "your turn: bury cards from the talon"
+    elif decision == Decision.CALL:
+        what = "your turn: call your friends"
     elif decision == Decision.PLAY:
         what = "your turn: lead" if not obs.current else "your turn: follow"
     elif decision in AUCTION_TURNS:
         what = AUCTION_TURNS[decision]
     elif winner is not None:
-        what = f"game over: team {winner} wins"
+        what = (f"game over: {names[winner]} wins" if friends_view.is_friends(obs)
+                else f"game over: team {winner} wins")
     else:
         to_act = obs.to_act
         what = PHASE_TEXT.get(phase, phase)
@@ -375,6 +403,8 @@ def decision_prompt(decision: Decision | None, obs: Observation, names: Sequence
         return f"Declare trumps? {opts}; or pass."
     if decision == Decision.BURY:
         return f"Choose {talon_size(obs)} cards to bury, then Enter."
+    if decision == Decision.CALL:
+        return friends_view.call_prompt(obs)
     if decision == Decision.PLAY:
         if not obs.current:
             return "Your lead: choose cards of one suit, then Enter."

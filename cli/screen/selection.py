@@ -49,7 +49,10 @@ class HandSelection:
 
     def selected_positions(self) -> set[int]:
         """Positions of the hand named by the input text (each typed card takes the first
-        copy not yet taken)."""
+        copy not yet taken); none while the starter calls its friends (a called card is
+        anybody's, not a card of the hand)."""
+        if self.calling():
+            return set()
         faces, _bad = parse_partial(self.input.text)
         hand = self.hand()
         taken: set[int] = set()
@@ -69,6 +72,10 @@ class HandSelection:
         (the rules core decides); None (every card held) when leading, burying, declaring."""
         playing = self.client.decision() == Decision.PLAY
         return render.follow_allowed(self._obs(), playing, self.hand(), typed)
+
+    def calling(self) -> bool:
+        """Whether the input is the starter's calls (find-a-friend), not a selection."""
+        return self.client.decision() == Decision.CALL
 
     def typing(self) -> bool:
         """Whether the person is typing: the input holds text the screen did not put there
@@ -136,7 +143,7 @@ class HandSelection:
         before = self.input.document.text_before_cursor
         if before and before[-1] not in " ,":
             self.input.insert_text(" ")
-        else:
+        elif not self.calling():  # calls are typed: Space picks no card of the hand
             self.toggle()
 
     def complete(self, step: int = 1) -> str | None:
@@ -152,6 +159,8 @@ class HandSelection:
             else:
                 buf.complete_previous()
             return None
+        if self.calling():
+            return "Type the calls: any card may be called, not only the ones you hold."
         found = list(self.completer.get_completions(
             buf.document, CompleteEvent(completion_requested=True)))
         if not found:

@@ -15,12 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tractor.cards import FACE_POINTS, SUIT_SYMBOLS, format_cards, parse_faces
-from tractor.cli.screen.wrapping import pack
+from tractor.cli.screen import friends_view
+from tractor.cli.screen.friends_summary import friends_summary_lines
+from tractor.cli.screen.hand_points import (
+    points_lines,
+    talon_sentence,
+    trump_data_short,
+    wrap_text,
+)
 from tractor.observation import Observation
-from tractor.records import HandResult, throw_penalty_points
+from tractor.records import HandResult
 from tractor.rules import Rules, team_of
-from tractor.scoring import advance_levels
+from tractor.scoring import advance_levels, advance_seats
 
 #: Hands of the strip shown one per line at most; earlier ones go in one line of levels.
 STRIP_ROWS = 4
@@ -36,8 +42,9 @@ def summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[str
     in a line of levels) while the summary is longer than ``height``; only a hand with a
     great many point tricks, or a very narrow panel, makes it longer still."""
     rows = STRIP_ROWS
+    make = friends_summary_lines if friends_view.is_friends(obs) else _summary_lines
     while True:
-        lines = _summary_lines(summary, obs, names, width, rows)
+        lines = make(summary, obs, names, width, rows)
         if height is None or len(lines) <= height or rows <= 1:
             return lines
         rows -= 1
@@ -54,23 +61,12 @@ def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[st
     out: list[str] = [f"Hand {hand_no + 1} is over."]
 
     def say(text: str) -> None:
-        out.extend(_wrap(text, width))
+        out.extend(wrap_text(text, width))
 
     say(f"Defenders (team {defenders}: {_members(names, n, defenders)}) scored "
         f"{res['defender_points']} points.")
-    out += _points_lines(res, obs, names, width)
-    buried = summary.get("buried")
-    if res.get("talon_turned"):
-        pts = res.get("talon_points") or 0
-        mult = res["talon_bonus"] // pts if pts else 0
-        talon = f"Talon {_cards(buried)}: " if buried else "Talon: "
-        say(f"{talon}{pts} points, turned over by the defenders"
-            + (f" ×{mult}" if mult else "") + f" = bonus {res['talon_bonus']}.")
-    elif buried:
-        pts = sum(FACE_POINTS[f] for f in parse_faces(buried))
-        say(f"Talon {_cards(buried)} ({pts} points) stays with the declarers.")
-    else:
-        say("The talon stays buried with the declarers (no bonus).")
+    out += points_lines(res, obs, names, width)
+    say(talon_sentence(res, summary.get("buried"), "the declarers"))
     gain, team = res["levels_gained"], res["gaining_team"]
     side = "declarers" if team == decl else "defenders"
     auction = rules is not None and rules.declaration == "auction"
@@ -109,66 +105,6 @@ def summary_text(summary: dict[str, Any], obs: Observation, names: Sequence[str]
     return "\n".join(summary_lines(summary, obs, names, width))
 
 
-# --- where the defenders' points came from -------------------------------------------------
-
-
-def point_tricks(obs: Observation) -> list[tuple[int, int, tuple[int, ...]]]:
-    """The tricks the defenders won with points in them, as (trick number from 1, the
-    winning seat, the point cards in playing order)."""
-    if obs.declarers is None:
-        return []
-    got = []
-    for i, t in enumerate(obs.tricks, 1):
-        if t.points and team_of(t.winner) != obs.declarers:
-            cards = tuple(f for p in t.plays for f in p if FACE_POINTS[f])
-            got.append((i, t.winner, cards))
-    return got
-
-
-def throw_penalties(obs: Observation) -> list[tuple[int, int, int]]:
-    """Failed throws, as (trick number, thrower, points to the defenders: negative when a
-    defender threw)."""
-    if obs.declarers is None:
-        return []
-    return [(i, t.leader, throw_penalty_points(t.penalty, team_of(t.leader) != obs.declarers))
-            for i, t in enumerate(obs.tricks, 1) if t.penalty]
-
-
-def _points_lines(res: dict[str, Any], obs: Observation, names: Sequence[str],
-                  width: int | None) -> list[str]:
-    """The defenders' point cards trick by trick, the penalties, and the sum when it has
-    more than one part (none for a hand without tricks)."""
-    if not obs.tricks:
-        return []
-    tricks = point_tricks(obs)
-    penalties = throw_penalties(obs)
-    won = sum(FACE_POINTS[f] for _, _, cards in tricks for f in cards)
-    lines: list[str] = []
-    if tricks:
-        parts = [f"trick {i} ({names[seat]}) {_cards(cards)}"
-                 + (f" = {sum(FACE_POINTS[f] for f in cards)}" if len(cards) > 1 else "")
-                 for i, seat, cards in tricks]
-        lines += pack(parts, width, "Won: ", "  ", " · ")
-    else:
-        lines.append("The defenders won no point cards.")
-    if penalties:
-        parts = [f"trick {i}, {names[seat]}'s failed throw {pts:+d}"
-                 for i, seat, pts in penalties]
-        lines += pack(parts, width, "Penalties: ", "  ", " · ")
-    pen = sum(p for _, _, p in penalties)
-    bonus = res.get("talon_bonus") or 0
-    total = won + pen + bonus
-    if pen or bonus:
-        text = f"= {won} in tricks" + (f" {'+' if pen > 0 else '−'} {abs(pen)} penalties"
-                                       if pen else "")
-        lines += _wrap(text + (f" + {bonus} talon bonus" if bonus else "") + f" = {total}",
-                       width)
-    if total != res["defender_points"]:
-        lines += _wrap(f"(the result counts {res['defender_points']}: a rule broken or a "
-                       "seat that left decided the hand)", width)
-    return lines
-
-
 # --- the game strip ---------------------------------------------------------------------------
 
 
@@ -180,9 +116,14 @@ def strip_entry(number: int, obs: Observation, result: HandResult, rules: Rules)
     ``levels_gained``, and ``levels`` (both teams' levels after it). ``obs``: any seat's
     observation of the finished hand (it is public)."""
     levels = list(obs.levels)
-    advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
+    friends: dict[str, Any] = {}
+    if rules.mode == "friends":  # one level per player; the side and who went up
+        advance_seats(levels, result.gaining, result.levels_gained, rules.win)
+        friends = {"side": list(result.side), "gaining": list(result.gaining)}
+    else:
+        advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
     declared_by = obs.declarations[-1][0] if obs.declarations else None
-    return {"hand": number, "starter": obs.starter, "declarers": obs.declarers,
+    return {**friends, "hand": number, "starter": obs.starter, "declarers": obs.declarers,
             "declared_by": declared_by,
             "trump": obs.trump.to_data() if obs.trump is not None else None,
             "defender_points": result.defender_points,
@@ -201,7 +142,7 @@ def strip_lines(strip: Sequence[dict[str, Any]], names: Sequence[str], width: in
     if early:
         lines.append(_early_line(early, width))
     for e in late:
-        lines += _wrap(_strip_row(e, names), width, "      ")
+        lines += wrap_text(_strip_row(e, names), width, "      ")
     return lines
 
 
@@ -222,7 +163,7 @@ def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
     starter = e.get("starter")
     who = (f"{names[starter]} (team {team_of(starter)})" if isinstance(starter, int)
            and 0 <= starter < len(names) else "starter unknown")
-    trump = _trump_short(e.get("trump"))
+    trump = trump_data_short(e.get("trump"))
     by = e.get("declared_by")
     if isinstance(by, int) and by != starter and 0 <= by < len(names):
         trump += f" by {names[by]}"
@@ -233,26 +174,8 @@ def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
             f"· {a}/{b}")
 
 
-def _trump_short(trump: Sequence[str | None] | None) -> str:
-    if trump is None:
-        return "trump unknown"
-    rank, suit = trump
-    if rank is None:
-        return "jokers only"
-    return f"{rank} no suit" if suit is None else f"{SUIT_SYMBOLS[suit]}{rank}"
-
-
 # --- small pieces -----------------------------------------------------------------------------
 
 
 def _members(names: Sequence[str], players: int, team: int) -> str:
     return ", ".join(names[s] for s in range(players) if team_of(s) == team)
-
-
-def _cards(text_or_faces: str | Sequence[int]) -> str:
-    faces = parse_faces(text_or_faces) if isinstance(text_or_faces, str) else text_or_faces
-    return format_cards(list(faces), symbols=True)
-
-
-def _wrap(text: str, width: int | None, indent: str = "  ") -> list[str]:
-    return pack([text], width, "", indent, "")

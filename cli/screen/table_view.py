@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text.utils import fragment_list_width
 from prompt_toolkit.utils import get_cwidth
 
 from tractor.cards import FACE_POINTS
-from tractor.cli.screen import render
+from tractor.cli.screen import friends_view, render
 from tractor.cli.screen.wrapping import GLUE
 from tractor.observation import Observation
 from tractor.phases import Phase
@@ -83,12 +83,16 @@ def takeover_points(obs: Observation) -> int | None:
     return None
 
 
-def header_lines(obs: Observation, width: int) -> list[Line]:
-    """Trump, the teams' levels and the defenders' points (with what takes over)."""
+def header_lines(obs: Observation, width: int, names: Sequence[str] = ()) -> list[Line]:
+    """Trump, the teams' levels and the defenders' points (with what takes over); in
+    find-a-friend the calls and who they fell to (``names``), and the points of the seats
+    not known to be on the starter's side (each player's level is at its place)."""
     levels = obs.levels
     parts: list[Line] = [[("class:label", "Trump "), ("class:trump", render.trump_short(obs))]]
     decl = obs.declarers
-    if decl is None:
+    if friends_view.is_friends(obs):
+        parts += friends_parts(obs, names)
+    elif decl is None:
         parts += [[("", f"team 0 lv {levels[0]}")], [("", f"team 1 lv {levels[1]}")]]
     else:
         parts += [[("", f"declarers team {decl} lv {levels[decl]}")],
@@ -103,6 +107,19 @@ def header_lines(obs: Observation, width: int) -> list[Line]:
         else:
             line += sep + part
     return lines
+
+
+def friends_parts(obs: Observation, names: Sequence[str]) -> list[Line]:
+    """Find-a-friend's part of the header: each call and the seat it fell to ("?" while
+    not played), then the defenders' points, "as known" while sides are unknown."""
+    names = list(names) or [f"seat {s}" for s in range(obs.players)]
+    parts: list[Line] = [[("", mark)] for mark in friends_view.call_marks(obs, names)]
+    if not obs.calls:
+        return parts
+    part = points_part(obs)
+    if not friends_view.sides_known(obs):
+        part.append(("class:dim", " as known"))
+    return [*parts, part]
 
 
 def points_part(obs: Observation) -> Line:
@@ -174,7 +191,9 @@ def cut(text: str, cells: int) -> str:
 def widest_side(obs: Observation) -> int:
     """Columns of the widest side line in its long form ("decl · lv 2 · 17 cards")."""
     longest_side = "team 0" if obs.declarers is None else "decl"
-    return max(len(f"{longest_side} · lv {obs.levels[render.team_of(s)]} · "
+    if friends_view.is_friends(obs):
+        longest_side = "friend"
+    return max(len(f"{longest_side} · lv {friends_view.seat_level(obs, s)} · "
                    f"{render.count(obs.hand_sizes[s], 'card')}")
                for s in range(len(obs.hand_sizes)))
 
@@ -208,11 +227,13 @@ def seat_lines(obs: Observation, names: Sequence[str], seat: int, width: int,
     head: Line = [("class:turn", mark)] if mark else []
     head += [("class:me" if me else "class:seat", name), ("class:turn", star)]
     team = render.team_of(seat)
-    if obs.declarers is None:
+    if friends_view.is_friends(obs):
+        side = friends_view.side_tag(obs, seat)
+    elif obs.declarers is None:
         side = f"team {team}"
     else:
         side = "decl" if team == obs.declarers else "def"
-    level, left = obs.levels[team], obs.hand_sizes[seat]
+    level, left = friends_view.seat_level(obs, seat), obs.hand_sizes[seat]
     cards_left = render.count(left, "card")
     forms = (f"{side} · lv {level} · {cards_left}", f"{side} lv {level} · {cards_left}",
              cut(f"{side} {level} · {left}", width))
@@ -257,6 +278,14 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
         else:
             who = names[starter] if starter is not None else "the starter"
             out.append(f"{who} takes the talon and buries {render.talon_size(obs)}")
+    elif phase == Phase.CALL:
+        calls = render.count(friends_view.friend_calls(obs), "friend")
+        if obs.starter == obs.seat:
+            out.append(f"you call {calls} by card: type the call below")
+            out.append(friends_view.allowed_words(obs))
+        else:
+            who = names[obs.starter] if obs.starter is not None else "the starter"
+            out.append(f"{who} calls {calls} by card")
     elif phase in (Phase.PLAY, Phase.DONE):
         if obs.current:
             pts = sum(FACE_POINTS[f] for cards in obs.current for f in cards)
@@ -362,7 +391,7 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
     by_cell = {cell: seat for seat, cell in cells.items()}
     widths, places = place_widths(obs, by_cell, width)
     plays = _trick_plays(obs)
-    header = header_lines(obs, width)
+    header = header_lines(obs, width, names)
     room = max(3, height - len(header))
     compact = room < 9
     content: dict[Cell, list[Line]] = {}
@@ -423,14 +452,19 @@ def ring_lines(obs: Observation, names: Sequence[str], width: int, height: int,
 def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]:
     """Under the table when there is room: the point cards the defenders have won in this
     hand, and the last trick seat by seat."""
-    if obs.phase not in (Phase.PLAY, Phase.DONE) or obs.declarers is None:
+    friends = friends_view.is_friends(obs)
+    if obs.phase not in (Phase.PLAY, Phase.DONE) or (obs.declarers is None and not friends):
         return []
     n = obs.players
-    won = [f for t in obs.tricks if render.team_of(t.winner) != obs.declarers
+    won = [f for t in obs.tricks if friends_view.defends(obs, t.winner)
            for cards in t.plays for f in cards if FACE_POINTS[f]]
     out: list[str] = []
+    if friends and obs.calls:
+        out += render.wrap_words(friends_view.side_sentence(obs, names), width, "  ", names)
     if won:
-        out += render.wrap_words(f"defenders won {render.cards_label(won)}", width, "  ")
+        who = "defenders" if not friends or friends_view.sides_known(obs) else \
+            "seats not known to be on the starter's side"
+        out += render.wrap_words(f"{who} won {render.cards_label(won)}", width, "  ")
     if obs.current and obs.tricks:
         last = obs.tricks[-1]
         # A seat and its (first) card stay on one line: "AI 4" over "♠10" read apart.

@@ -21,6 +21,7 @@ from tractor.ai.players.deductions import SeatFacts
 from tractor.ai.players.explain import unseen_counts
 from tractor.ai.players.worlds import Knowledge
 from tractor.cards import FACE_POINTS, RANKS, SUIT_SYMBOLS, SUITS, format_cards
+from tractor.cli.screen import friends_view
 from tractor.cli.screen.card_text import cards_label, ladder_of
 from tractor.cli.screen.wrapping import pack, wrap_or_whole
 from tractor.observation import Observation
@@ -82,7 +83,26 @@ def tracker_lines(obs: Observation, names: Sequence[str] | None = None,
     if obs.buried and obs.phase in (Phase.PLAY, Phase.DONE):  # the starter's own burial
         lines += wrap_or_whole(f"You buried: {cards_label(obs.buried)} "
                                f"({points_word(obs.buried)})", width, CARD_INDENT)
+    if obs.calls:
+        lines += _calls_lines(obs, names, out, width)
     return lines
+
+
+def _calls_lines(obs: Observation, names: Sequence[str], out: Counter[int],
+                 width: int | None) -> list[str]:
+    """Find-a-friend: each call, and for one not played yet where its card's copies are
+    (out, or in this seat's hand); then the sides as far as the plays showed them."""
+    names = list(names) or [f"seat {s}" for s in range(obs.players)]
+    phrases = friends_view.call_phrases(obs, names)
+    parts = []
+    for i, call in enumerate(obs.calls):
+        said = phrases[i]
+        if obs.friends[i] is None and obs.phase != Phase.DONE:
+            mine = obs.hand.count(call.face)
+            said += f" ({_label(call.face)}: {out[call.face]} out, {mine} in your hand)"
+        parts.append(said)
+    lines = pack(parts, width, "Calls: ", FACT_INDENT, " · ")
+    return lines + wrap_or_whole(friends_view.side_sentence(obs, names), width, FACT_INDENT)
 
 
 def points_word(faces: Sequence[int]) -> str:

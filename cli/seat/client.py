@@ -45,7 +45,8 @@ class TableClient(Protocol):
         DECLARE (a declaration window is open: declare one of `declaration_options` or
         pass), BURY (choose talon_size cards to bury), PLAY (lead or follow), BID (bid
         points or pass), SHOW (show one card for the starter), NAME (name the trump suit),
-        or None (someone else's move)."""
+        CALL (find-a-friend: the starter calls its friends by card, a `Call`), or None
+        (someone else's move)."""
         ...
 
     def declaration_options(self) -> list[tuple[int, ...]]:
@@ -53,7 +54,7 @@ class TableClient(Protocol):
         ...
 
     def submit(self, action: Action) -> str | None:
-        """Make this seat's move (Declare, Pass, Bury, Play, Bid, Show or NameTrump).
+        """Make this seat's move (Declare, Pass, Bury, Play, Bid, Show, NameTrump or Call).
         Returns None when the table took it, or the rules core's reason why it is refused
         (nothing changes)."""
         ...
@@ -90,12 +91,15 @@ class TableClient(Protocol):
 
     def summary(self) -> dict[str, Any] | None:
         """After a hand: {"result": HandResult.to_data(), "buried": text or None,
-        "levels": [team0, team1], "audit": "4 of 4 peers verified the hand: no rule broken"
-        (or the violations), "game_over": bool, "strip": [...]}; None while the hand goes
-        on. "strip" is the game so far, one plain-data entry per finished hand, this one
-        last (`cli.screen.summary_view.strip_entry`: hand number, starter, declaring team, the
-        seat whose declaration set the trump, the trump, the defenders' points, the level
-        change and both levels after it); a network seat lists the hands of its table."""
+        "levels": [team0, team1] (find-a-friend: one per player; the result then has the
+        final "side" and the "gaining" seats), "audit": "4 of 4 peers verified the hand:
+        no rule broken" (or the violations), "game_over": bool, "strip": [...]}; None while
+        the hand goes on. "strip" is the game so far, one plain-data entry per finished
+        hand, this one last (`cli.screen.summary_view.strip_entry`: hand number, starter,
+        declaring team, the seat whose declaration set the trump, the trump, the
+        defenders' points, the level change and the levels after it; in find-a-friend
+        also the side and the gaining seats); a network seat lists the hands of its
+        table."""
         ...
 
     def next_hand(self) -> None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tractor.cards import SUIT_SYMBOLS, format_cards
+from tractor.cli.screen.friends_view import call_words, reveal_words
+from tractor.friends import Sides
 from tractor.net.deck.envelope import FrameError, open_frame
 from tractor.net.table.hand import TableHand
 
@@ -32,7 +34,7 @@ class Event:
 
     line: str
     seat: int
-    kind: str  #: "declare", "auction", "bury" or "play"
+    kind: str  #: "declare", "auction", "bury", "call" or "play" (a reveal: its play's)
     key: Any
 
 
@@ -66,6 +68,10 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
                   if p in hand.deck.cards] if starter == hand.me else []
         what = format_cards(buried, True) if buried else f"{len(hand.deck.buried)} cards"
         out.append(Event(f"{who(starter)} buries {what}", starter, "bury", None))
+    sides = public.sides
+    if sides is not None and starter is not None:  # find-a-friend: the call, then reveals
+        out.append(Event(call_words(who(starter), sides.calls), starter, "call", None))
+        sides = Sides(hand.rules, starter, sides.calls)  # replayed along the plays below
     plays: Counter[int] = Counter()
     tricks = hand.tricks + ([hand.trick] if hand.trick is not None else [])
     for number, t in enumerate(tricks, 1):
@@ -87,12 +93,26 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             else:
                 line = f"{who(seat)} leads {cards}"
             out.append(Event(line, seat, "play", plays[seat]))
+            if sides is not None and starter is not None:
+                out += _reveals(sides, seat, faces, starter, who, plays[seat])
             plays[seat] += 1
         if number <= len(hand.tricks) and t.plays:
             last = out[-1]
             out.append(Event(f"trick {number} to {who(t.winner)}, {t.points} points",
                              last.seat, "play", last.key))
     return out
+
+
+def _reveals(sides: Sides, seat: int, faces: tuple[int, ...], starter: int,
+             who: Callable[[int], str], key: int) -> list[Event]:
+    """The calls ``seat``'s play of ``faces`` made fall (``sides`` follows the plays), as
+    log lines placed by that play's message."""
+    before = sides.friends
+    sides.on_play(seat, faces)
+    return [Event(reveal_words(who(seat), who(starter), sides.calls[i], seat == starter), seat,
+                  "play", key)
+            for i, (was, now) in enumerate(zip(before, sides.friends, strict=True))
+            if was is None and now is not None]
 
 
 def with_chat(hand: TableHand, events: Sequence[Event], chat: Sequence[str]) -> list[str]:

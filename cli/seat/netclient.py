@@ -272,7 +272,7 @@ class NetClient:
             self.person.reading = True
         self._events.append(self.log.over_line(session.hand_no + 1, hand))
         if session.over:
-            self._events.append(f"game over: team of {self.log.team(res.gaining_team)} wins")
+            self._events.append(self.log.game_over(hand))
 
     def _strip(self, session: GameSession) -> list[dict[str, Any]]:
         """The game strip: the tables' before this one, then this table's finished hands

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tractor.cards import format_cards
+from tractor.cli.screen.friends_view import listed
 from tractor.cli.screen.words import count
 from tractor.cli.seat.hand_log import table_events, with_chat
+from tractor.game import winners_of
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
 from tractor.net.table.session import GameSession
@@ -45,6 +47,17 @@ class SeatLog:
         differ), so a line fits the log pane beside the table."""
         return self.names[seat]
 
+    def game_over(self, hand: TableHand) -> str:
+        """The log line of a game won with ``hand`` (its last): a team's seats, or in
+        find-a-friend the seats of the gaining side that went past the top."""
+        res = hand.result
+        assert res is not None
+        if hand.rules.mode != "friends":
+            return f"game over: team of {self.team(res.gaining_team)} wins"
+        won = winners_of(hand.rules, list(hand.public.levels), res)
+        return (f"game over: {listed([self.names[s] for s in won]) or 'nobody'} "
+                f"win{'s' if len(won) == 1 else ''}")
+
     def team(self, team: int) -> str:
         """"ann, AI 2 and AI 4": the names of a team's seats."""
         names = [self.names[s] for s in range(self.players) if s % 2 == team]
@@ -62,6 +75,13 @@ class SeatLog:
     def over_line(self, number: int, hand: TableHand) -> str:
         res = hand.result
         assert res is not None
+        if hand.rules.mode == "friends":  # no teams: the seats that go up
+            side = listed([self.names[s] for s in res.side])
+            up = listed([self.names[s] for s in res.gaining])
+            change = (f"{up} gain {count(res.levels_gained, 'level')}" if res.levels_gained
+                      else "no level gained")
+            return (f"hand {number} over: the starter's side {side}; defenders took "
+                    f"{res.defender_points} points; {change}; {self.audit(hand)}")
         team = self.team(res.gaining_team)
         change = (f"{team} gain {count(res.levels_gained, 'level')}" if res.levels_gained
                   else f"{team} take over, no level gained")
