@@ -11,18 +11,20 @@ import pytest
 from helpers import pump, transcript
 from test_resume import crash_and_resume
 
-from tractor import Bury, Play, Rules
-from tractor.actions import Call
+from tractor import Bury, Hand, Play, Rules
+from tractor.actions import Action, Call, Declare
 from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.base import Strategy
 from tractor.ai.players.strategies import make_strategy
 from tractor.follow import random_follow, random_lead
-from tractor.friends import callable_cards
+from tractor.friends import callable_cards, legal_calls
 from tractor.game import after_hand, winners_of
 from tractor.net.deck.local import LocalDeal
 from tractor.net.journal.store import Journal
 from tractor.net.table.journaled import game_start, open_session
 from tractor.net.table.player import WAIT, Player, RandomPlayer
 from tractor.net.table.session import GameSession
+from tractor.observation import Observation
 from tractor.phases import Phase
 from tractor.records import friends_forfeit
 
@@ -199,3 +201,44 @@ def test_a_friends_game_in_the_journal_keeps_every_players_level(tmp_path):
     with pytest.raises(ValueError, match="5 levels"):
         sessions(d, [RandomPlayer(s) for s in range(5)], hands=1,
                  carry=("3", "5", None, 3, 3))
+
+
+class CallsFirstLegal:
+    """A strategy that makes the first calls the rules allow, and otherwise plays as
+    ``inner`` does."""
+
+    name = "calls-first"
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.calls: list[Call] = []
+
+    def decide(self, obs: Observation, rules: Rules) -> Action:
+        if obs.phase != Phase.CALL:
+            return self.inner.decide(obs, rules)
+        assert obs.trump is not None
+        call = Call(obs.seat, next(legal_calls(rules, obs.trump, obs.trump_rank)))
+        self.calls.append(call)
+        return call
+
+    def decide_declaration(self, obs: Observation, rules: Rules) -> Declare | None:
+        return self.inner.decide_declaration(obs, rules)
+
+    def act(self, hand: Hand, seat: int) -> Action:
+        return self.decide(hand.observe(seat), hand.rules)
+
+    def declare(self, hand: Hand, seat: int) -> Declare | None:
+        return self.decide_declaration(hand.observe(seat), hand.rules)
+
+
+def test_an_ai_starter_calls_as_its_strategy_decides_from_its_own_view():
+    starter = 2
+    d = LocalDeal(seats=5, seed=16)
+    strategies = [CallsFirstLegal(make_strategy("random", "easy", s)) for s in range(5)]
+    players: list[Player] = [StrategyPlayer(strategies[s], FIVE, s) for s in range(5)]
+    run(d, sessions(d, players, hands=1, carry=("7",) * 5 + (None, starter, starter)))
+    hand = d.peers[0].played[-1]  # type: ignore[attr-defined]
+    assert hand.phase == Phase.DONE and hand.violations == []
+    (call,) = strategies[starter].calls
+    assert hand.public.sides.calls == call.calls
+    assert all(not strategies[s].calls for s in range(5) if s != starter)
