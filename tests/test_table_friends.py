@@ -17,13 +17,14 @@ from tractor.formats import Format
 from tractor.friends import FriendCall, Sides, callable_cards
 from tractor.net.deck.errors import DeckError
 from tractor.net.deck.local import LocalDeal
+from tractor.net.referee.machine import Timing
 from tractor.net.table import messages as wire
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import RandomPlayer, SeatView
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.setup import HandSetup
 from tractor.observation import Observation
-from tractor.phases import Phase
+from tractor.phases import Decision, IllegalAction, Phase
 from tractor.scoring import points_of
 from tractor.trick import claim_to_make
 
@@ -299,3 +300,79 @@ def test_a_seat_quiet_about_a_throw_is_found_by_every_peers_audit_in_find_a_frie
         if found >= 2:
             break
     assert found >= 2
+
+
+# --- a person's call ------------------------------------------------------------------------------
+
+
+class WaitsToCall(RandomPlayer):
+    """A person: the call waits for the screen."""
+
+    def call(self, view: SeatView) -> Call | Wait:  # type: ignore[override]
+        return WAIT
+
+
+def test_the_table_waits_for_a_persons_call_and_takes_only_one_the_rules_allow():
+    starter = 4
+    setup = HandSetup(FIVE, ("2",) * 5, first=starter, starter=starter)
+    players = [RandomPlayer(60 + s) for s in range(5)]
+    players[starter] = WaitsToCall(64)
+    d = LocalDeal(seats=5, decks=2, hand_size=FIVE.hand_size, seed=6, first=starter)
+    tables = [TableHand(setup, d.peers[s], players[s]) for s in range(5)]
+    d.peers = tables  # type: ignore[assignment]
+    d.call_all("start")
+    d.run()
+    me = tables[starter]
+    assert me.waiting == Decision.CALL and all(t.phase == Phase.CALL for t in tables)
+    # The others wait for the starter's call: a person's decision, with a person's deadline.
+    assert all(t.waiting_on() == {starter: "call"} for t in tables if t is not me)
+    assert Timing().deadline("call") == Timing().move
+    obs = me.observation()
+    assert obs.trump is not None and obs.declaring == (starter,) and obs.calls == ()
+    allowed = callable_cards(FIVE, obs.trump, obs.trump_rank)
+    with pytest.raises(IllegalAction, match="call 1 friend, not 2"):
+        me.decide(Call(starter, tuple(allowed[:2])))
+    with pytest.raises(IllegalAction, match="another seat's move"):
+        me.decide(Call(0, tuple(allowed[:1])))
+    assert me.waiting == Decision.CALL and me.public.sides is None  # nothing changed
+    d.broadcast(starter, me.decide(Call(starter, (allowed[-1],))))
+    d.run()
+    assert all(t.phase == Phase.DONE and t.result == me.result for t in tables)
+    assert all(t.public.sides is not None and t.public.sides.calls == (allowed[-1],)
+               for t in tables)
+
+
+class Revoker(RandomPlayer):
+    """Keeps the led suit once, playing other cards instead (found only by the audit)."""
+
+    revoked = False
+
+    def play(self, view: SeatView) -> Play:
+        assert view.ladder is not None
+        if not self.revoked and view.lead is not None:
+            es = view.ladder.esuit
+            held = [f for f in view.hand if es[f] == view.lead.esuit]
+            other = [f for f in view.hand if es[f] != view.lead.esuit]
+            if held and len(other) >= view.lead.size:
+                self.revoked = True
+                return Play(view.seat, tuple(other[:view.lead.size]))
+        return super().play(view)
+
+
+def test_a_revoke_in_find_a_friend_is_found_by_every_peers_audit_and_loses_its_side_the_hand():
+    liar = 3
+    setup = HandSetup(FIVE, ("2",) * 5, first=0, starter=0)
+    players = [RandomPlayer(90 + s) for s in range(5)]
+    players[liar] = Revoker(93)
+    tables = play(9, setup, players)
+    assert players[liar].revoked  # type: ignore[attr-defined]
+    found = tables[0].violations
+    assert found and found[0].seat == liar and found[0].reason.startswith("you must follow")
+    assert all(t.violations == found and t.result == tables[0].result for t in tables)
+    res = tables[0].result
+    assert res is not None
+    # The liar's side at the end loses the hand as badly as the scoring table allows.
+    if liar in res.side:
+        assert res.gaining_team == 1 and res.defender_points >= FIVE.total_points
+    else:
+        assert res.gaining_team == 0 and res.defender_points == 0
