@@ -33,11 +33,12 @@ from tractor.cards import SUITS
 from tractor.friends import FriendCall
 from tractor.net.codec import Fixed, Int, ListOf, Maybe, OneOf, Record, Shape, Tagged, Text
 from tractor.phases import Answer, Decision
+from tractor.rules import MAX_DECKS
 
 MAX_CHAT = 280  #: characters in one chat line
 MAX_BID = 2**31 - 1  #: points (a bid the rules refuse is judged at its turn)
 MAX_CALLS = actions.MAX_CALLS  #: friend calls in one message
-MAX_COPY = 6  #: the 6th copy of a card at most (6 decks: `FriendCall`)
+MAX_COPY = MAX_DECKS  #: a call names at most the 6th copy of a card (`FriendCall`)
 Positions = tuple[int, ...]
 
 
