@@ -376,3 +376,66 @@ def test_a_revoke_in_find_a_friend_is_found_by_every_peers_audit_and_loses_its_s
         assert res.gaining_team == 1 and res.defender_points >= FIVE.total_points
     else:
         assert res.gaining_team == 0 and res.defender_points == 0
+
+
+class CallsTheLiar(RandomPlayer):
+    """A starter that calls a card the liar holds (the test knows the liar's hand), of the
+    suit it holds most of."""
+
+    liar: TableHand
+
+    def call(self, view: SeatView) -> Call:
+        obs = view.observation
+        assert view.rules is not None and obs.trump is not None and view.ladder is not None
+        allowed = {c.face for c in callable_cards(view.rules, obs.trump, obs.trump_rank)}
+        held = [f for f in self.liar.my_faces() if f in allowed]
+        if not held:
+            return super().call(view)
+        suits = [view.ladder.esuit[f] for f in held]
+        face = max(held, key=lambda f: (suits.count(view.ladder.esuit[f]), f))
+        return Call(view.seat, (FriendCall(face, 1),))
+
+
+class DodgesTheCall(RandomPlayer):
+    """Holds a called card and will not show it: when its suit is led, plays other cards
+    (a revoke only the audit can see), so the table does not learn it is a friend."""
+
+    dodged = 0
+
+    def play(self, view: SeatView) -> Play:
+        assert view.ladder is not None
+        es, lead = view.ladder.esuit, view.lead
+        called = {c.face for c in view.observation.calls} & set(view.hand)
+        if lead is not None and any(es[f] == lead.esuit for f in called):
+            other = [f for f in view.hand if es[f] != lead.esuit]
+            if len(other) >= lead.size:
+                DodgesTheCall.dodged += 1
+                return Play(view.seat, tuple(other[:lead.size]))
+        return super().play(view)
+
+
+@pytest.mark.slow
+def test_a_seat_hiding_a_called_card_is_found_by_every_peers_audit():
+    found = 0
+    for seed in range(40):
+        liar, starter = (seed + 2) % 5, seed % 5
+        setup = HandSetup(FIVE, ("2",) * 5, first=starter, starter=starter)
+        decks = open_decks(5, 2, FIVE.hand_size, starter, seed)
+        players = [RandomPlayer(seed * 10 + s, 0.0) for s in range(5)]
+        players[liar] = DodgesTheCall(seed * 10 + liar, 0.0)
+        caller = players[starter] = CallsTheLiar(seed * 10 + starter, 0.0)
+        tables = [TableHand(setup, decks[s], players[s]) for s in range(5)]
+        caller.liar = tables[liar]
+        before = DodgesTheCall.dodged
+        run_tables(tables)
+        if DodgesTheCall.dodged == before:
+            continue
+        found += 1
+        violations = tables[starter].violations
+        assert violations and violations[0].seat == liar, violations
+        assert violations[0].reason.startswith("you must follow")
+        assert all(t.violations == violations and t.result == tables[0].result
+                   for t in tables)
+        if found >= 3:
+            break
+    assert found >= 3
