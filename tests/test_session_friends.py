@@ -77,6 +77,7 @@ def test_a_five_seat_friends_game_of_ai_and_random_peers_agrees_hand_after_hand(
     assert first.carry() == (*levels, None, starter, drawer)
 
 
+@pytest.mark.slow
 def test_a_friends_game_ends_when_a_player_passes_ace():
     # A game carried to this table with every level at Ace: the first hand a side gains in
     # ends it, and its seats win it.
@@ -140,6 +141,7 @@ class Person(RandomPlayer):
         return WAIT
 
 
+@pytest.mark.slow
 def test_a_starter_resumed_after_its_call_is_not_asked_to_call_again():
     starter = 0
     d = LocalDeal(seats=5, seed=14)

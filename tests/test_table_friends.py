@@ -119,6 +119,7 @@ def friends_from_plays(rules: Rules, obs: Observation) -> tuple[int | None, ...]
     return sides.friends
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [FIVE, Rules(players=7, mode="friends",
                                                friend_join="no_double")])
 def test_a_friends_hand_between_peers_is_the_rules_cores_hand(rules):
@@ -235,6 +236,7 @@ class SaysItIsAFriend(TableHand):
         return out
 
 
+@pytest.mark.slow
 def test_a_peer_that_edits_its_observation_is_no_friend_to_the_others():
     liar, starter = 2, 0
     n = FIVE.players
@@ -312,6 +314,7 @@ class WaitsToCall(RandomPlayer):
         return WAIT
 
 
+@pytest.mark.slow
 def test_the_table_waits_for_a_persons_call_and_takes_only_one_the_rules_allow():
     starter = 4
     setup = HandSetup(FIVE, ("2",) * 5, first=starter, starter=starter)
@@ -359,6 +362,7 @@ class Revoker(RandomPlayer):
         return super().play(view)
 
 
+@pytest.mark.slow
 def test_a_revoke_in_find_a_friend_is_found_by_every_peers_audit_and_loses_its_side_the_hand():
     liar = 3
     setup = HandSetup(FIVE, ("2",) * 5, first=0, starter=0)
