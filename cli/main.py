@@ -185,7 +185,8 @@ def _parser() -> argparse.ArgumentParser:
     ai_options(p_host)
     p_host.add_argument("--name", default="tractor", type=_table_name,
                         help="the table's name on the LAN")
-    p_host.add_argument("--seats", type=_count, default=4, help="players (default 4)")
+    p_host.add_argument("--seats", type=_count, default=None,
+                        help="players (default: the --rules players, else 4)")
     p_host.add_argument("--ai", type=_count, default=0, metavar="K",
                         help="seat K AI peers at once (more with `fill` in the lobby)")
     p_host.add_argument("--passphrase", default=None,

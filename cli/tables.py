@@ -172,7 +172,8 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
 
 
 async def host(reactor: Any, args: argparse.Namespace) -> int:
-    rules = parse_rules(",".join(filter(None, [args.rules, f"players={args.seats}"])))
+    seats = [] if args.seats is None else [f"players={args.seats}"]  # else --rules players
+    rules = parse_rules(",".join(filter(None, [args.rules, *seats])))
     if not ready_for_a_new_game(journal_path(), say):
         return 1
     if args.ai > rules.players - 1:

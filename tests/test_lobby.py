@@ -695,11 +695,21 @@ def test_a_fill_for_some_seats_reserves_the_highest_empty_ones():
     assert len(rest) == 2 and state.roster(0.0).reserved == (1, 2, 3)
 
 
-def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
-    carry = ("5", "3", 1, 3, 3)
-    state = HostLobby(NAME, Rules(), person(0, seat=0), nonce=b"n" * 16, carry=carry)
+FRIENDS5 = Rules(players=5, mode="friends")
+
+
+@pytest.mark.parametrize("rules, carry, changes", [
+    (Rules(), ("5", "3", 1, 3, 3),
+     (["5", "3", 0, 3, 3], ["5", "3", 1, 3], ["Z", "3", 1, 3, 3], ["5", "3", 1, 9, 3], None)),
+    # Find-a-friend: every player's level, no declaring team.
+    (FRIENDS5, ("5", "3", "2", "A", "2", None, 3, 3),
+     (["5", "3", "2", "A", "2", 0, 3, 3], ["5", "3", 1, 3, 3], ["5", "3", "2", "A", None, 3, 3],
+      ["5", "3", "2", "A", "Z", None, 3, 3], ["5", "3", "2", "A", "2", None, 9, 3], None)),
+])
+def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it(rules, carry, changes):
+    state = HostLobby(NAME, rules, person(0, seat=0), nonce=b"n" * 16, carry=carry)
     guests = {}
-    for i in (1, 2, 3):
+    for i in range(1, rules.players):
         state.connect(i, f"192.0.2.20:{5000 + i}", "192.0.2.20", "192.0.2.1")
         guests[i] = GuestLobby(person(i, seat=i), expect_carry=carry)
         deliver(guests, state.receive(i, GuestLobby(person(i, seat=i)).join_message(), 0.0))
@@ -712,8 +722,7 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
             guests[conn].receive(msg)
     assert state.seating.carry == carry and start["carry"] == list(carry)
     # Another place in the game, a malformed carry, or none: refused.
-    for change in (["5", "3", 0, 3, 3], ["5", "3", 1, 3], ["Z", "3", 1, 3, 3],
-                   ["5", "3", 1, 9, 3], None):
+    for change in changes:
         msg = copy.deepcopy(start)
         msg["carry"] = change
         with pytest.raises(BadStart):
@@ -723,7 +732,7 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it():
     plain.roster = guests[2].roster
     seating = plain.receive(copy.deepcopy(start))
     assert seating.carry == carry
-    assert seating.table != seating_id(NAME, Rules(), seating.keys, seating.addresses,
+    assert seating.table != seating_id(NAME, rules, seating.keys, seating.addresses,
                                        seating.names, seating.kinds, b"n" * 16)
     seating = guests[2].receive(copy.deepcopy(start))
     assert isinstance(seating, Seating) and seating.seat == 2 and seating.carry == carry

@@ -24,7 +24,7 @@ from twisted.internet.defer import CancelledError
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.ai.hosting.executors import Executor
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.worlds import Knowledge
@@ -139,6 +139,11 @@ class StrategyPlayer:
         assert isinstance(answer, NameTrump | Wait)
         return answer
 
+    def call(self, view: SeatView) -> Call | Wait:
+        answer = self._answer(Decision.CALL, view)
+        assert isinstance(answer, Call | Wait)
+        return answer
+
     def _answer(self, kind: Decision, view: SeatView, bids: list[int] | None = None
                 ) -> Answer | Wait:
         if self.executor is not None:
@@ -152,6 +157,9 @@ class StrategyPlayer:
         may run in a worker thread (it reads only ``view`` and this player's own state)."""
         if kind is Decision.DECLARE:
             return self.strategy.declare(self.world(view.observation), view.seat)
+        if kind is Decision.CALL:
+            # The calls need no sampled world: the starter's own cards and the public state.
+            return self.strategy.decide(view.observation, self.rules)
         return self.action(view.observation)
 
     def _attempt(self, kind: Decision, view: SeatView) -> Action | Failure | None:
@@ -183,6 +191,8 @@ class StrategyPlayer:
             return self._fallback.name(view)
         if kind is Decision.BURY:
             return self._fallback.bury(view, self.rules.talon_size)
+        if kind is Decision.CALL:
+            return self._fallback.call(view)
         return self._fallback.play(view)
 
     def _complain(self, failure: Failure) -> None:

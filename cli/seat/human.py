@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from twisted.internet.interfaces import IDelayedCall
 
-from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import WAIT, SeatView, Wait
@@ -87,6 +87,9 @@ class HumanPlayer:
 
     def name(self, view: SeatView) -> NameTrump | Wait:
         return WAIT
+
+    def call(self, view: SeatView) -> Call | Wait:
+        return WAIT  # find-a-friend: the screen asks the starter for its calls
 
 
 class DealPace:

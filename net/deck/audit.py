@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tractor.actions import Bury, Play
+from tractor.actions import Bury, Call, Play
 from tractor.formats import THROW, classify_faces
+from tractor.friends import FriendCall
 from tractor.hand import Hand
 from tractor.phases import IllegalAction
 from tractor.rules import Rules
@@ -44,17 +45,28 @@ class Violation:
 
 
 def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], first: int,
-               trump: Trump, starter: int, declarers: int, buried: Sequence[int],
-               plays: Sequence[PlayRecord]) -> list[Violation]:
+               trump: Trump, starter: int, declarers: int | None, buried: Sequence[int],
+               plays: Sequence[PlayRecord],
+               calls: tuple[FriendCall, ...] | None = None) -> list[Violation]:
     """Replay ``plays`` on the real deal (``deck_order``: physical card per position;
-    ``buried``: positions) and list every broken rule."""
+    ``buried``: positions) and list every broken rule. Find-a-friend: ``calls`` are the
+    starter's, made after the burial (the replay reveals the friends from the plays, as
+    the table did)."""
     faces = [c % 54 for c in deck_order]
-    hand = Hand.dealt(rules, faces, levels, first, trump, starter, declarers)
+    # `Hand.dealt` annotates ``declarers`` as a team, but passes it on to `Hand`, which
+    # takes None: find-a-friend has no declaring team (the core's annotation is narrower).
+    hand = Hand.dealt(rules, faces, levels, first, trump, starter,
+                      declarers)  # type: ignore[arg-type]
     out: list[Violation] = []
     try:
         hand.apply(Bury(starter, tuple(faces[p] for p in buried)))
     except IllegalAction as exc:
         return [Violation(starter, 0, f"buried cards it did not hold: {exc}")]
+    if calls is not None:
+        try:
+            hand.apply(Call(starter, calls))
+        except IllegalAction as exc:  # every peer judged the call already: not expected
+            return [Violation(starter, 0, f"called friends the rules refuse: {exc}")]
     for rec in plays:
         trick = len(hand.tricks) + 1
         cards = tuple(c % 54 for c in rec.cards)

@@ -182,7 +182,7 @@ class GuestLobby:
             raise BadStart(f"we sat at seat {self.roster.you}, the start says {seat}", who)
         addresses = dict(enumerate(addrs))
         raw_carry = msg.get("carry")
-        carry = None if raw_carry is None else read_carry(raw_carry, n, who, BadStart)
+        carry = None if raw_carry is None else read_carry(raw_carry, rules, who, BadStart)
         if self.expect_carry is not None and carry != self.expect_carry:
             raise BadStart("the game would go on from another place than ours", who)
         if seating_id(name, rules, keys, addresses, names, kinds, nonce, carry) != table:

@@ -105,26 +105,33 @@ class Seating:
     names: tuple[str, ...]
     kinds: tuple[str, ...]
     #: A game going on at a new table (a seat was replaced): [level of team 0, level of team
-    #: 1, declaring team, starter, first drawer] from the hands played so far; None for a
-    #: new game. It is part of the table id, so every seat starts from the same place.
+    #: 1, declaring team, starter, first drawer] from the hands played so far (find-a-friend:
+    #: every player's level, then None, starter, first drawer); None for a new game. It is
+    #: part of the table id, so every seat starts from the same place.
     carry: tuple[Any, ...] | None = None
 
 
-def read_carry(value: Any, players: int, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:
-    """A carry as sent: five fields, each checked exactly."""
-    if not isinstance(value, list) or len(value) != 5:
-        raise exc("a carry is [level, level, declarers, starter, first]", who)
-    lv0, lv1, declarers, starter, first = value
-    if lv0 not in RANKS or lv1 not in RANKS:
-        raise exc("a carry names two levels", who)
-    if not (declarers is None or (type(declarers) is int and declarers in (0, 1))):
+def read_carry(value: Any, rules: Rules, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:
+    """A carry as sent, each field checked exactly: the game's levels (`Rules.level_count`:
+    two teams', or in find-a-friend one per player), the declaring team, the starter and
+    the first drawer."""
+    count, players = rules.level_count, rules.players
+    if not isinstance(value, list) or len(value) != count + 3:
+        raise exc(f"a carry is [{count} levels, declarers, starter, first]", who)
+    *levels, declarers, starter, first = value
+    if not all(type(lv) is str and lv in RANKS for lv in levels):
+        raise exc(f"a carry names {count} levels", who)
+    if rules.mode == "friends":
+        if declarers is not None:
+            raise exc("a carry of find-a-friend names no declaring team", who)
+    elif not (declarers is None or (type(declarers) is int and declarers in (0, 1))):
         raise exc("a carry's declaring team is 0 or 1", who)
     for seat in (starter, first):
         if seat is not None and not (type(seat) is int and 0 <= seat < players):
             raise exc("a carry's seats are seat numbers", who)
     if type(first) is not int:
         raise exc("a carry names the first drawer", who)
-    return (lv0, lv1, declarers, starter, first)
+    return (*levels, declarers, starter, first)
 
 
 def seating_id(name: str, rules: Rules, keys: Iterable[bytes], addresses: dict[int, str],

@@ -130,7 +130,8 @@ class Timing:
     link_settle: float = 5.0
     grace: float = 120.0
     decisions: frozenset[str] = frozenset(
-        {"play", "declaration window", "bid", "show", "name", "burial"})
+        {"play", "declaration window", "bid", "show", "name", "burial",
+         "call"})
 
     def deadline(self, what: str) -> float:
         return self.move if what in self.decisions else self.auto

@@ -24,7 +24,8 @@ Seat = int
 AUTO_DEADLINE = 60.0
 #: Seconds a person may think over a decision (a play, a declaration, a bid, a burial).
 MOVE_DEADLINE = 300.0
-DECISIONS = frozenset({"play", "declaration window", "bid", "show", "name", "burial"})
+DECISIONS = frozenset({"play", "declaration window", "bid", "show", "name", "burial",
+                       "call"})
 COMPLAINT_WAIT = 10.0  #: seconds between the complaint and the blame
 #: Prefix of every signed complaint: never a deck frame (those begin with an array) nor a
 #: link proof (another text).

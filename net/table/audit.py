@@ -53,10 +53,12 @@ class HandAudit:
     def _replay(self) -> list[Violation]:
         public, setup = self.public, self.setup
         assert public.trump is not None and public.starter is not None
-        assert public.declarers is not None
+        # A declaring team, or in find-a-friend the starter's calls (no team).
+        assert (public.declarers is None) == (public.sides is not None)
+        calls = public.sides.calls if public.sides is not None else None
         return audit_hand(setup.rules, self.deck.deck_order(), setup.levels, setup.first,
                           public.trump, public.starter, public.declarers, self.deck.buried,
-                          self.records)
+                          self.records, calls)
 
     def _score(self, violations: list[Violation]) -> None:
         order = self.deck.deck_order()

@@ -1,6 +1,6 @@
 """The hand up to its first trick, between peers: agreements, the deal with its declaration
 windows, the talon turned over when nobody declared, and the burial (`net.table.hand`
-gives the whole schedule)."""
+gives the whole schedule; find-a-friend's call after the burial: `net.table.calling`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Dealing:
     """The schedule's steps SETUP, DEAL, DECLARE (a declaration window, or the talon turned
     over when nobody declared) and TALON: each makes this peer's move once and applies the
     other seats' messages as their turn comes; the last one hands the table to the tricks
-    (``first_trick(starter)``)."""
+    (``first_trick(starter)``), or in find-a-friend to the starter's call."""
 
     def __init__(self, rules: Rules, deck: Deck, public: PublicHand, schedule: Schedule,
                  inbox: Inbox, own: OwnCards, revealed: RevealedCards, decisions: Decisions,
@@ -189,6 +189,10 @@ class Dealing:
                 out += deck.bury(self.own.positions_for(burial.faces))
         if deck.buried:
             self.public.record_burial(starter)
-            self.schedule.phase = Phase.PLAY
-            self.first_trick(starter)
+            # Find-a-friend: the starter calls its friends first (`net.table.calling`).
+            if self.public.phase == Phase.CALL:
+                self.schedule.phase = Phase.CALL
+            else:
+                self.schedule.phase = Phase.PLAY
+                self.first_trick(starter)
         return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.net.deck.engine import Deck
 from tractor.net.table.errors import TableError
 from tractor.net.table.messages import answer_of, burial_of
@@ -72,6 +72,13 @@ class Decisions:
         if answer is None or isinstance(answer, NameTrump):
             return answer
         raise self._wrong(Decision.NAME, answer)
+
+    def friend_call(self) -> Call | None:
+        """Find-a-friend: the starter's calls (None: the player answers later)."""
+        answer = self._ask(Decision.CALL, self.player.call)
+        if answer is None or isinstance(answer, Call):
+            return answer
+        raise self._wrong(Decision.CALL, answer)
 
     # --- asking ------------------------------------------------------------------------------
 

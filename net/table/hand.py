@@ -21,6 +21,8 @@ Lock-step schedule, the same on every peer (`Schedule` holds where this peer is,
 - TALON: the talon goes to the starter, who buries (the deck's ``bury``) (all of this:
   `net.table.dealing`; the auction variant's BID, SHOW and NAME instead:
   `net.table.auction`);
+- CALL, find-a-friend only: the starter posts its calls ``{"call": [[face, copy], ...]}``,
+  judged by the rules core on every peer (`net.table.calling`);
 - PLAY, the tricks: the seat to play shows/plays its cards and posts ``{"play": positions}``;
   a throw is first shown and posted as ``{"throw": positions}``; every other seat then
   posts ``{"claim": [[component, positions], ...]}``, showing a component that beats
@@ -51,6 +53,7 @@ from tractor.net.deck.errors import carrying, followed_by
 from tractor.net.deck.progress import DeckStep
 from tractor.net.table.auction import Auction
 from tractor.net.table.audit import HandAudit
+from tractor.net.table.calling import Calling
 from tractor.net.table.dealing import Dealing
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError
@@ -87,6 +90,9 @@ class TableHand:
                                                or setup.declarers is not None):
             raise ValueError("in the auction variant the auction picks the declarers and "
                              "the card-play the starter")
+        if rules.mode == "friends" and setup.declarers is not None:
+            raise ValueError("find-a-friend has no declaring team: the starter's calls make "
+                             "its side")
         #: The time, for the deck's key deadlines (`Deck.tick`); the session passes its clock.
         self.now: Callable[[], float] = now or (lambda: 0.0)
         clock = self._time
@@ -109,6 +115,8 @@ class TableHand:
         self.dealing = Dealing(rules, deck, public, schedule, inbox, own, revealed,
                                self.decisions, now=clock, first_trick=self.playing.begin)
         self.auction = Auction(deck, public, schedule, inbox, own, revealed, self.decisions)
+        self.calling = Calling(deck, public, schedule, inbox, self.decisions,
+                               first_trick=self.playing.begin)
         self.audit = HandAudit(setup, deck, self.public, self.schedule, self.playing.records,
                                clock)
         self.owed = Owed(deck, self.public, self.schedule, self.inbox, self.playing)
@@ -258,7 +266,8 @@ class TableHand:
         steps: dict[Phase, Callable[[], list[bytes]]] = {
             Phase.SETUP: dealing.setup, Phase.DEAL: dealing.deal, Phase.DECLARE: declaring,
             Phase.TALON: dealing.talon, Phase.BID: auction.bid, Phase.SHOW: auction.show,
-            Phase.NAME: auction.name, Phase.PLAY: self.playing.step,
+            Phase.NAME: auction.name, Phase.CALL: self.calling.step,
+            Phase.PLAY: self.playing.step,
             Phase.AUDIT: self._phase_audit}
         step = steps.get(self.phase)
         return step() if step is not None else []
@@ -282,7 +291,7 @@ class TableHand:
     def decide(self, action: Action) -> list[bytes]:
         """Answer the decision the table waits for (see `waiting`) with the rules core's
         action: a `Declare` of one of `declaration_options` or a `Pass`, a `Bury`, a
-        `Play`, a `Bid` or a `Pass`, a `Show`, a `NameTrump`. A move the rules refuse
+        `Play`, a `Bid` or a `Pass`, a `Show`, a `NameTrump`, a `Call`. A move the rules refuse
         raises `IllegalAction` with the rules' reason and changes nothing. Returns the
         frames to broadcast."""
         self.decisions.give(action)
@@ -327,7 +336,7 @@ class TableHand:
         public = self.public
         return SeatView(self.me, self.my_faces(), public.ladder,
                         public.lead_format if public.current else None, public.declaration,
-                        self.setup.rank, self.observation())
+                        public.trump_rank(), self.observation(), self.rules)
 
     def observation(self) -> Observation:
         """This seat's view of the hand, made by the rules core (`PublicHand`) as for

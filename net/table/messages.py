@@ -30,11 +30,15 @@ from typing import Any
 
 from tractor import actions
 from tractor.cards import SUITS
+from tractor.friends import FriendCall
 from tractor.net.codec import Fixed, Int, ListOf, Maybe, OneOf, Record, Shape, Tagged, Text
 from tractor.phases import Answer, Decision
+from tractor.rules import MAX_DECKS
 
 MAX_CHAT = 280  #: characters in one chat line
 MAX_BID = 2**31 - 1  #: points (a bid the rules refuse is judged at its turn)
+MAX_CALLS = actions.MAX_CALLS  #: friend calls in one message
+MAX_COPY = MAX_DECKS  #: a call names at most the 6th copy of a card (`FriendCall`)
 Positions = tuple[int, ...]
 
 
@@ -103,7 +107,15 @@ class Claim:
     items: tuple[tuple[int, Positions], ...]
 
 
-TableMessage = Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``{"call": [[face, copy], ...]}``: find-a-friend, the starter's calls (public: every
+    peer judges them with the rules core at their turn, as any move)."""
+
+    calls: tuple[FriendCall, ...]
+
+
+TableMessage = Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call
 
 
 @cache
@@ -122,12 +134,16 @@ def table_message(size: int) -> Shape[TableMessage]:
         "throw": Record({"throw": cards}, lambda throw: Throw(throw)),
         "claim": Record({"claim": ListOf(Fixed(Int(0, size), cards), max=1)},
                         lambda claim: Claim(claim)),
+        # How many calls, and which, are the rules' to judge at the call's turn (a wrong
+        # count is a refused move, not a malformed message).
+        "call": Record({"call": ListOf(Fixed(Int(0, 53), Int(1, MAX_COPY)), max=MAX_CALLS)},
+                       lambda call: Call(tuple(FriendCall(f, n) for f, n in call))),
     })
 
 
 _DESCRIBED = {Chat: "a chat line", Agree: "an agreement", Window: "a declaration window",
               Bid: "a bid", Show: "a card shown", Name: "the trump named", Play: "a play",
-              Throw: "a throw", Claim: "a claim"}
+              Throw: "a throw", Claim: "a claim", Call: "a call of friends"}
 
 
 def describe(kind: type[Any] | object) -> str:
@@ -164,6 +180,8 @@ def to_wire(message: TableMessage) -> dict[str, object]:
             return {"throw": list(positions)}
         case Claim(items):
             return {"claim": [[index, list(positions)] for index, positions in items]}
+        case Call(calls):
+            return {"call": [[c.face, c.nth] for c in calls]}
 
 
 def message_for(decision: Decision, answer: Answer, positions: Sequence[int],
@@ -192,6 +210,8 @@ def message_for(decision: Decision, answer: Answer, positions: Sequence[int],
             return Name(suit)
         case actions.Play():
             return Play(tuple(positions))
+        case actions.Call(calls=calls):
+            return Call(calls)
     raise ValueError(f"no table message carries {answer} for a {decision} decision")
 
 
@@ -212,6 +232,8 @@ def answer_of(message: object, seat: int, cards: Mapping[int, int]
             return Decision.SHOW, actions.Show(seat, faces)
         case Name(suit):
             return Decision.NAME, actions.NameTrump(seat, suit)
+        case Call(calls):
+            return Decision.CALL, actions.Call(seat, calls)
     return None
 
 

@@ -34,7 +34,9 @@ def misfit(rules: Rules, seat: int, decision: Decision, action: Action) -> str |
             Decision.PLAY: "play cards from your hand",
             Decision.BID: "bid points (a multiple of 5 above the high bid) or pass",
             Decision.SHOW: "show one card of your hand",
-            Decision.NAME: "name the trump suit (S, H, D or C) or none"}[decision]
+            Decision.NAME: "name the trump suit (S, H, D or C) or none",
+            Decision.CALL: f"call {rules.friend_calls} friend(s) by card, like AH for the "
+                           "first ♥A played or 2:AH for the second"}[decision]
 
 
 def refusal(rules: Rules, view: SeatView, decision: Decision, action: Action) -> str | None:

@@ -42,6 +42,9 @@ class Owed:
             return {seat: str(phase)} if seat is not None and seat in empty else {}
         if phase == Phase.TALON:
             return self._burial(empty)
+        if phase == Phase.CALL:  # find-a-friend: the starter's call, after its burial
+            starter = public.starter
+            return {starter: "call"} if starter is not None and starter in empty else {}
         if phase == Phase.PLAY and self.playing.current is not None:
             seat, what = self.playing.owed()
             return {seat: what} if seat is not None and seat in empty else {}

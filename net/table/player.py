@@ -13,11 +13,13 @@ import random
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from tractor.actions import Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.cards import SUITS
 from tractor.follow import random_follow, random_lead
 from tractor.formats import Format
+from tractor.friends import callable_cards
 from tractor.observation import Observation
+from tractor.rules import Rules
 from tractor.trump import Ladder
 
 
@@ -33,6 +35,9 @@ class SeatView:
     rank: str
     #: Everything the seat may know, as `tractor.hand.Hand.observe` gives it.
     observation: Observation
+    #: The hand's rules (how many friends to call and which cards may be called:
+    #: `tractor.friends.callable_cards`); None only in a view a test makes by hand.
+    rules: Rules | None = None
 
 
 class Wait:
@@ -74,6 +79,13 @@ class Player(Protocol):
         """The trump suit the starter names (None for no trump suit)."""
         ...
 
+    # Find-a-friend (`Rules.mode` "friends") asks the starter one more, after its burial.
+
+    def call(self, view: SeatView) -> Call | Wait:
+        """The starter's friends, by card and copy: `Rules.friend_calls` different calls of
+        cards the rules allow (`tractor.friends.callable_cards`)."""
+        ...
+
 
 class RandomPlayer:
     """Random legal decisions (declares now and then)."""
@@ -106,3 +118,9 @@ class RandomPlayer:
 
     def name(self, view: SeatView) -> NameTrump:
         return NameTrump(view.seat, self.rng.choice([*SUITS, None]))
+
+    def call(self, view: SeatView) -> Call:
+        obs = view.observation
+        assert view.rules is not None and obs.trump is not None  # a table's view, after trump
+        options = callable_cards(view.rules, obs.trump, obs.trump_rank)
+        return Call(view.seat, tuple(self.rng.sample(options, view.rules.friend_calls)))

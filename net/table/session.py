@@ -3,7 +3,9 @@
 `GameSession` is one peer's view of a game: it builds each hand's deck engine (a new
 hand number, so every frame and proof is bound to it; fresh secrets from the peer's
 master seed), carries levels, declarers and starter from one hand's result to the
-next, deals again after a first hand nobody declared, and ends when a team passes Ace.
+next (`tractor.game.after_hand`, as the rules core's `Game`: in find-a-friend one level
+per player and no declaring team), deals again after a first hand nobody declared, and
+ends when a team passes Ace (in find-a-friend, a player).
 The next hand's deck is shuffled and locked while this hand is played (`upcoming`: its
 shuffle needs nothing of this hand's result; its deal waits for the first drawer). Every
 deck's heavy work is given to a `Runner` when one is set. Like the rest of the protocol it is a
@@ -20,7 +22,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.actions import Action
-from tractor.game import after_hand, after_redeal
+from tractor.game import after_hand, after_redeal, winners_of
 from tractor.net.deck.background import Runner
 from tractor.net.deck.config import DeckConfig
 from tractor.net.deck.engine import Deck
@@ -32,7 +34,7 @@ from tractor.net.table.player import Player
 from tractor.net.table.setup import HandSetup
 from tractor.phases import IllegalAction, Phase
 from tractor.records import HandResult
-from tractor.rules import Rules
+from tractor.rules import Rules, team_of
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
 #: the cards are dealt and the talon buried, the deck of this hand has little left to do
@@ -72,18 +74,25 @@ class GameSession:
         #: Told (hand, trick, play in the trick) the moment the current hand applies a
         #: play: what a soak run times (`net.table.peer_process`).
         self.on_play: Callable[[int, int, int], None] | None = None
-        self.levels = [rules.start_level] * 2
+        #: The teams' levels, or in find-a-friend the players' (`Rules.level_count`).
+        self.levels = [rules.start_level] * rules.level_count
         self.first = first
         if rules.declaration == "auction" and carry is None:
             self.first = dealer_by_lot(table, rules.players)
         self.starter: int | None = None
         self.declarers: int | None = None
         if carry is not None:  # a game going on at a new table (a seat was replaced)
-            lv0, lv1, self.declarers, self.starter, self.first = carry
-            self.levels = [lv0, lv1]
+            if len(carry) != rules.level_count + 3:
+                raise ValueError(f"a carry of these rules is {rules.level_count} levels, the "
+                                 "declaring team, the starter and the first drawer")
+            *levels, self.declarers, self.starter, self.first = carry
+            self.levels = list(levels)
         self.hand_no = 0
         self.results: list[HandResult] = []
+        #: The winning team once the game is over (find-a-friend: the first winning seat);
+        #: `winners`: every seat that won, as the rules core's `Game` has them.
         self.winner: int | None = None
+        self.winners: tuple[int, ...] = ()
         self.played: list[TableHand] = []  #: finished hands (their frames are the journal)
         self._journal: dict[int, list[bytes]] = {}
         self._runner: Runner | None = None
@@ -130,8 +139,8 @@ class GameSession:
 
     def _new_hand(self, deck: Deck) -> TableHand:
         deck.set_first(self.first)
-        setup = HandSetup(self.rules, (self.levels[0], self.levels[1]), self.first,
-                          self.starter, self.declarers)
+        setup = HandSetup(self.rules, tuple(self.levels), self.first, self.starter,
+                          self.declarers)
         hand = TableHand(setup, deck, self.player, now=lambda: self.now())
         hand.on_play = self._play_applied
         return hand
@@ -158,8 +167,10 @@ class GameSession:
         return [] if self.upcoming.started else self.upcoming.start()
 
     def carry(self) -> tuple[Any, ...]:
-        """Where the game stands between hands, for a new table that goes on with it."""
-        return (self.levels[0], self.levels[1], self.declarers, self.starter, self.first)
+        """Where the game stands between hands, for a new table that goes on with it: every
+        level (two teams', or in find-a-friend each player's), the declaring team, the
+        starter and the first drawer (with teams the five fields they always were)."""
+        return (*self.levels, self.declarers, self.starter, self.first)
 
     @property
     def over(self) -> bool:
@@ -275,11 +286,12 @@ class GameSession:
     def forfeit(self, seat: int, hand_no: int | None = None) -> HandResult | None:
         """Hand ``hand_no`` (by default the one in progress) ends because ``seat`` stalled,
         left it or cheated (every honest peer names the same seat on the same signed
-        evidence): scored as lost by its team (`PublicHand.forfeit_result`), and the game's
-        carry moves on as after any hand. If this peer finished that hand already (the
+        evidence): scored as lost by its team (in find-a-friend by the seat alone:
+        `PublicHand.forfeit_result`), and the game's carry moves on as after any hand.
+        If this peer finished that hand already (the
         message came here after every other seat had voted it missing), its result is
         replaced and the carry computed again from before it, so every peer ends the same.
-        None if the hand had nothing to lose yet (no team declares) or is not one of the
+        None if the hand had nothing to lose yet (nobody declares) or is not one of the
         last two."""
         current = self.current
         if hand_no is None or hand_no == current.deck.config.hand:
@@ -303,14 +315,22 @@ class GameSession:
         setup = last.setup  # the game as that hand began
         self.levels = list(setup.levels)
         self.first, self.starter, self.declarers = setup.first, setup.starter, setup.declarers
-        self.winner = None
+        self.winner, self.winners = None, ()
         self.results.pop()
         self._end_hand(res)
         return res
 
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)
+        before = list(self.levels)
         self.declarers, self.starter, self.first, past = after_hand(
             self.rules, self.levels, self.first, res)
-        if past:
+        if not past:
+            return
+        if self.rules.mode == "friends":
+            self.winners = winners_of(self.rules, before, res)  # moves ``before`` on too
+            self.winner = self.winners[0]
+        else:
             self.winner = res.gaining_team
+            self.winners = tuple(s for s in range(self.rules.players)
+                                 if team_of(s) == res.gaining_team)
