@@ -78,7 +78,7 @@ class Hand(PublicHand):
 
     @classmethod
     def dealt(cls, rules: Rules, deck: Sequence[int], levels: Sequence[str], first: int,
-              trump: Trump, starter: int, declarers: int) -> Hand:
+              trump: Trump, starter: int, declarers: int | None) -> Hand:
         """A hand with every card drawn and the trump fixed, at the talon exchange: for audits
         (the deck is known afterwards) and for search (a sampled deal)."""
         hand = cls(rules, deck, levels, first, starter, declarers)

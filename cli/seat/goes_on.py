@@ -107,10 +107,14 @@ class GoesOn:
         session = node.session
         res = session.forfeit(gone, node.verdict_hand)
         if res is not None:
-            team = " and ".join(self.client.names[s] for s in range(len(self.client.names))
-                                if s % 2 == res.gaining_team)
-            self.client.note(f"seat {gone} ({self.client.names[gone]}) forfeits the hand: "
-                             f"the team of {team} gains {count(res.levels_gained, 'level')}")
+            names = self.client.names
+            if res.gaining:  # find-a-friend: every seat but the offender goes up
+                who = "every other seat"
+            else:
+                who = "the team of " + " and ".join(
+                    names[s] for s in range(len(names)) if s % 2 == res.gaining_team)
+            self.client.note(f"seat {gone} ({names[gone]}) forfeits the hand: "
+                             f"{who} gains {count(res.levels_gained, 'level')}")
             if session.over:
                 self.client.note("game over: that was the last hand")
                 return

@@ -53,10 +53,7 @@ def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], f
     starter's, made after the burial (the replay reveals the friends from the plays, as
     the table did)."""
     faces = [c % 54 for c in deck_order]
-    # `Hand.dealt` annotates ``declarers`` as a team, but passes it on to `Hand`, which
-    # takes None: find-a-friend has no declaring team (the core's annotation is narrower).
-    hand = Hand.dealt(rules, faces, levels, first, trump, starter,
-                      declarers)  # type: ignore[arg-type]
+    hand = Hand.dealt(rules, faces, levels, first, trump, starter, declarers)
     out: list[Violation] = []
     try:
         hand.apply(Bury(starter, tuple(faces[p] for p in buried)))
