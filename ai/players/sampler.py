@@ -18,11 +18,10 @@ import random
 from collections import Counter
 
 from tractor.ai.players.deductions import Deductions
-from tractor.ai.players.hidden_places import HiddenPlaces
+from tractor.ai.players.hidden_places import BURIED, HiddenPlaces
 from tractor.ai.players.world_builder import WorldBuilder
 from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.phases import DONE, PLAY
 from tractor.trump import TRUMP, Ladder
 
 #: A hidden card to place: (the mask of the regions it may go to, its face).
@@ -48,7 +47,7 @@ class WorldSampler:
         self.bit = places.bits()
         #: Per face, the relative odds that it was buried (None: the stock is no burial).
         self.bury_odds: list[float] | None = None
-        if places.stock >= 0 and obs.phase in (PLAY, DONE) and ladder is not None:
+        if places.stock >= 0 and obs.phase in BURIED and ladder is not None:
             self.bury_odds = [bury_odds(f, ladder) for f in range(54)]
 
     def sample(self, rng: random.Random, weighted: bool = True) -> Hand:
@@ -83,7 +82,7 @@ class WorldSampler:
         if level < 4:
             for s in range(d.n):
                 mask = self.bit.get(s, 0)
-                if s == o.starter and o.phase in (PLAY, DONE):
+                if s == o.starter and o.phase in BURIED:
                     mask |= x_bit  # the starter may have buried it
                 if not mask:
                     continue

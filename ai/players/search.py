@@ -90,6 +90,16 @@ class StopFlag(Protocol):
         ...
 
 
+def friends_outcome_value(result: HandResult, seat: int, step: int) -> float:
+    """`outcome_value` in find-a-friend, for one ``seat`` on the side the hand put it on
+    (in a sampled world, as its rollout resolved the sides): levels its side gained (or
+    the other side's, negative) and the defenders' points (its own side's, or the other's,
+    negative)."""
+    gain = result.levels_gained if seat in result.gaining else -result.levels_gained
+    points = result.defender_points if seat not in result.side else -result.defender_points
+    return gain + points * POINT_WEIGHT * 40 / step
+
+
 def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> float:
     """A finished hand's worth to ``team``: levels gained (lost when negative) plus the
     defenders' points (for the defenders; minus them for the declarers) at `POINT_WEIGHT`
@@ -173,10 +183,7 @@ class SearchStrategy(ObservingStrategy):
         keys = [tuple(sorted(c)) for c in cands]
         prior_i = keys.index(tuple(sorted(prior))) if prior is not None and tuple(
             sorted(prior)) in keys else 0
-        team = team_of(seat)
-        step = rules.level_step
-        declarers = know.obs.declarers
-        assert declarers is not None
+        value = _valuer(know)
         alive = list(range(len(cands)))
         values: list[list[float]] = [[] for _ in cands]
         worlds = 0
@@ -190,7 +197,7 @@ class SearchStrategy(ObservingStrategy):
             for i in alive:
                 w = world.clone()
                 w.apply(Play(seat, tuple(cands[i])))
-                scores.append(outcome_value(self._finish(w), team, declarers, step))
+                scores.append(value(self._finish(w)))
                 # The first world too: at many seats its rollouts alone outlast a
                 # hint's second; cut short, the heuristic's choice is played.
                 if self._out_of_time(deadline):
@@ -231,6 +238,19 @@ class SearchStrategy(ObservingStrategy):
         o = know.obs
         played = sum(len(t.plays) for t in o.tricks)
         return f"search:{self.seed}:{o.seat}:{played}:{len(o.current)}:{o.hand}"
+
+
+def _valuer(know: Knowledge) -> Callable[[HandResult], float]:
+    """A finished hand's worth to the searching seat: to its team, or in find-a-friend to
+    the side each world's play put it on."""
+    seat, rules = know.seat, know.rules
+    step = rules.level_step
+    if rules.mode == "friends":
+        return lambda result: friends_outcome_value(result, seat, step)
+    team = team_of(seat)
+    declarers = know.obs.declarers
+    assert declarers is not None
+    return lambda result: outcome_value(result, team, declarers, step)
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
