@@ -23,13 +23,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tractor.cards import SUIT_SYMBOLS, SUITS, format_cards
+from tractor.cards import FACE_POINTS, SUIT_SYMBOLS, SUITS, format_cards
 from tractor.friends import FriendCall, call_error, callable_cards, legal_calls, ordinal
 from tractor.rules import Rules
 from tractor.trump import TRUMP, Ladder
 
 #: Worth of a called card by its place in its plain suit (0: the highest).
 _HEIGHT_WORTH = (10.0, 6.0, 3.0)
+#: How much better the calls must get to keep a card to lead rather than bury it.
+_SWAP_GAIN = 0.5
 #: Below this a call is not worth making when a better one exists (a fallback only).
 _POOR = -50.0
 
@@ -124,26 +126,39 @@ def choose_calls(rules: Rules, ladder: Ladder, starter_level: str, hand: Sequenc
 def keep_a_lead_to_the_friend(rules: Rules, ladder: Ladder, starter_level: str,
                               ranked: Sequence[int]) -> list[int]:
     """The burial (``ranked``: the starter's cards, cheapest to keep first): the cheapest
-    cards, but when the calls it would then make name the top card of a suit the burial
-    empties, one low card of that suit is kept to lead to the friend, and the next
-    cheapest card of another plain suit is buried instead."""
+    cards, unless keeping one low card of a plain suit the burial would empty (burying the
+    next cheapest card of another plain suit instead) makes for better calls: a low card
+    to lead to a friend holding that suit's top card."""
     size = rules.talon_size
-    burial, kept = list(ranked[:size]), list(ranked[size:])
     es, order = ladder.esuit, ladder.order
-    for call in choose_calls(rules, ladder, starter_level, kept, burial):
-        facts = call_facts(call, kept, burial, ladder, rules.decks)
-        suit = es[call.face]
-        in_suit = [f for f in burial if es[f] == suit]
-        if facts.height < 0 or facts.held or call.nth != 1 or facts.suit_length or not in_suit:
-            continue
-        swap = next((f for f in kept if es[f] not in (suit, TRUMP)), None)
+    best = list(ranked[:size])
+    best_worth = plan_worth(rules, ladder, starter_level, ranked[size:], best)
+    kept_suits = {es[f] for f in ranked[size:]}
+    for suit in sorted({es[f] for f in ranked[:size]} - kept_suits - {TRUMP}):
+        low = min((f for f in ranked[:size] if es[f] == suit), key=lambda f: (order[f], f))
+        others = [f for f in ranked[size:] if es[f] not in (suit, TRUMP)]
+        # A point card buried is worth the talon bonus to the defenders: the cheapest
+        # other card without points, if any.
+        swap = next((f for f in others if not FACE_POINTS[f]), others[0] if others else None)
         if swap is None:
             continue
-        low = min(in_suit, key=lambda f: (order[f], f))
+        burial = list(ranked[:size])
         burial.remove(low)
         burial.append(swap)
-        break
-    return burial
+        kept = list(ranked[size:])
+        kept.remove(swap)
+        kept.append(low)
+        worth = plan_worth(rules, ladder, starter_level, kept, burial)
+        if worth > best_worth + _SWAP_GAIN:
+            best, best_worth = burial, worth
+    return best
+
+
+def plan_worth(rules: Rules, ladder: Ladder, starter_level: str, hand: Sequence[int],
+               buried: Sequence[int]) -> float:
+    """How good the calls a starter with ``hand`` that buried ``buried`` would make are."""
+    calls = choose_calls(rules, ladder, starter_level, hand, buried)
+    return sum(call_facts(c, hand, buried, ladder, rules.decks).worth() for c in calls)
 
 
 def _worth_beside(option: CallFacts, chosen: list[CallFacts]) -> float:
@@ -162,11 +177,25 @@ def _worth_beside(option: CallFacts, chosen: list[CallFacts]) -> float:
 def call_reason(calls: Sequence[FriendCall], hand: Sequence[int], buried: Sequence[int],
                 ladder: Ladder, decks: int) -> str:
     """Why these calls, in a few words each, from the starter's own cards (true for any
-    calls, not only the ones the AI would make)."""
-    parts = [_one_reason(call_facts(c, hand, buried, ladder, decks)) for c in calls]
-    if len(parts) == 1:
-        return f"calls {parts[0]}"
-    return "calls " + "; ".join(parts)
+    calls, not only the ones the AI would make); several calls in the short form."""
+    facts = [call_facts(c, hand, buried, ladder, decks) for c in calls]
+    if len(facts) == 1:
+        return f"calls {_one_reason(facts[0])}"
+    return "calls " + ", ".join(_short_reason(f) for f in facts)
+
+
+def _short_reason(facts: CallFacts) -> str:
+    call = facts.call
+    card = format_cards([call.face], symbols=True)
+    name = f"{ordinal(call.nth)} {card}"
+    if not facts.playable:
+        return f"{name} (yours)"
+    if facts.height < 0:
+        return f"{name} (trump)"
+    if facts.held:
+        return f"{name} (after yours)"
+    suit = SUIT_SYMBOLS[SUITS[call.face // 13]]
+    return f"{name} (you: {facts.suit_length} {suit})"
 
 
 def _one_reason(facts: CallFacts) -> str:
@@ -176,7 +205,9 @@ def _one_reason(facts: CallFacts) -> str:
     if not facts.playable:
         if facts.others <= 0:
             return f"{name}: every copy is yours"
-        return f"{name}: it falls to you or never"
+        if call.nth > facts.decks - facts.buried:
+            return f"{name}: you buried a copy, it may never fall"
+        return f"{name}: you hold {facts.held}, it may fall to you"
     if facts.height < 0:
         return f"{name}, a trump"
     suit = SUIT_SYMBOLS[SUITS[call.face // 13]]

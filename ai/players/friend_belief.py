@@ -27,12 +27,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tractor.ai.players.deductions import Deductions
 from tractor.ai.players.hidden_places import BURIED
 from tractor.friends import FriendCall
 from tractor.observation import Observation
 from tractor.rules import Rules
 from tractor.scoring import points_of
-from tractor.trump import Ladder
+from tractor.trump import Ladder, rules_ladder
 
 #: Relative chance that the starter holds a copy of its own waiting call (it would rather
 #: call a card it lacks).
@@ -130,6 +131,33 @@ def call_states(obs: Observation, rules: Rules, unseen: Sequence[int]) -> tuple[
     return tuple(out)
 
 
+def starter_limits(obs: Observation) -> dict[int, int]:
+    """A soft belief for sampled worlds: the most copies of each called card (with a call
+    still waiting) the starter holds now. It called the copy after those it held (the
+    1st when it held none), so it holds at most ``nth - 1`` less those it has played;
+    neither did it bury one (the buried cards hold none: `Observation.buried` aside)."""
+    n = obs.players
+    starter = obs.starter
+    if starter is None or not obs.calls:
+        return {}
+    played: Counter[int] = Counter()
+    for trick in obs.tricks:
+        k = (starter - trick.leader) % n
+        if k < len(trick.plays):
+            played.update(trick.plays[k])
+    k = (starter - obs.leader) % n
+    if k < len(obs.current):
+        played.update(obs.current[k])
+    friends = obs.friends or (None,) * len(obs.calls)
+    waiting = {c.face for c, f in zip(obs.calls, friends, strict=True) if f is None}
+    limits: dict[int, int] = {}
+    for call in obs.calls:
+        if call.face in waiting:
+            cap = max(0, call.nth - 1 - played[call.face])
+            limits[call.face] = min(cap, limits.get(call.face, cap))
+    return limits
+
+
 def feeding_cues(obs: Observation, side: Sequence[int]) -> list[float]:
     """Per seat, the behaviour factor: `FEED_CUE` for each finished trick won by a seat of
     the known ``side`` to which it (not on the side) gave 10 points or more."""
@@ -206,3 +234,33 @@ def _answer_chances(obs: Observation, state: CallState, starter: int, ladder: La
     if me != starter:
         out[me] = mine_share
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class SideChances:
+    """Per seat, the chance it is on the starter's side ``now`` (as the table knows it:
+    1 or 0) and ``at_end`` of the hand (the seat's belief)."""
+
+    now: tuple[float, ...]
+    at_end: tuple[float, ...]
+
+
+def side_chances(obs: Observation, rules: Rules) -> SideChances:
+    """The observing seat's belief over who is on the starter's side, from its observation
+    alone (find-a-friend; with fixed teams, or before the calls, the side known now)."""
+    known = obs.declaring
+    now = tuple(1.0 if s in known else 0.0 for s in range(obs.players))
+    if rules.mode != "friends" or obs.trump is None or not obs.calls:
+        return SideChances(now, now)
+    ladder = rules_ladder(obs.trump, rules)
+    played: list[list[int]] = [[] for _ in range(obs.players)]
+    unseen = [rules.decks] * 54
+    for leader, plays in [*((t.leader, t.plays) for t in obs.tricks),
+                          (obs.leader, tuple(obs.current))]:
+        for k, play in enumerate(plays):
+            played[(leader + k) % obs.players].extend(play)
+    for f in [*obs.hand, *(f for p in played for f in p), *(obs.buried or ())]:
+        unseen[f] -= 1
+    voids = Deductions(rules, obs, ladder, played).voids
+    belief = friend_belief(obs, rules, ladder, voids, unseen)
+    return SideChances(now, belief.at_end)
