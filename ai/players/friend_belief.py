@@ -51,9 +51,9 @@ CUE_CAP = 3.0
 @dataclass(frozen=True)
 class CallState:
     """One call as the observing seat sees it: ``friend`` the seat it fell to (None while
-    it waits), ``played`` copies of its card played so far, ``need`` copies still to be
-    played for it to fall (1: the next one), ``mine`` copies in the seat's own hand,
-    ``unseen`` copies it has not seen."""
+    it waits); while it waits, ``played`` copies of its card played so far and ``need``
+    copies still to be played for it to fall (1: the next one; both 0 once it fell);
+    ``mine`` copies in the seat's own hand, ``unseen`` copies it has not seen."""
 
     call: FriendCall
     friend: int | None
@@ -113,16 +113,21 @@ class FriendBelief:
 def call_states(obs: Observation, rules: Rules, unseen: Sequence[int]) -> tuple[CallState, ...]:
     """Each call's state from the observation (``unseen[f]``: copies of face ``f`` the
     seat has not seen)."""
-    played: Counter[int] = Counter()
-    for trick in obs.tricks:
-        for play in trick.plays:
-            played.update(play)
-    for play in obs.current:
-        played.update(play)
-    mine = Counter(obs.hand)
     friends = obs.friends or (None,) * len(obs.calls)
+    waiting = {c.face for c, f in zip(obs.calls, friends, strict=True) if f is None}
+    # Only the waiting calls' cards are counted: once the calls are answered (most of a
+    # hand) nothing is (the heuristic asks at every play of every rollout).
+    played: Counter[int] = Counter()
+    if waiting:
+        plays = [p for t in obs.tricks for p in t.plays]
+        plays += obs.current
+        played.update(f for p in plays for f in p if f in waiting)
+    mine = Counter(obs.hand)
     out = []
     for call, friend in zip(obs.calls, friends, strict=True):
+        if friend is not None:
+            out.append(CallState(call, friend, 0, 0, mine[call.face], unseen[call.face]))
+            continue
         copies = played[call.face]
         # Past its copy a waiting call waits for a seat not on the side yet
         # (friend_join=no_double): the next copy such a seat plays.
@@ -182,6 +187,8 @@ def friend_belief(obs: Observation, rules: Rules, ladder: Ladder,
     starter = obs.starter if obs.starter is not None else obs.seat
     known = obs.declaring or (starter,)
     calls = call_states(obs, rules, unseen)
+    if all(not c.waiting for c in calls):  # the sides are known: nothing to believe
+        return _settled(obs.seat, starter, known, calls, n)
     cues = feeding_cues(obs, known)
     stock = rules.talon_size if obs.phase in BURIED and obs.buried is None else 0
     answer = []
@@ -202,6 +209,15 @@ def friend_belief(obs: Observation, rules: Rules, ladder: Ladder,
         at_end.append(1.0 - miss)
     return FriendBelief(obs.seat, starter, tuple(known), calls, tuple(answer), tuple(at_end),
                         tuple(cues))
+
+
+def _settled(seat: int, starter: int, known: Sequence[int], calls: tuple[CallState, ...],
+             players: int) -> FriendBelief:
+    """The belief once every call is answered: the sides are public."""
+    at_end = tuple(1.0 if s in known else 0.0 for s in range(players))
+    answer = tuple(tuple(1.0 if s == c.friend else 0.0 for s in range(players))
+                   for c in calls)
+    return FriendBelief(seat, starter, tuple(known), calls, answer, at_end, (1.0,) * players)
 
 
 def _answer_chances(obs: Observation, state: CallState, starter: int, ladder: Ladder,
