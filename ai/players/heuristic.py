@@ -10,6 +10,11 @@ Habits, in the order they are applied:
   else a low card from a short suit.
 - **Follow**: feed points to a partner who is surely winning; win a trick with the
   cheapest play that surely holds; ruff tricks with points; otherwise play low.
+- **Find-a-friend** (`Rules.mode` "friends"): the starter calls its friends
+  (`tractor.ai.players.calling`, which also shapes the burial); partners are the seats
+  known to share the seat's side and those its belief puts there
+  (`tractor.ai.players.allies`); a friend-to-be reveals itself and the side leads to its
+  called cards (`tractor.ai.players.revealing`).
 
 Every decision reads only the seat's observation (its hand, the tricks, its `Tracker`),
 as `Knowledge`.
@@ -259,7 +264,7 @@ def choose_follow(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
         if winner_of(current + [c], ladder, throw_ruff=throw_ruff) == pos:
             wins.append((c, tr.secure(c, lead, after)))
     partner_wins = tr.allies.partner(win_seat)
-    if belief is not None:
+    if belief is not None and belief.friend_to_be:
         side_surely = win_seat in belief.known and tr.secure(current[win_i], lead, after)
         reveal = follow_reveal(cands, belief, wins, side_surely, costs.give)
         if reveal is not None:

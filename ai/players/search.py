@@ -23,7 +23,10 @@ auction are left to the heuristic.
 
 The outcome is scored for the seat's team: the levels it gains (negative: the other team
 gains) plus its card points at one level per level band (40 points with two decks), which
-smooths the level steps so that close comparisons are less noisy. The search is given only
+smooths the level steps so that close comparisons are less noisy. In find-a-friend it is
+scored for the side the seat ended on in each world: the worlds place the called cards as
+the seat's belief allows (`Knowledge.sample`), and the rollouts, on the core's own rules,
+decide who answers the calls. The search is given only
 its seat's observation (`tractor.ai.players.base`), resamples full hands from it and plays
 them out on the rules core's own `Hand`, every simulated seat deciding from its own
 observation of that world; its randomness comes from ``seed`` and the public position, so
