@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 from helpers import F, build_deck
+from test_ai_strategies import drive, other_world
 
 from tractor.actions import Action, Bury, Call, Play
 from tractor.ai.players import search as search_mod
@@ -81,6 +82,7 @@ def test_random_and_heuristic_seats_finish_games_legally(name: str, players: int
         assert all(h.result is not None and h.result.side for h in game.hands_played)
 
 
+@pytest.mark.slow  # about a minute in all
 @pytest.mark.parametrize("players", SEATS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_search_seats_at_every_level_finish_games_legally(
@@ -358,3 +360,40 @@ def test_the_search_decides_legally_and_alike_from_the_same_view() -> None:
     again = SearchStrategy(seed=1, iterations=6).act(hand, 2)
     assert one == again
     hand.clone().apply(one)
+
+
+# --- blind to hidden cards -------------------------------------------------------------------
+
+def blind_probe(name: str, seed: int, rng: random.Random,
+                probed: Counter[str]) -> Callable[[Hand, int], None]:
+    """Checks that seat's decision in the real hand and in another world (the cards it
+    cannot see dealt again: `test_ai_strategies.other_world`) is the same."""
+
+    def probe(hand: Hand, seat: int) -> None:
+        if hand.phase == "deal" and hand.drawn % 7:
+            return
+        world = other_world(hand, seat, rng)
+        real = make_strategy(name, seed=seed).act(hand.clone(), seat)
+        assert real == make_strategy(name, seed=seed).act(world, seat)
+        probed[str(hand.phase)] += 1
+
+    return probe
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+@pytest.mark.parametrize("players", [5, 6])
+def test_friends_decisions_do_not_depend_on_hidden_cards(name: str, players: int) -> None:
+    """The same decision whatever the cards the seat cannot see: the call and the plays
+    too (the belief reads the observation only)."""
+    rules = friends(players)
+    probed: Counter[str] = Counter()
+    for seed in range(3):
+        rng = random.Random(seed)
+        deck = [f for f in range(54) for _ in range(rules.decks)]
+        rng.shuffle(deck)
+        first = seed % players
+        hand = Hand(rules, deck, ["2"] * players, first, starter=first, declarers=None)
+        seats = [make_strategy(name, seed=seed * 10 + s) for s in range(players)]
+        drive(hand, seats, blind_probe(name, seed, rng, probed))
+        assert hand.phase == DONE
+    assert probed["call"] == 3 and probed["play"] > 100
