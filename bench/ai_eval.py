@@ -12,14 +12,25 @@ starter buries the talon and the 25 tricks are played. (A first hand would tie t
 declaring team to who declares and redeal when nobody does, which breaks the pairing.)
 With ``--auction`` the hand uses the seed-001 auction from the seeded dealer instead.
 
+With ``--mode friends`` (find-a-friend, ``--players`` 4 to 12, odd too) the hand is a later
+hand with every player at level 2 and the seeded starter. The deal, the burial and the
+calls are the heuristic's for every seat (the search player's are the heuristic's too), so
+both hands of a pair reach the same first trick; then A plays the starter's side-to-be (the
+starter and every seat holding a copy of a called card, `side_to_be`) and B the others, and
+in the second hand the other way round. Each hand's level change is summed over seats: the
+levels A's seats gained minus those B's seats gained; the points are the defenders', signed
+as A's when A holds the starter's seat. So every seat is played once by each strategy.
+
 A deal pair goes to the side whose level gains over its two hands are larger (each hand's
 level change signed from A's point of view); equal gains are broken by the defenders'
 points (A's points as defender minus B's); a full tie counts half. The share of pairs won
-by A comes with a 95% Wilson interval. Every ``act``/``declare`` call is timed per side.
+by A comes with a 95% Wilson interval, the mean level difference per pair with a 95% normal
+interval. Every ``act``/``declare`` call is timed per side.
 
 Per-pair seeds derive from ``--seed`` and the pair number only, so results do not depend
 on ``--jobs``. The last line printed is one JSON object: ``{"deal_pairs", "share_won",
-"ci_low", "ci_high", "a_decision_p95_s", "a_decision_max_s", ...}``.
+"ci_low", "ci_high", "a_decision_p95_s", "a_decision_max_s", ..., "mode", "players",
+"level_diff_ci_low", "level_diff_ci_high"}``.
 """
 
 from __future__ import annotations
@@ -40,7 +51,7 @@ from tractor.actions import Draw
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.strategies import LEVELS, STRATEGIES, make_strategy
 from tractor.hand import Hand
-from tractor.phases import DEAL, DONE, PLAY, TALON
+from tractor.phases import CALL, DEAL, DONE, PLAY, TALON, Phase
 from tractor.rules import Rules, team_of
 
 SIDES = ("A", "B")
@@ -71,7 +82,7 @@ class Clock:
     play: list[float] = field(default_factory=list)
 
     def call(self, fn: Callable[[Hand, int], Any], hand: Hand, seat: int) -> Any:
-        playing = hand.phase in (TALON, PLAY)
+        playing = hand.phase in (TALON, CALL, PLAY)
         c0 = time.thread_time()
         t0 = time.perf_counter()
         out = fn(hand, seat)
@@ -144,6 +155,9 @@ def seat_seed(seed: int, pair: int, seat: int) -> int:
 
 
 def new_hand(rules: Rules, deck: list[int], starter: int) -> Hand:
+    if rules.mode == "friends":
+        return Hand(rules, deck, [rules.start_level] * rules.level_count, first=starter,
+                    starter=starter, declarers=None)
     levels = [rules.start_level] * 2
     if rules.declaration == "auction":
         return Hand(rules, deck, levels, first=starter)
@@ -151,11 +165,13 @@ def new_hand(rules: Rules, deck: list[int], starter: int) -> Hand:
                 declarers=team_of(starter))
 
 
-def play_hand(hand: Hand, seats: Sequence[Strategy], clocks: Sequence[Clock]) -> Hand:
-    """Play ``hand`` to the end; ``clocks[s]`` times seat ``s``'s decisions. During the deal
-    every seat is asked to declare after each round of draws, as between peers."""
+def play_hand(hand: Hand, seats: Sequence[Strategy], clocks: Sequence[Clock],
+              until: Phase = DONE) -> Hand:
+    """Play ``hand`` to the end (or to phase ``until``); ``clocks[s]`` times seat ``s``'s
+    decisions. During the deal every seat is asked to declare after each round of draws,
+    as between peers."""
     n = hand.players
-    while hand.phase != DONE:
+    while hand.phase not in (DONE, until):
         seat = hand.to_act()
         assert seat is not None, f"hand stuck in phase {hand.phase}"
         action = clocks[seat].call(seats[seat].act, hand, seat)
@@ -170,8 +186,11 @@ def play_hand(hand: Hand, seats: Sequence[Strategy], clocks: Sequence[Clock]) ->
 
 
 def play_pair(job: tuple[str, str, str, int, int, Rules]) -> PairResult:
-    """Both hands of one deal pair: A at the even seats, then at the odd seats."""
+    """Both hands of one deal pair: A at the even seats, then at the odd seats (in
+    find-a-friend: `play_friends_pair`)."""
     a, b, level, seed, pair, rules = job
+    if rules.mode == "friends":
+        return play_friends_pair(job)
     deck, starter = deal_setup(rules, seed, pair)
     n = rules.players
     times = {"A": Clock(), "B": Clock()}
@@ -185,6 +204,41 @@ def play_pair(job: tuple[str, str, str, int, int, Rules]) -> PairResult:
         assert res is not None and hand.declarers is not None
         gain = res.levels_gained if res.gaining_team == a_team else -res.levels_gained
         hands.append(HandScore(hand.declarers == a_team, res.defender_points, gain))
+    return PairResult(pair, hands, times)
+
+
+def side_to_be(hand: Hand) -> tuple[int, ...]:
+    """Find-a-friend at the first trick: the starter and the seats holding a copy of a
+    called card (those that can answer a call)."""
+    assert hand.sides is not None and hand.starter is not None
+    called = {c.face for c in hand.sides.calls}
+    return tuple(s for s in range(hand.players) if s == hand.starter
+                 or called & set(hand.hands[s]))
+
+
+def play_friends_pair(job: tuple[str, str, str, int, int, Rules]) -> PairResult:
+    """Both hands of one find-a-friend deal pair: the same deal, burial and calls (the
+    heuristic's), then A at the starter's side-to-be and B at the other seats, then the
+    other way round."""
+    a, b, level, seed, pair, rules = job
+    deck, starter = deal_setup(rules, seed, pair)
+    n = rules.players
+    before = [make_strategy("heuristic", level, seat_seed(seed, pair, s)) for s in range(n)]
+    start = play_hand(new_hand(rules, list(deck), starter), before,
+                      [Clock() for _ in range(n)], until=PLAY)
+    group = side_to_be(start)
+    times = {"A": Clock(), "B": Clock()}
+    hands = []
+    for a_seats in (group, tuple(s for s in range(n) if s not in group)):
+        seats = [make_strategy(a if s in a_seats else b, level, seat_seed(seed, pair, s))
+                 for s in range(n)]
+        side_times = [times["A" if s in a_seats else "B"] for s in range(n)]
+        hand = play_hand(start.clone(), seats, side_times)
+        res = hand.result
+        assert res is not None
+        gain = sum((res.levels_gained if s in res.gaining else 0) * (1 if s in a_seats else -1)
+                   for s in range(n))
+        hands.append(HandScore(starter in a_seats, res.defender_points, gain))
     return PairResult(pair, hands, times)
 
 
@@ -237,7 +291,21 @@ def summarize(results: Sequence[PairResult], a: str, b: str) -> dict[str, Any]:
         "mean_level_diff": round(sum(r.level_diff for r in results) / n, 3) if n else 0.0,
         "mean_point_diff": round(sum(r.point_diff for r in results) / n, 2) if n else 0.0,
     })
+    lo, hi = mean_interval([r.level_diff for r in results])
+    out.update({"level_diff_ci_low": round(lo, 3), "level_diff_ci_high": round(hi, 3)})
     return out
+
+
+def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, float]:
+    """The 95% normal interval of a mean (the mean itself for fewer than two values)."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 0.0
+    mean = sum(values) / n
+    if n < 2:
+        return mean, mean
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return mean - z * sd / math.sqrt(n), mean + z * sd / math.sqrt(n)
 
 
 def describe_pair(r: PairResult) -> str:
@@ -261,8 +329,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--auction", action="store_true", help="seed-001 auction hands")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--decks", type=int, default=2)
+    parser.add_argument("--mode", default="teams", choices=("teams", "friends"),
+                        help="friends: find-a-friend (any player count from 4 to 12)")
     args = parser.parse_args(argv)
-    rules = Rules(players=args.players, decks=args.decks,
+    rules = Rules(players=args.players, decks=args.decks, mode=args.mode,
                   declaration="auction" if args.auction else "reveal")
     t0 = time.perf_counter()
     results = run_match(args.a, args.b, args.deals, args.seed, args.level, rules, args.jobs,
@@ -270,11 +340,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     summary = summarize(results, args.a, args.b)
     summary["wall_seconds"] = round(wall, 1)
+    summary["mode"], summary["players"] = args.mode, args.players
     print(f"A={args.a} vs B={args.b} ({args.level}), {summary['deal_pairs']} deal pairs: "
           f"A won {summary['pairs_won']:g} = {100 * summary['share_won']:.1f}% "
           f"(95% CI {100 * summary['ci_low']:.1f}%-{100 * summary['ci_high']:.1f}%); "
           f"mean per pair: levels {summary['mean_level_diff']:+.2f}, "
           f"points {summary['mean_point_diff']:+.1f}")
+    unit = "seat-levels" if args.mode == "friends" else "levels"
+    print(f"{args.mode}, {args.players} players: mean level difference per pair "
+          f"{summary['mean_level_diff']:+.2f} {unit} (95% CI "
+          f"{summary['level_diff_ci_low']:+.2f} to {summary['level_diff_ci_high']:+.2f})")
     for side, name in zip(SIDES, (args.a, args.b), strict=True):
         k = side.lower()
         print(f"decision time {side}={name} over {summary[f'{k}_decisions']} calls:")

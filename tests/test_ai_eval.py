@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tractor.phases import PLAY
 from tractor.rules import Rules
 
 _PATH = Path(__file__).resolve().parent.parent / "bench" / "ai_eval.py"
@@ -118,3 +119,53 @@ def test_heuristic_beats_random() -> None:
     results = ai_eval.run_match("heuristic", "random", 30, seed=11)
     s = ai_eval.summarize(results, "heuristic", "random")
     assert s["share_won"] >= 0.75, s
+
+
+# --- find-a-friend ----------------------------------------------------------------------------
+
+FRIENDS5 = Rules(players=5, mode="friends")
+
+
+def test_a_find_a_friend_pair_plays_the_same_start_with_the_seats_swapped() -> None:
+    r = ai_eval.play_pair(("heuristic", "random", "normal", 5, 3, FRIENDS5))
+    assert len(r.hands) == 2
+    # A holds the starter's side-to-be in one hand, the other seats in the other.
+    assert sorted(h.a_declares for h in r.hands) == [False, True]
+    assert r.times["A"].play and r.times["B"].play
+    assert ai_eval.play_pair(("heuristic", "random", "normal", 5, 3, FRIENDS5)).hands == r.hands
+
+
+def test_the_side_to_be_is_the_starter_and_the_holders_of_called_cards() -> None:
+    deck, starter = ai_eval.deal_setup(FRIENDS5, 1, 0)
+    seats = [ai_eval.make_strategy("heuristic", seed=s) for s in range(5)]
+    hand = ai_eval.play_hand(ai_eval.new_hand(FRIENDS5, deck, starter), seats,
+                             [Clock() for _ in range(5)], until=PLAY)
+    group = ai_eval.side_to_be(hand)
+    assert hand.sides is not None and starter in group
+    called = {c.face for c in hand.sides.calls}
+    assert all(called & set(hand.hands[s]) for s in group if s != starter)
+    assert not any(called & set(hand.hands[s]) for s in range(5) if s not in group)
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_same_strategy_ties_every_find_a_friend_pair(players: int) -> None:
+    rules = Rules(players=players, mode="friends")
+    results = ai_eval.run_match("heuristic", "heuristic", 3, seed=2, rules=rules)
+    assert [r.outcome for r in results] == [0.5, 0.5, 0.5]
+
+
+def test_heuristic_beats_random_at_find_a_friend() -> None:
+    results = ai_eval.run_match("heuristic", "random", 20, seed=11, rules=FRIENDS5)
+    s = ai_eval.summarize(results, "heuristic", "random")
+    assert s["share_won"] >= 0.75 and s["level_diff_ci_low"] > 0, s
+
+
+def test_find_a_friend_command_prints_json_last(capsys: pytest.CaptureFixture[str]) -> None:
+    ai_eval.main(["--a", "heuristic", "--b", "random", "--deals", "2", "--mode", "friends",
+                  "--players", "6"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert sum(line.startswith("deal ") for line in lines) == 2
+    assert any(line.startswith("friends, 6 players: mean level difference") for line in lines)
+    last = json.loads(lines[-1])
+    assert last["mode"] == "friends" and last["players"] == 6 and last["deal_pairs"] == 2
+    assert last["level_diff_ci_low"] <= last["mean_level_diff"] <= last["level_diff_ci_high"]

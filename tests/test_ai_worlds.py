@@ -58,12 +58,14 @@ VARIANTS = [
     (Rules(players=6, decks=3), range(3)),
     (Rules(must_play_tractor=True, tractor_across_rank=False,
            rank_and_jokers_in_tractors=False), range(3)),
+    (Rules(players=5, mode="friends"), range(3)),
+    (Rules(players=6, mode="friends", friend_join="no_double"), range(2)),
 ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules,seeds", VARIANTS,
-                         ids=["default", "auction", "6p3d", "options"])
+                         ids=["default", "auction", "6p3d", "options", "friends5", "friends6"])
 def test_sampled_worlds_match_every_observation(rules: Rules, seeds: range) -> None:
     """At random points of random hands, for every seat: the two constructors agree, the
     real hand satisfies every deduction, and every sampled world shows the seat exactly

@@ -20,11 +20,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tractor.ai.players.hidden_places import TALON_TAKEN
+from tractor.ai.players.hidden_places import BURIED, TALON_TAKEN
 from tractor.formats import PAIR, SINGLE, THROW, Component, classify_faces
 from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.phases import DONE, PLAY
 from tractor.rules import Rules
 from tractor.trick import forced_order
 from tractor.trump import Ladder
@@ -205,7 +204,7 @@ class Deductions:
             no_pair: dict[int, int | None] = {}
             for suit, thr in self.nopair[s].items():
                 no_pair[suit] = None if thr < 0 or ladder is None else _face_at(ladder, suit, thr)
-            hidden_burial = (s == o.starter and o.phase in (PLAY, DONE) and o.buried is None)
+            hidden_burial = (s == o.starter and o.phase in BURIED and o.buried is None)
             out.append(SeatFacts(
                 held=tuple(sorted(self.required[s].elements())),
                 # What a failed throw took back came after the burial: not buried.
@@ -234,7 +233,7 @@ class Deductions:
         o = self.obs
         out: list[str] = []
         held = Counter(w.hands[s])
-        where = held + Counter(w.buried) if s == o.starter and o.phase in (PLAY, DONE) \
+        where = held + Counter(w.buried) if s == o.starter and o.phase in BURIED \
             else held
         for f, m in self.required[s].items():
             if where[f] < m:

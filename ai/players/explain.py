@@ -15,7 +15,14 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import islice
 
-from tractor.actions import Action, Bid, Bury, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from tractor.ai.players.explain_friends import (
+    SideWords,
+    call_text,
+    friends_note,
+    lead_to_friend_text,
+    reveal_text,
+)
 from tractor.ai.players.worlds import Knowledge
 from tractor.auction import named_trump
 from tractor.cards import SUIT_SYMBOLS, SUITS, format_cards
@@ -46,6 +53,8 @@ def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
         rules = obs.game.rules if obs.game is not None else Rules()
     if isinstance(action, Play):
         text = _play_reason(obs, list(action.faces), rules)
+    elif isinstance(action, Call):
+        text = _call_reason(obs, action, rules)
     elif isinstance(action, Bury):
         text = _bury_reason(obs, list(action.faces), rules)
     elif isinstance(action, Declare):
@@ -122,12 +131,20 @@ def shown_voids(obs: Observation, rules: Rules) -> list[set[int]]:
 def _play_reason(obs: Observation, mine: list[int], rules: Rules) -> str:
     assert obs.trump is not None
     ladder = rules_ladder(obs.trump, rules)
+    words = SideWords(obs, rules)
     if obs.current:
-        return _follow_reason(obs, mine, rules, ladder)
-    return _lead_reason(obs, mine, rules, ladder)
+        text = _follow_reason(obs, mine, rules, ladder, words)
+    else:
+        text = _lead_reason(obs, mine, rules, ladder, words)
+    note = friends_note(words)
+    # Find-a-friend: who the friends are (known or believed), when the line has room.
+    if note and note not in text and len(text) + 2 + len(note) <= MAX_REASON:
+        return f"{text}; {note}"
+    return text
 
 
-def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:
+def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder,
+                   words: SideWords) -> str:
     plays = [list(p) for p in obs.current]
     n, seat = obs.players, obs.seat
     lead = classify_faces(plays[0], ladder)
@@ -143,18 +160,22 @@ def _follow_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladd
     if len(follows) == 1:
         return "the only legal play" + (f": gives {given} points" if given else "")
     holds = f"the trick holds {total} points" if total else "no points in the trick yet"
+    joins = reveal_text(words, mine, wins)
+    if joins is not None:
+        return joins
     if wins:
         if lead.esuit != TRUMP and ladder.suit_of_faces(mine) == TRUMP:
             if last:
                 return f"ruffs and takes the trick: {total} points"
             return f"ruffs: {holds}"
-        if team_of(ahead) == team_of(seat):
-            return f"overtakes partner: {holds}"
+        if words.ally(ahead) and ahead != seat:
+            return f"overtakes {words.who(ahead)}: {holds}"
         if last:
             return f"wins the trick: {total} points" if total else "wins the trick"
         return f"beats {cards_text(plays[before], ladder)}: {holds}"
-    if team_of(ahead) == team_of(seat):
-        return "partner is winning: " + (f"adds {given} points" if given else "adds no points")
+    if words.ally(ahead) and ahead != seat:
+        return f"{words.who(ahead)} is winning: " + (
+            f"adds {given} points" if given else "adds no points")
     if len(follows) <= FOLLOW_LIMIT:
         if not any(winner_of([*plays, list(f)], ladder, throw_ruff=ruff) == len(plays)
                    for f in follows):
@@ -191,7 +212,8 @@ def _kept(hand: Sequence[int], mine: list[int], cheaper: list[list[int]],
     return ""
 
 
-def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder) -> str:
+def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder,
+                 words: SideWords) -> str:
     # The hint line shows the cards already: the reason does not repeat them (a tractor's
     # cards left no room for why, and the reason was cut).
     fmt = classify_faces(mine, ladder)
@@ -216,11 +238,20 @@ def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder
     shown = cards_text(mine, ladder)
     if unbeaten:
         return f"leads the top {shown}{safe}"
+    joins = reveal_text(words, mine, False)
+    if joins is not None:
+        return joins
+    to_friend = lead_to_friend_text(words, mine, ladder)
+    if to_friend is not None:
+        return to_friend
     voids = shown_voids(obs, rules)
-    partners = [s for s in range(obs.players)
-                if s != obs.seat and team_of(s) == team_of(obs.seat)]
+    partners = words.partners()
     if fmt.esuit != TRUMP and any(fmt.esuit in voids[s] for s in partners):
-        who = "partner has" if len(partners) == 1 else "a partner has"
+        void = [s for s in partners if fmt.esuit in voids[s]]
+        if words.belief is not None:
+            who = f"{words.who(void[0])} has"
+        else:
+            who = "partner has" if len(partners) == 1 else "a partner has"
         return f"leads {shown}: {who} no {suit} left"
     held = [f for f in obs.hand if ladder.esuit[f] == fmt.esuit]
     if fmt.esuit == TRUMP:
@@ -234,6 +265,13 @@ def _lead_reason(obs: Observation, mine: list[int], rules: Rules, ladder: Ladder
 
 def _shape(fmt: Format) -> str:
     return "pair" if fmt.kind == PAIR else "tractor"
+
+
+def _call_reason(obs: Observation, action: Call, rules: Rules) -> str:
+    if obs.trump is None:
+        return f"calls {len(action.calls)} friends"
+    ladder = rules_ladder(obs.trump, rules)
+    return call_text(obs, action.calls, ladder, rules, MAX_REASON)
 
 
 # --- the talon --------------------------------------------------------------------------------
@@ -316,7 +354,8 @@ def _pass_reason(obs: Observation, rules: Rules) -> str:
                                   standing[1] if standing else None)
     if standing is not None and standing[0] == obs.seat:
         return "pass: your own declaration stands"
-    if standing is not None and team_of(standing[0]) == team_of(obs.seat):
+    if standing is not None and rules.mode != "friends" \
+            and team_of(standing[0]) == team_of(obs.seat):
         return "pass: your partner's declaration stands"
     if not options:
         return "pass: nothing to declare"

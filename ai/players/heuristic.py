@@ -10,6 +10,11 @@ Habits, in the order they are applied:
   else a low card from a short suit.
 - **Follow**: feed points to a partner who is surely winning; win a trick with the
   cheapest play that surely holds; ruff tricks with points; otherwise play low.
+- **Find-a-friend** (`Rules.mode` "friends"): the starter calls its friends
+  (`tractor.ai.players.calling`, which also shapes the burial); partners are the seats
+  known to share the seat's side and those its belief puts there
+  (`tractor.ai.players.allies`); a friend-to-be reveals itself and the side leads to its
+  called cards (`tractor.ai.players.revealing`).
 
 Every decision reads only the seat's observation (its hand, the tricks, its `Tracker`),
 as `Knowledge`.
@@ -20,8 +25,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from tractor.actions import Action, Bury, Declare, Draw, Pass, Play
+from tractor.actions import Action, Bury, Call, Declare, Draw, Pass, Play
 from tractor.ai.players.base import ObservingStrategy
+from tractor.ai.players.calling import choose_calls, keep_a_lead_to_the_friend
+from tractor.ai.players.friend_belief import FriendBelief
+from tractor.ai.players.revealing import drop_wasting, follow_reveal, friend_leads, wasting
 from tractor.ai.players.tracker import Tracker
 from tractor.ai.players.trump_choice import (
     best_suit,
@@ -36,8 +44,8 @@ from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, legal_follows
 from tractor.formats import PAIR, SINGLE, TRACTOR, Format, tractors_in
 from tractor.observation import Observation
-from tractor.phases import BID, DEAL, DECLARE, NAME, SHOW, TALON
-from tractor.rules import Rules, team_of
+from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.rules import Rules
 from tractor.scoring import points_of
 from tractor.trick import winner_of
 from tractor.trump import TRUMP, Ladder
@@ -70,6 +78,8 @@ def choose_burial(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
         return v
 
     ranked = sorted(mine, key=lambda f: (keep(f), f))
+    if know.rules.mode == "friends":
+        return keep_a_lead_to_the_friend(know.rules, ladder, know.obs.trump_rank, ranked)
     return ranked[: know.rules.talon_size]
 
 
@@ -232,7 +242,6 @@ def choose_follow(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     lead = know.lead_format
     assert ladder is not None and lead is not None
     obs = know.obs
-    seat = obs.seat
     tr = tracker or Tracker(know)
     mine = list(obs.hand)
     costs = _Costs(mine, ladder, tr)
@@ -247,11 +256,20 @@ def choose_follow(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     cands = follow_candidates(mine, lead, ladder, costs, know.rules.must_play_tractor)
     if len(cands) == 1:
         return cands[0]
+    belief = tr.allies.belief
+    if belief is not None:
+        cands = drop_wasting(cands, belief, know.rules)
     wins: list[tuple[list[int], bool]] = []
     for c in cands:
         if winner_of(current + [c], ladder, throw_ruff=throw_ruff) == pos:
             wins.append((c, tr.secure(c, lead, after)))
-    if team_of(win_seat) == team_of(seat):
+    partner_wins = tr.allies.partner(win_seat)
+    if belief is not None and belief.friend_to_be:
+        side_surely = win_seat in belief.known and tr.secure(current[win_i], lead, after)
+        reveal = follow_reveal(cands, belief, wins, side_surely, costs.give)
+        if reveal is not None:
+            return reveal
+    if partner_wins:
         if tr.secure(current[win_i], lead, after):
             return min(cands, key=lambda c: sum(costs.feed(f) for f in c))
         # The partner may be beaten: take over when a plain card (not a trump) makes the
@@ -288,20 +306,18 @@ def choose_lead(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
     trumps, a suit the partner can ruff, else a cheap card of a short suit."""
     ladder = know.ladder
     assert ladder is not None
-    seat = know.seat
     tr = tracker or Tracker(know)
     mine = list(know.obs.hand)
     es = ladder.esuit
     suits: dict[int, list[int]] = {}
     for f in mine:
         suits.setdefault(es[f], []).append(f)
-    players = know.rules.players
-    team = team_of(seat)
-    opps = [s for s in range(players) if team_of(s) != team]
-    partners = [s for s in range(players) if team_of(s) == team and s != seat]
+    allies = tr.allies
+    opps = allies.opponents()
+    partners = allies.partners()
     trumps = suits.get(TRUMP, [])
     trumps_out = tr.trumps_out()
-    declarer = team == know.obs.declarers
+    declarer = allies.declaring
     costs = _Costs(mine, ladder, tr)
     best: list[int] | None = None
     best_score = float("-inf")
@@ -331,6 +347,13 @@ def choose_lead(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
         if risky:
             score -= 90 + 3 * points_of(play)
         consider(play, score)
+    if allies.belief is not None:
+        def risky_suit(e: int) -> bool:
+            return trumps_out > 0 and any(
+                tr.may_be_void(s, e) and TRUMP not in tr.voids[s] for s in opps)
+
+        for play, score in friend_leads(mine, allies.belief, tr, risky_suit, costs.give):
+            consider(play, score)
     # A suit the partner has shown void in (and may ruff), the opponents not.
     for e, faces in suits.items():
         if e == TRUMP:
@@ -355,7 +378,16 @@ def choose_lead(know: Knowledge, tracker: Tracker | None = None) -> list[int]:
             consider([p, p], pscore)
         consider([low], score)
     assert best is not None
+    if allies.belief is not None and wasting(best, allies.belief, know.rules):
+        return _unwasted_lead(mine, allies.belief, know.rules, costs) or best
     return best
+
+
+def _unwasted_lead(mine: list[int], belief: FriendBelief, rules: Rules,
+                   costs: _Costs) -> list[int] | None:
+    """The cheapest single that spends no call on the starter's side (None: none)."""
+    singles = [[f] for f in sorted(set(mine)) if not wasting([f], belief, rules)]
+    return min(singles, key=costs.give) if singles else None
 
 
 # --- the strategy ---------------------------------------------------------------------------
@@ -390,6 +422,10 @@ class HeuristicStrategy(ObservingStrategy):
         tr = Tracker(know)
         if phase == TALON:
             return Bury(seat, tuple(choose_burial(know, tr)))
+        if phase == CALL:
+            assert know.ladder is not None
+            return Call(seat, choose_calls(rules, know.ladder, obs.levels[seat], obs.hand,
+                                           obs.buried or ()))
         if obs.current:
             return Play(seat, tuple(choose_follow(know, tr)))
         return Play(seat, tuple(choose_lead(know, tr)))

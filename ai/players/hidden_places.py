@@ -13,13 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tractor.observation import Observation
-from tractor.phases import BID, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
+from tractor.phases import BID, CALL, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
 from tractor.rules import Rules
 
 #: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.
 TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
 #: Phases after the starter took the talon into hand.
-TALON_TAKEN = (TALON, PLAY, DONE)
+TALON_TAKEN = (TALON, CALL, PLAY, DONE)
+#: Phases after the starter buried (find-a-friend calls its friends in between).
+BURIED = (CALL, PLAY, DONE)
 #: The seat number a region of the stock stands for in `HiddenPlaces.seats`.
 STOCK = -1
 
@@ -73,6 +75,6 @@ def _stock_size(rules: Rules, obs: Observation) -> int:
         return rules.total_cards - obs.cards_dealt
     if obs.phase in TALON_APART:
         return rules.talon_size
-    if obs.phase in (PLAY, DONE) and obs.buried is None:
+    if obs.phase in BURIED and obs.buried is None:
         return rules.talon_size
     return 0

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 
-from tractor.actions import Action, Bid, Bury, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
 from tractor.ai.players.base import ObservingStrategy
 from tractor.ai.players.worlds import Knowledge
 from tractor.cards import SUITS
 from tractor.follow import random_follow, random_lead
+from tractor.friends import callable_cards
 from tractor.observation import Observation
-from tractor.phases import BID, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON
 from tractor.rules import Rules
 
 
@@ -60,6 +61,11 @@ class RandomStrategy(ObservingStrategy):
             return NameTrump(seat, rng.choice([*SUITS, None]))
         if phase == TALON:
             return Bury(seat, tuple(rng.sample(mine, rules.talon_size)))
+        if phase == CALL:
+            # Distinct calls the rules allow: a legal set (`tractor.friends.call_error`).
+            assert obs.trump is not None
+            options = callable_cards(rules, obs.trump, obs.levels[seat])
+            return Call(seat, tuple(rng.sample(options, rules.friend_calls)))
         ladder = know.ladder
         assert ladder is not None
         if know.lead_format is not None:

@@ -18,11 +18,11 @@ import random
 from collections import Counter
 
 from tractor.ai.players.deductions import Deductions
-from tractor.ai.players.hidden_places import HiddenPlaces
+from tractor.ai.players.friend_belief import starter_limits
+from tractor.ai.players.hidden_places import BURIED, HiddenPlaces
 from tractor.ai.players.world_builder import WorldBuilder
 from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.phases import DONE, PLAY
 from tractor.trump import TRUMP, Ladder
 
 #: A hidden card to place: (the mask of the regions it may go to, its face).
@@ -48,23 +48,29 @@ class WorldSampler:
         self.bit = places.bits()
         #: Per face, the relative odds that it was buried (None: the stock is no burial).
         self.bury_odds: list[float] | None = None
-        if places.stock >= 0 and obs.phase in (PLAY, DONE) and ladder is not None:
+        if places.stock >= 0 and obs.phase in BURIED and ladder is not None:
             self.bury_odds = [bury_odds(f, ladder) for f in range(54)]
+        #: Find-a-friend's soft beliefs, per region: face -> the most copies it holds
+        #: (`friend_limits`); kept at relaxation level -1 only.
+        self.limits = friend_limits(obs, places)
 
     def sample(self, rng: random.Random, weighted: bool = True) -> Hand:
         """One world: plain tries first, then exact ones (Hall's condition kept), each kind
         of constraint relaxed in turn should they all fail; ``weighted``: the buried cards
         drawn with the odds of a sensible burial (`bury_odds`) when that applies."""
         self.stats["samples"] += 1
-        plan = [(0, False, True)] * (8 if weighted and self.bury_odds is not None else 0)
-        for level in range(4):
+        first = -1 if any(self.limits) else 0
+        plan = [(first, False, True)] * (8 if weighted and self.bury_odds is not None else 0)
+        for level in range(first, 4):
             plan += [(level, False, False)] * 8 + [(level, True, False)] * 8
         plan.append((4, False, False))
         for level, exact, weigh in plan:
             got = self._assign(rng, level, exact, weigh)
             if got is not None:
-                if level:
+                if level > 0:
                     self.stats[f"relaxed{level}"] += 1
+                elif level == 0 and first < 0:
+                    self.stats["beliefs_dropped"] += 1
                 return self.builder.build(got, rng)
         raise AssertionError("unreachable: level 4 always succeeds")
 
@@ -72,8 +78,9 @@ class WorldSampler:
 
     def _items(self, level: int) -> tuple[list[Item], list[int], list[set[int]]]:
         """(constrained cards as (mask, face), unconstrained faces, per-region faces that must
-        not be doubled) under relaxation ``level`` (0: every constraint; 1: no pair
-        constraints; 2: no throw constraints either; 3: no voids; 4: only sizes)."""
+        not be doubled) under relaxation ``level`` (-1: every constraint and the soft
+        beliefs of find-a-friend; 0: every constraint; 1: no pair constraints; 2: no throw
+        constraints either; 3: no voids; 4: only sizes)."""
         o = self.obs
         d = self.deductions
         left = Counter(self.hidden)
@@ -83,7 +90,7 @@ class WorldSampler:
         if level < 4:
             for s in range(d.n):
                 mask = self.bit.get(s, 0)
-                if s == o.starter and o.phase in (PLAY, DONE):
+                if s == o.starter and o.phase in BURIED:
                     mask |= x_bit  # the starter may have buried it
                 if not mask:
                     continue
@@ -108,10 +115,13 @@ class WorldSampler:
 
     def _no_doubles(self, level: int) -> list[set[int]]:
         """Per region, the faces it may hold once but not twice (no pair above a height),
-        at relaxation ``level`` 0 only."""
+        at relaxation ``level`` 0 (and -1, with find-a-friend's limits of one copy)."""
         nodouble: list[set[int]] = [set() for _ in range(self.places.count)]
+        if level < 0:
+            for r, limits in enumerate(self.limits):
+                nodouble[r].update(f for f, most in limits.items() if most == 1)
         ladder = self.ladder
-        if level != 0 or ladder is None:
+        if level > 0 or ladder is None:
             return nodouble
         order = ladder.order
         nopair = self.deductions.nopair
@@ -122,8 +132,13 @@ class WorldSampler:
         return nodouble
 
     def _static(self, f: int, level: int) -> int:
-        """Regions that may hold face ``f`` under voids (and throws below ``level`` 2)."""
+        """Regions that may hold face ``f`` under voids (and throws below ``level`` 2, and
+        find-a-friend's limits of no copy at ``level`` -1)."""
         mask = self.full
+        if level < 0:
+            for r, limits in enumerate(self.limits):
+                if limits.get(f, 1) == 0:
+                    mask &= ~(1 << r)
         if self.ladder is None:
             return mask
         suit = self.ladder.esuit[f]
@@ -260,6 +275,21 @@ class WorldSampler:
             room = sum(cap[r] for r in range(count) if t >> r & 1)
             out.append(room - sum(c for m, c in demand.items() if not m & ~t))
         return out
+
+
+def friend_limits(obs: Observation, places: HiddenPlaces) -> list[dict[int, int]]:
+    """Per region, find-a-friend's soft limits: the most copies of a called card the
+    starter's hand holds (`tractor.ai.players.friend_belief.starter_limits`), and none in
+    the buried cards a seat did not see (a starter keeps the cards it calls)."""
+    out: list[dict[int, int]] = [{} for _ in range(places.count)]
+    starter = obs.starter
+    if not obs.calls or starter is None or starter == obs.seat:
+        return out
+    if starter in places.seats:
+        out[places.seats.index(starter)] = starter_limits(obs)
+    if places.stock >= 0 and obs.phase in BURIED:
+        out[places.stock] = {c.face: 0 for c in obs.calls}
+    return out
 
 
 #: Relative odds that a plain card of each rank (2..A) is among the buried cards: a

@@ -23,7 +23,10 @@ auction are left to the heuristic.
 
 The outcome is scored for the seat's team: the levels it gains (negative: the other team
 gains) plus its card points at one level per level band (40 points with two decks), which
-smooths the level steps so that close comparisons are less noisy. The search is given only
+smooths the level steps so that close comparisons are less noisy. In find-a-friend it is
+scored for the side the seat ended on in each world: the worlds place the called cards as
+the seat's belief allows (`Knowledge.sample`), and the rollouts, on the core's own rules,
+decide who answers the calls. The search is given only
 its seat's observation (`tractor.ai.players.base`), resamples full hands from it and plays
 them out on the rules core's own `Hand`, every simulated seat deciding from its own
 observation of that world; its randomness comes from ``seed`` and the public position, so
@@ -88,6 +91,16 @@ class StopFlag(Protocol):
 
     def is_set(self) -> bool:
         ...
+
+
+def friends_outcome_value(result: HandResult, seat: int, step: int) -> float:
+    """`outcome_value` in find-a-friend, for one ``seat`` on the side the hand put it on
+    (in a sampled world, as its rollout resolved the sides): levels its side gained (or
+    the other side's, negative) and the defenders' points (its own side's, or the other's,
+    negative)."""
+    gain = result.levels_gained if seat in result.gaining else -result.levels_gained
+    points = result.defender_points if seat not in result.side else -result.defender_points
+    return gain + points * POINT_WEIGHT * 40 / step
 
 
 def outcome_value(result: HandResult, team: int, declarers: int, step: int) -> float:
@@ -173,10 +186,7 @@ class SearchStrategy(ObservingStrategy):
         keys = [tuple(sorted(c)) for c in cands]
         prior_i = keys.index(tuple(sorted(prior))) if prior is not None and tuple(
             sorted(prior)) in keys else 0
-        team = team_of(seat)
-        step = rules.level_step
-        declarers = know.obs.declarers
-        assert declarers is not None
+        value = _valuer(know)
         alive = list(range(len(cands)))
         values: list[list[float]] = [[] for _ in cands]
         worlds = 0
@@ -190,7 +200,7 @@ class SearchStrategy(ObservingStrategy):
             for i in alive:
                 w = world.clone()
                 w.apply(Play(seat, tuple(cands[i])))
-                scores.append(outcome_value(self._finish(w), team, declarers, step))
+                scores.append(value(self._finish(w)))
                 # The first world too: at many seats its rollouts alone outlast a
                 # hint's second; cut short, the heuristic's choice is played.
                 if self._out_of_time(deadline):
@@ -231,6 +241,19 @@ class SearchStrategy(ObservingStrategy):
         o = know.obs
         played = sum(len(t.plays) for t in o.tricks)
         return f"search:{self.seed}:{o.seat}:{played}:{len(o.current)}:{o.hand}"
+
+
+def _valuer(know: Knowledge) -> Callable[[HandResult], float]:
+    """A finished hand's worth to the searching seat: to its team, or in find-a-friend to
+    the side each world's play put it on."""
+    seat, rules = know.seat, know.rules
+    step = rules.level_step
+    if rules.mode == "friends":
+        return lambda result: friends_outcome_value(result, seat, step)
+    team = team_of(seat)
+    declarers = know.obs.declarers
+    assert declarers is not None
+    return lambda result: outcome_value(result, team, declarers, step)
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tractor.ai.players.allies import allies_of
+from tractor.ai.players.hidden_places import TALON_TAKEN
 from tractor.ai.players.worlds import Knowledge
 from tractor.formats import SINGLE, THROW, Component, Format, classify_faces
-from tractor.phases import DONE, PLAY, TALON
 from tractor.rules import team_of
 from tractor.trick import beats_component
 from tractor.trump import TRUMP
@@ -30,7 +31,7 @@ class Tracker:
     which ``s`` has shown it holds no pair."""
 
     __slots__ = ("seat", "team", "players", "ladder", "unseen", "voids", "pairless",
-                 "played_points", "sizes", "hidden", "_suit_cache", "_void_cache")
+                 "played_points", "sizes", "hidden", "allies", "_suit_cache", "_void_cache")
 
     def __init__(self, know: Knowledge) -> None:
         assert know.ladder is not None, "the tracker needs the trump context"
@@ -42,7 +43,7 @@ class Tracker:
         unseen = [know.rules.decks] * 54
         for f in obs.hand:
             unseen[f] -= 1
-        if seat == obs.starter and obs.phase in (TALON, PLAY, DONE) and obs.buried:
+        if seat == obs.starter and obs.phase in TALON_TAKEN and obs.buried:
             for f in obs.buried:
                 unseen[f] -= 1
         self.voids: list[set[int]] = [set() for _ in range(n)]
@@ -60,6 +61,8 @@ class Tracker:
         self.hidden = sum(unseen)
         self._suit_cache: dict[int, list[int]] = {}
         self._void_cache: dict[int, float] = {}
+        #: Who plays with this seat (its team; in find-a-friend, surely or by belief).
+        self.allies = allies_of(obs, know.rules, ladder, self.voids, unseen)
 
     def _see_trick(self, leader: int, plays: Sequence[Sequence[int]], unseen: list[int],
                    es: Sequence[int]) -> None:
@@ -163,11 +166,11 @@ class Tracker:
 
     def secure(self, win: list[int], lead: Format, after: Sequence[int]) -> bool:
         """Whether the play ``win``, winning the trick now, stays winning against the
-        seats ``after`` that still play (only seats of the other team are threats)."""
+        seats ``after`` that still play (only seats of the other side are threats)."""
         ladder = self.ladder
         es = ladder.esuit
-        owner_team = team_of(self.seat)  # callers ask about their own team's play
-        threats = [s for s in after if team_of(s) != owner_team]
+        # Callers ask about their own side's play: only the other side threatens it.
+        threats = [s for s in after if not self.allies.partner(s)]
         if not threats:
             return True
         e = lead.esuit

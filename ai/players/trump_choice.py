@@ -72,8 +72,9 @@ def choose_declaration(know: Knowledge) -> Declare | None:
             if len(d.faces) == 2 and d.faces[0] == current[1][0]:
                 return d
         return None
-    if current is not None and team_of(current[0]) == team_of(seat):
-        return None  # never overcall the partner
+    if current is not None and know.rules.mode != "friends" \
+            and team_of(current[0]) == team_of(seat):
+        return None  # never overcall the partner (find-a-friend has none in the deal)
     best: Declare | None = None
     best_val = -1.0
     jokers: Declare | None = None

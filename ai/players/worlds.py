@@ -29,14 +29,13 @@ from functools import cached_property
 
 from tractor.actions import Declare
 from tractor.ai.players.deductions import Deductions, SeatFacts
-from tractor.ai.players.hidden_places import TALON_APART, TALON_TAKEN, HiddenPlaces
+from tractor.ai.players.hidden_places import BURIED, TALON_APART, TALON_TAKEN, HiddenPlaces
 from tractor.ai.players.sampler import WorldSampler
 from tractor.ai.players.world_builder import WorldBuilder
 from tractor.dealing import declaration_options
 from tractor.formats import Format, classify_faces
 from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.phases import DONE, PLAY
 from tractor.public import PublicHand
 from tractor.rules import Rules
 from tractor.trump import Ladder
@@ -125,7 +124,7 @@ class Knowledge:
         left.subtract(o.hand)
         for p in self.played:
             left.subtract(p)
-        if o.buried is not None and o.phase in (PLAY, DONE):
+        if o.buried is not None and o.phase in BURIED:
             left.subtract(o.buried)
         return +left
 
