@@ -506,7 +506,8 @@ class Plain(Program):
 
 
 #: Prompts of ``--plain`` that ask for a decision, and those after a hand.
-DECISION_PROMPTS = ("declare> ", "bury> ", "play> ", "bid> ", "show> ", "trump> ")
+DECISION_PROMPTS = ("declare> ", "bury> ", "play> ", "bid> ", "show> ", "trump> ",
+                    "call> ")
 SUMMARY_PROMPTS = ("next hand (Enter)> ", "game over (Enter to leave)> ")
 
 

@@ -184,15 +184,15 @@ def in_lobby(program: Plain) -> None:
     program.wait_for(r"lobby commands: ready", LOBBY_SECONDS)
 
 
-def play_to_verified(lab: Lab, programs: list[Plain]) -> None:
+def play_to_verified(lab: Lab, programs: list[Plain], peers: int = 4) -> None:
     """Every plain client answers its decisions until its summary says the hand was
-    verified by all four peers; no screen shows trouble."""
+    verified by all ``peers`` peers; no screen shows trouble."""
     for program in programs:
         if program.autopilot is None:
             program.autopilot = Autopilot()
             program.autopilot.step(program, program.output())  # a prompt already waiting
-    lanlab.wait_all(programs, VERIFIED_4, HAND_SECONDS, STALL_SECONDS, TROUBLE, lab.report,
-                    what=f'"{VERIFIED.format(n=4)}"')
+    lanlab.wait_all(programs, re.escape(VERIFIED.format(n=peers)), HAND_SECONDS,
+                    STALL_SECONDS, TROUBLE, lab.report, what=f'"{VERIFIED.format(n=peers)}"')
     for program in programs:
         assert program.autopilot is not None and program.autopilot.accepted > 0, \
             program.report()
@@ -307,6 +307,34 @@ def test_f_the_auction_variant_between_hosts(lab_of, timer):
         assert "the auction picks the declarers" in text, program.report()
     print(f"{timer.name}: {timer.done():.1f} s")
     quit_all(lab, [alice, bob])
+
+
+def test_g_find_a_friend_at_five_seats_on_three_hosts(lab_of, timer):
+    """(g) find-a-friend, 5 seats on 3 hosts: host --ai 1 --rules players=5,mode=friends"""
+    lab = lab_of(3)
+    a, b, c = lab.hosts
+    alice = lab.person(a, "alice").plain(
+        "host", "--name", "lab-g", "--seats", "5", "--ai", "1", "--rules",
+        "players=5,mode=friends", "--plain", *FAST, "--player", "Alice", *AI)
+    address = open_table(alice)
+    in_lobby(alice)
+    people = [alice]
+    for host, name in ((b, "Bob"), (c, "Carol"), (b, "Dave")):
+        program = lab.person(host, name.lower()).plain("join", address, "--plain", *FAST,
+                                                      "--player", name)
+        in_lobby(program)
+        people.append(program)
+    for program in people:
+        program.send("ready")
+    play_to_verified(lab, people, peers=5)
+    for program in people:  # the starter's call went between hosts, and the hand's sides
+        text = program.output()
+        assert re.search(r"calls? the 1st|calls? the 2nd", text), program.report()
+        assert "levels" in text.lower(), program.report()
+    starter_prompted = [p for p in people if "call> " in p.output()]
+    assert len(starter_prompted) <= 1  # only the starter is asked, and only if a person
+    print(f"{timer.name}: {timer.done():.1f} s")
+    quit_all(lab, people)
 
 
 def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
