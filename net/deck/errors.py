@@ -81,9 +81,13 @@ def carrying(out: list[bytes]) -> Iterator[None]:
     try:
         yield
     except NetError as exc:  # a refusal carries frames; a bug goes up as it came
-        if out and isinstance(getattr(exc, "outgoing", None), list):
-            exc.outgoing = out + exc.outgoing  # type: ignore[attr-defined]
+        _carry(out, exc)
         raise
+
+
+def _carry(out: list[bytes], exc: NetError) -> None:
+    if out and isinstance(getattr(exc, "outgoing", None), list):
+        exc.outgoing = out + exc.outgoing  # type: ignore[attr-defined]
 
 
 def followed_by(out: list[bytes], more: Callable[[], list[bytes]]) -> list[bytes]:
@@ -97,5 +101,9 @@ def followed_by(out: list[bytes], more: Callable[[], list[bytes]]) -> list[bytes
     ...     exc.outgoing
     [b'mine']
     """
-    with carrying(out):
+    # As `carrying` does, written out: this runs for every frame a table takes.
+    try:
         return out + more()
+    except NetError as exc:
+        _carry(out, exc)
+        raise

@@ -117,6 +117,14 @@ class TableHand:
         self.auction = Auction(deck, public, schedule, inbox, own, revealed, self.decisions)
         self.calling = Calling(deck, public, schedule, inbox, self.decisions,
                                first_trick=self.playing.begin)
+        #: The step the schedule runs in each phase (`_advance`; made once: it runs after
+        #: every frame).
+        self._steps: dict[Phase, Callable[[], list[bytes]]] = {
+            Phase.SETUP: self.dealing.setup, Phase.DEAL: self.dealing.deal,
+            Phase.DECLARE: self._declaring, Phase.TALON: self.dealing.talon,
+            Phase.BID: self.auction.bid, Phase.SHOW: self.auction.show,
+            Phase.NAME: self.auction.name, Phase.CALL: self.calling.step,
+            Phase.PLAY: self.playing.step, Phase.AUDIT: self._phase_audit}
         self.audit = HandAudit(setup, deck, self.public, self.schedule, self.playing.records,
                                clock)
         self.owed = Owed(deck, self.public, self.schedule, self.inbox, self.playing)
@@ -261,16 +269,14 @@ class TableHand:
         """The schedule's current step, once the deck is ready for it."""
         if self.deck.phase not in (DeckStep.READY, DeckStep.DONE):
             return []
-        dealing, auction = self.dealing, self.auction
-        declaring = dealing.open_talon if self.public.turning_talon else dealing.window
-        steps: dict[Phase, Callable[[], list[bytes]]] = {
-            Phase.SETUP: dealing.setup, Phase.DEAL: dealing.deal, Phase.DECLARE: declaring,
-            Phase.TALON: dealing.talon, Phase.BID: auction.bid, Phase.SHOW: auction.show,
-            Phase.NAME: auction.name, Phase.CALL: self.calling.step,
-            Phase.PLAY: self.playing.step,
-            Phase.AUDIT: self._phase_audit}
-        step = steps.get(self.phase)
+        step = self._steps.get(self.phase)
         return step() if step is not None else []
+
+    def _declaring(self) -> list[bytes]:
+        """A declaration window, or the talon turned over when nobody declared."""
+        if self.public.turning_talon:
+            return self.dealing.open_talon()
+        return self.dealing.window()
 
     @contextmanager
     def _refusing(self) -> Iterator[None]:

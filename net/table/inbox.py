@@ -24,6 +24,9 @@ class Inbox:
         #: set-up would take a place in this seat's chain before its own set-up messages.
         self.chat_out: list[str] = []
         self._chats = [0] * seats  #: chat lines per seat taken (this seat's too)
+        #: Messages in the queues: asked after every step of the table (`waiting`), so
+        #: counted as they come and go rather than summed each time.
+        self._count = 0
 
     def sort(self, arrived: Iterable[tuple[int, TableMessage, int]]) -> None:
         """Take the deck's newly applied messages: (seat, message, its number)."""
@@ -33,6 +36,7 @@ class Inbox:
                 self.chat.append((seat, "".join(c for c in data.text if c.isprintable())))
             else:
                 self.queues[seat].append((data, seq))
+                self._count += 1
 
     def say(self, text: str) -> None:
         """A chat line of this seat, sent once the deck is ready (`chat_out`)."""
@@ -45,7 +49,7 @@ class Inbox:
 
     def waiting(self) -> int:
         """Messages not yet applied, every seat's."""
-        return sum(len(q) for q in self.queues)
+        return self._count
 
     def empty(self, seat: int) -> bool:
         return not self.queues[seat]
@@ -82,8 +86,12 @@ class Inbox:
     def take(self, seat: int, *kinds: type) -> tuple[TableMessage, int] | None:
         """The seat's next message (of one of ``kinds``) and its number, taken; None if
         none came yet."""
-        return None if self._next(seat, kinds) is None else self.queues[seat].popleft()
+        if self._next(seat, kinds) is None:
+            return None
+        self._count -= 1
+        return self.queues[seat].popleft()
 
     def drop(self, seat: int) -> int:
         """Take the seat's next message (peeked already); returns its number."""
+        self._count -= 1
         return self.queues[seat].popleft()[1]
