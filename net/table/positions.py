@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tractor.net.deck.dealing import Reveal
 from tractor.net.deck.engine import Deck
 from tractor.net.table.errors import TableError
 from tractor.net.table.schedule import Schedule
@@ -74,6 +75,20 @@ class RevealedCards:
         self.deck = deck
         self.public = public
         self.used: set[int] = set()  #: positions played in this hand
+        # The deck's reveals by position, indexed as they come (`faces` asks for a few
+        # positions at each play; the reveals grow with the hand).
+        self._indexed: list[Reveal] | None = None
+        self._at: dict[int, list[Reveal]] = {}
+        self._count = 0
+
+    def _reveals_at(self, position: int) -> list[Reveal]:
+        reveals = self.deck.reveals
+        if reveals is not self._indexed or len(reveals) < self._count:
+            self._indexed, self._at, self._count = reveals, {}, 0
+        for r in reveals[self._count:]:
+            self._at.setdefault(r.position, []).append(r)
+        self._count = len(reveals)
+        return self._at.get(position, [])
 
     def faces(self, seat: int, positions: Sequence[int], purpose: str,
               seq: int) -> tuple[int, ...]:
@@ -84,9 +99,10 @@ class RevealedCards:
         deck = self.deck
         shown: set[int] = set()
         played: set[int] = set()
-        for r in deck.reveals:
-            if r.seat == seat and r.seq < seq:
-                (played if r.purpose == "play" else shown).add(r.position)
+        for p in positions:
+            for r in self._reveals_at(p):
+                if r.seat == seat and r.seq < seq:
+                    (played if r.purpose == "play" else shown).add(p)
         # A talon card the table turned over for everyone is shown already: a claim may
         # show it without revealing it again (an honest starter's claim was refused). Only
         # those the table turned over, and opened by every seat: a seat may send an `open`
