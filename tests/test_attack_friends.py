@@ -540,8 +540,11 @@ def starter_of(net: MemNet) -> int:
 
 
 def forfeits(net: MemNet, seats: list[int], offender: int) -> list[Any]:
-    """What every one of ``seats`` scores for the verdict (as `GoesOn` does after a halt)."""
-    return [net.sessions[s].forfeit(offender, net.nodes[s].verdict_hand) for s in seats]
+    """What every one of ``seats`` scores for the verdict (as `GoesOn` does after a halt:
+    where the verdict says the move was missing, if it says)."""
+    return [net.sessions[s].forfeit(offender, net.nodes[s].verdict_hand,
+                                    getattr(net.nodes[s].halted, "moves", None))
+            for s in seats]
 
 
 @pytest.mark.slow
@@ -556,6 +559,8 @@ def test_a_starter_that_never_calls_is_named_by_every_peer_and_loses_the_hand_al
         halted = net.nodes[seat].halted
         assert isinstance(halted, Stalled) and (halted.seat, halted.what) == (starter, "call"), \
             (seat, halted)
+        # Where the call was missing: the starter's moves the table had then.
+        assert halted.moves == net.sessions[seat].current.moves_of(starter) > 0
     others = [s for s in range(5) if s != starter]
     results = forfeits(net, others, starter)
     res = results[0]
@@ -622,3 +627,65 @@ def test_two_different_calls_signed_for_different_peers_are_the_starters_equivoc
     results = forfeits(net, others, starter)
     assert results[0] is not None and all(r == results[0] for r in results), results
     assert results[0].gaining == tuple(others)
+
+
+@pytest.mark.parametrize("rules", [FIVE, Rules(players=4)])
+def test_a_forfeit_before_anybody_declares_is_nothing_on_every_peer_however_late_its_move(
+        rules):
+    # Broke (both modes): in a first hand, the seat whose window completes the first
+    # declaration sends it late, to some peers only, after every peer voted it missing.
+    # The peers that took it knew the starter and scored the forfeit (3 levels to every
+    # other seat, or to the other team); the others had nothing to lose yet and scored
+    # nothing. A verdict on a seat's missing move now carries where it was missing (the
+    # referee's item: the seat's moves before it), and the hand is forfeited as it stood
+    # there: nothing to lose, on every peer.
+    n = rules.players
+    d = LocalDeal(seats=n, seed=3)
+    peers = sessions(d, [RandomPlayer(30 + s) for s in range(n)], hands=1, rules=rules)
+    d.peers = peers  # type: ignore[assignment]  # the sessions feed their decks
+    d.call_all("start")
+    late = None
+    while d.queue and late is None:
+        src = d.queue[0][0]
+        pump(d, 1)
+        if any(p.current.public.starter is not None for p in peers):
+            late = src  # its last window gave a peer the starter: the others still wait
+    assert late is not None
+    # It reaches the peers that still wait for it only after they voted it missing.
+    missed = sorted({t for s, t, _ in d.queue if s == late})
+    others = [s for s in range(n) if s != late]
+    d.queue = deque((s, t, f) for s, t, f in d.queue if not (s == late and t in missed))
+    d.tamper = lambda src, dst, frame: None if src == late and dst in missed else frame
+    pump(d)
+    assert missed and all(peers[s].current.public.starter is None for s in missed)
+    assert any(peers[s].current.public.starter is not None for s in others)
+    owed = peers[missed[0]].current.moves_of(late)  # where the others miss its move
+    assert all(peers[s].current.moves_of(late) == owed for s in missed)
+    results = [peers[s].forfeit(late, 0, owed) for s in others]
+    assert results == [None] * len(others), results
+    assert all(p.carry() == peers[others[0]].carry() for p in peers)
+
+
+@pytest.mark.parametrize("rules", [FIVE, Rules(players=4)])
+def test_a_forfeit_after_the_declaration_is_the_same_on_every_peer_however_late_its_move(
+        rules):
+    # The other side of the one above: a move missing once the starter is known is lost
+    # by its seat on every peer, whether or not a peer took it late.
+    n = rules.players
+    d = LocalDeal(seats=n, seed=3)
+    peers = sessions(d, [RandomPlayer(30 + s) for s in range(n)], hands=1, rules=rules)
+    d.peers = peers  # type: ignore[assignment]  # the sessions feed their decks
+    d.call_all("start")
+    while d.queue and not all(p.current.public.tricks for p in peers):
+        pump(d, 1)
+    late = peers[0].current.public.to_act()
+    assert late is not None
+    others = [s for s in range(n) if s != late]
+    missed = others[len(others) // 2:]
+    owed = peers[missed[0]].current.moves_of(late)
+    d.tamper = lambda src, dst, frame: None if src == late and dst in missed else frame
+    pump(d)
+    assert any(peers[s].current.moves_of(late) > owed for s in others)  # some took it
+    results = [peers[s].forfeit(late, 0, owed) for s in others]
+    assert results[0] is not None and all(r == results[0] for r in results), results
+    assert all(peers[s].carry() == peers[others[0]].carry() for s in others)
