@@ -63,6 +63,7 @@ class OpenDeck:
         self.starter: int | None = None
         self._sent = 0
         self._applying = -1
+        self._accepted = [0] * n  #: messages applied per seat (`accepted`)
 
     # --- frames --------------------------------------------------------------------------------
 
@@ -80,6 +81,11 @@ class OpenDeck:
     def _apply(self, seat: int, seq: int, kind: str, body: dict[str, Any]) -> None:
         self._applying = seq
         getattr(self, f"_on_{kind}")(seat, body)
+        self._accepted[seat] += 1
+
+    def accepted(self, seat: int) -> int:
+        """How many of ``seat``'s messages this deck took (what a stall is judged on)."""
+        return self._accepted[seat]
 
     def start(self) -> list[bytes]:
         self.phase = DeckStep.READY

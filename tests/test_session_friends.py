@@ -109,7 +109,7 @@ def test_a_forfeit_in_find_a_friend_is_lost_by_the_offender_alone():
     assert res is not None and all(r == res for r in results)
     public = peers[0].played[-1].public
     assert public.starter == 1
-    assert res == friends_forfeit(FIVE, 3, 1, public.declaring_side())
+    assert res == friends_forfeit(FIVE, 3, 1, (public.starter,))  # the side all peers know
     assert res.gaining == (0, 1, 2, 4) and 3 not in res.gaining
     gain = res.levels_gained
     assert gain > 0 and all(p.levels == peers[0].levels for p in peers)

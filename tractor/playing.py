@@ -203,7 +203,8 @@ class PlayRules(HandState):
         it declares, none if it defends), so walking out of a losing hand gains nothing.
         Only once a team declares; before that there is nothing to lose (`IllegalAction`).
         Find-a-friend, where the offender's side may still be secret: the offender loses
-        alone (`tractor.records.friends_forfeit`).
+        alone (`tractor.records.friends_forfeit`), on the side every peer knows whatever it
+        applied when the verdict came: the starter alone (see `forfeit_result`).
 
         >>> from tractor.public import PublicHand
         >>> from tractor.rules import Rules
@@ -231,8 +232,11 @@ class PlayRules(HandState):
         if self.friend_mode:
             if self.starter is None:
                 raise IllegalAction("nobody declares yet: the hand has nothing to lose")
-            return friends_forfeit(self.rules, offender, self.starter,
-                                   self.declaring_side())
+            # Not the friends revealed so far: between peers a verdict is on a hand each
+            # peer holds where it stands, and one that took a late play revealing a friend
+            # would score the forfeit otherwise than one that did not (other points, other
+            # levels with a level step of its own). The starter is known to every peer.
+            return friends_forfeit(self.rules, offender, self.starter, (self.starter,))
         if self.declarers is None or self.starter is None:
             raise IllegalAction("no team declares yet: the hand has nothing to lose")
         points = self.rules.total_points if not self.is_defender(offender) else 0

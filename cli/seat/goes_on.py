@@ -105,7 +105,7 @@ class GoesOn:
             return  # the others go on without this peer
         assert node.session is not None
         session = node.session
-        res = session.forfeit(gone, node.verdict_hand)
+        res = session.forfeit(gone, node.verdict_hand, getattr(failure.value, "moves", None))
         if res is not None:
             names = self.client.names
             if res.gaining:  # find-a-friend: every seat but the offender goes up

@@ -58,8 +58,10 @@ class ViewMismatch(DeckError):
 class KeyTimeout(DeckError):
     """A seat did not release keys it owes within the allowed time."""
 
-    def __init__(self, seat: int, positions: list[int]) -> None:
+    def __init__(self, seat: int, positions: list[int], moves: int | None = None) -> None:
         self.positions = positions
+        #: Named on every other seat's votes: its moves in the hand before the keys it owed.
+        self.moves = moves
         which = f"positions {positions}" if len(positions) <= 12 else f"{len(positions)} positions"
         if not positions:  # named by every other seat (this peer got them too late)
             which = "the positions the other seats waited for"

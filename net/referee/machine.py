@@ -153,7 +153,8 @@ class TableNow:
 class Blame:
     """A verdict: ``seat`` is to blame in ``hand`` for ``kind`` (``stall``, ``keys``,
     ``gone``, ``equivocation``, or ``deck`` for evidence found in the deck), shown by the
-    signed ``frames``. ``cause`` is the deck's own error for ``deck``."""
+    signed ``frames``. ``cause`` is the deck's own error for ``deck``. ``moves``: for a
+    blame on votes, the seat's moves before the one found missing (the item's)."""
 
     hand: Hand
     seat: Seat
@@ -161,6 +162,7 @@ class Blame:
     what: str
     frames: tuple[bytes, ...] = ()
     cause: Exception | None = field(default=None, compare=False)
+    moves: int | None = None
 
 
 # --- effects: what the shell does for the referee ---------------------------------------------
@@ -478,7 +480,8 @@ class Referee:
         # The words of the lowest voter: the same on every peer (they hold the same votes).
         what = votes[0].what
         kind = GONE if all(b.what == GONE for b in votes) else KEYS if what == KEYS else "stall"
-        return Blame(item.hand, item.seat, kind, what, tuple(b.frame for b in votes))
+        return Blame(item.hand, item.seat, kind, what, tuple(b.frame for b in votes),
+                     moves=item.moves)
 
     def fingerprint(self) -> Hashable:
         """Everything that makes this referee what it is, hashable (the model checker

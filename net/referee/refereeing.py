@@ -43,9 +43,11 @@ class SeatGone(NetError):
     """A seat stayed unreachable past the grace period (every other seat voted so): the
     hand ends without it."""
 
-    def __init__(self, seat: int, seconds: float, frames: tuple[bytes, ...] = ()) -> None:
+    def __init__(self, seat: int, seconds: float, frames: tuple[bytes, ...] = (),
+                 moves: int | None = None) -> None:
         self.seat, self.seconds = seat, seconds
         self.frames = frames  #: the signed votes of every other seat
+        self.moves = moves  #: its moves in the hand before the one missing (None: unknown)
         super().__init__(f"seat {seat} left the table: no connection for {seconds:.0f} s, "
                          "so this hand ends without a result")
 
@@ -78,16 +80,16 @@ def verdict(blame: Blame, t: Timing) -> Exception:
     if blame.kind == "deck" and blame.cause is not None:
         return blame.cause
     if blame.kind == GONE:
-        exc = SeatGone(blame.seat, t.grace, blame.frames)
+        exc = SeatGone(blame.seat, t.grace, blame.frames, blame.moves)
     elif blame.kind == KEYS:
-        exc = KeyTimeout(blame.seat, [])
+        exc = KeyTimeout(blame.seat, [], blame.moves)
         exc.frames = blame.frames
     elif blame.kind == "equivocation":
         exc = Equivocation(blame.seat, f"cast {blame.what}")
         exc.frames = blame.frames
     else:
         exc = Stalled(blame.seat, blame.what, t.deadline(blame.what) + t.complaint_wait,
-                      blame.frames)
+                      blame.frames, blame.moves)
     # The hand it is on, an extra attribute (as `TableHand` adds to the deck's errors).
     exc.hand = blame.hand  # type: ignore[union-attr]
     return exc

@@ -40,10 +40,12 @@ class Stalled(NetError):
     """A connected seat withheld a message it owed past its deadline and a complaint."""
 
     def __init__(self, seat: Seat, what: str, seconds: float,
-                 complaints: tuple[bytes, ...] = ()) -> None:
+                 complaints: tuple[bytes, ...] = (), moves: int | None = None) -> None:
         self.seat, self.what, self.seconds = seat, what, seconds
         #: The signed votes of every other seat (the evidence).
         self.frames = complaints
+        #: Its moves in the hand before the one it withheld (the votes' item; None: unknown).
+        self.moves = moves
         super().__init__(f"seat {seat}: sent no {what} for {seconds:.0f} s while connected "
                          f"(and after a complaint), so the table cannot go on")
 

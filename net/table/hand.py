@@ -66,7 +66,7 @@ from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.tricks import TrickPlay, TrickRecord
 from tractor.observation import Observation
-from tractor.phases import Decision, Phase
+from tractor.phases import Decision, IllegalAction, Phase
 from tractor.public import PublicHand
 from tractor.records import HandResult
 from tractor.trump import Ladder, Trump
@@ -128,6 +128,10 @@ class TableHand:
         self.audit = HandAudit(setup, deck, self.public, self.schedule, self.playing.records,
                                clock)
         self.owed = Owed(deck, self.public, self.schedule, self.inbox, self.playing)
+        #: Every seat's moves (`moves_of`) when the hand first had something to lose (a
+        #: starter, and with teams a declaring team): a verdict on a move missing before
+        #: that forfeits nothing, however late a peer took it (`GameSession.forfeit`).
+        self.stake_from: tuple[int, ...] | None = None
 
     def _time(self) -> float:
         return self.now()
@@ -262,8 +266,18 @@ class TableHand:
                 self.deck.inbox.clear()
                 before = self.progress()
                 out += self._advance()
+                self._note_stake()
                 if before == self.progress() and not self.deck.inbox:
                     return out
+
+    def _note_stake(self) -> None:
+        if self.stake_from is not None:
+            return
+        try:
+            self.public.forfeit_result(self.me)  # the rules core's: is there a stake yet?
+        except IllegalAction:
+            return
+        self.stake_from = tuple(self.moves_of(s) for s in range(self.n))
 
     def _advance(self) -> list[bytes]:
         """The schedule's current step, once the deck is ready for it."""

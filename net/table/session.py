@@ -283,7 +283,8 @@ class GameSession:
             out += self._shuffle_ahead()
         return out
 
-    def forfeit(self, seat: int, hand_no: int | None = None) -> HandResult | None:
+    def forfeit(self, seat: int, hand_no: int | None = None,
+                owed: int | None = None) -> HandResult | None:
         """Hand ``hand_no`` (by default the one in progress) ends because ``seat`` stalled,
         left it or cheated (every honest peer names the same seat on the same signed
         evidence): scored as lost by its team (in find-a-friend by the seat alone:
@@ -292,10 +293,15 @@ class GameSession:
         message came here after every other seat had voted it missing), its result is
         replaced and the carry computed again from before it, so every peer ends the same.
         None if the hand had nothing to lose yet (nobody declares) or is not one of the
-        last two."""
+        last two.
+
+        ``owed``: the seat's moves in the hand before the one every other seat voted
+        missing (the verdict's, `Stalled.moves`). A peer may take that move late and play
+        on, so whether the hand had anything to lose is judged where the move was
+        missing (`TableHand.stake_from`), the same on every peer; None: as it stands here."""
         current = self.current
         if hand_no is None or hand_no == current.deck.config.hand:
-            if current.phase in OVER:
+            if current.phase in OVER or not _staked(current, seat, owed):
                 return None
             try:
                 res = current.public.record_forfeit(seat)
@@ -317,6 +323,8 @@ class GameSession:
         self.first, self.starter, self.declarers = setup.first, setup.starter, setup.declarers
         self.winner, self.winners = None, ()
         self.results.pop()
+        if not _staked(last, seat, owed):  # it had nothing to lose where the move was owed
+            return None
         self._end_hand(res)
         return res
 
@@ -334,3 +342,11 @@ class GameSession:
             self.winner = res.gaining_team
             self.winners = tuple(s for s in range(self.rules.players)
                                  if team_of(s) == res.gaining_team)
+
+
+def _staked(hand: TableHand, seat: int, owed: int | None) -> bool:
+    """Whether ``hand`` had something to lose before ``seat``'s move number ``owed`` (None:
+    as it stands)."""
+    if owed is None:
+        return True
+    return hand.stake_from is not None and hand.stake_from[seat] <= owed
