@@ -118,13 +118,14 @@ class TableHand:
         self.calling = Calling(deck, public, schedule, inbox, self.decisions,
                                first_trick=self.playing.begin)
         #: The step the schedule runs in each phase (`_advance`; made once: it runs after
-        #: every frame).
+        #: every frame). Each looks its step up when called, so a test's hostile peer may
+        #: replace one on its part.
         self._steps: dict[Phase, Callable[[], list[bytes]]] = {
-            Phase.SETUP: self.dealing.setup, Phase.DEAL: self.dealing.deal,
-            Phase.DECLARE: self._declaring, Phase.TALON: self.dealing.talon,
-            Phase.BID: self.auction.bid, Phase.SHOW: self.auction.show,
-            Phase.NAME: self.auction.name, Phase.CALL: self.calling.step,
-            Phase.PLAY: self.playing.step, Phase.AUDIT: self._phase_audit}
+            Phase.SETUP: lambda: self.dealing.setup(), Phase.DEAL: lambda: self.dealing.deal(),
+            Phase.DECLARE: self._declaring, Phase.TALON: lambda: self.dealing.talon(),
+            Phase.BID: lambda: self.auction.bid(), Phase.SHOW: lambda: self.auction.show(),
+            Phase.NAME: lambda: self.auction.name(), Phase.CALL: lambda: self.calling.step(),
+            Phase.PLAY: lambda: self.playing.step(), Phase.AUDIT: lambda: self._phase_audit()}
         self.audit = HandAudit(setup, deck, self.public, self.schedule, self.playing.records,
                                clock)
         self.owed = Owed(deck, self.public, self.schedule, self.inbox, self.playing)
