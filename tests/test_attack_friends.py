@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from helpers import pump, sender, transcript
 from memnet import MemNet, body_of, kind_of, resign
 from test_resume import crash_and_resume
 from test_session_friends import Person, sessions
-from test_table_friends import friends_from_plays, omniscient
+from test_table_friends import Tamper, blamed, friends_from_plays, omniscient
 
 from tractor import Bury, Play, Rules
 from tractor.actions import Call
@@ -77,44 +76,6 @@ def test_what_the_shape_lets_through_is_for_the_rules_to_judge() -> None:
 
 
 # --- a table of peers on the real deck, where each refuses on its own --------------------------
-
-
-Tamper = Callable[[int, int, bytes], "bytes | list[bytes] | None"]
-
-
-def blamed(seed: int, setup: HandSetup, players: list[RandomPlayer],
-           classes: dict[int, type[TableHand]] | None = None,
-           tamper: Callable[[LocalDeal], Tamper] | None = None,
-           collect: list[TableHand] | None = None
-           ) -> tuple[list[TableHand], dict[int, Exception]]:
-    """One hand on the real deck where every peer goes on alone until it refuses a frame
-    (``tamper(deal)`` may rewrite what a seat sends another; ``collect`` is given the
-    tables as they are made): each peer's refusal."""
-    rules = setup.rules
-    n = rules.players
-    d = LocalDeal(seats=n, decks=rules.decks, hand_size=rules.hand_size, seed=seed,
-                  first=setup.first)
-    d.tamper = tamper(d) if tamper is not None else None
-    tables = [(classes or {}).get(s, TableHand)(setup, d.peers[s], players[s])
-              for s in range(n)]
-    if collect is not None:
-        collect.extend(tables)
-    refused: dict[int, Exception] = {}
-
-    def run(seat: int, move: Callable[[], list[bytes]]) -> None:
-        try:
-            d.broadcast(seat, move())
-        except (TableError, DeckError) as exc:
-            refused[seat] = exc
-            d.broadcast(seat, exc.outgoing)
-
-    for seat, table in enumerate(tables):
-        run(seat, table.start)
-    while d.queue:
-        _, dst, frame = d.queue.popleft()
-        if dst not in refused:
-            run(dst, partial(tables[dst].receive, frame))
-    return tables, refused
 
 
 def is_call(frame: bytes) -> bool:

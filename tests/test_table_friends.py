@@ -47,17 +47,26 @@ def play(seed: int, setup: HandSetup, players: list[RandomPlayer] | None = None,
     return tables
 
 
+Tamper = Callable[[int, int, bytes], "bytes | list[bytes] | None"]
+
+
 def blamed(seed: int, setup: HandSetup, players: list[RandomPlayer],
-           classes: dict[int, type[TableHand]] | None = None
+           classes: dict[int, type[TableHand]] | None = None,
+           tamper: Callable[[LocalDeal], Tamper] | None = None,
+           collect: list[TableHand] | None = None
            ) -> tuple[list[TableHand], dict[int, Exception]]:
-    """One hand on the real deck where every peer goes on alone until it refuses a frame:
-    each peer's refusal (the frames it made before go out, as a node sends them)."""
+    """One hand on the real deck where every peer goes on alone until it refuses a frame
+    (``tamper(deal)`` may rewrite what a seat sends another; ``collect`` is given the
+    tables as they are made): each peer's refusal."""
     rules = setup.rules
     n = rules.players
     d = LocalDeal(seats=n, decks=rules.decks, hand_size=rules.hand_size, seed=seed,
                   first=setup.first)
+    d.tamper = tamper(d) if tamper is not None else None
     tables = [(classes or {}).get(s, TableHand)(setup, d.peers[s], players[s])
               for s in range(n)]
+    if collect is not None:
+        collect.extend(tables)
     refused: dict[int, Exception] = {}
 
     def run(seat: int, move: Callable[[], list[bytes]]) -> None:
