@@ -19,10 +19,10 @@ import pytest
 from helpers import pump, sender, transcript
 from memnet import MemNet, body_of, kind_of, resign
 from test_resume import crash_and_resume
-from test_session_friends import Person, sessions
+from test_session_friends import Person, carry_for, sessions, starter_at_its_call
 from test_table_friends import Tamper, blamed, friends_from_plays, omniscient
 
-from tractor import Bury, Play, Rules
+from tractor import Play, Rules
 from tractor.actions import Call
 from tractor.follow import random_follow, random_lead
 from tractor.friends import FriendCall, callable_cards
@@ -33,7 +33,7 @@ from tractor.net.referee.stall import Stalled
 from tractor.net.table import messages as wire
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, Player, RandomPlayer, SeatView, Wait
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.tricks import TrickRecord
@@ -342,7 +342,7 @@ def test_a_forfeit_is_the_same_on_peers_that_took_a_late_reveal_and_peers_that_d
     starter = 0
     d = LocalDeal(seats=5, seed=40)
     peers = sessions(d, [RandomPlayer(400 + s) for s in range(5)], hands=1, rules=rules,
-                     carry=("2",) * 5 + (None, starter, starter))
+                     carry=carry_for(starter))
     d.peers = peers  # type: ignore[assignment]  # the sessions feed their decks
     d.call_all("start")
     friend = None
@@ -404,27 +404,15 @@ def some_call(table: TableHand, rng: random.Random) -> Call:
 @pytest.mark.parametrize("crash", ["after the burial", "after the call"])
 def test_a_starter_crashing_around_its_call_is_not_asked_again_and_keeps_the_sides(crash):
     starter = 2
-    carry = ("2",) * 5 + (None, starter, starter)
-    d = LocalDeal(seats=5, seed=38)
-    players: list[Player] = [RandomPlayer(380 + s) for s in range(5)]
-    players[starter] = Person(1)
-    peers = sessions(d, players, hands=1, carry=carry)
-    d.peers = peers  # type: ignore[assignment]  # the sessions feed their decks
-    d.call_all("start")
     rng = random.Random(38)
-    me = peers[starter]
-    pump(d)
-    assert me.current.waiting == "bury"
-    d.broadcast(starter, me.decide(Bury(starter, tuple(rng.sample(
-        me.current.my_faces(), FIVE.talon_size)))))
-    pump(d)
-    assert me.current.waiting == "call"
+    d, players = starter_at_its_call(38, starter, 380, rng)
+    me = d.peers[starter]  # type: ignore[attr-defined]
     call = None
     if crash == "after the call":
         call = some_call(me.current, rng)
         d.broadcast(starter, me.decide(call))  # in flight as it crashes, before its lead
         assert me.current.waiting == "play"
-    fresh = sessions(d, players, hands=1, carry=carry)[starter]
+    fresh = sessions(d, players, hands=1, carry=carry_for(starter))[starter]
     again = Person(2)
     fresh.player = fresh.current.player = again
     crash_and_resume(d, starter, fresh)

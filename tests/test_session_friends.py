@@ -141,17 +141,17 @@ class Person(RandomPlayer):
         return WAIT
 
 
-@pytest.mark.slow
-def test_a_starter_resumed_after_its_call_is_not_asked_to_call_again():
-    starter = 0
-    d = LocalDeal(seats=5, seed=14)
-    players: list[Player] = [RandomPlayer(40 + s) for s in range(5)]
-    person = Person(1)
-    players[starter] = person
-    peers = sessions(d, players, hands=1, carry=("2",) * 5 + (None, starter, starter))
-    d.peers = peers  # type: ignore[assignment]
+def starter_at_its_call(seed: int, starter: int, player_seed: int, rng: random.Random
+                        ) -> tuple[LocalDeal, list[Player]]:
+    """A 5-seat hand whose ``starter`` is a `Person` (the others random players), played
+    until that person buried (``rng``'s cards) and is asked for its call. The deal's peers
+    are the sessions; ``carry_for(starter)`` is their carry."""
+    d = LocalDeal(seats=5, seed=seed)
+    players: list[Player] = [RandomPlayer(player_seed + s) for s in range(5)]
+    players[starter] = Person(1)
+    peers = sessions(d, players, hands=1, carry=carry_for(starter))
+    d.peers = peers  # type: ignore[assignment]  # the sessions feed their decks
     d.call_all("start")
-    rng = random.Random(3)
     me = peers[starter]
     pump(d)
     assert me.current.waiting == "bury"
@@ -159,12 +159,26 @@ def test_a_starter_resumed_after_its_call_is_not_asked_to_call_again():
         me.current.my_faces(), FIVE.talon_size)))))
     pump(d)
     assert me.current.waiting == "call"
+    return d, players
+
+
+def carry_for(starter: int) -> tuple[object, ...]:
+    """A game's first hand at level 2 everywhere, ``starter`` starting and drawing first."""
+    return ("2",) * 5 + (None, starter, starter)
+
+
+@pytest.mark.slow
+def test_a_starter_resumed_after_its_call_is_not_asked_to_call_again():
+    starter = 0
+    rng = random.Random(3)
+    d, players = starter_at_its_call(14, starter, 40, rng)
+    me = d.peers[starter]  # type: ignore[attr-defined]
     obs = me.current.observation()
     assert obs.trump is not None
     calls = tuple(rng.sample(callable_cards(FIVE, obs.trump, obs.trump_rank), 1))
     d.broadcast(starter, me.decide(Call(starter, calls)))
     pump(d, 3)
-    fresh = sessions(d, players, hands=1, carry=("2",) * 5 + (None, starter, starter))[starter]
+    fresh = sessions(d, players, hands=1, carry=carry_for(starter))[starter]
     again = Person(2)
     fresh.player = fresh.current.player = again
     crash_and_resume(d, starter, fresh)
