@@ -118,13 +118,21 @@ class Observation:
     #: for each, the seat it fell to (None while it waits).
     calls: tuple[FriendCall, ...] = ()
     friends: tuple[Seat | None, ...] = ()
-    #: The seats known to be on the declaring side (the declaring team's; in find-a-friend
-    #: the starter and the friends revealed so far).
-    declaring: tuple[Seat, ...] = ()
-
     @property
     def players(self) -> int:
         return len(self.hand_sizes)
+
+    @property
+    def declaring(self) -> tuple[Seat, ...]:
+        """The seats known to be on the declaring side: the declaring team's; in
+        find-a-friend (no team: ``declarers`` None once a starter is known) the starter,
+        then the friends revealed so far in the order of the calls they answered."""
+        if self.declarers is not None:
+            return tuple(s for s in range(self.players) if s % 2 == self.declarers)
+        if self.starter is None:
+            return ()
+        joined = [s for s in self.friends if s is not None and s != self.starter]
+        return (self.starter, *dict.fromkeys(joined))
 
     def to_data(self) -> dict[str, Any]:
         """The plain-data observation: the same keys and text formats as always (cards as
@@ -213,21 +221,7 @@ class Observation:
             game=GameRecord.from_data(d) if "rules" in d else None,
             calls=parse_calls(d["calls"]) if d.get("calls") else (),
             friends=tuple(d.get("friends", ())),
-            declaring=_declaring(d),
         )
-
-
-def _declaring(d: dict[str, Any]) -> tuple[Seat, ...]:
-    """The declaring side of a plain-data observation: worked out from its fields (it is
-    not a key of its own)."""
-    if d.get("calls") or (d["declarers"] is None and len(d["levels"]) != 2):
-        if d["starter"] is None:
-            return ()
-        joined = [s for s in d.get("friends", ()) if s is not None and s != d["starter"]]
-        return (d["starter"], *dict.fromkeys(joined))
-    if d["declarers"] is None:
-        return ()
-    return tuple(s for s in range(len(d["hand_sizes"])) if s % 2 == d["declarers"])
 
 
 def _hand_phase(text: str) -> Phase:

@@ -141,16 +141,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             result=self.result.public() if self.result else None,
             calls=self.sides.calls if self.sides is not None else (),
             friends=self.sides.friends if self.sides is not None else (),
-            declaring=self._declaring_in_call_order(),
         )
-
-    def _declaring_in_call_order(self) -> tuple[Seat, ...]:
-        """`declaring_side` as an observation lists it: the starter, then its friends in
-        the order of the calls they answered (which plain data can tell)."""
-        if self.sides is None:
-            return self.declaring_side()
-        joined = [s for s in self.sides.friends if s is not None and s != self.starter]
-        return (self.sides.starter, *dict.fromkeys(joined))
 
     @classmethod
     def from_observation(cls, rules: Rules, obs: Observation) -> PublicHand:
