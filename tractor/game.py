@@ -37,21 +37,29 @@ class GameDataError(CoreError):
     """A game record (`Game.to_data` output) that is not well formed."""
 
 
-def after_hand(rules: Rules, levels: list[str], first: int,
-               result: HandResult) -> tuple[int | None, int | None, int, bool]:
+def after_hand(rules: Rules, levels: list[str], first: int, result: HandResult
+               ) -> tuple[int | None, int | None, int, tuple[int, ...]]:
     """A game after a finished hand, for the rules core's `Game` and the peers' session
     alike: moves ``levels`` on (in place) and returns the next hand's declaring team and
-    starter (None: its auction decides), its first drawer, and whether the game is over.
+    starter (None: its auction decides), its first drawer, and the seats that won the game
+    by this hand (empty: the game goes on; with teams, the winning team's seats).
     Seed 001's auction: the deal passes to the next seat; else the result names the
     declarers and the starter, who draws first. Find-a-friend: ``levels`` are the
     players', the gaining seats move on, and there are no declaring teams (None)."""
     if rules.mode == "friends":
-        past = bool(winners_of(rules, levels, result))
-        return None, result.next_starter, result.next_starter, past
+        return None, result.next_starter, result.next_starter, winners_of(rules, levels, result)
     past = advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
+    winners = tuple(s for s in range(rules.players)
+                    if team_of(s) == result.gaining_team) if past else ()
     if rules.declaration == "auction":
-        return None, None, (first + 1) % rules.players, past
-    return result.next_declarers, result.next_starter, result.next_starter, past
+        return None, None, (first + 1) % rules.players, winners
+    return result.next_declarers, result.next_starter, result.next_starter, winners
+
+
+def game_winner(rules: Rules, result: HandResult, winners: tuple[int, ...]) -> int:
+    """`Game.winner` of a game ``after_hand`` ended: the winning team, or in find-a-friend
+    the first winning seat."""
+    return result.gaining_team if rules.mode == "teams" else winners[0]
 
 
 def winners_of(rules: Rules, levels: list[str], result: HandResult) -> tuple[int, ...]:
@@ -146,19 +154,12 @@ class Game:
         assert res is not None
         self.hands_played.append(hand)
         self.hand_no += 1
-        before = list(self.levels)
-        self.declarers, self.starter, first, past = after_hand(self.rules, self.levels,
-                                                               hand.first, res)
+        self.declarers, self.starter, first, winners = after_hand(self.rules, self.levels,
+                                                                  hand.first, res)
         if self.rules.declaration == "auction":
             self.dealer = first
-        if past:
-            if self.rules.mode == "friends":
-                self.winners = winners_of(self.rules, before, res)
-                self.winner = self.winners[0]
-            else:
-                self.winner = res.gaining_team
-                self.winners = tuple(s for s in range(self.rules.players)
-                                     if team_of(s) == res.gaining_team)
+        if winners:
+            self.winners, self.winner = winners, game_winner(self.rules, res, winners)
             return
         self.hand = self._new_hand()
 

@@ -22,7 +22,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tractor.actions import Action
-from tractor.game import after_hand, after_redeal, winners_of
+from tractor.game import after_hand, after_redeal, game_winner
 from tractor.net.deck.background import Runner
 from tractor.net.deck.config import DeckConfig
 from tractor.net.deck.engine import Deck
@@ -34,7 +34,7 @@ from tractor.net.table.player import Player
 from tractor.net.table.setup import HandSetup
 from tractor.phases import IllegalAction, Phase
 from tractor.records import HandResult
-from tractor.rules import Rules, team_of
+from tractor.rules import Rules
 
 #: The schedule's steps of a hand from which the next hand's deck is shuffled and locked:
 #: the cards are dealt and the talon buried, the deck of this hand has little left to do
@@ -330,18 +330,10 @@ class GameSession:
 
     def _end_hand(self, res: HandResult) -> None:
         self.results.append(res)
-        before = list(self.levels)
-        self.declarers, self.starter, self.first, past = after_hand(
+        self.declarers, self.starter, self.first, winners = after_hand(
             self.rules, self.levels, self.first, res)
-        if not past:
-            return
-        if self.rules.mode == "friends":
-            self.winners = winners_of(self.rules, before, res)  # moves ``before`` on too
-            self.winner = self.winners[0]
-        else:
-            self.winner = res.gaining_team
-            self.winners = tuple(s for s in range(self.rules.players)
-                                 if team_of(s) == res.gaining_team)
+        if winners:
+            self.winners, self.winner = winners, game_winner(self.rules, res, winners)
 
 
 def _staked(hand: TableHand, seat: int, owed: int | None) -> bool:
