@@ -225,18 +225,10 @@ class Sides:
         self.friends, self.copies = tuple(friends), tuple(copies)
         return joined
 
-    def on_side(self, seat: Seat) -> bool:
-        return seat in self.side
-
     @property
     def settled(self) -> bool:
         """Every call has fallen to a seat: the sides are known to everyone."""
         return all(f is not None for f in self.friends)
-
-    @property
-    def full_size(self) -> int:
-        """The side's size if every call joins a different seat."""
-        return 1 + len(self.calls)
 
 
 def next_starter(players: int, starter: Seat, side: Sequence[Seat], side_won: bool) -> Seat:
