@@ -206,8 +206,15 @@ class Sides:
 
     def on_play(self, seat: Seat, faces: Sequence[Face]) -> list[Seat]:
         """``seat`` plays ``faces``: the seats that joined the side by it (``seat`` or
-        nobody), and the calls it spent."""
-        joined: list[Seat] = []
+        nobody); `answered` does the same and tells which calls fell."""
+        before = len(self.side)
+        self.answered(seat, faces)
+        return list(self.side[before:])
+
+    def answered(self, seat: Seat, faces: Sequence[Face]) -> list[int]:
+        """``seat`` plays ``faces``: the indices of the calls that fell to it by this play
+        (whether it joined by them or, on the side already, spent them), in call order."""
+        fell: list[int] = []
         friends, copies = list(self.friends), list(self.copies)
         for face in faces:
             for i, call in enumerate(self.calls):
@@ -219,11 +226,11 @@ class Sides:
                 if seat in self.side and self.rules.friend_join == "no_double":
                     continue  # the call waits for a seat not on the side yet
                 friends[i] = seat
+                fell.append(i)
                 if seat not in self.side:
                     self.side = (*self.side, seat)
-                    joined.append(seat)
         self.friends, self.copies = tuple(friends), tuple(copies)
-        return joined
+        return sorted(fell)
 
     @property
     def settled(self) -> bool:

@@ -101,11 +101,8 @@ def reveals_in(rules: Rules, starter: int, calls: tuple[FriendCall, ...],
         plays.append((leader, tuple(tuple(p) for p in current), len(tricks) + 1))
     for lead, cards, number in plays:
         for k, faces in enumerate(cards):
-            before = sides.friends
-            sides.on_play((lead + k) % rules.players, faces)
-            out += [Reveal(i, seat, number) for i, (was, seat) in
-                    enumerate(zip(before, sides.friends, strict=True))
-                    if was is None and seat is not None]
+            seat = (lead + k) % rules.players
+            out += [Reveal(i, seat, number) for i in sides.answered(seat, faces)]
     return out
 
 

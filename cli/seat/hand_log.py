@@ -107,12 +107,9 @@ def _reveals(sides: Sides, seat: int, faces: tuple[int, ...], starter: int,
              who: Callable[[int], str], key: int) -> list[Event]:
     """The calls ``seat``'s play of ``faces`` made fall (``sides`` follows the plays), as
     log lines placed by that play's message."""
-    before = sides.friends
-    sides.on_play(seat, faces)
     return [Event(reveal_words(who(seat), who(starter), sides.calls[i], seat == starter), seat,
                   "play", key)
-            for i, (was, now) in enumerate(zip(before, sides.friends, strict=True))
-            if was is None and now is not None]
+            for i in sides.answered(seat, faces)]
 
 
 def with_chat(hand: TableHand, events: Sequence[Event], chat: Sequence[str]) -> list[str]:
