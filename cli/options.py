@@ -94,8 +94,12 @@ def parse_rules(text: str | None) -> Rules:
     3
     >>> parse_rules("throw_penalty=5,talon_cards=none").talon_cards is None
     True
+    >>> parse_rules("must_defend=10/5, start_level=10").must_defend
+    '5/10'
+
     """
     data: dict[str, object] = {}
+    text_options = Rules.text_options()
     for item in (text or "").split(","):
         item = item.strip()
         if not item:
@@ -106,7 +110,9 @@ def parse_rules(text: str | None) -> Rules:
                              f"(options: {', '.join(Rules.option_names())})")
         value: object = raw.strip()
         low = raw.strip().lower()
-        if low in ("true", "yes", "on"):
+        if name.strip() in text_options:
+            pass  # a text option keeps its text: start_level=10, must_defend=5/10/K
+        elif low in ("true", "yes", "on"):
             value = True
         elif low in ("false", "no", "off"):
             value = False

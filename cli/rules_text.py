@@ -64,6 +64,19 @@ Rules options (`tractor play` or `host --rules name=value,...`; first value = de
   friend_cards=no_trump|trump_too|no_highest|no_points (which cards may be called)
   friend_join=unrestricted|no_double   smaller_side_bonus=true|false
 
+House rules (first value = default)
+  throw_penalty_per=card|attempt: a failed throw costs throw_penalty per card taken back,
+    or once per failed throw (throw_penalty=0: no penalty)
+  must_defend=none, or levels as 5/10/K: a side's gain stops at such a level; it passes
+    it only by winning a hand as declarers at it (A too: must_defend=A)
+  joker_declare=pair|decks|none: no trump is declared by two identical jokers, by as many
+    identical jokers as decks, or never
+  reinforce_own=true|false: whether a player may overcall their own declaration
+  hide_played=false|true: the screens show only the trick in play (and the last one until
+    the next lead): no tracker, no past tricks in the log
+  show_talon=audit|hidden: the buried cards on the end-of-hand screens, or only in a
+    replay after the game
+
 Find a friend (mode=friends, 4 to 12 players, odd too)
   No fixed teams: every player has a level, and the trump rank is the starter's. The
   starter takes the talon, buries, then calls friends by card and copy ("the 1st ♥A", "the

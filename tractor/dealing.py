@@ -32,17 +32,21 @@ def declared_trump(faces: Sequence[Face], rank: str) -> Trump:
 
 
 
-def declaration_strength(faces: Sequence[Face], rank: str | None) -> int:
-    """1 for one rank card, 2 for a pair of identical rank cards, 3 for a pair of
-    identical jokers, 0 for anything else.
+def declaration_strength(faces: Sequence[Face], rank: str | None, jokers: int = 2) -> int:
+    """1 for one rank card, 2 for a pair of identical rank cards, 3 for ``jokers``
+    identical jokers (`Rules.no_trump_jokers`: two by default, 0 when no trump cannot be
+    declared), 0 for anything else.
 
     >>> declaration_strength((0,), "2"), declaration_strength((0, 0), "2")
     (1, 2)
     >>> declaration_strength((53, 53), "2"), declaration_strength((1,), "2")
     (3, 0)
+    >>> declaration_strength((53, 53), "2", jokers=3), declaration_strength((53,), "2", 1)
+    (0, 3)
     """
-    if len(faces) == 2 and faces[0] == faces[1] and faces[0] in (BLACK_JOKER, RED_JOKER):
-        return 3
+    if faces and faces[0] in (BLACK_JOKER, RED_JOKER):
+        same = all(f == faces[0] for f in faces)
+        return 3 if jokers and same and len(faces) == jokers else 0
     if rank is None or not faces or faces[0] >= 52 or RANKS[faces[0] % 13] != rank:
         return 0
     if len(faces) == 1:
@@ -57,12 +61,13 @@ _RANK_FACES = {rank: (r, r + 13, r + 26, r + 39) for r, rank in enumerate(RANKS)
 
 
 def declaration_options(held: Sequence[Face], rank: str,
-                        standing: tuple[Face, ...] | None) -> list[tuple[Face, ...]]:
+                        standing: tuple[Face, ...] | None,
+                        jokers: int = 2) -> list[tuple[Face, ...]]:
     """Every declaration ``held`` can make over the ``standing`` one (None: none yet), in
-    face order, singles before pairs."""
-    current = 0 if standing is None else declaration_strength(standing, rank)
-    # Only the four cards of the rank (strength 1 alone, 2 paired) and the two jokers
-    # (3 paired) declare: count those rather than the whole hand (asked at every draw).
+    face order, singles before pairs (``jokers``: see `declaration_strength`)."""
+    current = 0 if standing is None else declaration_strength(standing, rank, jokers)
+    # Only the four cards of the rank (strength 1 alone, 2 paired) and the jokers (3, as
+    # many as `jokers`) declare: count those rather than the whole hand (asked every draw).
     out: list[tuple[Face, ...]] = []
     if current < 2:
         for f in _RANK_FACES.get(rank, ()):
@@ -71,10 +76,10 @@ def declaration_options(held: Sequence[Face], rank: str,
                 out.append((f,))
             if copies >= 2:
                 out.append((f, f))
-    if current < 3:
+    if current < 3 and jokers:
         for f in (BLACK_JOKER, RED_JOKER):
-            if held.count(f) >= 2:
-                out.append((f, f))
+            if held.count(f) >= jokers:
+                out.append((f,) * jokers)
     return out
 
 
@@ -114,20 +119,40 @@ class DealingRules(HandState):
                 self.auction_turn = self.first
         return seat
 
-    def declaration_stands(self, faces: Sequence[Face]) -> bool:
-        """Whether ``faces`` would overcall the standing declaration (or stand first)."""
-        rank = self.trump_rank()
+    def declaration_stands(self, faces: Sequence[Face], seat: Seat | None = None) -> bool:
+        """Whether ``faces`` would overcall the standing declaration (or stand first); by
+        ``seat``: not over its own unless `Rules.reinforce_own`."""
+        if self._own_standing(seat):
+            return False
+        rank, jokers = self.trump_rank(), self.rules.no_trump_jokers
         current = 0 if self.declaration is None else declaration_strength(
-            self.declaration[1], rank)
-        return declaration_strength(faces, rank) > current
+            self.declaration[1], rank, jokers)
+        return declaration_strength(faces, rank, jokers) > current
 
     def declaration_open(self) -> bool:
-        """Whether any declaration may still be made (not after a pair of jokers)."""
+        """Whether any declaration may still be made (not after no trump is declared)."""
         if self.rules.declaration != "reveal" or self.phase not in (DEAL, DECLARE) \
                 or self.turning_talon:
             return False
         return self.declaration is None or declaration_strength(
-            self.declaration[1], self.trump_rank()) < 3
+            self.declaration[1], self.trump_rank(), self.rules.no_trump_jokers) < 3
+
+    def declarable(self, seat: Seat, held: Sequence[Face]) -> list[tuple[Face, ...]]:
+        """The cards of each declaration ``seat`` holding ``held`` may make now."""
+        if not self.declaration_open() or self._own_standing(seat):
+            return []
+        standing = self.declaration[1] if self.declaration else None
+        return declaration_options(held, self.trump_rank(), standing,
+                                   self.rules.no_trump_jokers)
+
+    def is_declaration(self, faces: Sequence[Face]) -> bool:
+        """Whether ``faces`` make a declaration at all under these rules."""
+        return declaration_strength(faces, self.trump_rank(), self.rules.no_trump_jokers) > 0
+
+    def _own_standing(self, seat: Seat | None) -> bool:
+        """Whether ``seat``'s declaration stands where the rules forbid overcalling it."""
+        return (not self.rules.reinforce_own and seat is not None
+                and self.declaration is not None and self.declaration[0] == seat)
 
     def record_declaration(self, seat: Seat, faces: tuple[Face, ...]) -> None:
         """``seat`` shows ``faces`` to declare trump."""
@@ -138,25 +163,45 @@ class DealingRules(HandState):
             raise IllegalAction("trump can only be declared while the cards are dealt")
         if self.phase == DECLARE and seat != self.window_turn:
             raise IllegalAction(f"it is seat {self.window_turn}'s turn to declare or pass")
-        rank = self.trump_rank()
-        strength = declaration_strength(faces, rank)
+        rank, jokers = self.trump_rank(), self.rules.no_trump_jokers
+        strength = declaration_strength(faces, rank, jokers)
         if strength == 0:
-            raise IllegalAction(
-                f"a declaration is one {rank}, a pair of identical {rank}s or a pair of "
-                f"identical jokers, not {format_cards(faces, symbols=True)}")
+            raise IllegalAction(f"a declaration is {self._declaration_kinds(rank)}, not "
+                                f"{format_cards(faces, symbols=True)}")
         if self.declaration is not None:
-            current = declaration_strength(self.declaration[1], rank)
+            current = declaration_strength(self.declaration[1], rank, jokers)
             if current >= 3:
-                raise IllegalAction("a pair of jokers cannot be overcalled")
+                raise IllegalAction(f"{self._jokers_name()} cannot be overcalled")
+            if self._own_standing(seat):
+                raise IllegalAction("your own declaration stands: at this table only "
+                                    "another player may overcall it")
             if strength <= current:
-                need = "a pair of jokers" if current == 2 else "a pair or a pair of jokers"
-                raise IllegalAction(f"only {need} can overcall "
+                raise IllegalAction(self._overcall_needed(current) + " can overcall "
                                     f"{format_cards(self.declaration[1], symbols=True)}")
         self.declaration = (seat, tuple(faces))
         self.declarations.append(self.declaration)
         if self.phase == DECLARE:
             self.window_passes = 0
             self.window_turn = (self.window_turn + 1) % self.players
+
+    def _declaration_kinds(self, rank: str) -> str:
+        kinds = f"one {rank} or a pair of identical {rank}s"
+        if not self.rules.no_trump_jokers:
+            return kinds
+        jokers = self._jokers_name().replace("a pair of", "a pair of identical")
+        return kinds.replace(" or ", ", ") + f" or {jokers}"
+
+    def _overcall_needed(self, current: int) -> str:
+        """Who may overcall a declaration of strength ``current``, in words."""
+        if not self.rules.no_trump_jokers:
+            return "nothing (no trump cannot be declared)" if current == 2 else "only a pair"
+        jokers = self._jokers_name()
+        return f"only {jokers}" if current == 2 else f"only a pair or {jokers}"
+
+    def _jokers_name(self) -> str:
+        """The jokers that declare no trump, in words ("a pair of jokers" by default)."""
+        jokers = self.rules.no_trump_jokers
+        return {1: "a joker", 2: "a pair of jokers"}.get(jokers, f"{jokers} identical jokers")
 
     def _pass_window(self, seat: Seat) -> None:
         """``seat`` passes in the final declaring window."""

@@ -30,7 +30,7 @@ from .observation import GameRecord, Observation
 from .phases import DONE, REDEAL, IllegalAction
 from .records import HandResult
 from .rules import Rules, team_of
-from .scoring import advance_levels, advance_seats
+from .scoring import advance_levels, advance_seats, score_outcome
 
 
 class GameDataError(CoreError):
@@ -48,7 +48,8 @@ def after_hand(rules: Rules, levels: list[str], first: int, result: HandResult
     players', the gaining seats move on, and there are no declaring teams (None)."""
     if rules.mode == "friends":
         return None, result.next_starter, result.next_starter, winners_of(rules, levels, result)
-    past = advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
+    past = advance_levels(levels, result.gaining_team, result.levels_gained, rules.win,
+                          rules.must_defend_levels, declarers_gained(rules, result))
     winners = tuple(s for s in range(rules.players)
                     if team_of(s) == result.gaining_team) if past else ()
     if rules.declaration == "auction":
@@ -66,7 +67,19 @@ def winners_of(rules: Rules, levels: list[str], result: HandResult) -> tuple[int
     """Find-a-friend: move the gaining seats' ``levels`` on (in place); the seats that win
     the game by it (the game ends when any seat passes Ace, or reaches it by `Rules.win`:
     **Choice**, every such seat of the gaining side wins)."""
-    return advance_seats(levels, result.gaining, result.levels_gained, rules.win)
+    return advance_seats(levels, result.gaining, result.levels_gained, rules.win,
+                         rules.must_defend_levels, declarers_gained(rules, result))
+
+
+def declarers_gained(rules: Rules, result: HandResult) -> bool:
+    """Whether the side that gains by ``result`` declared in that hand (so it passes a
+    must-defend level it was at, `Rules.must_defend`). Find-a-friend: the starter's side is
+    team 0. Teams: the scoring table names the side from the defenders' points, as
+    `tractor.records.hand_result` did (a forfeit too is scored by it)."""
+    if rules.mode == "friends":
+        return result.gaining_team == 0
+    side, _ = score_outcome(result.defender_points, rules.decks, rules.level_step)
+    return side == "declarers"
 
 
 def after_redeal(rules: Rules, first: int) -> int:

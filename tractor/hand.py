@@ -19,7 +19,7 @@ from typing import Any
 
 from .actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
 from .cards import SUITS, format_cards
-from .dealing import declaration_options, declaration_strength, talon_trump_suit
+from .dealing import declaration_strength, talon_trump_suit
 from .follow import (
     counted,
     follow_error,
@@ -181,10 +181,7 @@ class Hand(PublicHand):
     def _declarable(self, seat: int) -> list[tuple[int, ...]]:
         """The cards of each declaration ``seat`` may make now."""
         self.check_seat(seat)
-        if not self.declaration_open():
-            return []
-        standing = self.declaration[1] if self.declaration else None
-        return declaration_options(self.hands[seat], self.trump_rank(), standing)
+        return self.declarable(seat, self.hands[seat])
 
     def legal_actions(self, seat: int) -> Iterator[Action]:
         """Every action ``seat`` may take now, lazily (burying and discarding can have
@@ -279,7 +276,7 @@ class Hand(PublicHand):
 
     def _declare(self, a: Declare) -> None:
         if self.rules.declaration == "reveal" and self.phase in (DEAL, DECLARE) and \
-                declaration_strength(a.faces, self.trump_rank()) and \
+                self.is_declaration(a.faces) and \
                 not self._holds(a.seat, a.faces):
             raise IllegalAction(f"you do not hold {format_cards(a.faces, symbols=True)}")
         self.record_declaration(a.seat, a.faces)

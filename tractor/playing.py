@@ -80,7 +80,7 @@ class PlayRules(HandState):
             forced = forced_component([fmt.components[i] for i in sorted(set(beaten))])
             self.current_attempt = tuple(faces)
             withdrawn = len(faces) - len(forced.faces)
-            self.current_penalty = withdrawn * self.rules.throw_penalty
+            self.current_penalty = self.rules.throw_penalty_for(withdrawn)
             if self.friend_mode:
                 # Whose side pays is known only as the plays reveal it: kept per seat.
                 self.thrown[seat] += self.current_penalty

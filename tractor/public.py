@@ -191,7 +191,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             lead = obs.current[0]
             p.lead_format = classify_faces(list(lead), p.ladder)
             if obs.current_attempt:
-                p.current_penalty = (len(obs.current_attempt) - len(lead)) * rules.throw_penalty
+                p.current_penalty = rules.throw_penalty_for(len(obs.current_attempt) - len(lead))
         p.defender_points = obs.defender_points
         p.penalties = obs.penalties
         p.result = obs.result

@@ -33,6 +33,9 @@ ThrowForced = Literal["lowest", "first_claimant"]
 GameMode = Literal["teams", "friends"]
 FriendCards = Literal["no_trump", "trump_too", "no_highest", "no_points"]
 FriendJoin = Literal["unrestricted", "no_double"]
+ThrowPenaltyPer = Literal["card", "attempt"]
+JokerDeclare = Literal["pair", "decks", "none"]
+ShowTalon = Literal["audit", "hidden"]
 
 #: Values of the two throw options, the default first (seeds/README.md, "Throws").
 THROW_RUFFS: tuple[str, ...] = ("highest_pair", "largest_component")
@@ -41,6 +44,12 @@ THROW_FORCED: tuple[str, ...] = ("lowest", "first_claimant")
 MODES: tuple[str, ...] = ("teams", "friends")
 FRIEND_CARDS: tuple[str, ...] = ("no_trump", "trump_too", "no_highest", "no_points")
 FRIEND_JOIN: tuple[str, ...] = ("unrestricted", "no_double")
+#: Values of the house-rule options, the default first (seeds/README.md, "House rules").
+THROW_PENALTY_PER: tuple[str, ...] = ("card", "attempt")
+JOKER_DECLARE: tuple[str, ...] = ("pair", "decks", "none")
+SHOW_TALON: tuple[str, ...] = ("audit", "hidden")
+#: `Rules.must_defend` separates its levels with this (a comma separates ``--rules`` items).
+LEVEL_SEPARATOR = "/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +100,22 @@ class Rules:
     #: Find-a-friend: a starter's side smaller than called that wins the hand gains one
     #: level more.
     smaller_side_bonus: bool = True
+    #: A failed throw's penalty: ``throw_penalty`` points per card taken back ("card", seed
+    #: 000) or once per failed throw ("attempt").
+    throw_penalty_per: ThrowPenaltyPer = "card"
+    #: Levels a side cannot pass unless it wins a hand as declarers at that level, written
+    #: "5/10/K" (in level order; "" none): a gain stops there (`tractor.scoring`).
+    must_defend: str = ""
+    #: Which jokers declare no trump: "pair" (two identical jokers), "decks" (as many
+    #: identical jokers as there are decks), "none" (no trump cannot be declared).
+    joker_declare: JokerDeclare = "pair"
+    #: Whether a seat may overcall its own standing declaration (a single made a pair).
+    reinforce_own: bool = True
+    #: Hide the cards played: the screens show only the trick in play and the last one.
+    hide_played: bool = False
+    #: The buried cards at the end of a hand: "audit" shows them on the end-of-hand screens
+    #: (the deck's audit opens every card); "hidden": only a later replay shows them.
+    show_talon: ShowTalon = "audit"
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -139,6 +164,7 @@ class Rules:
         if self.throw_forced not in THROW_FORCED:
             raise RulesError(f"throw_forced must be {' or '.join(THROW_FORCED)} (the part a "
                              f"failed throw is forced to), not {self.throw_forced!r:.40}")
+        self._check_house_rules()
         if self.start_level not in RANKS:
             raise RulesError(f"start level must be one of {', '.join(RANKS)}")
         if self.throw_penalty < 0:
@@ -158,6 +184,57 @@ class Rules:
             raise RulesError("not enough cards for that many players")
         if self.throw_penalty > 1000 or (self.level_step_points or 0) > 1000:
             raise RulesError("throw penalty and level step are at most 1000 points")
+
+    def _check_house_rules(self) -> None:
+        """The options of seeds/README.md's "House rules" (types are checked already)."""
+        for name, values in (("throw_penalty_per", THROW_PENALTY_PER),
+                             ("joker_declare", JOKER_DECLARE), ("show_talon", SHOW_TALON)):
+            if getattr(self, name) not in values:
+                raise RulesError(f"{name} must be {', '.join(values)}, "
+                                 f"not {getattr(self, name)!r:.40}")
+        if len(self.must_defend) > 60:
+            raise RulesError("must_defend lists at most the 13 levels")
+        levels = [x.strip().upper() for x in self.must_defend.split(LEVEL_SEPARATOR)]
+        levels = [x for x in levels if x and x != "NONE"]
+        bad = [x for x in levels if x not in RANKS]
+        if bad:
+            raise RulesError(f"must_defend lists levels (2 to 10, J, Q, K, A) separated by "
+                             f"{LEVEL_SEPARATOR!r}, as 5/10/K; not {bad[0]!r:.10}")
+        # One spelling of each set, so peers that write it otherwise agree on the rules.
+        canonical = LEVEL_SEPARATOR.join(r for r in RANKS if r in levels)
+        object.__setattr__(self, "must_defend", canonical)
+
+    @property
+    def must_defend_levels(self) -> frozenset[str]:
+        """The levels of `must_defend`.
+
+        >>> sorted(Rules(must_defend="k/5 / 10").must_defend_levels, key=RANKS.index)
+        ['5', '10', 'K']
+        >>> Rules(must_defend="K/5").must_defend
+        '5/K'
+        """
+        return frozenset(x for x in self.must_defend.split(LEVEL_SEPARATOR) if x)
+
+    @property
+    def no_trump_jokers(self) -> int:
+        """How many identical jokers declare no trump (0: none may).
+
+        >>> Rules().no_trump_jokers, Rules(joker_declare="decks", decks=3).no_trump_jokers
+        (2, 3)
+        """
+        if self.joker_declare == "none":
+            return 0
+        return self.decks if self.joker_declare == "decks" else 2
+
+    def throw_penalty_for(self, withdrawn: int) -> int:
+        """The penalty of a failed throw that took back ``withdrawn`` cards.
+
+        >>> Rules().throw_penalty_for(2), Rules(throw_penalty_per="attempt").throw_penalty_for(2)
+        (20, 10)
+        """
+        if withdrawn <= 0:
+            return 0
+        return self.throw_penalty * (1 if self.throw_penalty_per == "attempt" else withdrawn)
 
     @property
     def total_cards(self) -> int:
@@ -222,6 +299,11 @@ class Rules:
         return tuple(_FIELD_TYPES)
 
     @classmethod
+    def text_options(cls) -> frozenset[str]:
+        """The options whose values are text (so "10" stays the level, not a number)."""
+        return frozenset(name for name, types in _FIELD_TYPES.items() if types == (str,))
+
+    @classmethod
     def from_data(cls, data: Any) -> Rules:
         """Read `to_data` output (possibly from a peer); anything else raises `RulesError`."""
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
@@ -243,6 +325,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
     "throw_ruff": (str,), "throw_forced": (str,), "mode": (str,), "friends": (int, _NONE),
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
+    "throw_penalty_per": (str,), "must_defend": (str,), "joker_declare": (str,),
+    "reinforce_own": (bool,), "hide_played": (bool,), "show_talon": (str,),
 }
 
 
@@ -250,6 +334,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
 _LATER_DEFAULTS: dict[str, object] = {
     "mode": "teams", "friends": None, "friend_cards": "no_trump",
     "friend_join": "unrestricted", "smaller_side_bonus": True,
+    "throw_penalty_per": "card", "must_defend": "", "joker_declare": "pair",
+    "reinforce_own": True, "hide_played": False, "show_talon": "audit",
 }
 
 

@@ -73,17 +73,45 @@ def raise_level(level: str, gain: int) -> tuple[str, bool]:
     return LEVELS[i], False
 
 
-def advance_levels(levels: list[str], team: int, gain: int, win: str = "past_ace") -> bool:
-    """Raise ``team``'s level by ``gain`` in place (a level past Ace stays "A"); True when
-    that wins the game ("past_ace": passing Ace, seed 000; "reach_ace": reaching it, 001)."""
+def defended_gain(level: str, gain: int, must_defend: frozenset[str] = frozenset(),
+                  declared: bool = False) -> int:
+    """How many of ``gain`` levels a side at ``level`` may climb when ``must_defend`` levels
+    block it (`Rules.must_defend`, shengji's "defend points"): a side cannot pass such a
+    level unless it won the hand as declarers while at it (``declared``: the gain's first
+    step then leaves it); the gain stops at the next one.
+
+    >>> defended_gain("3", 3, frozenset({"5"})), defended_gain("5", 3, frozenset({"5"}))
+    (2, 0)
+    >>> defended_gain("5", 3, frozenset({"5"}), declared=True)
+    3
+    >>> defended_gain("10", 3, frozenset({"10", "J"}), declared=True)
+    1
+    """
+    start, top = LEVELS.index(level), len(LEVELS) - 1
+    for step in range(gain):
+        at = start + step
+        if at > top:
+            break  # past Ace already: the rest of the gain changes nothing
+        if LEVELS[at] in must_defend and (step > 0 or not declared):
+            return step
+    return gain
+
+
+def advance_levels(levels: list[str], team: int, gain: int, win: str = "past_ace",
+                   must_defend: frozenset[str] = frozenset(), declared: bool = False) -> bool:
+    """Raise ``team``'s level by ``gain`` in place (a level past Ace stays "A"; a level of
+    ``must_defend`` stops it, see `defended_gain`); True when that wins the game
+    ("past_ace": passing Ace, seed 000; "reach_ace": reaching it, 001)."""
     top = len(LEVELS) - 1
-    index = LEVELS.index(levels[team]) + gain
+    index = LEVELS.index(levels[team]) + defended_gain(levels[team], gain, must_defend,
+                                                       declared)
     levels[team] = LEVELS[min(index, top)]
     return index > top if win == "past_ace" else index >= top
 
 
 def advance_seats(levels: list[str], seats: Iterable[int], gain: int,
-                  win: str = "past_ace") -> tuple[int, ...]:
+                  win: str = "past_ace", must_defend: frozenset[str] = frozenset(),
+                  declared: bool = False) -> tuple[int, ...]:
     """Find-a-friend: raise each of ``seats``' levels by ``gain`` in place; returns the
     seats that win the game by it (see `advance_levels`).
 
@@ -91,4 +119,5 @@ def advance_seats(levels: list[str], seats: Iterable[int], gain: int,
     >>> advance_seats(levels, (1, 2), 2), levels
     ((1, 2), ['2', 'A', 'A', '2', '2'])
     """
-    return tuple(s for s in seats if advance_levels(levels, s, gain, win))
+    return tuple(s for s in seats
+                 if advance_levels(levels, s, gain, win, must_defend, declared))

@@ -351,7 +351,7 @@ def _pass_reason(obs: Observation, rules: Rules) -> str:
         return "passes"
     standing = obs.declarations[-1] if obs.declarations else None
     options = declaration_options(obs.hand, obs.trump_rank,
-                                  standing[1] if standing else None)
+                                  standing[1] if standing else None, rules.no_trump_jokers)
     if standing is not None and standing[0] == obs.seat:
         return "pass: your own declaration stands"
     if standing is not None and rules.mode != "friends" \

@@ -32,7 +32,6 @@ from tractor.ai.players.deductions import Deductions, SeatFacts
 from tractor.ai.players.hidden_places import BURIED, TALON_APART, TALON_TAKEN, HiddenPlaces
 from tractor.ai.players.sampler import WorldSampler
 from tractor.ai.players.world_builder import WorldBuilder
-from tractor.dealing import declaration_options
 from tractor.formats import Format, classify_faces
 from tractor.hand import Hand
 from tractor.observation import Observation
@@ -94,12 +93,7 @@ class Knowledge:
 
     def legal_declarations(self) -> list[Declare]:
         """The declarations the seat may make now (the rules core's, from its own cards)."""
-        public = self.public
-        if not public.declaration_open():
-            return []
-        standing = public.declaration[1] if public.declaration else None
-        return [Declare(self.seat, f)
-                for f in declaration_options(self.obs.hand, public.trump_rank(), standing)]
+        return [Declare(self.seat, f) for f in self.public.declarable(self.seat, self.obs.hand)]
 
     # --- what the seat has seen -------------------------------------------------------------
 

@@ -23,10 +23,11 @@ from tractor.cli.screen.hand_points import (
     trump_data_short,
     wrap_text,
 )
+from tractor.game import after_hand, declarers_gained
 from tractor.observation import Observation
 from tractor.records import HandResult
 from tractor.rules import Rules, team_of
-from tractor.scoring import advance_levels, advance_seats
+from tractor.scoring import LEVELS, defended_gain
 
 #: Hands of the strip shown one per line at most; earlier ones go in one line of levels.
 STRIP_ROWS = 4
@@ -77,6 +78,9 @@ def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[st
     else:
         say(f"Team {team} ({side}) takes over, no level gained.")
     before = list(obs.levels)
+    stopped = must_defend_sentence(rules, before[team], summary) if gain and rules else ""
+    if stopped:
+        say(stopped)
     after = summary.get("levels") or before
     say("Levels: " + ", ".join(
         f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
@@ -116,12 +120,10 @@ def strip_entry(number: int, obs: Observation, result: HandResult, rules: Rules)
     ``levels_gained``, and ``levels`` (both teams' levels after it). ``obs``: any seat's
     observation of the finished hand (it is public)."""
     levels = list(obs.levels)
+    after_hand(rules, levels, obs.first, result)  # as the game moves them on
     friends: dict[str, Any] = {}
     if rules.mode == "friends":  # one level per player; the side and who went up
-        advance_seats(levels, result.gaining, result.levels_gained, rules.win)
         friends = {"side": list(result.side), "gaining": list(result.gaining)}
-    else:
-        advance_levels(levels, result.gaining_team, result.levels_gained, rules.win)
     declared_by = obs.declarations[-1][0] if obs.declarations else None
     return {**friends, "hand": number, "starter": obs.starter, "declarers": obs.declarers,
             "declared_by": declared_by,
@@ -172,6 +174,20 @@ def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
     a, b = e["levels"]
     return (f"{e['hand']:>3}. {who} · {trump} · {e['defender_points']} pts · {change} "
             f"· {a}/{b}")
+
+
+def must_defend_sentence(rules: Rules, level: str, summary: dict[str, Any]) -> str:
+    """Where a must-defend level stopped a gain from ``level`` ("" when none did)."""
+    if not rules.must_defend:
+        return ""
+    res = HandResult.from_data(summary["result"])
+    declared = declarers_gained(rules, res)
+    climbed = defended_gain(level, res.levels_gained, rules.must_defend_levels, declared)
+    if climbed >= res.levels_gained:
+        return ""
+    stop = LEVELS[LEVELS.index(level) + climbed]
+    return (f"The gain stops at {stop}, a must-defend level: it is passed only by winning "
+            "a hand as declarers at it.")
 
 
 # --- small pieces -----------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from functools import partial
 
 from tractor.actions import Declare
 from tractor.cards import format_cards
-from tractor.dealing import declaration_options, declaration_strength
 from tractor.net.deck.engine import Deck
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
@@ -91,11 +90,7 @@ class Dealing:
 
     def declaration_options(self) -> list[tuple[int, ...]]:
         """The declarations this seat's cards allow now (the rules core's)."""
-        public = self.public
-        if not public.declaration_open():
-            return []
-        standing = public.declaration[1] if public.declaration else None
-        return declaration_options(self.own.faces(), public.trump_rank(), standing)
+        return self.public.declarable(self.deck.me, self.own.faces())
 
     def window(self) -> list[bytes]:
         """One declaration window: every seat posts a declaration or a pass at once; they
@@ -131,7 +126,7 @@ class Dealing:
         if not window.positions:
             return None
         faces = self.revealed.faces(seat, window.positions, "show", seq)
-        if not declaration_strength(faces, self.public.trump_rank()):
+        if not self.public.is_declaration(faces):
             raise TableError(seat, f"{format_cards(faces)} is not a declaration")
         return faces
 
@@ -144,7 +139,7 @@ class Dealing:
             seat = (start + k) % n
             faces = shown[seat]
             if faces is not None and public.declaration_open() \
-                    and public.declaration_stands(faces):
+                    and public.declaration_stands(faces, seat):
                 judged(seat, partial(public.record_declaration, seat, faces))
             elif public.phase == Phase.DECLARE:
                 judged(seat, partial(public.record_pass, seat))
