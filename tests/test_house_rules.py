@@ -10,11 +10,14 @@ import pytest
 from helpers import T, build_deck
 from test_ai_strategies import drive, new_hand, seats_for
 from test_hand import T_HANDS, T_TRICKS, draw, first_hand, in_play, play_trick, rejected
+from test_table import omniscient
+from test_table import play as play_table
 
 from tractor import Declare, Hand, Play, Rules
 from tractor.cli.options import parse_rules
 from tractor.cli.screen.summary_view import must_defend_sentence
 from tractor.game import after_hand
+from tractor.net.table.setup import HandSetup
 from tractor.phases import DONE, REDEAL
 from tractor.public import PublicHand
 from tractor.records import friends_result, hand_result
@@ -207,3 +210,25 @@ def test_the_ai_plays_whole_hands_legally_under_each_option(options):
         assert hand.phase in (DONE, REDEAL)
         if seed:  # a later hand is played to its end
             assert hand.phase == DONE and hand.result is not None and not any(hand.hands)
+
+
+# --- between peers ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # a real deck between four peers: about 2 s
+def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
+    # A table of in-process peers with every option that changes a hand set otherwise:
+    # they agree with each other and with the rules core's own play of the same deal.
+    rules = Rules(throw_penalty_per="attempt", joker_declare="none", reinforce_own=False,
+                  hide_played=True, show_talon="hidden", must_defend="5",
+                  talon_cards=68)  # hands of 10 cards: a short hand
+    tables = play_table(3, HandSetup(rules, ("2", "2"), first=3))
+    assert [t.phase for t in tables] == ["done"] * 4
+    assert all(t.result == tables[0].result and t.violations == [] for t in tables)
+    hand = omniscient(tables[0])
+    assert hand.result.defender_points == tables[0].result.defender_points
+    assert hand.penalties == tables[0].penalties
+    declared = tables[0].public.declarations
+    assert declared and not any(f >= 52 for _, faces in declared for f in faces)
+    # Nobody overcalled their own declaration.
+    assert all(a[0] != b[0] for a, b in zip(declared, declared[1:], strict=False))
