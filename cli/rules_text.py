@@ -74,8 +74,8 @@ House rules (first value = default)
   reinforce_own=true|false: whether a player may overcall their own declaration
   hide_played=false|true: the screens show only the trick in play (and the last one until
     the next lead): no tracker, no past tricks in the log
-  show_talon=audit|hidden: the buried cards on the end-of-hand screens, or only in a
-    replay after the game
+  show_talon=false|true: every player sees the buried cards when a hand ends (else the
+    starter only, and everyone when the defenders turn the talon over)
 
 Find a friend (mode=friends, 4 to 12 players, odd too)
   No fixed teams: every player has a level, and the trump rank is the starter's. The

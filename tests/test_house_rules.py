@@ -198,7 +198,7 @@ def test_a_player_may_not_reinforce_their_own_declaration_when_the_table_says_so
 OPTIONS = [
     {"throw_penalty_per": "attempt"}, {"throw_penalty": 0}, {"must_defend": "5/10/K/A"},
     {"joker_declare": "none"}, {"joker_declare": "decks", "decks": 3, "players": 6},
-    {"reinforce_own": False}, {"hide_played": True}, {"show_talon": "hidden"},
+    {"reinforce_own": False}, {"hide_played": True}, {"show_talon": True},
 ]
 
 
@@ -220,7 +220,7 @@ def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
     # A table of in-process peers with every option that changes a hand set otherwise:
     # they agree with each other and with the rules core's own play of the same deal.
     rules = Rules(throw_penalty_per="attempt", joker_declare="none", reinforce_own=False,
-                  hide_played=True, show_talon="hidden", must_defend="5",
+                  hide_played=True, show_talon=True, must_defend="5",
                   talon_cards=68)  # hands of 10 cards: a short hand
     tables = play_table(3, HandSetup(rules, ("2", "2"), first=3))
     assert [t.phase for t in tables] == ["done"] * 4
@@ -230,5 +230,38 @@ def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
     assert hand.penalties == tables[0].penalties
     declared = tables[0].public.declarations
     assert declared and not any(f >= 52 for _, faces in declared for f in faces)
+    # show_talon: every peer's end-of-hand view has the buried cards (the audit opened them).
+    buried = [t.observation().buried for t in tables]
+    assert all(b is not None and sorted(b) == sorted(buried[0]) for b in buried)
     # Nobody overcalled their own declaration.
     assert all(a[0] != b[0] for a, b in zip(declared, declared[1:], strict=False))
+
+
+# --- the buried cards at the end --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("show", [False, True])
+def test_show_talon_shows_every_seat_the_buried_cards_when_the_hand_ends(show):
+    # A hand the declarers end by winning the last trick, so the talon is not turned over:
+    # by default only the starter sees what it buried, at the end too; with show_talon,
+    # every seat does once the hand is over (and nobody else before).
+    rules = Rules(show_talon=show)
+    for seed in range(1, 30):
+        hand = new_hand(rules, seed, later=True)
+        starter = hand.starter
+        seen_in_play: list[bool] = []
+
+        def probe(h: Hand, seat: int, seen: list[bool] = seen_in_play,
+                  starter: int | None = starter) -> None:
+            if h.phase == "play":
+                seen.append(any(h.observe(s).buried is not None for s in range(4)
+                                if s != starter))
+
+        drive(hand, seats_for(seed, 4), probe)
+        if not hand.result.talon_turned:
+            break
+    else:
+        pytest.fail("no hand the declarers end in 30 seeds")
+    assert seen_in_play and not any(seen_in_play)
+    seen = [hand.observe(s).buried is not None for s in range(4)]
+    assert seen == [True if show else s == starter for s in range(4)]

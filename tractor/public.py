@@ -110,7 +110,8 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
         self.check_seat(seat)
         phase = self.phase
         show_talon = seat == self.starter and phase in (TALON, PLAY, DONE)
-        knows_burial = seat == self.starter or self.talon_turned()
+        knows_burial = seat == self.starter or self.talon_turned() or (
+            phase == DONE and self.rules.show_talon)
         return Observation(
             seat=seat,
             phase=phase,

@@ -35,7 +35,6 @@ FriendCards = Literal["no_trump", "trump_too", "no_highest", "no_points"]
 FriendJoin = Literal["unrestricted", "no_double"]
 ThrowPenaltyPer = Literal["card", "attempt"]
 JokerDeclare = Literal["pair", "decks", "none"]
-ShowTalon = Literal["audit", "hidden"]
 
 #: Values of the two throw options, the default first (seeds/README.md, "Throws").
 THROW_RUFFS: tuple[str, ...] = ("highest_pair", "largest_component")
@@ -47,7 +46,6 @@ FRIEND_JOIN: tuple[str, ...] = ("unrestricted", "no_double")
 #: Values of the house-rule options, the default first (seeds/README.md, "House rules").
 THROW_PENALTY_PER: tuple[str, ...] = ("card", "attempt")
 JOKER_DECLARE: tuple[str, ...] = ("pair", "decks", "none")
-SHOW_TALON: tuple[str, ...] = ("audit", "hidden")
 #: `Rules.must_defend` separates its levels with this (a comma separates ``--rules`` items).
 LEVEL_SEPARATOR = "/"
 
@@ -113,9 +111,9 @@ class Rules:
     reinforce_own: bool = True
     #: Hide the cards played: the screens show only the trick in play and the last one.
     hide_played: bool = False
-    #: The buried cards at the end of a hand: "audit" shows them on the end-of-hand screens
-    #: (the deck's audit opens every card); "hidden": only a later replay shows them.
-    show_talon: ShowTalon = "audit"
+    #: Show every seat the buried cards when a hand ends (else only the starter sees them,
+    #: and everyone when the defenders turn the talon over; a replay shows them all).
+    show_talon: bool = False
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -188,7 +186,7 @@ class Rules:
     def _check_house_rules(self) -> None:
         """The options of seeds/README.md's "House rules" (types are checked already)."""
         for name, values in (("throw_penalty_per", THROW_PENALTY_PER),
-                             ("joker_declare", JOKER_DECLARE), ("show_talon", SHOW_TALON)):
+                             ("joker_declare", JOKER_DECLARE)):
             if getattr(self, name) not in values:
                 raise RulesError(f"{name} must be {', '.join(values)}, "
                                  f"not {getattr(self, name)!r:.40}")
@@ -326,7 +324,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "throw_ruff": (str,), "throw_forced": (str,), "mode": (str,), "friends": (int, _NONE),
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
     "throw_penalty_per": (str,), "must_defend": (str,), "joker_declare": (str,),
-    "reinforce_own": (bool,), "hide_played": (bool,), "show_talon": (str,),
+    "reinforce_own": (bool,), "hide_played": (bool,), "show_talon": (bool,),
 }
 
 
@@ -335,7 +333,7 @@ _LATER_DEFAULTS: dict[str, object] = {
     "mode": "teams", "friends": None, "friend_cards": "no_trump",
     "friend_join": "unrestricted", "smaller_side_bonus": True,
     "throw_penalty_per": "card", "must_defend": "", "joker_declare": "pair",
-    "reinforce_own": True, "hide_played": False, "show_talon": "audit",
+    "reinforce_own": True, "hide_played": False, "show_talon": False,
 }
 
 
