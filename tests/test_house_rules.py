@@ -16,6 +16,7 @@ from test_table import play as play_table
 from tractor import Declare, Hand, Play, Rules
 from tractor.cli.options import parse_rules
 from tractor.cli.screen.summary_view import must_defend_sentence
+from tractor.cli.seat.seat_log import SeatLog
 from tractor.game import after_hand
 from tractor.net.table.setup import HandSetup
 from tractor.phases import DONE, REDEAL
@@ -233,6 +234,12 @@ def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
     # show_talon: every peer's end-of-hand view has the buried cards (the audit opened them).
     buried = [t.observation().buried for t in tables]
     assert all(b is not None and sorted(b) == sorted(buried[0]) for b in buried)
+    # hide_played: the seat's log has the declarations and the burial, not the plays.
+    lines: list[str] = []
+    SeatLog(lines, ["N", "E", "S", "W"], 4).hand(tables[1])
+    assert any(" buries " in line for line in lines)
+    assert not any(" plays " in line or " leads " in line or "trick" in line
+                   for line in lines), lines
     # Nobody overcalled their own declaration.
     assert all(a[0] != b[0] for a, b in zip(declared, declared[1:], strict=False))
 

@@ -17,6 +17,7 @@ from prompt_toolkit.application import Application
 from tractor.actions import Action, Bid, Call, NameTrump, Pass
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import selection_text
+from tractor.cli.screen.hidden_play import hint_refusal
 from tractor.cli.screen.message_line import Notes
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.friends import format_calls
@@ -48,6 +49,10 @@ class HintAsker:
         """Ask the search player; on a running screen it thinks on a worker thread."""
         if self.pending:
             self.notes.info = "Hint: still thinking…"
+            return
+        refused = hint_refusal(self.client.observation(), self.client.decision())
+        if refused is not None:
+            self.notes.info = refused
             return
         advisor = self.client.advisor()
         if advisor is None:

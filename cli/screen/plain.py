@@ -33,6 +33,7 @@ from tractor.cli.screen.cards_input import (
     auction_answer,
     parse_selection,
 )
+from tractor.cli.screen.hidden_play import hint_refusal
 from tractor.cli.screen.moves import typed_call
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
@@ -213,7 +214,11 @@ class PlainSession:
             if client.rules.mode == "friends":
                 self.say(f"Find-a-friend: {friends_view.call_help(client.rules)}")
         elif cmd == "hint":
-            self._show_hint(client.advice())
+            refused = hint_refusal(self._obs(), client.decision())
+            if refused is not None:
+                self.say(refused)
+            else:
+                self._show_hint(client.advice())
         elif cmd == "" and summary is None and self.hinted is not None:
             hinted, self.hinted = self.hinted, None
             needs = client.decision()

@@ -18,7 +18,7 @@ from typing import Any
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cards import SUIT_SYMBOLS, SUITS
-from tractor.cli.screen import friends_view, tracker_view
+from tractor.cli.screen import friends_view, hidden_play, tracker_view
 from tractor.cli.screen.card_text import (
     card_label,
     card_style,
@@ -435,6 +435,8 @@ def decision_prompt(decision: Decision | None, obs: Observation, names: Sequence
 
 def last_trick_text(obs: Observation, names: Sequence[str]) -> str:
     """The last finished trick, seat by seat, with its winner and points."""
+    if not hidden_play.last_trick_shown(obs):
+        return hidden_play.LAST_TRICK_HIDDEN
     tricks = obs.tricks
     if not tricks:
         return "No trick has been played yet in this hand."
@@ -455,7 +457,10 @@ def last_trick_text(obs: Observation, names: Sequence[str]) -> str:
 def tracker_text(obs: Observation, names: Sequence[str] | None = None,
                  width: int | None = None) -> str:
     """Every card still out, per suit, with what each seat is known to hold or lack
-    (`cli.screen.tracker_view`); ``width`` None: unwrapped."""
+    (`cli.screen.tracker_view`); ``width`` None: unwrapped. A ``hide_played``
+    table's hand in play has no tracker: a sentence says so."""
+    if hidden_play.hides_played(obs):
+        return hidden_play.TRACKER_OFF
     return tracker_view.tracker_text(obs, names, width)
 
 

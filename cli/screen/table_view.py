@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text.utils import fragment_list_width
 from prompt_toolkit.utils import get_cwidth
 
 from tractor.cards import FACE_POINTS
-from tractor.cli.screen import friends_view, render
+from tractor.cli.screen import friends_view, hidden_play, render
 from tractor.cli.screen.wrapping import GLUE
 from tractor.observation import Observation
 from tractor.phases import Phase
@@ -456,8 +456,10 @@ def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]
     if obs.phase not in (Phase.PLAY, Phase.DONE) or (obs.declarers is None and not friends):
         return []
     n = obs.players
-    won = [f for t in obs.tricks if friends_view.defends(obs, t.winner)
-           for cards in t.plays for f in cards if FACE_POINTS[f]]
+    # hide_played: the point cards won are cards played before (their points show above).
+    won = [] if hidden_play.hides_played(obs) else [
+        f for t in obs.tricks if friends_view.defends(obs, t.winner)
+        for cards in t.plays for f in cards if FACE_POINTS[f]]
     out: list[str] = []
     if friends and obs.calls:
         out += render.wrap_words(friends_view.side_sentence(obs, names), width, "  ", names)
@@ -465,7 +467,7 @@ def below_lines(obs: Observation, names: Sequence[str], width: int) -> list[str]
         who = "defenders" if not friends or friends_view.sides_known(obs) else \
             "seats not known to be on the starter's side"
         out += render.wrap_words(f"{who} won {render.cards_label(won)}", width, "  ")
-    if obs.current and obs.tricks:
+    if obs.current and obs.tricks and hidden_play.last_trick_shown(obs):
         last = obs.tricks[-1]
         # A seat and its (first) card stay on one line: "AI 4" over "♠10" read apart.
         plays = " · ".join(f"{names[(last.leader + k) % n]}{GLUE}{render.cards_label(c)}"

@@ -107,8 +107,12 @@ class SeatLog:
             self.lines.append(_REDEAL)
 
     def hand(self, hand: TableHand) -> None:
-        """Turn what happened since the last look into log lines."""
+        """Turn what happened since the last look into log lines. At a ``hide_played``
+        table the plays stay out of the log (they come after every other event of a hand,
+        so the count of events seen still holds); the table shows the trick in play."""
         events = table_events(hand, self._name)
+        if hand.rules.hide_played:
+            events = [e for e in events if e.kind != "play"]
         if hand is not self._hand_seen:
             self._hand_seen = hand
             self._seen = {"events": 0, "chat": 0}

@@ -1,0 +1,82 @@
+"""hide_played on the screens: while a hand is played a person sees the trick in play (and
+the one just finished until the next lead), no tracker, no plays in the log, no hint for a
+play; the full screen and --plain alike. Everything shows again once the hand is over."""
+
+from __future__ import annotations
+
+from local_client import LocalClient
+
+from tractor import Rules
+from tractor.actions import Play
+from tractor.cli.screen import render, table_view
+from tractor.cli.screen.hidden_play import LAST_TRICK_HIDDEN, NO_PLAY_HINT, TRACKER_OFF
+from tractor.cli.screen.plain import PlainSession
+from tractor.cli.screen.view import PlayView
+from tractor.phases import Decision, Phase
+
+HIDDEN = Rules(hide_played=True)
+
+
+def at_my_play(rules: Rules, led: bool) -> LocalClient:
+    """A client at seat 0 asked to play, after a finished trick: with ``led``, a trick
+    another seat has led (else one seat 0 leads)."""
+    for seed in range(40):
+        client = LocalClient(rules, seed=seed)
+        while client.game.hand_no == 0 and not client.game.over:
+            decision = client.decision()
+            obs = client.observation()
+            if decision == Decision.PLAY and obs.tricks and bool(obs.current) == led:
+                return client
+            if decision is None:  # the hand is over (the others move at once)
+                break
+            action = client.hint()
+            assert action is not None
+            assert client.submit(action) is None
+    raise AssertionError("no such position in 40 seeds")
+
+
+def test_after_the_next_lead_only_the_trick_in_play_shows():
+    names = ["You", "AI 1", "AI 2", "AI 3"]
+    for rules, hidden in ((Rules(), False), (HIDDEN, True)):
+        obs = at_my_play(rules, led=True).observation()
+        assert obs.phase == Phase.PLAY and obs.current and obs.tricks
+        assert (render.last_trick_text(obs, names) == LAST_TRICK_HIDDEN) is hidden
+        assert (render.tracker_text(obs, names, 80) == TRACKER_OFF) is hidden
+        below = "\n".join(table_view.below_lines(obs, names, 80))
+        assert ("last trick:" in below) is not hidden
+        # The table itself shows the trick in play either way.
+        assert "trick" in render.table_text(obs, names)
+
+
+def test_the_trick_just_finished_shows_until_the_next_lead():
+    obs = at_my_play(HIDDEN, led=False).observation()
+    assert not obs.current and obs.tricks
+    assert render.last_trick_text(obs, ["You", "AI 1", "AI 2", "AI 3"]).startswith("Trick ")
+    assert render.tracker_text(obs, None, 80) == TRACKER_OFF
+
+
+def test_no_hint_for_a_play_on_either_screen():
+    client = at_my_play(HIDDEN, led=True)
+    said: list[str] = []
+    PlainSession(client, said.append).handle("hint")
+    assert [line.strip() for line in said] == [NO_PLAY_HINT]
+    view = PlayView(client)
+    view.hint()
+    assert view.info == NO_PLAY_HINT and not view.hint_pending
+    # A table without the option hints as before.
+    plain = at_my_play(Rules(), led=True)
+    said.clear()
+    PlainSession(plain, said.append).handle("hint")
+    assert said and said[0].startswith("hint: ")
+
+
+def test_the_summary_shows_everything_again():
+    client = at_my_play(HIDDEN, led=True)
+    while client.summary() is None:
+        action = client.hint()
+        assert isinstance(action, Play)
+        assert client.submit(action) is None
+    obs = client.observation()
+    assert obs.phase == Phase.DONE
+    assert render.tracker_text(obs, None, 80) != TRACKER_OFF
+    assert render.last_trick_text(obs, ["You", "AI 1", "AI 2", "AI 3"]).startswith("Trick ")
