@@ -272,3 +272,21 @@ def test_show_talon_shows_every_seat_the_buried_cards_when_the_hand_ends(show):
     assert seen_in_play and not any(seen_in_play)
     seen = [hand.observe(s).buried is not None for s in range(4)]
     assert seen == [True if show else s == starter for s in range(4)]
+
+
+def test_a_forfeit_in_find_a_friend_lets_only_the_starters_side_pass_its_level():
+    # Seat 3, a defender, walks out: every other seat gains 3. The starter (seat 0, at 5)
+    # declared and passes 5; seat 1, a defender at 5 too, stops there.
+    from tractor.records import friends_forfeit
+    rules = Rules(players=5, mode="friends", must_defend="5")
+    levels = ["5", "5", "2", "2", "2"]
+    after_hand(rules, levels, 0, friends_forfeit(rules, 3, 0, (0,)))
+    assert levels == ["8", "5", "5", "2", "5"]
+
+
+def test_the_find_a_friend_summary_shows_the_levels_a_must_defend_level_stopped():
+    from tractor.cli.screen.friends_view import result_lines
+    rules = Rules(players=5, mode="friends", must_defend="5")
+    lines = result_lines(rules, ["2", "4", "2", "4", "2"], (0, 2), (1, 3, 4), 3, 1,
+                         lambda s: f"P{s}")
+    assert lines[-2] == "Levels: P0 2, P1 4 → 5, P2 2, P3 4 → 5, P4 2 → 5"

@@ -30,7 +30,7 @@ from .observation import GameRecord, Observation
 from .phases import DONE, REDEAL, IllegalAction
 from .records import HandResult
 from .rules import Rules, team_of
-from .scoring import advance_levels, advance_seats, score_outcome
+from .scoring import advance_levels, score_outcome
 
 
 class GameDataError(CoreError):
@@ -67,14 +67,18 @@ def winners_of(rules: Rules, levels: list[str], result: HandResult) -> tuple[int
     """Find-a-friend: move the gaining seats' ``levels`` on (in place); the seats that win
     the game by it (the game ends when any seat passes Ace, or reaches it by `Rules.win`:
     **Choice**, every such seat of the gaining side wins)."""
-    return advance_seats(levels, result.gaining, result.levels_gained, rules.win,
-                         rules.must_defend_levels, declarers_gained(rules, result))
+    # Must-defend levels (`Rules.must_defend`): the seats of the starter's side declared.
+    side = set(result.side)
+    return tuple(s for s in result.gaining
+                 if advance_levels(levels, s, result.levels_gained, rules.win,
+                                   rules.must_defend_levels, s in side))
 
 
 def declarers_gained(rules: Rules, result: HandResult) -> bool:
     """Whether the side that gains by ``result`` declared in that hand (so it passes a
-    must-defend level it was at, `Rules.must_defend`). Find-a-friend: the starter's side is
-    team 0. Teams: the scoring table names the side from the defenders' points, as
+    must-defend level it was at, `Rules.must_defend`). Find-a-friend: the starter's side
+    is team 0 (`winners_of` asks seat by seat: a forfeit's gaining seats may be mixed).
+    Teams: the scoring table names the side from the defenders' points, as
     `tractor.records.hand_result` did (a forfeit too is scored by it)."""
     if rules.mode == "friends":
         return result.gaining_team == 0

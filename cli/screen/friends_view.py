@@ -23,7 +23,7 @@ from tractor.observation import Observation
 from tractor.phases import Phase
 from tractor.records import Trick
 from tractor.rules import Rules
-from tractor.scoring import advance_seats
+from tractor.scoring import advance_levels
 
 #: What each `Rules.friend_cards` policy lets the starter call, in words.
 POLICY_WORDS = {
@@ -278,9 +278,9 @@ def result_lines(rules: Rules, levels_before: Sequence[str], side: Sequence[int]
         lines.append(f"The hand ended early against {listed(left)}: every other seat "
                      f"goes up {count(gained, 'level')}.")
     after = list(levels_before)
-    advance_seats(after, gaining, gained)
-    for s in gaining:  # a level past A stays A: say it was passed
-        if gained and levels_before[s] == "A":
+    for s in gaining:  # a must-defend level stops a seat that did not declare (`Rules`)
+        past = advance_levels(after, s, gained, "past_ace", rules.must_defend_levels, s in side)
+        if past and levels_before[s] == "A":  # a level past A stays A: say it was passed
             after[s] = "past A"
     lines.append("Levels: " + ", ".join(
         f"{who(s)} {levels_before[s]}" + (f" → {after[s]}" if after[s] != levels_before[s]
