@@ -15,13 +15,14 @@ from test_table import play as play_table
 
 from tractor import Declare, Hand, Play, Rules
 from tractor.cli.options import parse_rules
+from tractor.cli.screen.friends_view import result_lines
 from tractor.cli.screen.summary_view import must_defend_sentence
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.game import after_hand
 from tractor.net.table.setup import HandSetup
 from tractor.phases import DONE, REDEAL
 from tractor.public import PublicHand
-from tractor.records import friends_result, hand_result
+from tractor.records import friends_forfeit, friends_result, hand_result
 from tractor.rules import RulesError
 from tractor.trump import Trump
 
@@ -277,7 +278,6 @@ def test_show_talon_shows_every_seat_the_buried_cards_when_the_hand_ends(show):
 def test_a_forfeit_in_find_a_friend_lets_only_the_starters_side_pass_its_level():
     # Seat 3, a defender, walks out: every other seat gains 3. The starter (seat 0, at 5)
     # declared and passes 5; seat 1, a defender at 5 too, stops there.
-    from tractor.records import friends_forfeit
     rules = Rules(players=5, mode="friends", must_defend="5")
     levels = ["5", "5", "2", "2", "2"]
     after_hand(rules, levels, 0, friends_forfeit(rules, 3, 0, (0,)))
@@ -285,7 +285,6 @@ def test_a_forfeit_in_find_a_friend_lets_only_the_starters_side_pass_its_level()
 
 
 def test_the_find_a_friend_summary_shows_the_levels_a_must_defend_level_stopped():
-    from tractor.cli.screen.friends_view import result_lines
     rules = Rules(players=5, mode="friends", must_defend="5")
     lines = result_lines(rules, ["2", "4", "2", "4", "2"], (0, 2), (1, 3, 4), 3, 1,
                          lambda s: f"P{s}")
