@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from local_client import LocalClient
 
-from tractor import Rules
-from tractor.actions import Play
+from tractor import Hand, Rules
+from tractor.actions import Action, Declare, Draw, Pass, Play
 from tractor.cli.screen import render, table_view
 from tractor.cli.screen.hidden_play import LAST_TRICK_HIDDEN, NO_PLAY_HINT, TRACKER_OFF
+from tractor.cli.screen.panel_text import declare_text
 from tractor.cli.screen.plain import PlainSession
 from tractor.cli.screen.view import PlayView
 from tractor.phases import Decision, Phase
@@ -80,3 +81,27 @@ def test_the_summary_shows_everything_again():
     assert obs.phase == Phase.DONE
     assert render.tracker_text(obs, None, 80) != TRACKER_OFF
     assert render.last_trick_text(obs, ["You", "AI 1", "AI 2", "AI 3"]).startswith("Trick ")
+
+
+def test_the_declare_panel_says_why_ones_own_declaration_cannot_be_reinforced():
+    # Seat 0 declares a single; the others never declare. The declaration panel (e), read
+    # while the cards keep coming and seat 0's own declaration stands, says why it offers
+    # nothing (read from the other seats' turns: the deal goes on at once in-process).
+    seen: list[str] = []
+    holder: list[LocalClient] = []
+
+    def quiet(hand: Hand, seat: int) -> Action:
+        if hand.phase == Phase.DEAL:
+            if holder and hand.declaration is not None and hand.declaration[0] == 0:
+                seen.append(declare_text(holder[0]))
+            return Draw(seat)
+        return Pass(seat) if hand.phase == Phase.DECLARE else next(hand.legal_actions(seat))
+
+    for seed in range(20):
+        client = LocalClient(Rules(reinforce_own=False), seed=seed, others=quiet)
+        holder[:] = [client]
+        if client.decision() == Decision.DECLARE:
+            assert client.submit(Declare(0, client.declaration_options()[0])) is None
+            break
+    assert seen and all("Your declaration stands: at this table only another player may "
+                        "overcall it." in text for text in seen)

@@ -114,6 +114,9 @@ def declare_text(client: TableClient) -> str:
     if options:
         lines.append("You may declare:")
         lines += [f"  {i}) {render.cards_label(list(o))}" for i, o in enumerate(options, 1)]
+    elif decls and decls[-1][0] == obs.seat and not client.rules.reinforce_own:
+        lines.append("Your declaration stands: at this table only another player may "
+                     "overcall it.")
     else:
         lines.append("You hold no declaration now.")
     dealing = obs.phase == Phase.DEAL
