@@ -4,6 +4,8 @@ play; the full screen and --plain alike. Everything shows again once the hand is
 
 from __future__ import annotations
 
+import asyncio
+
 from local_client import LocalClient
 
 from tractor import Hand, Rules
@@ -60,6 +62,9 @@ def test_no_hint_for_a_play_on_either_screen():
     client = at_my_play(HIDDEN, led=True)
     said: list[str] = []
     PlainSession(client, said.append).handle("hint")
+    assert [line.strip() for line in said] == [NO_PLAY_HINT]
+    said.clear()  # as `run_plain` asks: the search on a worker thread
+    asyncio.run(PlainSession(client, said.append).handle_async("hint"))
     assert [line.strip() for line in said] == [NO_PLAY_HINT]
     view = PlayView(client)
     view.hint()

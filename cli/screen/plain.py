@@ -264,8 +264,9 @@ class PlainSession:
     async def handle_async(self, line: str) -> None:
         """`handle`, with the hint's search in a worker thread: the event loop (and the
         table's traffic on it) goes on while it thinks, up to a second."""
-        if line.strip().lower() != "hint":
-            self.handle(line)
+        if line.strip().lower() != "hint" or hint_refusal(
+                self._obs(), self.client.decision()) is not None:
+            self.handle(line)  # a refused hint too: `handle` says why
             return
         advisor = self.client.advisor()
         try:
