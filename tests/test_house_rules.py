@@ -13,7 +13,9 @@ from test_hand import T_HANDS, T_TRICKS, draw, first_hand, in_play, play_trick, 
 from test_table import omniscient
 from test_table import play as play_table
 
-from tractor import Declare, Hand, Play, Rules
+from tractor import Declare, Game, Hand, Play, Rules
+from tractor.ai.players.heuristic import HeuristicStrategy
+from tractor.cards import RANKS
 from tractor.cli.options import parse_rules
 from tractor.cli.screen.friends_view import result_lines
 from tractor.cli.screen.summary_view import must_defend_sentence
@@ -289,3 +291,25 @@ def test_the_find_a_friend_summary_shows_the_levels_a_must_defend_level_stopped(
     lines = result_lines(rules, ["2", "4", "2", "4", "2"], (0, 2), (1, 3, 4), 3, 1,
                          lambda s: f"P{s}")
     assert lines[-2] == "Levels: P0 2, P1 4 → 5, P2 2, P3 4 → 5, P4 2 → 5"
+
+
+def test_a_whole_game_of_ai_players_never_passes_a_must_defend_level_undeclared():
+    rules = Rules(must_defend="5/10/K/A")
+    game = Game(rules, seed=11)
+    seats = [HeuristicStrategy(s) for s in range(4)]
+    hands = 0
+    while not game.over and hands < 25:  # a gain is cut several times by then
+        before, number = list(game.levels), game.hand_no
+        while game.hand_no == number and not game.over:
+            seat = game.to_act()
+            assert seat is not None
+            game.apply(seats[seat].decide(game.observe(seat), rules))
+        hands += 1
+        declarers = game.hands_played[-1].declarers
+        for team in (0, 1):
+            start, end = RANKS.index(before[team]), RANKS.index(game.levels[team])
+            passed = [r for r in RANKS[start:end] if r in rules.must_defend_levels]
+            # Only the declarers pass a must-defend level, and only the one they were at.
+            assert passed in ([], [before[team]] if team == declarers else []), (
+                before, game.levels, declarers)
+    assert hands >= 5
