@@ -226,7 +226,7 @@ def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
     rules = Rules(throw_penalty_per="attempt", joker_declare="none", reinforce_own=False,
                   hide_played=True, show_talon=True, must_defend="5",
                   talon_cards=68)  # hands of 10 cards: a short hand
-    tables = play_table(3, HandSetup(rules, ("2", "2"), first=3))
+    tables = play_table(3, HandSetup(rules, ("4", "4"), first=3))
     assert [t.phase for t in tables] == ["done"] * 4
     assert all(t.result == tables[0].result and t.violations == [] for t in tables)
     hand = omniscient(tables[0])
@@ -243,6 +243,10 @@ def test_peers_agree_under_the_house_rules_and_match_the_rules_core():
     assert any(" buries " in line for line in lines)
     assert not any(" plays " in line or " leads " in line or "trick" in line
                    for line in lines), lines
+    # must_defend: the defenders' 265 points (+4) from 4 stop at 5, and the log says so.
+    assert tables[0].result.levels_gained == 4
+    assert "gain 4 levels (stopped at 5: a must-defend level)" in SeatLog(
+        [], ["N", "E", "S", "W"], 4).over_line(1, tables[0])
     # Nobody overcalled their own declaration.
     assert all(a[0] != b[0] for a, b in zip(declared, declared[1:], strict=False))
 

@@ -178,16 +178,23 @@ def _strip_row(e: dict[str, Any], names: Sequence[str]) -> str:
 
 def must_defend_sentence(rules: Rules, level: str, summary: dict[str, Any]) -> str:
     """Where a must-defend level stopped a gain from ``level`` ("" when none did)."""
-    if not rules.must_defend:
+    stop = must_defend_stop(rules, level, HandResult.from_data(summary["result"]))
+    if stop is None:
         return ""
-    res = HandResult.from_data(summary["result"])
-    declared = declarers_gained(rules, res)
-    climbed = defended_gain(level, res.levels_gained, rules.must_defend_levels, declared)
-    if climbed >= res.levels_gained:
-        return ""
-    stop = LEVELS[LEVELS.index(level) + climbed]
     return (f"The gain stops at {stop}, a must-defend level: it is passed only by winning "
             "a hand as declarers at it.")
+
+
+def must_defend_stop(rules: Rules, level: str, result: HandResult) -> str | None:
+    """The must-defend level that stopped the gain of ``result`` from ``level`` (fixed
+    teams), None when none did."""
+    if not rules.must_defend:
+        return None
+    declared = declarers_gained(rules, result)
+    climbed = defended_gain(level, result.levels_gained, rules.must_defend_levels, declared)
+    if climbed >= result.levels_gained:
+        return None
+    return LEVELS[LEVELS.index(level) + climbed]
 
 
 # --- small pieces -----------------------------------------------------------------------------

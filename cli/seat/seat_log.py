@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from tractor.cards import format_cards
 from tractor.cli.screen.friends_view import listed
+from tractor.cli.screen.summary_view import must_defend_stop
 from tractor.cli.screen.words import count
 from tractor.cli.seat.hand_log import table_events, with_chat
 from tractor.game import winners_of
@@ -85,6 +86,9 @@ class SeatLog:
         team = self.team(res.gaining_team)
         change = (f"{team} gain {count(res.levels_gained, 'level')}" if res.levels_gained
                   else f"{team} take over, no level gained")
+        stop = must_defend_stop(hand.rules, hand.public.levels[res.gaining_team], res)
+        if stop is not None:
+            change += f" (stopped at {stop}: a must-defend level)"
         return (f"hand {number} over: defenders took {res.defender_points} points; "
                 f"{change}; {self.audit(hand)}")
 
