@@ -91,6 +91,10 @@ class Rules:
     #: Find-a-friend: a starter's side smaller than called that wins the hand gains one
     #: level more.
     smaller_side_bonus: bool = True
+    #: Kitty theft (reveal style only): after each burial the other seats, in playing order,
+    #: may overcall the standing declaration; an overcaller takes the buried cards, buries as
+    #: many and changes trump (the starter and the declaring side stay).
+    kitty_theft: bool = False
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -129,6 +133,10 @@ class Rules:
                              "alone")
         if self.declaration not in ("reveal", "auction"):
             raise RulesError(f"unknown declaration style {self.declaration!r}")
+        if self.kitty_theft and self.declaration != "reveal":
+            raise RulesError("kitty_theft needs declaration=reveal: the kitty goes to a later "
+                             "overcall, and in the auction nobody overcalls the trump the "
+                             "starter names")
         if self.talon_multiplier not in ("seed", "power"):
             raise RulesError(f"unknown talon multiplier {self.talon_multiplier!r}")
         if self.win not in ("past_ace", "reach_ace"):
@@ -243,13 +251,14 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
     "throw_ruff": (str,), "throw_forced": (str,), "mode": (str,), "friends": (int, _NONE),
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
+    "kitty_theft": (bool,),
 }
 
 
 #: Options added after the plain-data form was first fixed, with their defaults (`to_data`).
 _LATER_DEFAULTS: dict[str, object] = {
     "mode": "teams", "friends": None, "friend_cards": "no_trump",
-    "friend_join": "unrestricted", "smaller_side_bonus": True,
+    "friend_join": "unrestricted", "smaller_side_bonus": True, "kitty_theft": False,
 }
 
 
