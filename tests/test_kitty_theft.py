@@ -141,3 +141,24 @@ def test_the_window_survives_an_observation_round_trip() -> None:
     public.record_pass(WEST)
     public.record_theft(NORTH, T("RJ RJ"))
     assert (public.phase, public.to_act(), public.sizes[NORTH]) == (TALON, NORTH, 33)
+
+
+def test_a_table_of_peers_refuses_kitty_theft_at_setup() -> None:
+    from tractor.net.lobby.errors import BadLobbyMessage
+    from tractor.net.lobby.guest_state import _read_rules
+    from tractor.net.table.unplayed import UnplayedRules, refuse_unplayed
+
+    refuse_unplayed(Rules())
+    with pytest.raises(UnplayedRules, match="kitty_theft is not played at peer tables"):
+        refuse_unplayed(THEFT_RULES)
+    # A guest refuses the host's rules when they hold it, in words for the person.
+    with pytest.raises(BadLobbyMessage, match="host's rules cannot be played here"):
+        _read_rules(THEFT_RULES.to_data(), "host")
+
+
+def test_the_demo_logs_the_theft() -> None:
+    from tractor.cli.demo import demo
+
+    lines: list[str] = []
+    demo(3, THEFT_RULES, lines.append)
+    assert "  seat 0 overcalls with BJBJ and takes the kitty" in lines
