@@ -162,3 +162,34 @@ def test_the_demo_logs_the_theft() -> None:
     lines: list[str] = []
     demo(3, THEFT_RULES, lines.append)
     assert "  seat 0 overcalls with BJBJ and takes the kitty" in lines
+
+
+# --- the AI -------------------------------------------------------------------------------
+
+def test_every_strategy_answers_the_window_and_the_thief_buries() -> None:
+    from test_ai_strategies import drive, new_hand
+
+    from tractor.ai.players.heuristic import HeuristicStrategy
+    from tractor.ai.players.random_ai import RandomStrategy
+    from tractor.ai.players.search import SearchStrategy
+
+    thieves: list[str] = []
+    searched = 0
+    for seed in range(20):  # seed 15: the heuristic steals
+        seats = [HeuristicStrategy(seed * 10 + s) if (seed + s) % 3 else
+                 RandomStrategy(seed * 10 + s) for s in range(4)]
+
+        def probe(hand: Hand, seat: int, seats: list = seats, seed: int = seed) -> None:
+            nonlocal searched
+            if hand.phase == TALON and hand.thefts and seat == hand.exchanger:
+                thieves.append(type(seats[seat]).__name__)
+            if hand.phase == PLAY and hand.thefts and not hand.tricks and searched < 4:
+                # The search samples worlds where the kitty lies with the thief's burial.
+                searched += 1
+                action = SearchStrategy("easy", seed=seed).act(hand, seat)
+                hand.clone().apply(action)  # refused if illegal
+
+        # Every action goes through Hand.apply, which refuses an illegal one.
+        hand = drive(new_hand(THEFT_RULES, seed, later=True), seats, probe)
+        assert hand.phase == "done" and all(not h for h in hand.hands)
+    assert "HeuristicStrategy" in thieves and searched

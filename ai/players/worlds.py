@@ -36,6 +36,7 @@ from tractor.dealing import declaration_options
 from tractor.formats import Format, classify_faces
 from tractor.hand import Hand
 from tractor.observation import Observation
+from tractor.phases import THEFT
 from tractor.public import PublicHand
 from tractor.rules import Rules
 from tractor.trump import Ladder
@@ -95,7 +96,10 @@ class Knowledge:
     def legal_declarations(self) -> list[Declare]:
         """The declarations the seat may make now (the rules core's, from its own cards)."""
         public = self.public
-        if not public.declaration_open():
+        if public.phase == THEFT:  # the kitty-theft window: an overcall in turn
+            if public.to_act() != self.seat:
+                return []
+        elif not public.declaration_open():
             return []
         standing = public.declaration[1] if public.declaration else None
         return [Declare(self.seat, f)
