@@ -193,3 +193,20 @@ def test_every_strategy_answers_the_window_and_the_thief_buries() -> None:
         hand = drive(new_hand(THEFT_RULES, seed, later=True), seats, probe)
         assert hand.phase == "done" and all(not h for h in hand.hands)
     assert "HeuristicStrategy" in thieves and searched
+
+
+def test_the_screens_ask_for_the_overcall_in_the_window() -> None:
+    from tractor.cli.screen.render import decision_prompt, status_text
+    from tractor.phases import Decision
+
+    h = declared_hand()
+    north_buries(h)
+    names = ["North", "East", "South", "West"]
+    obs = h.observe(EAST)
+    options = [d.faces for d in h.legal_declarations(EAST)]
+    assert decision_prompt(Decision.DECLARE, obs, names, options) == \
+        "Overcall ♥2 to take North's kitty? 1) ♠2♠2; or pass."
+    assert status_text(obs, names, Decision.DECLARE).endswith(
+        "your turn: overcall to take the kitty, or pass")
+    assert status_text(h.observe(SOUTH), names, None).endswith(
+        "kitty theft window: waiting for East")
