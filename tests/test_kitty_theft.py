@@ -143,6 +143,43 @@ def test_the_window_survives_an_observation_round_trip() -> None:
     assert (public.phase, public.to_act(), public.sizes[NORTH]) == (TALON, NORTH, 33)
 
 
+
+def test_find_a_friend_calls_after_the_window_under_the_new_trump() -> None:
+    from tractor.actions import Call
+    from tractor.phases import CALL
+
+    rules = Rules(players=5, mode="friends", kitty_theft=True)
+    deck = build_deck(rules, {NORTH: "2H 3D 4D 6D 7D 8D", EAST: "2S 2S"}, talon="5H 10H KH")
+    h = Hand(rules, deck, ["2"] * 5, first=NORTH, starter=NORTH)
+    while h.phase == "deal":
+        h.apply(Draw(h.next_drawer()))
+    h.apply(Declare(NORTH, T("2H")))
+    for seat in (1, 2, 3, 4, 0):
+        h.apply(Pass(seat))
+    north_buries(h)
+    h.apply(Declare(EAST, T("2S 2S")))
+    h.apply(Bury(EAST, T("5H 10H KH 3D 4D 6D 7D 8D")))
+    for seat in (2, 3, 4):
+        h.apply(Pass(seat))
+    assert h.phase == THEFT  # North, the starter, may still take it back
+    h.apply(Pass(NORTH))
+    assert (h.phase, h.to_act(), h.trump) == (CALL, NORTH, Trump("2", "S"))
+    with pytest.raises(IllegalAction):
+        h.apply(Call.of(NORTH, "AS"))  # spades are trump now: no trump may be called
+    h.apply(Call.of(NORTH, "AH"))
+    assert h.phase == PLAY and h.leader == NORTH
+
+
+def test_a_game_with_a_theft_replays_from_its_record() -> None:
+    from tractor.game import Game
+
+    game, rng = Game(THEFT_RULES, seed=3), random.Random(3)
+    while not game.hand.thefts or game.hand.phase != PLAY:
+        game.apply(game.random_action(rng))
+    again = Game.from_data(game.to_data())
+    assert again.observation(0) == game.observation(0) and again.hand.thefts
+
+
 def test_a_table_of_peers_refuses_kitty_theft_at_setup() -> None:
     from tractor.net.lobby.errors import BadLobbyMessage
     from tractor.net.lobby.guest_state import _read_rules
