@@ -14,6 +14,7 @@ from collections.abc import Callable
 from tractor import Game, Rules
 from tractor.cards import format_cards
 from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words, reveals_in
+from tractor.cli.screen.theft_words import theft_words
 from tractor.cli.screen.words import count
 from tractor.hand import Hand
 from tractor.trump import Trump
@@ -49,8 +50,11 @@ def demo(seed: int, rules: Rules, write: Callable[[str], object] = print) -> Non
     else:
         write(f"seed {seed}: starter seat {hand.starter}, declarers team {hand.declarers}, "
               f"trump {trump_text(hand.trump)}")
-    for seat, faces in hand.declarations:
+    dealt = len(hand.declarations) - len(hand.thefts)  # the thefts come last
+    for seat, faces in hand.declarations[:dealt]:
         write(f"  seat {seat} declared {format_cards(faces, symbols=True)}")
+    for seat, faces in hand.thefts:
+        write(f"  {theft_words(f'seat {seat}', faces)}")
     write(f"  buried: {format_cards(hand.buried, symbols=True)}")
     revealed: dict[int, list[str]] = {}
     if friends:

@@ -63,6 +63,8 @@ Rules options (`tractor play` or `host --rules name=value,...`; first value = de
   mode=teams|friends (find-a-friend, below)   friends=none (calls; players/2 - 1)
   friend_cards=no_trump|trump_too|no_highest|no_points (which cards may be called)
   friend_join=unrestricted|no_double   smaller_side_bonus=true|false
+  kitty_theft=false|true (reveal only: after each burial the others may overcall in turn;
+    the overcaller takes the buried cards, buries again and changes trump)
 
 House rules (first value = default)
   throw_penalty_per=card|attempt: a failed throw costs throw_penalty per card taken back,

@@ -38,6 +38,7 @@ from tractor.net.lobby.seating import Participant, Seating
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.seat import listen_node, resume_seat, take_seat
+from tractor.net.table.unplayed import refuse_unplayed
 from tractor.observation import Observation
 from tractor.rules import Rules
 
@@ -116,6 +117,7 @@ def _hint_level(args: argparse.Namespace) -> str:
 async def play(reactor: Any, args: argparse.Namespace) -> int:
     """You against three AI peers on this machine, over the real protocol (loopback)."""
     rules = parse_rules(args.rules)
+    refuse_unplayed(rules)
     if not ready_for_a_new_game(journal_path(), say):
         return 1
     key = Ed25519PrivateKey.generate()
@@ -174,6 +176,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
 async def host(reactor: Any, args: argparse.Namespace) -> int:
     seats = [] if args.seats is None else [f"players={args.seats}"]  # else --rules players
     rules = parse_rules(",".join(filter(None, [args.rules, *seats])))
+    refuse_unplayed(rules)
     if not ready_for_a_new_game(journal_path(), say):
         return 1
     if args.ai > rules.players - 1:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .cards import BLACK_JOKER, RANKS, RED_JOKER, face_suit, format_cards
 from .hand_state import HandState
-from .phases import BID, DEAL, DECLARE, REDEAL, Face, IllegalAction, Seat
+from .phases import BID, DEAL, DECLARE, REDEAL, THEFT, Face, IllegalAction, Seat
 from .rules import team_of
 from .trump import Trump
 
@@ -139,7 +139,12 @@ class DealingRules(HandState):
 
     def declarable(self, seat: Seat, held: Sequence[Face]) -> list[tuple[Face, ...]]:
         """The cards of each declaration ``seat`` holding ``held`` may make now."""
-        if not self.declaration_open() or self._own_standing(seat):
+        if self.phase == THEFT:  # the kitty-theft window: an overcall in turn
+            if seat != self.window_turn:
+                return []
+        elif not self.declaration_open():
+            return []
+        if self._own_standing(seat):
             return []
         standing = self.declaration[1] if self.declaration else None
         return declaration_options(held, self.trump_rank(), standing,

@@ -43,6 +43,7 @@ from .phases import (
     REDEAL,
     SHOW,
     TALON,
+    THEFT,
     IllegalAction,
     Phase,
 )
@@ -165,6 +166,10 @@ class Hand(PublicHand):
             hand.remove(f)
         self.buried, self._to_bury = self._to_bury, []
 
+    def _move_stolen(self, seat: int) -> None:
+        self.hands[seat].extend(self.buried)
+        self.buried = []
+
     def _move_played(self, seat: int, faces: tuple[int, ...]) -> None:
         hand = self.hands[seat]
         for f in faces:
@@ -196,7 +201,7 @@ class Hand(PublicHand):
             if seat == act:
                 yield Draw(seat)
             yield from self.legal_declarations(seat)
-        elif p == DECLARE and seat == act:
+        elif p in (DECLARE, THEFT) and seat == act:
             yield Pass(seat)
             yield from self.legal_declarations(seat)
         elif p == BID and seat == act:
@@ -275,11 +280,14 @@ class Hand(PublicHand):
         self.record_draw()
 
     def _declare(self, a: Declare) -> None:
-        if self.rules.declaration == "reveal" and self.phase in (DEAL, DECLARE) and \
+        if self.rules.declaration == "reveal" and self.phase in (DEAL, DECLARE, THEFT) and \
                 self.is_declaration(a.faces) and \
                 not self._holds(a.seat, a.faces):
             raise IllegalAction(f"you do not hold {format_cards(a.faces, symbols=True)}")
-        self.record_declaration(a.seat, a.faces)
+        if self.phase == THEFT:
+            self.record_theft(a.seat, a.faces)
+        else:
+            self.record_declaration(a.seat, a.faces)
 
     def _pass(self, a: Pass) -> None:
         self.record_pass(a.seat)
@@ -351,7 +359,7 @@ class Hand(PublicHand):
         p = self.phase
         if p == PLAY:
             return self._random_play(seat, rng)
-        if p in (DEAL, DECLARE):
+        if p in (DEAL, DECLARE, THEFT):
             options = self._declarable(seat)
             if options and rng.random() < declare_chance:
                 return Declare(seat, rng.choice(options))

@@ -25,6 +25,7 @@ from .phases import (
     PLAY,
     SHOW,
     TALON,
+    THEFT,
     Face,
     IllegalAction,
     Phase,
@@ -61,6 +62,9 @@ class HandState:
         #: Nobody declared in a later hand: the talon is being turned over (seed 000).
         self.turning_talon = False
         self.talon_revealed: list[Face] = []
+        #: Kitty theft: each overcall after a burial, (seat, faces), in order; the last
+        #: overcaller holds the kitty (`exchanger`).
+        self.thefts: list[tuple[Seat, tuple[Face, ...]]] = []
         # Auction style.
         self.bids: list[tuple[Seat, int]] = []  # (seat, points)
         #: Every bid and pass of the auction in turn, (seat, points), 0 for a pass (the
@@ -96,6 +100,7 @@ class HandState:
         self.sizes = list(source.sizes)
         self.declarations = list(source.declarations)
         self.talon_revealed = list(source.talon_revealed)
+        self.thefts = list(source.thefts)
         self.bids = list(source.bids)
         self.auction_log = list(source.auction_log)
         self.out_of_auction = set(source.out_of_auction)
@@ -146,13 +151,23 @@ class HandState:
             return self.next_drawer()
         if p == DECLARE:
             return None if self.turning_talon else self.window_turn
+        if p == TALON:
+            return self.exchanger
+        if p == THEFT:
+            return self.window_turn
         if p == BID:
             return self.auction_turn
         if p == SHOW:
             return (self.first + len(self.shown)) % self.players
-        if p in (NAME, TALON, CALL):
+        if p in (NAME, CALL):
             return self.starter
         return None
+
+    @property
+    def exchanger(self) -> Seat | None:
+        """The seat that holds the kitty: the starter, or the last seat that took it by an
+        overcall (`Rules.kitty_theft`); it buries in TALON."""
+        return self.thefts[-1][0] if self.thefts else self.starter
 
     def talon_turned(self) -> bool:
         """The defenders won the last trick: the talon is shown to everyone."""
@@ -211,6 +226,15 @@ class HandState:
 
     def _move_buried(self, seat: Seat) -> None:
         self.sizes[seat] -= self.rules.talon_size
+
+    def _move_stolen(self, seat: Seat) -> None:
+        """Kitty theft: ``seat`` takes the buried cards into its hand."""
+        self.sizes[seat] += self.rules.talon_size
+
+    def _after_burial(self) -> None:
+        """The kitty is buried: the starter calls its friends, or the play begins
+        (`tractor.theft.TheftRules` opens the kitty-theft window first)."""
+        self.phase = CALL if self.friend_mode else PLAY
 
     def _move_played(self, seat: Seat, faces: tuple[Face, ...]) -> None:
         if self.sizes[seat] < len(faces):

@@ -78,12 +78,14 @@ class Observation:
 
     ``hand`` is the seat's own cards in display order (trumps first, then the suits, high
     to low; face order before the trump is known). ``talon`` is the talon as dealt, shown
-    only to the starter once it took it; ``buried`` the buried cards, known to the starter
-    and, once the defenders turned the talon over, to everyone (None when unknown or not
-    yet buried). ``window_passes`` counts passes since the last declaration in the final
-    declaring window (0 outside it). ``current_attempt`` is the throw a failed lead of the
-    current trick tried (``current[0]`` is what stands). ``result``'s ``talon_points`` are
-    hidden (0) unless the talon was turned over, as in its plain data.
+    only to the starter once it took it; ``buried`` the buried cards, known to the seat that
+    buried them (the starter, or the last to take the kitty: ``exchanger``) and, once the
+    defenders turned the talon over, to everyone (None when unknown or not yet buried).
+    ``window_passes`` counts passes since the last declaration in the final declaring
+    window, or since the last burial in the kitty-theft window (0 outside them).
+    ``current_attempt`` is the throw a failed lead of the current trick tried
+    (``current[0]`` is what stands). ``result``'s ``talon_points`` are hidden (0) unless
+    the talon was turned over, as in its plain data.
     """
 
     seat: Seat
@@ -118,9 +120,17 @@ class Observation:
     #: for each, the seat it fell to (None while it waits).
     calls: tuple[FriendCall, ...] = ()
     friends: tuple[Seat | None, ...] = ()
+    #: Kitty theft: each overcall that took the kitty after a burial, in order (each is in
+    #: ``declarations`` too); the last one's seat holds the kitty.
+    thefts: tuple[Declaration, ...] = ()
     @property
     def players(self) -> int:
         return len(self.hand_sizes)
+
+    @property
+    def exchanger(self) -> Seat | None:
+        """The seat holding the kitty: the last to take it by an overcall, or the starter."""
+        return self.thefts[-1][0] if self.thefts else self.starter
 
     @property
     def declaring(self) -> tuple[Seat, ...]:
@@ -170,6 +180,8 @@ class Observation:
         if self.calls:
             data["calls"] = format_calls(self.calls)
             data["friends"] = list(self.friends)
+        if self.thefts:
+            data["thefts"] = [[s, format_cards(f)] for s, f in self.thefts]
         if self.game is not None:
             data.update(self.game.to_data())
         return data
@@ -221,6 +233,7 @@ class Observation:
             game=GameRecord.from_data(d) if "rules" in d else None,
             calls=parse_calls(d["calls"]) if d.get("calls") else (),
             friends=tuple(d.get("friends", ())),
+            thefts=tuple((s, _faces(f)) for s, f in d.get("thefts", ())),
         )
 
 

@@ -39,7 +39,10 @@ class Phase(StrEnum):
     BID = "bid"  #: the auction (seed 001)
     SHOW = "show"  #: the auction's card-play that picks the starter
     NAME = "name"  #: the auction's starter names trump
-    TALON = "talon"  #: the starter buries
+    TALON = "talon"  #: the starter buries (with kitty theft: the seat that took the kitty)
+    #: Kitty theft (`Rules.kitty_theft`): after a burial the other seats in turn overcall
+    #: the standing declaration to take the buried cards, or pass (answers as in DECLARE).
+    THEFT = "theft"
     CALL = "call"  #: find-a-friend: the starter calls its friends by card
     PLAY = "play"  #: tricks
     #: Peers only: after the last trick every key is released, every peer replays the hand
@@ -55,7 +58,7 @@ TABLE_ONLY: Final = frozenset({Phase.SETUP, Phase.AUDIT})
 # The core's own phases by name, as its modules use them.
 DEAL, DECLARE, BID, SHOW, NAME = Phase.DEAL, Phase.DECLARE, Phase.BID, Phase.SHOW, Phase.NAME
 TALON, PLAY, DONE, REDEAL = Phase.TALON, Phase.PLAY, Phase.DONE, Phase.REDEAL
-CALL = Phase.CALL
+CALL, THEFT = Phase.CALL, Phase.THEFT
 
 
 class Decision(StrEnum):
@@ -63,7 +66,9 @@ class Decision(StrEnum):
     the rules core's actions (`ANSWERS`). Members equal their names as text
     (``Decision.PLAY == "play"``); the tables, the AI and the screens all speak of them."""
 
-    DECLARE = "declare"  #: a declaration window: declare one of the open declarations, or pass
+    #: a declaration window (or the kitty-theft window): declare one of the open
+    #: declarations, or pass
+    DECLARE = "declare"
     BURY = "bury"  #: the starter buries the talon's number of cards
     PLAY = "play"  #: lead or follow in the trick
     BID = "bid"  #: the auction variant (seed 001): bid points or pass

@@ -31,10 +31,11 @@ class PlayRules(HandState):
     """The burial, the tricks and the score of a hand (see the module docstring)."""
 
     def record_burial(self, seat: Seat) -> None:
-        """The starter buries as many cards as the talon held (which ones is private)."""
+        """The starter (with kitty theft, the seat holding the kitty) buries as many cards
+        as the talon held (which ones is private)."""
         self._expect_turn(seat, (TALON,), "bury the talon")
         self._move_buried(seat)
-        self.phase = CALL if self.friend_mode else PLAY
+        self._after_burial()
 
     def record_calls(self, seat: Seat, calls: tuple[FriendCall, ...]) -> None:
         """Find-a-friend: the starter calls its friends after burying (public; whether a

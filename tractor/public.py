@@ -54,6 +54,7 @@ from .phases import (
     REDEAL,
     SHOW,
     TALON,
+    THEFT,
     Face,
     IllegalAction,
     Phase,
@@ -62,6 +63,7 @@ from .phases import (
 from .playing import PlayRules
 from .records import HandResult, Trick, hand_result, throw_penalty_points
 from .rules import Rules
+from .theft import TheftRules
 
 __all__ = [
     "BID", "DEAL", "DECLARE", "DONE", "NAME", "PLAY", "REDEAL", "SHOW", "TALON", "Face",
@@ -71,7 +73,7 @@ __all__ = [
 ]
 
 
-class PublicHand(DealingRules, AuctionRules, PlayRules):
+class PublicHand(DealingRules, AuctionRules, PlayRules, TheftRules):
     """The public state of one hand and its rules (see the module docstring).
 
     ``levels`` are the two teams' levels; ``declarers`` is the declaring team and
@@ -92,9 +94,12 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
         return other
 
     def record_pass(self, seat: Seat) -> None:
-        """``seat`` passes: in the final declaring window, or in the auction."""
+        """``seat`` passes: in the final declaring window, the kitty-theft window, or in
+        the auction."""
         if self.phase == DECLARE and not self.turning_talon:
             self._pass_window(seat)
+        elif self.phase == THEFT:
+            self._pass_theft(seat)
         else:
             self._pass_auction(seat)
 
@@ -109,8 +114,9 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
         made: the rules core's `tractor.hand.Hand.observe` and the peers' table call it."""
         self.check_seat(seat)
         phase = self.phase
-        show_talon = seat == self.starter and phase in (TALON, PLAY, DONE)
-        knows_burial = seat == self.starter or self.talon_turned() or (
+        show_talon = seat == self.starter and phase in (TALON, THEFT, PLAY, DONE)
+        # With kitty theft the buried cards are the last exchanger's (the starter's without).
+        knows_burial = seat == self.exchanger or self.talon_turned() or (
             phase == DONE and self.rules.show_talon)
         return Observation(
             seat=seat,
@@ -126,7 +132,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             hand_sizes=tuple(self.size_of(s) for s in range(self.players)),
             cards_dealt=self.drawn,
             declarations=tuple(self.declarations),
-            window_passes=self.window_passes if phase == DECLARE else 0,
+            window_passes=self.window_passes if phase in (DECLARE, THEFT) else 0,
             talon_revealed=tuple(self.talon_revealed),
             talon=tuple(talon) if show_talon and talon is not None else None,
             buried=tuple(buried) if buried and knows_burial else None,
@@ -142,6 +148,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             result=self.result.public() if self.result else None,
             calls=self.sides.calls if self.sides is not None else (),
             friends=self.sides.friends if self.sides is not None else (),
+            thefts=tuple(self.thefts),
         )
 
     @classmethod
@@ -173,6 +180,10 @@ class PublicHand(DealingRules, AuctionRules, PlayRules):
             if obs.to_act is not None:
                 p.window_turn = obs.to_act
             p.window_passes = obs.window_passes
+        if obs.phase == THEFT and obs.to_act is not None:
+            p.window_turn = obs.to_act
+            p.window_passes = obs.window_passes
+        p.thefts = list(obs.thefts)
         p.talon_revealed = list(obs.talon_revealed)
         p.bids = list(obs.bids)
         p.out_of_auction = set(obs.passed_auction)

@@ -114,6 +114,10 @@ class Rules:
     #: Show every seat the buried cards when a hand ends (else only the starter sees them,
     #: and everyone when the defenders turn the talon over; a replay shows them all).
     show_talon: bool = False
+    #: Kitty theft (reveal style only): after each burial the other seats, in playing order,
+    #: may overcall the standing declaration; an overcaller takes the buried cards, buries as
+    #: many and changes trump (the starter and the declaring side stay).
+    kitty_theft: bool = False
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -152,6 +156,10 @@ class Rules:
                              "alone")
         if self.declaration not in ("reveal", "auction"):
             raise RulesError(f"unknown declaration style {self.declaration!r}")
+        if self.kitty_theft and self.declaration != "reveal":
+            raise RulesError("kitty_theft needs declaration=reveal: the kitty goes to a later "
+                             "overcall, and in the auction nobody overcalls the trump the "
+                             "starter names")
         if self.talon_multiplier not in ("seed", "power"):
             raise RulesError(f"unknown talon multiplier {self.talon_multiplier!r}")
         if self.win not in ("past_ace", "reach_ace"):
@@ -325,6 +333,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
     "throw_penalty_per": (str,), "must_defend": (str,), "joker_declare": (str,),
     "reinforce_own": (bool,), "hide_played": (bool,), "show_talon": (bool,),
+    "kitty_theft": (bool,),
 }
 
 
@@ -334,6 +343,7 @@ _LATER_DEFAULTS: dict[str, object] = {
     "friend_join": "unrestricted", "smaller_side_bonus": True,
     "throw_penalty_per": "card", "must_defend": "", "joker_declare": "pair",
     "reinforce_own": True, "hide_played": False, "show_talon": False,
+    "kitty_theft": False,
 }
 
 

@@ -163,14 +163,18 @@ class Deductions:
         the starter's hand; those played since (or buried, when known) taken out."""
         o = self.obs
         required: list[Counter] = [Counter() for _ in range(self.n)]
+        # Kitty theft: a seat whose burial another took may have buried what it declared.
+        robbed = {o.starter, *(t for t, _ in o.thefts)} - {o.exchanger} if o.thefts else set()
         for s, faces in [*o.declarations, *((s, (f,)) for s, f in o.shown)]:
+            if s in robbed:
+                continue
             for f, m in Counter(faces).items():
                 required[s][f] = max(required[s][f], m)
         if o.starter is not None and o.phase in TALON_TAKEN:
             required[o.starter].update(o.talon_revealed)
         for s in range(self.n):
             required[s].subtract(played[s])
-            if s == o.starter and o.buried is not None:
+            if s == o.exchanger and o.buried is not None:
                 required[s].subtract(o.buried)
             required[s] = +required[s]
         return required
@@ -204,7 +208,7 @@ class Deductions:
             no_pair: dict[int, int | None] = {}
             for suit, thr in self.nopair[s].items():
                 no_pair[suit] = None if thr < 0 or ladder is None else _face_at(ladder, suit, thr)
-            hidden_burial = (s == o.starter and o.phase in BURIED and o.buried is None)
+            hidden_burial = (s == o.exchanger and o.phase in BURIED and o.buried is None)
             out.append(SeatFacts(
                 held=tuple(sorted(self.required[s].elements())),
                 # What a failed throw took back came after the burial: not buried.
@@ -233,7 +237,7 @@ class Deductions:
         o = self.obs
         out: list[str] = []
         held = Counter(w.hands[s])
-        where = held + Counter(w.buried) if s == o.starter and o.phase in BURIED \
+        where = held + Counter(w.buried) if s == o.exchanger and o.phase in BURIED \
             else held
         for f, m in self.required[s].items():
             if where[f] < m:

@@ -36,6 +36,7 @@ from tractor.ai.players.trump_choice import (
     choose_bid,
     choose_declaration,
     choose_show,
+    choose_theft,
     choose_trump_suit,
     trump_strength,
 )
@@ -44,7 +45,7 @@ from tractor.cards import FACE_POINTS
 from tractor.follow import follow_error, legal_follows
 from tractor.formats import PAIR, SINGLE, TRACTOR, Format, tractors_in
 from tractor.observation import Observation
-from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON, THEFT
 from tractor.rules import Rules
 from tractor.scoring import points_of
 from tractor.trick import winner_of
@@ -413,6 +414,8 @@ class HeuristicStrategy(ObservingStrategy):
             if decl is not None:
                 return decl
             return Draw(seat) if phase == DEAL else Pass(seat)
+        if phase == THEFT:
+            return choose_theft(know) or Pass(seat)
         if phase == BID:
             return choose_bid(know)
         if phase == SHOW:

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tractor.observation import Observation
-from tractor.phases import BID, CALL, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON
+from tractor.phases import BID, CALL, DEAL, DECLARE, DONE, NAME, PLAY, REDEAL, SHOW, TALON, THEFT
 from tractor.rules import Rules
 
 #: Phases in which every card is drawn and the talon still lies apart, unseen by anyone.
 TALON_APART = (DECLARE, BID, SHOW, NAME, REDEAL)
 #: Phases after the starter took the talon into hand.
-TALON_TAKEN = (TALON, CALL, PLAY, DONE)
-#: Phases after the starter buried (find-a-friend calls its friends in between).
-BURIED = (CALL, PLAY, DONE)
+TALON_TAKEN = (TALON, THEFT, CALL, PLAY, DONE)
+#: Phases after the starter (with kitty theft: the seat holding the kitty, the
+#: observation's ``exchanger``) buried; find-a-friend calls its friends in between.
+BURIED = (THEFT, CALL, PLAY, DONE)
 #: The seat number a region of the stock stands for in `HiddenPlaces.seats`.
 STOCK = -1
 

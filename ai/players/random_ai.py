@@ -15,7 +15,7 @@ from tractor.cards import SUITS
 from tractor.follow import random_follow, random_lead
 from tractor.friends import callable_cards
 from tractor.observation import Observation
-from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON
+from tractor.phases import BID, CALL, DEAL, DECLARE, NAME, SHOW, TALON, THEFT
 from tractor.rules import Rules
 
 
@@ -43,7 +43,7 @@ class RandomStrategy(ObservingStrategy):
         seat = obs.seat
         phase = obs.phase
         mine = list(obs.hand)
-        if phase in (DEAL, DECLARE):
+        if phase in (DEAL, DECLARE, THEFT):
             # In the final window a declaration is as likely as in a whole deal.
             decl = self._declaration(know)
             if decl is not None:

@@ -90,8 +90,8 @@ class WorldSampler:
         if level < 4:
             for s in range(d.n):
                 mask = self.bit.get(s, 0)
-                if s == o.starter and o.phase in BURIED:
-                    mask |= x_bit  # the starter may have buried it
+                if s == o.exchanger and o.phase in BURIED:
+                    mask |= x_bit  # the seat that buried (the starter) may have buried it
                 if not mask:
                     continue
                 for f, m in d.required[s].items():

@@ -43,7 +43,7 @@ class Tracker:
         unseen = [know.rules.decks] * 54
         for f in obs.hand:
             unseen[f] -= 1
-        if seat == obs.starter and obs.phase in TALON_TAKEN and obs.buried:
+        if seat == obs.exchanger and obs.phase in TALON_TAKEN and obs.buried:
             for f in obs.buried:
                 unseen[f] -= 1
         self.voids: list[set[int]] = [set() for _ in range(n)]

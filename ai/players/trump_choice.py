@@ -4,6 +4,9 @@ deal, and the auction's bid, card shown and trump named (seed 001).
 - **Declare** a suit when the cards it would make trumps (jokers, rank cards, the suit)
   are clearly more than a fair third of the hand; overcall an opponent with a pair when
   much stronger; never overcall the partner.
+- **Steal the kitty** (`Rules.kitty_theft`) with an overcall only when the trump it makes
+  is strong for this hand (as strong as a final-window declaration needs) and clearly
+  stronger than the trump standing; never the partner's kitty.
 - **Bid** while the hand's best suit makes it stronger than average; **show** the
   highest card as a declarer, the lowest as a defender; **name** the strongest suit.
 
@@ -22,6 +25,8 @@ from tractor.rules import team_of
 
 #: Share of the cards that are trumps when a suit is named (36 of 108): the fair share.
 FAIR_TRUMP_SHARE = 1 / 3
+#: How strong a suit must make the hand for a declaration in a later hand's final window.
+FINAL_NEED = 0.36
 
 
 def trump_strength(faces: Sequence[int], rank: str | None, suit: str | None) -> float:
@@ -62,7 +67,7 @@ def choose_declaration(know: Knowledge) -> Declare | None:
     current = obs.declarations[-1] if obs.declarations else None
     first_hand = obs.starter is None
     if final:
-        need = 0.0 if first_hand else 0.36
+        need = 0.0 if first_hand else FINAL_NEED
     else:
         need = 0.5 - 0.1 * progress
     if current is not None and current[0] == seat:
@@ -97,6 +102,35 @@ def choose_declaration(know: Knowledge) -> Declare | None:
             return jokers
         return None
     if best is not None and best_val >= need:
+        return best
+    return None
+
+
+#: How much stronger than the standing trump an overcall's trump must make the hand for the
+#: heuristic to take the kitty (the 8 cards it gains are mostly the burier's worst).
+THEFT_MARGIN = 0.1
+
+
+def choose_theft(know: Knowledge) -> Declare | None:
+    """Kitty theft: the overcall that takes the kitty, or None to pass (see the module
+    docstring)."""
+    options = know.legal_declarations()
+    obs = know.obs
+    holder = obs.exchanger
+    if not options or obs.trump is None or holder is None:
+        return None
+    if know.rules.mode != "friends" and team_of(holder) == team_of(obs.seat):
+        return None  # the partner buried for the side: leave its kitty alone
+    mine, rank = obs.hand, obs.trump_rank
+    standing = trump_strength(mine, obs.trump.rank, obs.trump.suit)
+
+    def value(d: Declare) -> float:
+        face = d.faces[0]
+        return trump_strength(mine, None, None) if face >= 52 else trump_strength(
+            mine, rank, SUITS[face // 13])
+
+    best = max(options, key=value)
+    if value(best) >= FINAL_NEED and value(best) > standing + THEFT_MARGIN:
         return best
     return None
 

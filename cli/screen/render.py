@@ -29,6 +29,7 @@ from tractor.cli.screen.card_text import (
 )
 from tractor.cli.screen.cards_input import follow_candidates
 from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
+from tractor.cli.screen.theft_words import theft_prompt
 from tractor.cli.screen.words import count
 from tractor.cli.screen.wrapping import fit_line, wrap_words
 from tractor.observation import Observation
@@ -39,7 +40,7 @@ PHASE_TEXT = {
     Phase.DEAL: "dealing", Phase.DECLARE: "last chance to declare", Phase.BID: "auction",
     Phase.SHOW: "card-play for the starter", Phase.NAME: "naming trumps",
     Phase.TALON: "talon exchange", Phase.CALL: "calling friends", Phase.PLAY: "playing",
-    Phase.DONE: "hand over", Phase.REDEAL: "dealing again",
+    Phase.DONE: "hand over", Phase.REDEAL: "dealing again", Phase.THEFT: "kitty theft window",
 }
 
 
@@ -371,6 +372,8 @@ def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
     winner = obs.game.winner if obs.game is not None else None
     if summary is not None:
         what = "hand over: read the summary"
+    elif decision == Decision.DECLARE and phase == Phase.THEFT:
+        what = "your turn: overcall to take the kitty, or pass"
     elif decision == Decision.DECLARE:
         what = "you may declare trumps"
     elif decision == Decision.BURY:
@@ -396,6 +399,8 @@ def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
 def decision_prompt(decision: Decision | None, obs: Observation, names: Sequence[str],
                     options: Sequence[Sequence[int]] = ()) -> str:
     """What the person is asked to do now, in words (shown above the input line)."""
+    if decision == Decision.DECLARE and obs.phase == Phase.THEFT:
+        return theft_prompt(obs, names, options)
     if decision == Decision.DECLARE:
         if not options:
             return "You may declare trumps now, or pass."

@@ -37,6 +37,7 @@ from tractor.net.lobby.seating import (
     read_carry,
     seating_id,
 )
+from tractor.net.table.unplayed import unplayed_reason
 from tractor.rules import Rules, RulesError
 
 _ROSTER_FIELDS = ("t", "name", "rules", "seats", "reserved", "you")
@@ -46,9 +47,13 @@ _START_FIELDS = ("t", "name", "rules", "keys", "addresses", "names", "kinds", "n
 
 def _read_rules(value: Any, who: str, exc: type[LobbyError] = BadLobbyMessage) -> Rules:
     try:
-        return Rules.from_data(value)
+        rules = Rules.from_data(value)
     except (RulesError, TypeError) as e:
         raise exc(f"bad rules: {e}", who) from e
+    reason = unplayed_reason(rules)
+    if reason is not None:
+        raise exc(f"the host's rules cannot be played here: {reason}", who)
+    return rules
 
 
 class GuestLobby:

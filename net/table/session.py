@@ -32,6 +32,7 @@ from tractor.net.deck.ledger import CheckLedger
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import Player
 from tractor.net.table.setup import HandSetup
+from tractor.net.table.unplayed import refuse_unplayed
 from tractor.phases import IllegalAction, Phase
 from tractor.records import HandResult
 from tractor.rules import Rules
@@ -60,6 +61,7 @@ class GameSession:
                  max_hands: int | None = None, carry: Sequence[Any] | None = None) -> None:
         if len(master_seed) < 32:
             raise ValueError("the master seed has at least 32 bytes")
+        refuse_unplayed(rules)
         self.rules = rules
         self.table = table
         self.seat = seat
