@@ -377,3 +377,30 @@ def test_an_announcement_carries_the_main_rules_and_join_lists_them():
         "192.0.2.6", 0.0)
     assert table_line(old) == ("Bo  4 seats  4 players, 2 decks, reveal  3 free  "
                                "(passphrase)  tcp:192.0.2.6:40124")
+
+
+# --- an internet table -----------------------------------------------------------------------
+
+
+def test_an_internet_table_takes_the_same_commands_and_its_seat_codes_follow_the_size():
+    pytest.importorskip("wormhole")
+    from fake_wormhole import Table
+
+    table = Table(4)
+    assert len(table.codes.codes()) == 3
+    table.host.change_rules({"players": 6})
+    for _ in range(20):  # the codes are looked at once a second
+        table.clock.advance(0.1)
+    assert len(table.codes.codes()) == 5 and table.host.roster().rules.players == 6
+    table.host.sit(5)
+    table.host.swap(5, 2)
+    assert table.host.roster().you == 2
+    table.host.change_rules({"players": 4, "throw_penalty": 0})
+    for _ in range(20):
+        table.clock.advance(0.1)
+    assert len(table.codes.codes()) == 3
+    assert table.host.roster().you == 2 and table.host.roster().rules.throw_penalty == 0
+    # A LAN table's announcement says the rules as they stand: it reads the roster.
+    table.host.announced_address = "tcp:127.0.0.1:40000"
+    assert "1 house rule" in parse_announcement(table.host.announcement(), "127.0.0.1",
+                                                0.0).rules
