@@ -47,6 +47,23 @@ def seat_number(roster: Roster, text: str) -> int:
     return named[0]
 
 
+def two_seats(roster: Roster, words: list[str]) -> tuple[int, int]:
+    """The two seats ``words`` name, each a number or a seated name, names of several
+    words too (``swap AI 1 Ann``): the first way of cutting the words in two that names
+    two seats."""
+    for cut in range(1, len(words)):
+        try:
+            return (seat_number(roster, " ".join(words[:cut])),
+                    seat_number(roster, " ".join(words[cut:])))
+        except SeatNotFound:
+            continue
+    if len(words) == 2:  # say what is wrong with the one that is not a seat
+        seat_number(roster, words[0])
+        seat_number(roster, words[1])
+    raise SeatNotFound(f"{' '.join(words)!r:.60} does not name two seats: give two seat "
+                       "numbers (or the names seated there)")
+
+
 class SettingsCommands:
     """``rules``, ``sit`` and ``swap`` at the lobby of ``lobby`` (a `LobbyHost` or a
     `LobbyGuest`); `take` says whether the line was one of them."""
@@ -65,11 +82,10 @@ class SettingsCommands:
         try:
             if verb == "rules":
                 self._rules(words[1:])
-            elif verb == "sit" and len(words) == 2:
-                self._sit(words[1])
-            elif verb == "swap" and len(words) == 3 and self.is_host:
-                roster = self._roster()
-                self.lobby.swap(seat_number(roster, words[1]), seat_number(roster, words[2]))
+            elif verb == "sit" and len(words) >= 2:
+                self._sit(" ".join(words[1:]))
+            elif verb == "swap" and len(words) >= 3 and self.is_host:
+                self.lobby.swap(*two_seats(self._roster(), words[1:]))
             else:
                 return False
         except TractorError as exc:  # RulesError, SettingRefused, SeatNotFound
@@ -108,12 +124,12 @@ class SettingsCommands:
 
 
 def table_line(ann: Announcement) -> str:
-    """One table heard on the LAN as `tractor join` lists it: "Ann's table  4 seats  2 decks
+    """One table heard on the LAN as `tractor join` lists it: "Ann's table: 4 seats  2 decks
     find-a-friend  1 free  tcp:192.0.2.5:40123" (the summary is the host's own words,
     whatever version it runs: shown as sent, its characters already checked printable)."""
     lock = "  (passphrase)" if ann.passphrase else ""
     summary = f"  {ann.rules}" if ann.rules else ""
-    return (f"{ann.name}  {ann.seats} seats{summary}  {ann.seats - ann.taken} free{lock}"
+    return (f"{ann.name}: {ann.seats} seats{summary}  {ann.seats - ann.taken} free{lock}"
             f"  {ann.address}")
 
 

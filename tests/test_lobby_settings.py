@@ -298,10 +298,15 @@ def test_the_hosts_lobby_commands_as_typed():
     assert read.said[-1].startswith("not changed: players must be an even number")
     commands.take("rules penalty")
     assert read.said[-1].startswith("not changed: write rules options as name=value")
-    commands.take("swap player 1")  # two words after swap: not the command
-    commands.take("swap 0 PLAYER 2")
-    assert "is not a lobby command" in read.said[-1]
-    commands.take("swap 0 2")
+    commands.take("swap player 1")
+    assert read.said[-1] == ("not changed: nobody named 'player' sits at this table: give a "
+                             "seat number or a seated name")
+    commands.take("swap player 1 Bob")
+    assert read.said[-1] == ("not changed: 'player 1 Bob' does not name two seats: give two "
+                             "seat numbers (or the names seated there)")
+    commands.take("swap 0 9")
+    assert read.said[-1] == "not changed: there is no seat 9: the seats are 0 to 3"
+    commands.take("swap player 0 PLAYER 2")  # names of two words, any case
     assert names(state) == ["player 2", "player 1", "player 0", None]
     commands.take("sit 3")
     assert names(state) == ["player 2", "player 1", None, "player 0"]
@@ -364,7 +369,7 @@ def test_an_announcement_carries_the_main_rules_and_join_lists_them():
     data = pack_announcement("table", "Ann's table", "tcp:0.0.0.0:40123", 5, 4,
                              rules_summary(rules), False, "abcd")
     ann = parse_announcement(data, "192.0.2.5", 0.0)
-    assert table_line(ann) == ("Ann's table  5 seats  2 decks  find-a-friend  1 house rule  "
+    assert table_line(ann) == ("Ann's table: 5 seats  2 decks  find-a-friend  1 house rule  "
                                "1 free  tcp:192.0.2.5:40123")
     # The longest summary fits the announcement's bound.
     widest = Rules(players=12, decks=6, declaration="auction", throw_penalty=0,
@@ -375,7 +380,7 @@ def test_an_announcement_carries_the_main_rules_and_join_lists_them():
     old = parse_announcement(pack_announcement(
         "table", "Bo", "tcp:0.0.0.0:40124", 4, 1, "4 players, 2 decks, reveal", True, "ef"),
         "192.0.2.6", 0.0)
-    assert table_line(old) == ("Bo  4 seats  4 players, 2 decks, reveal  3 free  "
+    assert table_line(old) == ("Bo: 4 seats  4 players, 2 decks, reveal  3 free  "
                                "(passphrase)  tcp:192.0.2.6:40124")
 
 
