@@ -16,8 +16,10 @@ from typing import Any
 from twisted.internet.defer import ensureDeferred
 
 from tractor.net.lobby.seating import Roster, Seating
+from tractor.net.lobby.table_settings import rules_lines
 
 from .ai_servers import AiServerChooser
+from .lobby_settings import SettingsCommands, roster_news
 from .prompts import GaveUp, LineReader, end_prompt
 
 PROMPT = "lobby> "
@@ -25,7 +27,7 @@ PROMPT = "lobby> "
 
 def roster_lines(roster: Roster) -> list[str]:
     lines = [f"table {roster.name!r}: {roster.rules.players} seats, "
-             f"{roster.rules.decks} decks"]
+             f"{roster.rules.decks} decks", *rules_lines(roster.rules)]
     for seat, info in enumerate(roster.seats):
         if info is None:
             what = "AI asked for" if seat in roster.reserved else "empty"
@@ -61,15 +63,18 @@ async def lobby_prompt(lobby: Any, is_host: bool,
     if reporter is not None:
         reporter[0] = read.say
     shown: list[str] = []
+    last: list[Roster] = []
 
     def show(roster: Any) -> None:
         """The roster the first time, then each change once: only the lines that differ
-        from what was shown (a guest hears the same roster again after other messages)."""
+        from what was shown (a guest hears the same roster again after other messages),
+        and what a change of rules or seats means."""
         if not isinstance(roster, Roster):
             return
         lines = roster_lines(roster)
         fresh = lines if not shown else [line for line in lines if line not in shown]
-        shown[:] = lines
+        fresh += roster_news(last[0] if last else None, roster, is_host)
+        shown[:], last[:] = lines, [roster]
         for line in fresh:
             read.say(line)
 
@@ -123,7 +128,8 @@ class _LobbyCommands:
         self.chooser = chooser
         self.codes = codes
         self.prompt = PROMPT  #: the lobby's, or the question before leaving
-        self.help_text = ("lobby commands: ready, unready, " + (
+        self.settings = SettingsCommands(lobby, is_host, read.say)
+        self.help_text = ("lobby commands: ready, unready, " + self.settings.help_text + (
             "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
             "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
             if chooser is not None else "") + (
@@ -147,11 +153,13 @@ class _LobbyCommands:
                 return True
             self.prompt = leave_question(others, self.is_host)
         elif command:
-            self._act(command)
+            self._act(command, line or "")
         return False
 
-    def _act(self, command: str) -> None:
+    def _act(self, command: str, line: str) -> None:
         lobby, say = self.lobby, self.read.say
+        if self.settings.take(line.strip()):
+            return
         if command == "ready":
             lobby.ready(True)
         elif command == "unready":

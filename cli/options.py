@@ -98,6 +98,18 @@ def parse_rules(text: str | None) -> Rules:
     '5/10'
 
     """
+    return Rules.from_data(rules_options(text))
+
+
+def rules_options(text: str | None) -> dict[str, object]:
+    """The options ``text`` names (``name=value`` items, separated by commas), each value
+    read as a person types it: true/false (yes/no, on/off), none, a whole number, else the
+    word; `RulesError` for an item that is not ``name=value`` or an option `Rules` lacks.
+    Also how the lobby's ``rules NAME=VALUE ...`` reads its changes.
+
+    >>> rules_options("throw_penalty=0, must_play_tractor=yes")
+    {'throw_penalty': 0, 'must_play_tractor': True}
+    """
     data: dict[str, object] = {}
     text_options = Rules.text_options()
     for item in (text or "").split(","):
@@ -126,4 +138,4 @@ def parse_rules(text: str | None) -> Rules:
     if unknown:
         raise RulesError(f"unknown rules option(s): {', '.join(unknown)[:200]} (options: "
                          f"{', '.join(known)})")
-    return Rules.from_data(data)
+    return data

@@ -55,6 +55,7 @@ from .checking import CheckingLine
 from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .lobby_prompt import lobby_prompt
+from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
@@ -303,9 +304,7 @@ async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
         say("tractor: no table found on the LAN; give its address: tractor join ADDRESS")
         return None
     for i, ann in enumerate(found, 1):
-        lock = " (passphrase)" if ann.passphrase else ""
-        say(f"  {i}. {ann.name}: {ann.taken}/{ann.seats} seats, {ann.rules}{lock}"
-            f"  {ann.address}")
+        say(f"  {i}. {table_line(ann)}")
     read = LineReader()
     while True:
         choice = (await _asyncio(read("join which table? (number, Enter to give up) "))

@@ -131,6 +131,42 @@ def test_a_script_empty_line_does_nothing_and_its_end_of_input_leaves(tmp_path):
             host.wait()
 
 
+def test_the_host_changes_rules_and_seats_as_typed_and_the_guest_sees_each_change(tmp_path):
+    """Issue 32: ``rules NAME=VALUE``, a refusal in the core's words, ``swap`` by name; the
+    guest sees the rules before ``ready``, each change in a sentence, and asks for a seat."""
+    host = host_terminal(tmp_path / "host")
+    guest = None
+    try:
+        assert host.wait_for("lobby>", 60), host.text()
+        assert "rules: players=4  decks=2  mode=teams" in host.text(), host.text()
+        guest = join_by_pipe(address_of(host), tmp_path / "guest")
+        assert host.wait_for("seat 1: Jo (human", 60), host.text()
+        host.send("rules throw_penalty=0\r")
+        assert host.wait_for("you changed the rules: throw_penalty=0; every person", 10), \
+            host.text()
+        host.send("rules players=5\r")
+        assert host.wait_for("not changed: players must be an even number", 10), host.text()
+        host.send("swap hana jo\r")
+        assert host.wait_for("seat 0: Jo (human", 10), host.text()
+        assert guest.stdin is not None
+        guest.stdin.write("sit 3\n")
+        guest.stdin.flush()
+        assert host.wait_for("seat 3: Jo (human", 20), host.text()
+        host.send("quit\r")
+        assert host.wait_for("y/N", 10), host.text()
+        host.send("y\r")
+        assert exit_code(host) == 1, host.text()
+        out = stop(guest)
+        assert "rules: players=4  decks=2  mode=teams  declaration=reveal" in out, out
+        assert "the host changed the rules: throw_penalty=0; every person says `ready` " \
+            "again" in out, out
+        assert "seat 1: Hana (human" in out and "the seats changed" in out, out
+        assert "seat 3: Jo (human" in out, out
+    finally:
+        host.close()
+        stop(guest)
+
+
 # --- table passphrase: -----------------------------------------------------------------------
 
 

@@ -118,6 +118,11 @@ class LobbyGuest:
         if self.link is not None:
             self.link.send_message(GuestLobby.ready_message(ready))
 
+    def sit(self, seat: int) -> None:
+        """Ask the host for the free seat ``seat`` (the next roster shows where we sit)."""
+        if self.link is not None:
+            self.link.send_message(GuestLobby.sit_message(seat))
+
     def leave(self) -> None:
         """Leave the table: the seat frees; ``started`` fails with `LobbyClosed`."""
         self.fail(LobbyClosed("you left the table", "you"))

@@ -86,6 +86,11 @@ class GuestLobby:
         return {"t": "ready", "ready": bool(ready)}
 
     @staticmethod
+    def sit_message(seat: int) -> dict[str, Any]:
+        """Ask the host for a free seat (it moves us, or the next roster shows why not)."""
+        return {"t": "sit", "seat": seat}
+
+    @staticmethod
     def leave_message() -> dict[str, Any]:
         return {"t": "leave"}
 

@@ -60,6 +60,7 @@ from tractor.net.lobby.guess_line import AttemptLimiter, TurnKeeper
 from tractor.net.lobby.host_state import HostLobby, Send
 from tractor.net.lobby.pake import Channel, HostHandshake, Step
 from tractor.net.lobby.seating import Participant, Roster, Seating
+from tractor.net.lobby.table_settings import rules_summary
 from tractor.net.mesh.gate import Gate, LastFew, Refused, room_for_a_stranger
 from tractor.rules import Rules
 
@@ -295,8 +296,7 @@ class LobbyHost:
 
     def announcement(self) -> bytes:
         roster = self.roster()
-        rules = roster.rules
-        summary = f"{rules.players} players, {rules.decks} decks, {rules.declaration}"
+        summary = rules_summary(roster.rules)
         return pack_announcement("table", self.name, self.announced_address, len(roster.seats),
                                  len(roster.seats) - len(roster.empty_seats()), summary,
                                  self.passphrase is not None, self.instance)
@@ -319,6 +319,19 @@ class LobbyHost:
     def ready(self, ready: bool = True) -> None:
         """The host's own ready flag (`LobbyError` if the host does not play)."""
         self.dispatch(self.state.host_ready(ready, self.clock.seconds()))
+
+    def change_rules(self, changes: dict[str, Any]) -> None:
+        """Set rules options before the start (`HostLobby.change_rules`: the core's
+        `RulesError`, or `SettingRefused`, says why not); every person is un-readied."""
+        self.dispatch(self.state.change_rules(changes, self.clock.seconds()))
+
+    def sit(self, seat: int) -> None:
+        """Move the host to a free seat (`SettingRefused` if it cannot)."""
+        self.dispatch(self.state.host_sit(seat, self.clock.seconds()))
+
+    def swap(self, a: int, b: int) -> None:
+        """Exchange two seats (`SettingRefused` if they cannot be)."""
+        self.dispatch(self.state.swap(a, b, self.clock.seconds()))
 
     def request_fill(self, ai_server: str | None = None, count: int | None = None,
                      local: bool = True, seats: list[int] | None = None,

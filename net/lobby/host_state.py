@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tractor.net.lobby.addresses import is_loopback, usable
@@ -34,6 +34,7 @@ from tractor.net.lobby.seating import (
     fingerprint,
     seating_id,
 )
+from tractor.net.lobby.table_settings import SettingRefused, changed_rules, resized, swapped
 from tractor.net.lobby.tokens import TokenBook
 from tractor.net.mesh.endpoints import endpoint_string
 from tractor.rules import MAX_PLAYERS, Rules
@@ -58,11 +59,16 @@ class _Conn:
     local_ip: str
     token: bytes | None  # token id, if the connection proved a seat token
     seat: int | None = None
+    moves: list[float] = field(default_factory=list)  # when it last asked for a seat
 
 
 Send = tuple[int, dict[str, Any]]  #: (connection id, message)
 
 _JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat")
+#: A guest may ask for another seat this many times a `MOVE_WINDOW`; more asks are
+#: ignored, so a guest cannot keep the table busy un-readying everyone.
+MOVE_LIMIT = 5
+MOVE_WINDOW = 60.0
 
 
 class HostLobby:
@@ -168,6 +174,10 @@ class HostLobby:
         if kind == "leave":
             FieldReader(msg, who, ("t",))
             return self.drop(conn, now)
+        if kind == "sit":
+            seat = FieldReader(msg, who, ("t", "seat")).integer("seat", 0, MAX_PLAYERS - 1)
+            assert seat is not None
+            return self._guest_sit(c, seat, now)
         raise BadLobbyMessage(f"unknown message type {printable(kind)[:20]!r}", who)
 
     def _join(self, conn: int, c: _Conn, msg: Any, who: str, now: float) -> list[Send]:
@@ -247,6 +257,74 @@ class HostLobby:
             empty = empty[len(empty) - count:] if 0 < count < len(empty) else (
                 empty if count > 0 else [])
         return self.tokens.issue(empty, now)
+
+    # --- settings before the start (`net/lobby/table_settings.py`) -------------------------
+
+    def change_rules(self, changes: dict[str, Any], now: float) -> list[Send]:
+        """The host sets rules options (``changes``: option -> value, as `Rules.from_data`
+        reads them); a new number of players resizes the table. Raises the core's
+        `RulesError` or `SettingRefused` with nothing changed."""
+        self._may_change()
+        rules = changed_rules(self.rules, changes)
+        if rules == self.rules:
+            return []
+        seats = resized(self.seats, rules.players, self.tokens.reserved(now))
+        self.rules = rules
+        return self._rearranged(seats, now)
+
+    def host_sit(self, seat: int, now: float) -> list[Send]:
+        """The host moves to the free seat ``seat``."""
+        self._may_change()
+        mine = self.host_seat()
+        if mine is None:
+            raise SettingRefused("the host does not hold a seat", "host")
+        if 0 <= seat < len(self.seats) and self.seats[seat] is not None and seat != mine:
+            raise SettingRefused(f"seat {seat} is taken: `swap {mine} {seat}` exchanges the "
+                                 "two seats", "host")
+        if seat == mine:
+            return []
+        return self._rearranged(swapped(self.seats, mine, seat, self._pending(now)), now)
+
+    def swap(self, a: int, b: int, now: float) -> list[Send]:
+        """The host exchanges two seats (people, AI players or an empty seat)."""
+        self._may_change()
+        return self._rearranged(swapped(self.seats, a, b, self._pending(now)), now)
+
+    def _guest_sit(self, c: _Conn, seat: int, now: float) -> list[Send]:
+        """A guest asks for a free seat. A seat taken meanwhile (or gone with a smaller
+        table), a table going on, or a guest asking too often changes nothing: the guest
+        sees in the next roster where it sits."""
+        c.moves = [t for t in c.moves if t > now - MOVE_WINDOW]
+        if len(c.moves) >= MOVE_LIMIT or self.carry is not None or c.seat is None \
+                or seat == c.seat or seat >= len(self.seats) \
+                or self.seats[seat] is not None or seat in self._pending(now):
+            return []
+        c.moves.append(now)
+        return self._rearranged(swapped(self.seats, c.seat, seat, ()), now)
+
+    def _may_change(self) -> None:
+        if self.started:
+            raise LobbyClosed("the game has started", "host")
+        if self.carry is not None:
+            raise SettingRefused("this table goes on with a game already under way: its "
+                                 "rules and seats stay as they were", "host")
+
+    def _pending(self, now: float) -> set[int]:
+        """Empty seats an AI was asked for (its token promises the seat number)."""
+        return {s for s in self.tokens.reserved(now) if self.seats[s] is None}
+
+    def _rearranged(self, seats: list[_Member | None], now: float) -> list[Send]:
+        """Take the new seats; every person must say ready again (an AI plays any rules
+        and seat, and never asks: it stays ready)."""
+        self.seats = seats
+        for seat, member in enumerate(seats):
+            if member is None:
+                continue
+            if member.conn != HOST:
+                self.conns[member.conn].seat = seat
+            if member.participant.kind != "ai":
+                member.ready = False
+        return self._changed(now)
 
     # --- the start --------------------------------------------------------------------------
 
