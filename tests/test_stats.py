@@ -229,6 +229,9 @@ def test_the_command_in_process(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["stats"]) == 0
     assert capsys.readouterr().out == "no games yet: `tractor play` starts one\n"
+    assert main(["stats", "--json"]) == 0  # a script gets its document all the same
+    empty = json.loads(capsys.readouterr().out)
+    assert empty["people"] == [] and empty["games"]["finished"] == 0
     journal = Journal(str(tmp_path / "journal.sqlite"))
     practice_and_host_games(journal)
     journal.close()
