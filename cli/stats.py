@@ -229,7 +229,7 @@ def _count_game(out: Records, journal: Journal, game: GameRecord) -> None:
     if rules.mode == TEAMS:
         for team in (0, 1):
             members = [s for s in range(rules.players) if team_of(s) == team]
-            _pairs(out, TEAMS, seats, members, members[0] in winners)
+            _pairs(out, TEAMS, seats, members, set(winners))
     for hand, declaring in zip(hands, declaring_seats(rules, carry, hands), strict=True):
         _count_hand(out, rules, seats, HandResult.from_data(hand.result), declaring)
 
@@ -250,11 +250,14 @@ def _count_hand(out: Records, rules: Rules, seats: list[Seat], result: HandResul
     if rules.mode == FRIENDS and declaring is not None:
         defending = [s for s in players if s not in declaring]
         for side in (list(declaring), defending):
-            _pairs(out, FRIENDS, seats, side, side[0] in gaining if side else False)
+            _pairs(out, FRIENDS, seats, side, gaining)
 
 
-def _pairs(out: Records, mode: str, seats: list[Seat], side: list[int], won: bool) -> None:
+def _pairs(out: Records, mode: str, seats: list[Seat], side: list[int],
+           winning: set[int]) -> None:
+    """Count the pairs of ``side`` together; won where both are ``winning`` (a hand
+    forfeited in find-a-friend is lost by the offender alone, not by its side)."""
     for a, b in combinations(side, 2):
         partner = out.partner(mode, seats[a].name, seats[b].name)
         partner.together += 1
-        partner.won += won
+        partner.won += a in winning and b in winning

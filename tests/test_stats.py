@@ -19,7 +19,7 @@ from tractor.cli.stats_view import DOCUMENT, stats_document, stats_lines
 from tractor.game import after_hand
 from tractor.net.journal.records import GameStart
 from tractor.net.journal.store import Journal
-from tractor.records import HandResult, friends_result, hand_result
+from tractor.records import HandResult, friends_forfeit, friends_result, hand_result
 from tractor.rules import Rules
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal-layout2.sqlite"
@@ -130,6 +130,19 @@ def test_partners_by_game_with_teams_and_by_hand_in_find_a_friend(ann):
     assert partners(figures, "friends") == {
         ("Ann", "Dee"): (1, 1), ("Bob", "Cy"): (1, 0), ("Bob", "Eve"): (1, 0),
         ("Cy", "Eve"): (1, 0)}
+
+
+def test_a_hand_forfeited_in_find_a_friend_is_lost_by_the_offender_alone(tmp_path):
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    new_game(journal, "f", FRIENDS_K, HUMANS)
+    res = friends_forfeit(FRIENDS_K, 1, 0, (0,))  # Bob stalled; Ann had no friend yet
+    journal.keep("f", [], [], [], [res], True, [(0,)], (0, 2, 3, 4))
+    figures = records(journal)
+    assert person(figures, "Bob")["defending"] == (0, 1)
+    assert person(figures, "Cy")["defending"] == (1, 0)
+    assert partners(figures, "friends") == {
+        ("Bob", "Cy"): (1, 0), ("Bob", "Dee"): (1, 0), ("Bob", "Eve"): (1, 0),
+        ("Cy", "Dee"): (1, 1), ("Cy", "Eve"): (1, 1), ("Dee", "Eve"): (1, 1)}
 
 
 def test_the_table_fits_80_columns_and_says_whose_records_they_are(ann):
