@@ -123,8 +123,7 @@ class Seat:
 
 def seats_of(meta: dict[str, Any], players: int) -> list[Seat]:
     """Each seat's person by the game's journal meta (the names and kinds the lobby gave)."""
-    names = meta.get("names") or []
-    kinds = meta.get("kinds") or []
+    names, kinds = _list(meta.get("names")), _list(meta.get("kinds"))
     level = meta.get("level") if meta.get("practice") else None
     seats = []
     for s in range(players):
@@ -136,6 +135,11 @@ def seats_of(meta: dict[str, Any], players: int) -> list[Seat]:
         else:
             seats.append(Seat(f"seat {s} (no name recorded)", False, None))
     return seats
+
+
+def _list(value: Any) -> list[Any]:
+    """A list the journal's meta should hold (a damaged file: none)."""
+    return value if isinstance(value, list) else []
 
 
 def derived_winners(rules: Rules, carry: Sequence[Any] | None,
@@ -189,7 +193,7 @@ def _names_here(journal: Journal, games: list[GameRecord]) -> list[str]:
     """The names this machine's seats had, each once, oldest first."""
     here: list[str] = []
     for g in games:
-        names = journal.meta(g.id).get("names") or []
+        names = _list(journal.meta(g.id).get("names"))
         if g.seat < len(names) and str(names[g.seat]) not in here:
             here.append(str(names[g.seat]))
     return here
@@ -207,10 +211,14 @@ def _one_per_table(journal: Journal, games: list[GameRecord]) -> list[GameRecord
 
 
 def _count_game(out: Records, journal: Journal, game: GameRecord) -> None:
+    """Add ``game`` to ``out``; raises (KeyError, ValueError, TypeError, IndexError) for
+    a record it cannot read, before anything is counted."""
     meta = journal.meta(game.id)
     rules, carry = game.rules, meta.get("carry")
     hands = journal.hands(game.id)
     seats = seats_of(meta, rules.players)
+    results = [HandResult.from_data(hand.result) for hand in hands]
+    sides = declaring_seats(rules, carry, hands)
     winners = game.winners if game.winners is not None else \
         derived_winners(rules, carry, hands)
     if not winners:
@@ -230,8 +238,8 @@ def _count_game(out: Records, journal: Journal, game: GameRecord) -> None:
         for team in (0, 1):
             members = [s for s in range(rules.players) if team_of(s) == team]
             _pairs(out, TEAMS, seats, members, set(winners))
-    for hand, declaring in zip(hands, declaring_seats(rules, carry, hands), strict=True):
-        _count_hand(out, rules, seats, HandResult.from_data(hand.result), declaring)
+    for result, declaring in zip(results, sides, strict=True):
+        _count_hand(out, rules, seats, result, declaring)
 
 
 def _count_hand(out: Records, rules: Rules, seats: list[Seat], result: HandResult,

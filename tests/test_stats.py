@@ -145,6 +145,18 @@ def test_a_hand_forfeited_in_find_a_friend_is_lost_by_the_offender_alone(tmp_pat
         ("Cy", "Dee"): (1, 1), ("Cy", "Eve"): (1, 1), ("Dee", "Eve"): (1, 1)}
 
 
+def test_a_game_this_version_cannot_read_is_left_out_whole(ann):
+    with ann.db:  # a damaged row: the result of the people's table's only hand
+        ann.db.execute("UPDATE results SET result = '{}' WHERE game = 'people-0'")
+    figures = records(ann)
+    assert (figures.finished, figures.unreadable) == (2, 1)
+    assert person(figures, "Cy") == {"games": 1, "won": 0, "unfinished": 1,
+                                     "declaring": (0, 0), "defending": (0, 1),
+                                     "unknown": (0, 0), "levels": 0}
+    assert ("Ann", "Cy") not in partners(figures, "teams")
+    assert "1 game this version cannot read: left out." in " ".join(stats_lines(figures))
+
+
 def test_the_table_fits_80_columns_and_says_whose_records_they_are(ann):
     lines = stats_lines(records(ann), 80)
     assert lines[0] == f"Records from the journal {ann.path}"  # a path is not cut
