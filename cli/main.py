@@ -1,7 +1,7 @@
 """The `tractor` command: ``tractor`` (= ``tractor play``) starts a game against three AI
 peers on this machine; ``host``/``join`` play with friends on the LAN; ``ai`` and
-``ai-server`` seat AI peers; ``resume``, ``history`` and ``replay`` use this peer's
-journal; ``rules`` prints the rules; ``demo`` prints one random hand of the rules core.
+``ai-server`` seat AI peers; ``resume``, ``history``, ``replay`` and ``stats`` use this
+peer's journal; ``rules`` prints the rules; ``demo`` prints one random hand of the rules core.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def demo(seed: int, rules: Rules) -> None:
     print_demo(seed, rules)
 
 
-COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "rules",
-            "demo")
+COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "stats",
+            "rules", "demo")
 
 
 def _count(text: str) -> int:
@@ -258,6 +258,9 @@ def _parser() -> argparse.ArgumentParser:
     p_replay.add_argument("--hand", type=int, default=None, help="only this hand (from 1)")
     p_replay.add_argument("--all", action="store_true", help="print everything, no pauses")
 
+    p_stats = sub.add_parser("stats", help="win and loss records from your journal")
+    p_stats.add_argument("--json", action="store_true", help="one JSON document, for scripts")
+
     sub.add_parser("rules", help="print the rules summary")
     p_demo = sub.add_parser("demo", help="play one hand of random moves on the rules core")
     p_demo.add_argument("--seed", type=int, default=0, help="shuffle and play seed")
@@ -336,7 +339,7 @@ def _command(argv: list[str], ctrl_c: CtrlC) -> int:
         _tell(f"tractor: cannot use the data folder {exc.filename or ''}: "
               f"{exc.strerror or exc} (set TRACTOR_HOME to a folder of yours)")
         return 1
-    if command in ("history", "replay"):
+    if command in ("history", "replay", "stats"):
         return _journal_command(command, args)
     if getattr(args, "player", "") is None:
         from .options import login_name  # imported here: slow, as above
@@ -362,6 +365,10 @@ def _journal_command(command: str, args: argparse.Namespace) -> int:
         for line in history_lines(journal, terminal_width()):
             print(line)
         return 0
+    if command == "stats":
+        from .stats_view import print_stats  # imported here: slow, as above
+
+        return print_stats(journal, args.json, terminal_width())
     interactive = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     try:
         return replay(journal, args.game, sys.stdout, args.hand,

@@ -26,7 +26,7 @@ from tractor.net.journal import versions
 from tractor.net.journal.sqlite_file import NEWER, JournalError
 from tractor.net.journal.store import Journal
 from tractor.net.journal.versions import APPLICATION_ID
-from tractor.net.table.journaled import open_session
+from tractor.net.table.journaled import hand_sides, open_session
 from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 
@@ -98,8 +98,11 @@ def test_the_layout2_fixture_is_read_without_a_byte_written(tmp_path):
 
 def test_the_layout2_fixture_is_upgraded_when_opened_for_writing(tmp_path):
     path = copy_of_fixture(tmp_path)
-    kept = {table: rows(path, f"SELECT * FROM {table} ORDER BY 1, 2")
-            for table in ("frames", "meta", "results", "ai_servers", "checked", "ballots")}
+    # Each table's columns of layout 2 (step 4 adds results.declaring).
+    columns = {"frames": "*", "meta": "*", "results": "game, hand, result", "ai_servers": "*",
+               "checked": "*", "ballots": "*"}
+    kept = {table: rows(path, f"SELECT {columns[table]} FROM {table} ORDER BY 1, 2")
+            for table in columns}
     games = rows(path, "SELECT id, seat, identity, master_seed, rules, table_id, public_keys,"
                        " first, created, finished FROM games ORDER BY id")
     assert rows(path, "SELECT DISTINCT rounds FROM games") == [(0,)]
@@ -113,7 +116,11 @@ def test_the_layout2_fixture_is_upgraded_when_opened_for_writing(tmp_path):
     assert rows(path, "SELECT id, seat, identity, master_seed, rules, table_id, public_keys,"
                       " first, created, finished FROM games ORDER BY id") == games
     for table, before in kept.items():
-        assert rows(path, f"SELECT * FROM {table} ORDER BY 1, 2") == before, table
+        assert rows(path, f"SELECT {columns[table]} FROM {table} ORDER BY 1, 2") == before, \
+            table
+    # What layout 2 did not keep is said to be unknown, not made up (`tractor stats`).
+    assert rows(path, "SELECT DISTINCT declaring FROM results") == [(None,)]
+    assert rows(path, "SELECT DISTINCT winners FROM games") == [(None,)]
 
 
 @pytest.mark.parametrize("version", [0, 1, 2])
@@ -188,6 +195,13 @@ def test_every_seat_of_the_fixture_resumes_and_the_game_ends_the_same_everywhere
     assert all(transcript(k.session) == transcript(seats[0].session) for k in seats)
     for game in GAMES:
         assert journal.results(game) == [r.to_data() for r in results[0]]
+    # Layout 4 keeps who declared each hand (the starter and its partner across), the
+    # hand the old tractor recorded too once the game goes on.
+    starters = [h.starter for h in seats[0].session.played]
+    assert len(starters) == HANDS
+    for game in GAMES:
+        assert [h.declaring for h in journal.hands(game)] == [
+            tuple(sorted((s, (s + 2) % SEATS))) for s in starters]
     journal.close()
 
 
@@ -202,7 +216,7 @@ class Kept:
         out = self.session.receive(frame)
         signed, proved = self.session.ledger.take_marks()
         self.journal.keep(self.game, [frame, *out], signed, proved, self.session.results,
-                          self.session.over)
+                          self.session.over, hand_sides(self.session), self.session.winners)
         return out
 
 

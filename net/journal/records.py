@@ -7,6 +7,7 @@ from its `GameSession` and rebuilds one from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tractor.rules import Rules
 
@@ -40,4 +41,16 @@ class GameRecord:
     rules: Rules
     table: bytes
     created: float
-    finished: bool
+    finished: bool  #: it will not go on here (won, halted, or gone on at a new table)
+    #: The seats that won it, by seat; None: not recorded (it goes on, it ended without a
+    #: winner, or a tractor before journal layout 4 recorded it).
+    winners: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """A scored hand as the journal keeps it: its result (`HandResult.to_data`) and the
+    seats that declared it (None: not recorded, before journal layout 4)."""
+
+    result: dict[str, Any]
+    declaring: tuple[int, ...] | None

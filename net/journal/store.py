@@ -19,7 +19,7 @@ from typing import Any
 
 from tractor.net.deck.envelope import peek_hand
 from tractor.net.journal.checked import PROOFS, SIGNATURE, CheckMarks
-from tractor.net.journal.records import CUT_AND_CHOOSE, LINEAR, GameStart
+from tractor.net.journal.records import CUT_AND_CHOOSE, LINEAR, GameStart, HandRecord
 from tractor.net.journal.records import GameRecord as GameRecord  # importable from here too
 from tractor.net.journal.sqlite_file import (
     JournalError as JournalError,  # raised by Journal: theirs to catch
@@ -149,18 +149,24 @@ class Journal:
 
     def keep(self, game: str, frames: Sequence[bytes], signed: Collection[bytes],
              proved: Collection[bytes], results: Sequence[HandResult] = (),
-             finished: bool = False) -> None:
+             finished: bool = False, declaring: Sequence[Sequence[int] | None] = (),
+             winners: Sequence[int] = ()) -> None:
         """Keep ``frames`` with the marks of what was checked here (``signed``, ``proved``:
         not checked again on resume, `net.journal.checked`) in one commit, then those of
-        the game's ``results`` (every hand's so far) not recorded yet; ``finished``: the
-        game is over."""
+        the game's ``results`` (every hand's so far, with the seats that ``declaring`` says
+        declared it) not recorded as they are yet (a forfeit may replace the last one);
+        ``finished``: the game is over, won by ``winners``."""
         with self.db:
             self.marks.add(game, SIGNATURE, signed)
             self.marks.add(game, PROOFS, proved)
             self.append(game, frames)
-        recorded = len(self.results(game))
-        for i, res in enumerate(results[recorded:], recorded):
-            self.record_result(game, i, res, finished=finished)
+        kept = self.hands(game)
+        for i, res in enumerate(results):
+            sides = declaring[i] if i < len(declaring) else None
+            hand = HandRecord(res.to_data(), None if sides is None else tuple(sides))
+            if i >= len(kept) or kept[i] != hand:
+                self.record_result(game, i, res, finished=finished,
+                                   declaring=hand.declaring, winners=winners)
 
     def add_ballot(self, game: str, frame: bytes) -> None:
         """Keep a ballot this peer cast (`net.referee.ballots`), before it leaves."""
@@ -182,10 +188,19 @@ class Journal:
         return frames
 
     def record_result(self, game: str, hand: int, result: HandResult,
-                      finished: bool = False) -> None:
+                      finished: bool = False, declaring: Sequence[int] | None = None,
+                      winners: Sequence[int] = ()) -> None:
+        """Keep hand number ``hand``'s result (replacing one kept before) and the seats
+        that ``declaring`` it; ``finished``: it ended the game, won by ``winners``."""
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO results (game, hand, result) VALUES (?,?,?)",
-                            (game, hand, json.dumps(result.to_data())))
+            self.db.execute(
+                "INSERT OR REPLACE INTO results (game, hand, result, declaring)"
+                " VALUES (?,?,?,?)",
+                (game, hand, json.dumps(result.to_data()),
+                 None if declaring is None else json.dumps(list(declaring))))
+            # A result replaced after the game was won (a forfeit) may take the win away.
+            self.db.execute("UPDATE games SET winners = ? WHERE id = ?",
+                            (json.dumps(list(winners)) if finished and winners else None, game))
             if finished:
                 self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
 
@@ -196,12 +211,18 @@ class Journal:
             self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
 
     def results(self, game: str) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT result FROM results WHERE game = ? ORDER BY hand",
-                               (game,))
-        return [json.loads(r[0]) for r in rows]
+        return [h.result for h in self.hands(game)]
+
+    def hands(self, game: str) -> list[HandRecord]:
+        """Every scored hand of ``game`` kept here, in order."""
+        rows = self.db.execute("SELECT result, declaring FROM results WHERE game = ?"
+                               " ORDER BY hand", (game,))
+        return [HandRecord(json.loads(r[0]), None if r[1] is None else
+                           tuple(int(s) for s in json.loads(r[1]))) for r in rows]
 
     def games(self) -> list[GameRecord]:
-        rows = self.db.execute("SELECT id, seat, rules, table_id, created, finished FROM games"
-                               " ORDER BY created")
+        rows = self.db.execute("SELECT id, seat, rules, table_id, created, finished, winners"
+                               " FROM games ORDER BY created")
         return [GameRecord(r[0], r[1], Rules.from_data(json.loads(r[2])), bytes(r[3]), r[4],
-                           bool(r[5])) for r in rows]
+                           bool(r[5]), None if r[6] is None else
+                           tuple(int(s) for s in json.loads(r[6]))) for r in rows]

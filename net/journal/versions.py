@@ -16,6 +16,10 @@ The versions:
 3. ``games.shuffle_proof`` names the shuffle proof a game's frames carry; ``games.rounds``
    is gone (it said the same by holding 0, linear, or the cut-and-choose rounds of
    protocol tractor-deck/1).
+4. ``results.declaring`` names the seats that declared each hand (a JSON list; NULL in a
+   hand recorded before: with teams the declaring side was not kept) and ``games.winners``
+   the seats that won the game (a JSON list; NULL while it goes on, if it ended otherwise,
+   or if it was recorded before). `tractor stats` reads them.
 
 A step never changes: a later layout is a new step. Its statements are written out in
 full, not taken from constants the current code uses, for the same reason.
@@ -85,11 +89,17 @@ def _to_3_shuffle_proof(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE games_3 RENAME TO games")
 
 
+def _to_4_sides_and_winners(db: sqlite3.Connection) -> None:
+    db.execute("ALTER TABLE results ADD COLUMN declaring TEXT")
+    db.execute("ALTER TABLE games ADD COLUMN winners TEXT")
+
+
 #: ``STEPS[n]`` turns a journal of version n into one of version n + 1.
 STEPS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _to_1_marked,
     _to_2_ballots,
     _to_3_shuffle_proof,
+    _to_4_sides_and_winners,
 )
 #: The version this program writes; a file of a higher one was written by a newer tractor.
 CURRENT = len(STEPS)

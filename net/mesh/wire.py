@@ -49,6 +49,7 @@ from tractor.net.mesh.traffic import Traffic
 from tractor.net.referee.ballots import is_ballot
 from tractor.net.referee.judging import Judging
 from tractor.net.referee.refereeing import Refereeing, SeatGone
+from tractor.net.table.journaled import hand_sides
 from tractor.net.table.session import GameSession
 
 #: Seconds between heartbeats (empty frames) on an up link that has sent nothing else
@@ -407,7 +408,7 @@ class PeerNode:
         signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
         if self.journal is not None:
             self.journal.keep(self.game, frames, signed, proved, self.session.results,
-                              self.session.over)
+                              self.session.over, hand_sides(self.session), self.session.winners)
 
     def _send_all(self, frames: list[bytes]) -> None:
         assert self.session is not None

@@ -1,6 +1,7 @@
 """A game session and the journal's plain records of it (`net.journal.records`): the start
 a crash must not lose, made from a new session (`game_start`), and the session rebuilt from
-it and the frames kept (`open_session`, for `tractor resume` and `tractor replay`)."""
+it and the frames kept (`open_session`, for `tractor resume` and `tractor replay`), and who
+declared each hand (`hand_sides`, for `tractor stats`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from tractor.net.journal.records import GameStart
 from tractor.net.journal.store import Journal
 from tractor.net.table.player import Player
 from tractor.net.table.session import GameSession
+from tractor.phases import Phase
+from tractor.rules import team_of
 
 
 def game_start(session: GameSession, identity: Ed25519PrivateKey,
@@ -42,3 +45,22 @@ def open_session(journal: Journal, game: str, player: Player, max_hands: int | N
     frames = journal.frames(game)
     signed, proved = journal.marks.known(game, frames)
     return session, session.resume(frames, proved, signed, progress)
+
+
+def hand_sides(session: GameSession) -> list[tuple[int, ...] | None]:
+    """The seats that declared each scored hand of ``session``, in the order of its
+    results (None: nobody had declared when it was forfeited): with teams the declaring
+    team's seats, in find-a-friend the starter's side as the hand ended."""
+    scored = [h for h in session.played if h.phase != Phase.REDEAL]
+    sides: list[tuple[int, ...] | None] = []
+    # strict=False: a forfeit that left its hand unscored (`GameSession.forfeit`) leaves
+    # that last hand played with no result.
+    for hand, result in zip(scored, session.results, strict=False):
+        if session.rules.mode == "friends":
+            sides.append(result.side or None)
+        elif hand.declarers is None:
+            sides.append(None)
+        else:
+            sides.append(tuple(s for s in range(session.rules.players)
+                               if team_of(s) == hand.declarers))
+    return sides
