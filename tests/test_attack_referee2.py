@@ -8,6 +8,7 @@ side; the run itself tried -2, -0.01, 0.01 and 2 s: 65 cases, all held)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -149,6 +150,7 @@ def test_a_late_move_to_some_peers_around_their_votes(kind, nth, hand, offset, g
 # --- (A) across a hand boundary: the last card of a hand late ------------------------------
 
 
+@functools.cache  # the same clean run for every case of a seed (MemNet is deterministic)
 def last_app_of_hand(seed: int) -> tuple[int, int]:
     """(seat, nth) of the seat that sends the last 'app' frame of hand 0, on a clean run."""
     net = MemNet(seed=seed, hands=2)
