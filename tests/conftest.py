@@ -1,4 +1,5 @@
-"""Suite-wide hooks: the `unit` mark on every test of no other tier; the tests' temporary
+"""Suite-wide hooks: the deck's scalar multiplications remembered in each test process
+(`crypto_memo`); the `unit` mark on every test of no other tier; the tests' temporary
 folders in memory where the machine has a RAM file system; the LAN lab scenarios' durations
 at the end of the run (gathered from each test's report, so they arrive from pytest-xdist's
 workers too)."""
@@ -36,6 +37,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if room.f_bavail * room.f_frsize >= RAM_NEEDED and os.access(RAM_TEMPROOT, os.W_OK):
         tempfile.tempdir = RAM_TEMPROOT
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The deck's scalar multiplications remembered in this process (`crypto_memo` says
+    why and what it leaves unchanged), unless TRACTOR_TEST_NO_MEMO=1."""
+    if os.environ.get("TRACTOR_TEST_NO_MEMO") != "1":
+        import crypto_memo
+
+        crypto_memo.install()
 
 
 #: The tiers besides `unit` (pyproject.toml registers them; README says how to run each).
