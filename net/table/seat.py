@@ -62,6 +62,7 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             "carry": list(seating.carry) if seating.carry is not None else None,
             **(meta or {})})
     node.attach(session, seating.keys, journal, game)
+    node.watchers.names, node.watchers.carry = seating.names, seating.carry  # (their welcome)
     node.dial({s: a for s, a in seating.addresses.items() if s != seating.seat})
     node.begin()
     return session
