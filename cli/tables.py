@@ -57,6 +57,7 @@ from .lobby_prompt import lobby_prompt
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
+from .watch import watch_line
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -258,6 +259,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             return await _screen(client, args.plain)
+        client.note(watch_line(seating))
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
