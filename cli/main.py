@@ -206,6 +206,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="a table for friends in other homes: prints a code per free "
                         "seat for `tractor join CODE` (no game server: see the README)")
     internet_options(p_host)
+    p_host.add_argument("--no-watchers", action="store_true",
+                        help="refuse watchers (`tractor watch`): every seat refuses them")
     p_host.set_defaults(seed=None)
 
     p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")

@@ -225,6 +225,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  fill_local=fill_local,
                                  announce=not args.no_announce and not internet,
                                  internet=internet)
+        lobby.state.watchers = not getattr(args, "no_watchers", False)
         if args.ai:
             await lobby.request_fill(count=args.ai)
         if internet:
@@ -259,7 +260,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             return await _screen(client, args.plain)
-        client.note(watch_line(seating))
+        if seating.watchers:
+            client.note(watch_line(seating))
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
