@@ -225,7 +225,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  fill_local=fill_local,
                                  announce=not args.no_announce and not internet,
                                  internet=internet)
-        lobby.state.watchers = not getattr(args, "no_watchers", False)
+        # A table with a passphrase takes no watchers yet: a watcher does not prove it
+        # knows the passphrase (README, "Watching a game").
+        lobby.state.watchers = not getattr(args, "no_watchers", False) and passphrase is None
         if args.ai:
             await lobby.request_fill(count=args.ai)
         if internet:

@@ -95,9 +95,14 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, port
 
 
+def _line(text: str) -> None:
+    """One line on standard output, at once (a pipe would hold it back otherwise)."""
+    print(text, flush=True)
+
+
 async def watch(reactor: Any, args: argparse.Namespace) -> int:
     """Watch the table whose seat listens at ``args.address`` until the game ends there."""
-    say: Callable[[str], None] = getattr(args, "say", None) or print
+    say: Callable[[str], None] = getattr(args, "say", None) or _line
     try:
         host, port = parse_address(args.address)
     except ValueError as exc:
@@ -117,7 +122,7 @@ async def watch(reactor: Any, args: argparse.Namespace) -> int:
         if spectator.session.over and client.transport is not None:
             client.transport.loseConnection()  # (the seat may keep its links up a while)
 
-    client = WatchClient(on_change=changed)
+    client = WatchClient(reactor, on_change=changed)
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
     try:
         await connectProtocol(endpoint, client)

@@ -6,6 +6,7 @@ bounded number and a table may take none; a forged frame ends the watch naming i
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,11 +14,13 @@ import msgpack
 import pytest
 from memnet import MemNet
 from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
 from tractor.net.mesh.link import PeerLink
+from tractor.net.mesh.watch_link import HEARTBEAT
 from tractor.net.mesh.watchers import MAX_WATCHERS, is_watch_hello, watch_hello
-from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.mesh.watching import SILENCE, WatchClient, WatchError
 from tractor.net.table.spectator import WatchRefused
 from tractor.phases import Phase
 
@@ -53,7 +56,7 @@ class Watch:
     def __init__(self, net: MemNet, seat: int, port: int, reads: bool = True) -> None:
         self.link = PeerLink(net.nodes[seat])
         self.link_side = PacedTransport(port)
-        self.client = WatchClient()
+        self.client = WatchClient(net.clock)
         self.client.ended.addErrback(lambda failure: None)  # (read from ``failure``)
         self.client_side = StringTransport()
         self.reads = reads  #: False: it never reads what the seat writes
@@ -186,3 +189,28 @@ def test_a_watch_hello_is_not_a_seat_hello() -> None:
     assert is_watch_hello(watch_hello(bytes(32)))
     assert not is_watch_hello(watch_hello(bytes(65)))
     assert not is_watch_hello(b"\xc1")
+
+
+def test_a_quiet_game_still_beats_to_its_watchers_and_a_silent_seat_ends_the_watch(
+        paused_game: MemNet) -> None:
+    net = paused_game
+    watch = Watch(net, 2, 6400, reads=False)
+    watch.pump()
+    watch.link_side.take()  # the welcome and the game so far
+    net.clock.advance(HEARTBEAT + 0.1)
+    data, frames = watch.link_side.take(), []
+    while data:
+        (size,) = struct.unpack("!I", data[:4])
+        frames.append(data[4:4 + size])
+        data = data[4 + size:]
+    assert b"" in frames  # a heartbeat, whatever else the game sent meanwhile
+    clock = Clock()
+    client = WatchClient(clock)
+    client.ended.addErrback(lambda failure: None)
+    client.makeConnection(StringTransport())
+    clock.advance(SILENCE - 1)
+    client.dataReceived(b"\x00\x00\x00\x00")  # a heartbeat: the seat is there
+    clock.advance(SILENCE - 1)
+    assert client.failure is None
+    clock.advance(2)
+    assert isinstance(client.failure, WatchError) and "sent nothing" in str(client.failure)

@@ -186,7 +186,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         elif self.seat is None and self.expected is None and is_watch_hello(data):
             self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
             self.node.admission.release(self)  # (the watchers bound themselves)
-            self.watcher = watch_over(self, self.node.watchers, data)
+            self.watcher = watch_over(self, self.node.watchers, data, self.node.clock)
         elif self.seat is None:
             self._hello_received(data)
         else:

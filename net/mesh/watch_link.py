@@ -1,17 +1,24 @@
 """A watcher's connection on a seat's game port, on the seat's side: `watch_over` takes over
 a `link.PeerLink` whose first message was a watch hello and gives it to the node's
 `watchers.Watchers`, with its network's pace (`WatchPacing`) so that a watcher that stops
-reading has its frames queued, never the table's.
+reading has its frames queued, never the table's, and an empty message every few seconds
+while the game is quiet, so that it can tell a quiet table from a seat gone.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from twisted.internet.interfaces import IPushProducer, ITransport
+from twisted.internet.interfaces import IPushProducer, IReactorTime, ITransport
+from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
 from tractor.net.mesh.watchers import Watchers
+
+#: Seconds between empty messages to a watcher (the game may be quiet for minutes while a
+#: person thinks): a watcher that hears nothing for `watching.SILENCE` takes the seat for
+#: gone. A seat's links beat as often (`wire.HEARTBEAT`).
+HEARTBEAT = 3.0
 
 
 class Watched(Protocol):
@@ -19,6 +26,9 @@ class Watched(Protocol):
 
     @property
     def transport(self) -> ITransport | None: ...
+
+    @property
+    def closing(self) -> bool: ...
 
     def sendString(self, string: bytes) -> None: ...
 
@@ -56,12 +66,17 @@ class WatchPacing:
         self.watchers.left(self.connection)
 
 
-def watch_over(link: Watched, watchers: Watchers, hello: bytes) -> WatcherConnection:
-    """Serve the watcher that sent ``hello`` on ``link`` (or refuse it, closing the link)."""
+def watch_over(link: Watched, watchers: Watchers, hello: bytes,
+               clock: IReactorTime) -> WatcherConnection:
+    """Serve the watcher that sent ``hello`` on ``link`` (or refuse it, closing the link),
+    with a heartbeat while the game is quiet."""
     connection = WatcherConnection(link)
     transport = link.transport
     if transport is not None and hasattr(transport, "registerProducer"):
         # Before the transcript is written: the transport pauses it as its buffer fills.
         transport.registerProducer(WatchPacing(watchers, connection), True)
-    watchers.arrived(connection, hello)
+    if watchers.arrived(connection, hello):
+        beats = LoopingCall(lambda: beats.stop() if link.closing else link.sendString(b""))
+        beats.clock = clock
+        beats.start(HEARTBEAT, now=False)
     return connection

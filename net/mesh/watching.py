@@ -12,7 +12,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.protocols.basic import Int32StringReceiver
+from twisted.protocols.policies import TimeoutMixin
 from twisted.python.failure import Failure
 
 from tractor.errors import TractorError
@@ -29,6 +31,11 @@ from tractor.rules import MAX_PLAYERS, Rules
 #: A welcome (or a refusal): a map of five fields; twelve keys and names at most.
 WELCOME_LIMITS = Limits(max_bytes=8192, max_depth=4, max_elements=256, max_str=256,
                         max_bin=KEY_SIZE, max_array=MAX_PLAYERS + 3, max_map=64)
+
+
+#: Seconds without a message (the seat beats every `watch_link.HEARTBEAT`) after which a
+#: watcher takes the seat for gone.
+SILENCE = 20.0
 
 
 class WatchError(NetError, ValueError):
@@ -73,15 +80,16 @@ def read_welcome(value: Any) -> Welcome:
     return Welcome(table, rules, tuple(keys), tuple(names), carry)
 
 
-class WatchClient(Int32StringReceiver):
+class WatchClient(Int32StringReceiver, TimeoutMixin):
     """One watcher's connection. ``ended`` fires with the reason the watch ended (the seat
     closed it), or fails with a `WatchError` or `WatchRefused`; ``on_change`` is called
-    after every frame that moved the game."""
+    after every frame that moved the game. ``clock``: the time for `SILENCE`."""
 
     MAX_LENGTH = MAX_FRAME
 
-    def __init__(self, table: bytes = b"",
+    def __init__(self, clock: IReactorTime, table: bytes = b"",
                  on_change: Callable[[], None] | None = None) -> None:
+        self.clock = clock
         self.table = table  #: the table to watch (empty: whatever the seat plays)
         self.on_change = on_change
         self.welcome: Welcome | None = None
@@ -89,11 +97,21 @@ class WatchClient(Int32StringReceiver):
         self.ended: Deferred[str] = Deferred()
         self.failure: Exception | None = None
 
+    def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
+        """(`TimeoutMixin`'s timer: on ``clock``.)"""
+        return self.clock.callLater(period, func)
+
     def connectionMade(self) -> None:
+        self.setTimeout(SILENCE)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
         self.sendString(watch_hello(self.table))  # type: ignore[no-untyped-call]  # (Twisted)
 
+    def timeoutConnection(self) -> None:
+        self._end(WatchError(f"the seat sent nothing for {SILENCE:.0f} s: it may be gone, or "
+                             "the network between you"))
+
     def stringReceived(self, data: bytes) -> None:
-        if self.ended.called:
+        self.resetTimeout()  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        if self.ended.called or not data:  # (empty: a heartbeat)
             return
         try:
             if self.spectator is None:
@@ -130,5 +148,6 @@ class WatchClient(Int32StringReceiver):
             self.transport.loseConnection()
 
     def connectionLost(self, reason: Failure | None = None) -> None:
+        self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
         if not self.ended.called:
             self.ended.callback("the seat you watch through closed the connection")
