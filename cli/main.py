@@ -28,8 +28,8 @@ def demo(seed: int, rules: Rules) -> None:
     print_demo(seed, rules)
 
 
-COMMANDS = ("play", "host", "join", "ai", "ai-server", "resume", "history", "replay", "stats",
-            "rules", "demo")
+COMMANDS = ("play", "host", "join", "watch", "ai", "ai-server", "resume", "history", "replay",
+            "stats", "rules", "demo")
 
 
 def _count(text: str) -> int:
@@ -206,6 +206,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="a table for friends in other homes: prints a code per free "
                         "seat for `tractor join CODE` (no game server: see the README)")
     internet_options(p_host)
+    p_host.add_argument("--no-watchers", action="store_true",
+                        help="refuse watchers (`tractor watch`): every seat refuses them")
     p_host.set_defaults(seed=None)
 
     p_join = sub.add_parser("join", help="join a table (without ADDRESS: find one on the LAN)")
@@ -217,6 +219,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="the table's passphrase ('-' to type it hidden)")
     internet_options(p_join)
     p_join.set_defaults(seed=None)
+
+    p_watch = sub.add_parser("watch", help="watch a table's game: what every seat sees, no hand")
+    p_watch.add_argument("address", metavar="ADDRESS",
+                         help="a seat's game address, HOST:PORT (the host shows it)")
 
     p_ai = sub.add_parser("ai", help="join a table as AI peers")
     ai_options(p_ai)
@@ -388,12 +394,12 @@ def _networked(command: str, args: argparse.Namespace, ctrl_c: CtrlC) -> int:
 
     from twisted.internet import defer, reactor, task
 
-    from . import ai_commands, tables
+    from . import ai_commands, tables, watch
 
     if command in ("ai", "ai-server"):
         _log_to_stderr()
     flow = {"play": tables.play, "host": tables.host, "join": tables.join,
-            "resume": tables.resume, "ai": ai_commands.ai,
+            "resume": tables.resume, "watch": watch.watch, "ai": ai_commands.ai,
             "ai-server": ai_commands.ai_server}[command]
     code = [0]
 

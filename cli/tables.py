@@ -59,6 +59,7 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
+from .watch import watch_line
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -228,6 +229,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  fill_local=fill_local,
                                  announce=not args.no_announce and not internet,
                                  internet=internet)
+        # A table with a passphrase takes no watchers yet: a watcher does not prove it
+        # knows the passphrase (README, "Watching a game").
+        lobby.state.watchers = not getattr(args, "no_watchers", False) and passphrase is None
         if args.ai:
             await lobby.request_fill(count=args.ai)
         if internet:
@@ -262,6 +266,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             return await _screen(client, args.plain)
+        if seating.watchers:
+            client.note(watch_line(seating))
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,

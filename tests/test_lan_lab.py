@@ -1,7 +1,7 @@
 """LAN scenarios end to end: people at several hosts of a switched LAN (network namespaces,
 see `lanlab`) play one whole hand with the installed `tractor` command, using only what
-README documents (`tractor host`, `tractor join`, `tractor ai-server`, the lobby's
-`ready`, `fill lan`; `--plain`, `--passphrase`, `--ai`, `--strategy heuristic`).
+README documents (`tractor host`, `tractor join`, `tractor ai-server`, `tractor watch`, the
+lobby's `ready`, `fill lan`; `--plain`, `--passphrase`, `--ai`, `--strategy heuristic`).
 
 Each scenario ends when every person's screen says "4 of 4 peers verified the hand: no
 rule broken"; its duration is printed at the end of the run. They need root (network
@@ -278,12 +278,20 @@ def test_a_two_people_join_by_discovery_with_a_passphrase(lab_of, timer):
 
 
 def test_b_join_by_address_and_fill_from_a_lan_ai_server(lab_of, timer):
-    """(b) join by address, fill lan from ai-server"""
-    lab = lab_of(3)
+    """(b) join by address, fill lan from ai-server, a watcher on a fourth host"""
+    lab = lab_of(4)
     alice, bob = _alice_bob_and_lan_ai(lab, "lab-b")
+    # Dan watches from host D: the address Alice's log gives once the game started.
+    where = alice.wait_for(r"tractor watch ([0-9.]+:\d+)`", LOBBY_SECONDS, also=lab.report)
+    dan = lab.person(lab.hosts[3], "dan").plain("watch", where.group(1))
+    dan.wait_for(r"watching: you see what every seat sees", LOBBY_SECONDS, also=lab.report)
     play_to_verified(lab, [alice, bob])
+    dan.wait_for(re.escape(VERIFIED.format(n=4)), STALL_SECONDS, also=lab.report)
+    assert "you may declare" not in dan.output()  # a watcher holds no hand
+    assert_no_trouble(dan, lab)
     print(f"{timer.name}: {timer.done():.1f} s")
     quit_all(lab, [alice, bob])
+    assert dan.wait_exit(15) == 0, dan.report()  # the seat it watched through left
 
 
 def test_f_the_auction_variant_between_hosts(lab_of, timer):
@@ -340,7 +348,7 @@ def test_g_find_a_friend_at_five_seats_on_three_hosts(lab_of, timer):
 def _alice_bob_and_lan_ai(lab: Lab, table: str) -> tuple[Plain, Plain]:
     """Alice hosts on host A, Bob joins by the address she printed from B, and her `fill
     lan` seats two AI players from `tractor ai-server` on C; both are ready."""
-    a, b, c = lab.hosts
+    a, b, c = lab.hosts[:3]  # (a fourth host, if any, is not theirs)
     server = lab.person(c, "aiserver").plain("ai-server", *AI)
     key = server.wait_for(r"AI server ready at \S+, key ([0-9a-f]{16})", LOBBY_SECONDS)[1]
     alice = lab.person(a, "alice").plain("host", "--name", table, "--plain", *FAST,

@@ -151,6 +151,7 @@ class GoesOn:
         lobby = await host_table(self.reactor, self.seating.name, self.seating.rules, me,
                                  self.passphrase, listen=listen, fill_local=self.fill_local,
                                  announce=False, carry=carry)
+        lobby.state.watchers = self.seating.watchers  # (the host's choice holds there too)
         try:
             lobby.ready(True)
             ai_seats = sorted({gone} | {s for s, k in enumerate(self.seating.kinds)

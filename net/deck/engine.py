@@ -125,6 +125,7 @@ class Deck:
         self.card_points = card_points(self.context, size)
         self._started = False  #: `start` was called: this peer makes its moves
         self._restoring = False  #: rebuilding from a journal, which holds what was sent
+        self.watching = not 0 <= seat < config.seats  #: no seat's: it signs nothing (`net.watch`)
         self._progress = Progress(n)
         self._frames = SeatChains.empty(n)
         self._loads = SeatLoads.empty(n)  #: what each seat's applied frames hold here
@@ -237,7 +238,7 @@ class Deck:
     def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
         """Sign, number and apply this peer's message; the frames to broadcast. Resuming,
         the journaled frame of the move is sent again instead (`Outbox`)."""
-        if self._restoring:
+        if self._restoring or self.watching:
             return []  # the journal holds what this peer sent before the crash
         replayed: list[bytes] = []
         while not (kind == "app" and "chat" in body.get("data", {})):
@@ -325,7 +326,7 @@ class Deck:
     def _act(self) -> list[bytes]:
         """Send what the protocol asks of this peer now (each message once)."""
         me, step = self.me, self.step
-        if not self._started or self._restoring:
+        if not self._started or self._restoring or self.watching:
             return []  # not begun; or rebuilding from the journal, which holds what was sent
         if self._frames.pending[me]:
             return []  # a message of ours is still to be applied: it may answer this step
@@ -356,7 +357,7 @@ class Deck:
         if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         mine = self._dealing.to_release(positions, now + self.config.key_timeout)
-        if not mine:
+        if not mine or self.watching:  # (a watcher holds no key: `_lock_key` is not its own)
             return []
         return self._send("deal", {"positions": mine,
                                    "keys": [self._lock_key(p) for p in mine]})
@@ -389,6 +390,8 @@ class Deck:
         if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         self._dealing.check_unowned(positions)
+        if self.watching:
+            return []
         return self._send("open", {"positions": list(positions),
                                    "keys": [self._lock_key(p) for p in positions]})
 
@@ -405,7 +408,7 @@ class Deck:
         if self.phase != DeckStep.READY:
             raise RuntimeError("the deck is not shuffled and locked yet")
         self._close.begin(now + self.config.key_timeout)
-        if self.me in self.audited:
+        if self.me in self.audited or self.watching:
             return []
         size = self.config.size
         return self._send("audit", {"keys": [self._lock_key(p) for p in range(size)]})
@@ -459,7 +462,7 @@ class Deck:
 
     def mine(self) -> list[bytes]:
         """This peer's own accepted frames of this hand, in order (number ``i`` at ``i``)."""
-        return [e.frame for e in self._frames.chains[self.me].frames]
+        return [] if self.watching else [e.frame for e in self._frames.chains[self.me].frames]
 
     def check_evidence(self, frame: bytes) -> None:
         """Raise `Equivocation` if ``frame`` is a validly signed message that differs from

@@ -42,7 +42,7 @@ from tractor.rules import Rules, RulesError
 
 _ROSTER_FIELDS = ("t", "name", "rules", "seats", "reserved", "you")
 _START_FIELDS = ("t", "name", "rules", "keys", "addresses", "names", "kinds", "nonce", "table",
-                 "carry")
+                 "carry", "watchers")
 
 
 def _read_rules(value: Any, who: str, exc: type[LobbyError] = BadLobbyMessage) -> Rules:
@@ -195,10 +195,14 @@ class GuestLobby:
         carry = None if raw_carry is None else read_carry(raw_carry, rules, who, BadStart)
         if self.expect_carry is not None and carry != self.expect_carry:
             raise BadStart("the game would go on from another place than ours", who)
-        if seating_id(name, rules, keys, addresses, names, kinds, nonce, carry) != table:
+        if "watchers" in msg and msg["watchers"] is not False:
+            raise BadStart("a start says watchers only to refuse them", who)
+        watchers = "watchers" not in msg
+        if seating_id(name, rules, keys, addresses, names, kinds, nonce, carry,
+                      watchers) != table:
             raise BadStart("the table id is not the hash of this roster", who)
         return Seating(table, name, rules, seat, tuple(keys), addresses, tuple(names),
-                       tuple(kinds), carry)
+                       tuple(kinds), carry, watchers)
 
     def _internet_addresses(self, addrs: list[Any]) -> bool:
         """Whether the start is an internet table's (every seat the same internet address,

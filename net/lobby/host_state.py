@@ -91,6 +91,7 @@ class HostLobby:
         self.rules = rules
         self.nonce = nonce if nonce is not None else entropy(NONCE_SIZE)
         self.carry = carry
+        self.watchers = True  #: whether the seats serve watchers (the start says so)
         #: An internet table's game address (`rendezvous.internet_address`): every seat
         #: has it (their links are wormholes); None on a LAN.
         self.internet = internet
@@ -358,12 +359,15 @@ class HostLobby:
         kinds = tuple(m.participant.kind for m in members)
         addresses = self.game_addresses()
         table = seating_id(self.name, self.rules, keys, addresses, names, kinds, self.nonce,
-                           self.carry)
+                           self.carry, self.watchers)
         seat = self.host_seat()
         self.seating = Seating(table, self.name, self.rules, -1 if seat is None else seat, keys,
-                               addresses, names, kinds, self.carry)
-        message = {"t": "start", "name": self.name, "rules": self.rules.to_data(),
-                   "keys": list(keys), "addresses": [addresses[s] for s in range(len(keys))],
-                   "names": list(names), "kinds": list(kinds), "nonce": self.nonce,
-                   "table": table, "carry": list(self.carry) if self.carry else None}
+                               addresses, names, kinds, self.carry, self.watchers)
+        message: dict[str, Any] = {
+            "t": "start", "name": self.name, "rules": self.rules.to_data(),
+            "keys": list(keys), "addresses": [addresses[s] for s in range(len(keys))],
+            "names": list(names), "kinds": list(kinds), "nonce": self.nonce,
+            "table": table, "carry": list(self.carry) if self.carry else None}
+        if not self.watchers:  # (said only then: a start of today's tables is unchanged)
+            message["watchers"] = False
         return [(c, message) for c in self.joined()]

@@ -109,6 +109,9 @@ class Seating:
     #: every player's level, then None, starter, first drawer); None for a new game. It is
     #: part of the table id, so every seat starts from the same place.
     carry: tuple[Any, ...] | None = None
+    #: Whether the seats serve watchers (`net.mesh.watchers`): the host's choice
+    #: (`tractor host --no-watchers`), part of the table id when it refuses them.
+    watchers: bool = True
 
 
 def read_carry(value: Any, rules: Rules, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:
@@ -136,11 +139,14 @@ def read_carry(value: Any, rules: Rules, who: str, exc: type[LobbyError]) -> tup
 
 def seating_id(name: str, rules: Rules, keys: Iterable[bytes], addresses: dict[int, str],
                names: Iterable[str], kinds: Iterable[str], nonce: bytes,
-               carry: tuple[Any, ...] | None = None) -> bytes:
+               carry: tuple[Any, ...] | None = None, watchers: bool = True) -> bytes:
     """The table id: SHA-256 of a canonical msgpack array. Rules go in as sorted
     (option, value) pairs and addresses in seat order, so the encoding does not depend on
-    map order. The host nonce makes every table id new even for the same roster."""
+    map order. The host nonce makes every table id new even for the same roster. A table
+    that takes no watchers says so at the end (one that takes them, as tables always did,
+    adds nothing: its id is what it was)."""
     data = [SEATING_VERSION, name, sorted([k, v] for k, v in rules.to_data().items()),
             list(keys), [addresses[s] for s in sorted(addresses)], list(names), list(kinds),
-            nonce, list(carry) if carry is not None else None]
+            nonce, list(carry) if carry is not None else None,
+            *([] if watchers else ["no watchers"])]
     return hashlib.sha256(pack(data)).digest()

@@ -32,6 +32,8 @@ from tractor.net.mesh.handshake import (
     pack_proof,
 )
 from tractor.net.mesh.traffic import Traffic
+from tractor.net.mesh.watch_link import WatcherConnection, watch_over
+from tractor.net.mesh.watchers import Watchers, is_watch_hello
 from tractor.net.table.session import GameSession
 
 HELLO_TIMEOUT = 10.0  #: seconds for the whole handshake (hello and proof)
@@ -56,6 +58,9 @@ class LinkNode(SeatIdentity, Protocol):
 
     @property
     def admission(self) -> Admission: ...
+
+    @property
+    def watchers(self) -> Watchers: ...
 
     @property
     def connections(self) -> set[PeerLink]:
@@ -96,6 +101,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.last_sent = 0.0  #: when this link last sent a frame (heartbeats fill gaps)
         self.deadline = HELLO_TIMEOUT  #: seconds to prove a seat (less for a stranger)
         self.closing = False  #: `close` was called: nothing more is read from it
+        #: Set when a watcher, not a seat, came on this connection (`net.mesh.watchers`).
+        self.watcher: WatcherConnection | None = None
 
     def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
         """(`TimeoutMixin`'s timer: on the node's clock.)"""
@@ -140,6 +147,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         """Close the connection, once (a Dilation subchannel refuses a second close, and
         has no ``disconnecting`` flag to tell)."""
         if not self.closing:
+            if self.watcher is not None:  # what waits for it goes before the close
+                self.node.watchers.last_frames(self.watcher)
             self.closing = True
             try:
                 assert self.transport is not None  # (set before anything can close it)
@@ -171,6 +180,13 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
                 self.node.frame_from(self, data)
         elif self.closing:
             return  # refused already: read nothing more from it
+        elif self.watcher is not None:
+            self._drop("a watcher sends nothing after its hello")
+            self.node.watchers.left(self.watcher)
+        elif self.seat is None and self.expected is None and is_watch_hello(data):
+            self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+            self.node.admission.release(self)  # (the watchers bound themselves)
+            self.watcher = watch_over(self, self.node.watchers, data, self.node.clock)
         elif self.seat is None:
             self._hello_received(data)
         else:
@@ -210,5 +226,7 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
         self.node.connections.discard(self)
         self.node.admission.release(self)
+        if self.watcher is not None:
+            self.node.watchers.left(self.watcher)
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)

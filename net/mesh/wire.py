@@ -46,6 +46,7 @@ from tractor.net.mesh.pair_links import PairLinkMaker, PairLinks
 from tractor.net.mesh.reachability import UNREACHABLE, Reachability
 from tractor.net.mesh.relay import Relay
 from tractor.net.mesh.traffic import Traffic
+from tractor.net.mesh.watchers import Watchers
 from tractor.net.referee.ballots import is_ballot
 from tractor.net.referee.judging import Judging
 from tractor.net.referee.refereeing import Refereeing, SeatGone
@@ -108,6 +109,7 @@ class PeerNode:
         self.traffic = Traffic()
         #: Places for incoming connections that have not proved a seat (`net.mesh.admission`).
         self.admission = Admission(self.log)
+        self.watchers = Watchers()  #: who watches the game through this peer
         self._watch: LoopingCall | None = None
         self._beat: LoopingCall | None = None
         self._gossip_loop: LoopingCall | None = None
@@ -122,6 +124,7 @@ class PeerNode:
                journal: Journal | None = None, game: str = "") -> None:
         """Seat this node in a game (it may already listen: a lobby needs its port first)."""
         self.session = session
+        self.watchers.seat(session)
         # The table stamps key-release deadlines with this clock, which `_check_gone` reads.
         session.now = self.clock.seconds
         if self.deck_runner is None and IReactorThreads.providedBy(self.reactor):
@@ -406,6 +409,7 @@ class PeerNode:
     def _keep(self, frames: list[bytes]) -> None:
         assert self.session is not None
         signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
+        self.watchers.publish(frames)
         if self.journal is not None:
             self.journal.keep(self.game, frames, signed, proved, self.session.results,
                               self.session.over, hand_sides(self.session), self.session.winners)

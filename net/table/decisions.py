@@ -126,3 +126,12 @@ class Decisions:
         assert isinstance(answer, ANSWERS[kind])  # what `refusal` checked first
         self._given = (kind, answer)
         self.waiting = None
+
+
+class NoDecisions(Decisions):
+    """A watcher's table (`net.watch`): nobody is asked anything. Its declaration windows
+    pass unposted (a watcher's deck signs nothing) and no other decision is ever its turn."""
+
+    def _ask(self, kind: Decision,
+             ask_player: Callable[[SeatView], Answer | Wait]) -> Answer | None:
+        return Pass(0) if kind is Decision.DECLARE else None

@@ -55,7 +55,7 @@ from tractor.net.table.auction import Auction
 from tractor.net.table.audit import HandAudit
 from tractor.net.table.calling import Calling
 from tractor.net.table.dealing import Dealing
-from tractor.net.table.decisions import Decisions
+from tractor.net.table.decisions import Decisions, NoDecisions
 from tractor.net.table.errors import TableError
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.messages import Chat, TableMessage, to_wire
@@ -103,7 +103,8 @@ class TableHand:
         self.inbox = Inbox(self.n)
         self.own = OwnCards(deck, self.schedule, rules.hand_size)
         self.revealed = RevealedCards(deck, self.public)
-        self.decisions = Decisions(player, rules, deck, self.view)
+        self.decisions = (NoDecisions if deck.watching else Decisions)(
+            player, rules, deck, self.view)
         # The schedule's steps, each over the parts above.
         public, schedule, inbox, own, revealed = (self.public, self.schedule, self.inbox,
                                                   self.own, self.revealed)

@@ -60,8 +60,11 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             "listen": node.listen_description if node.port is None
             else _listen_again(node), "table_name": seating.name,
             "carry": list(seating.carry) if seating.carry is not None else None,
+            "watchers": seating.watchers,
             **(meta or {})})
     node.attach(session, seating.keys, journal, game)
+    node.watchers.names, node.watchers.carry = seating.names, seating.carry  # (their welcome)
+    node.watchers.open = seating.watchers
     node.dial({s: a for s, a in seating.addresses.items() if s != seating.seat})
     node.begin()
     return session
@@ -90,6 +93,11 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
                     grace=grace, pair_links=Wormholes())
     await node.start()
     node.attach(session, [k.public_bytes_raw() for k in session.public_keys], journal, game)
+    # (A journal from before watchers has no "watchers": its table took them.)
+    node.watchers.open = meta.get("watchers", True) is not False
+    node.watchers.names = tuple(str(n) for n in meta.get("names", ()))
+    carry = meta.get("carry")
+    node.watchers.carry = tuple(carry) if isinstance(carry, list) else None
     node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
                if int(s) != session.seat})
     node.begin(frames)

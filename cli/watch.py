@@ -1,0 +1,139 @@
+"""`tractor watch ADDRESS`: follow a table as a watcher, in plain lines.
+
+A watcher connects to one seat's game port (the host says where when the game starts),
+gets the game's signed transcript so far and then every frame as it comes, and replays it
+with the seats' own checks (`tractor.net.mesh.watching.WatchClient`). It sees what every
+seat sees and never a hand; it sends nothing, so it can hold nobody up. The log is the one
+a seat shows (`SeatLog`), with a line on the cards left and the points after each trick.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
+
+from tractor.cli.seat.seat_log import SeatLog
+from tractor.net.lobby.seating import Seating
+from tractor.net.mesh.endpoints import parse_endpoint
+from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.spectator import Spectator, WatchRefused
+from tractor.phases import Phase
+
+BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
+          "the log), never a hand; nothing you do can hold the table up")
+CONNECT_TIMEOUT = 10  #: seconds to reach the seat
+
+
+class WatchLog:
+    """The lines a watcher is shown: the seats' log of every hand (the ones played before
+    it came too), and where the hand stands after each trick."""
+
+    def __init__(self, spectator: Spectator, names: tuple[str, ...],
+                 write: Callable[[str], None]) -> None:
+        self.spectator = spectator
+        players = spectator.session.rules.players
+        self.names = names or tuple(f"seat {s}" for s in range(players))
+        self.lines: list[str] = []
+        self.log = SeatLog(self.lines, self.names, players)
+        self.write = write
+        self._told_hands = 0  #: finished hands whose log was written
+        self._tricks = (-1, 0)  #: (hand, tricks) last shown in a status line
+
+    def changed(self) -> None:
+        """The game moved: write what is new."""
+        session = self.spectator.session
+        for number, hand in enumerate(session.played[self._told_hands:],
+                                      self._told_hands + 1):
+            self._finished(number, hand)
+        self._told_hands = len(session.played)
+        self.log.hand(session.current)
+        self._status(session.current)
+        for line in self.lines:
+            self.write(line)
+        self.lines.clear()
+
+    def _finished(self, number: int, hand: TableHand) -> None:
+        if hand.phase == Phase.REDEAL:
+            self.log.redeals(self.spectator.session)
+            return
+        self.log.hand(hand)
+        if hand.result is not None:
+            self.lines.append(self.log.over_line(number, hand))
+
+    def _status(self, hand: TableHand) -> None:
+        public = hand.public
+        tricks = len(public.tricks)
+        key = (hand.deck.config.hand, tricks)
+        if tricks == 0 or key == self._tricks:
+            return
+        self._tricks = key
+        # The cards of each seat at the end of the last trick: the next one may be under
+        # way (several frames come at once), its cards back in their hands.
+        players = len(self.names)
+        sizes = [public.size_of(s) for s in range(players)]
+        for i, faces in enumerate(public.current):
+            sizes[(public.leader + i) % players] += len(faces)
+        left = ", ".join(f"{name} {size}" for name, size in zip(self.names, sizes, strict=True))
+        self.lines.append(f"after trick {tricks}: defenders hold {public.defender_points} "
+                          f"points; cards left: {left}")
+
+
+def watch_line(seating: Seating) -> str:
+    """The log line that tells a seat where others may watch the game from."""
+    address = seating.addresses.get(seating.seat, "")
+    where = address[4:] if address.startswith("tcp:") else address
+    return f"others may watch this game: `tractor watch {where}`"
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or a client endpoint ``tcp:HOST:PORT``) of a seat's game port."""
+    host, port = parse_endpoint(text if text.startswith("tcp:") else f"tcp:{text}")
+    return host, port
+
+
+def _line(text: str) -> None:
+    """One line on standard output, at once (a pipe would hold it back otherwise)."""
+    print(text, flush=True)
+
+
+async def watch(reactor: Any, args: argparse.Namespace) -> int:
+    """Watch the table whose seat listens at ``args.address`` until the game ends there."""
+    say: Callable[[str], None] = getattr(args, "say", None) or _line
+    try:
+        host, port = parse_address(args.address)
+    except ValueError as exc:
+        say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
+        return 2
+    view: list[WatchLog] = []
+
+    def changed() -> None:
+        spectator = client.spectator
+        if spectator is None:
+            return
+        if not view:
+            assert client.welcome is not None
+            view.append(WatchLog(spectator, client.welcome.names, say))
+            say(BANNER)
+        view[0].changed()
+        if spectator.session.over and client.transport is not None:
+            client.transport.loseConnection()  # (the seat may keep its links up a while)
+
+    client = WatchClient(reactor, on_change=changed)
+    endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
+    try:
+        await connectProtocol(endpoint, client)
+    except OSError as exc:
+        say(f"tractor watch: cannot reach {host}:{port}: {exc}")
+        return 1
+    try:
+        why = await client.ended
+    except (WatchError, WatchRefused) as exc:
+        say(f"tractor watch: {exc}")
+        return 1
+    over = client.spectator is not None and client.spectator.session.over
+    say("the game is over" if over else f"the watch ended: {why}")
+    return 0

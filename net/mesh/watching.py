@@ -1,0 +1,153 @@
+"""A watcher's side of its connection to a seat's game port (`WatchClient`): it says it
+watches (`watchers.watch_hello`), reads the welcome (the seating it replays the game from),
+then hands every signed frame to a `Spectator`, which checks it as a seat would. It sends
+nothing else: nothing it could say would be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.protocols.basic import Int32StringReceiver
+from twisted.protocols.policies import TimeoutMixin
+from twisted.python.failure import Failure
+
+from tractor.errors import TractorError
+from tractor.net.codec import CodecError, Limits, decode
+from tractor.net.deck.envelope import MAX_FRAME
+from tractor.net.errors import NetError
+from tractor.net.lobby.errors import BadLobbyMessage
+from tractor.net.lobby.messages import KEY_SIZE, MAX_NAME
+from tractor.net.lobby.seating import read_carry
+from tractor.net.mesh.watchers import MAX_TABLE_ID, watch_hello
+from tractor.net.table.spectator import Spectator, WatchRefused
+from tractor.rules import MAX_PLAYERS, Rules
+
+#: A welcome (or a refusal): a map of five fields; twelve keys and names at most.
+WELCOME_LIMITS = Limits(max_bytes=8192, max_depth=4, max_elements=256, max_str=256,
+                        max_bin=KEY_SIZE, max_array=MAX_PLAYERS + 3, max_map=64)
+
+
+#: Seconds without a message (the seat beats every `watch_link.HEARTBEAT`) after which a
+#: watcher takes the seat for gone.
+SILENCE = 20.0
+
+
+class WatchError(NetError, ValueError):
+    """Why watching a table could not begin or go on, in words for the person."""
+
+
+@dataclass(frozen=True)
+class Welcome:
+    """The seating a watcher replays the game from, as the seat it watches through says."""
+
+    table: bytes
+    rules: Rules
+    keys: tuple[bytes, ...]
+    names: tuple[str, ...]
+    carry: tuple[Any, ...] | None
+
+
+def read_welcome(value: Any) -> Welcome:
+    """A decoded welcome, each field checked; `WatchError` otherwise."""
+    if not isinstance(value, dict) or value.get("t") != "welcome" or set(value) != {
+            "t", "table", "rules", "keys", "names", "carry"}:
+        raise WatchError("the seat sent no welcome a watcher can read")
+    try:
+        rules = Rules.from_data(value["rules"])
+    except (TractorError, TypeError, ValueError) as exc:
+        raise WatchError(f"the table's rules cannot be read here: {exc}") from None
+    table, keys, names = value["table"], value["keys"], value["names"]
+    if type(table) is not bytes or not 1 <= len(table) <= MAX_TABLE_ID:
+        raise WatchError("the welcome names no table")
+    if not isinstance(keys, list) or len(keys) != rules.players or not all(
+            type(k) is bytes and len(k) == KEY_SIZE for k in keys):
+        raise WatchError("the welcome does not give every seat's key")
+    if not isinstance(names, list) or len(names) not in (0, rules.players) or not all(
+            type(n) is str and 1 <= len(n) <= MAX_NAME and n.isprintable() for n in names):
+        raise WatchError("the welcome's names of the seats cannot be read")
+    carry = None
+    if value["carry"] is not None:
+        try:
+            carry = read_carry(value["carry"], rules, "the seat", BadLobbyMessage)
+        except BadLobbyMessage as exc:
+            raise WatchError(f"the welcome's game going on cannot be read: {exc}") from None
+    return Welcome(table, rules, tuple(keys), tuple(names), carry)
+
+
+class WatchClient(Int32StringReceiver, TimeoutMixin):
+    """One watcher's connection. ``ended`` fires with the reason the watch ended (the seat
+    closed it), or fails with a `WatchError` or `WatchRefused`; ``on_change`` is called
+    after every frame that moved the game. ``clock``: the time for `SILENCE`."""
+
+    MAX_LENGTH = MAX_FRAME
+
+    def __init__(self, clock: IReactorTime, table: bytes = b"",
+                 on_change: Callable[[], None] | None = None) -> None:
+        self.clock = clock
+        self.table = table  #: the table to watch (empty: whatever the seat plays)
+        self.on_change = on_change
+        self.welcome: Welcome | None = None
+        self.spectator: Spectator | None = None
+        self.ended: Deferred[str] = Deferred()
+        self.failure: Exception | None = None
+
+    def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
+        """(`TimeoutMixin`'s timer: on ``clock``.)"""
+        return self.clock.callLater(period, func)
+
+    def connectionMade(self) -> None:
+        self.setTimeout(SILENCE)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        self.sendString(watch_hello(self.table))  # type: ignore[no-untyped-call]  # (Twisted)
+
+    def timeoutConnection(self) -> None:
+        self._end(WatchError(f"the seat sent nothing for {SILENCE:.0f} s: it may be gone, or "
+                             "the network between you"))
+
+    def stringReceived(self, data: bytes) -> None:
+        self.resetTimeout()  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        if self.ended.called or not data:  # (empty: a heartbeat)
+            return
+        try:
+            if self.spectator is None:
+                self._before_game(data)
+            elif data and self.spectator.take(data) and self.on_change is not None:
+                self.on_change()
+        except (WatchError, WatchRefused) as exc:
+            self._end(exc)
+
+    def _before_game(self, data: bytes) -> None:
+        try:
+            value = decode(data, WELCOME_LIMITS, "the seat")
+        except CodecError as exc:
+            raise WatchError(f"the seat sent an unreadable message: {exc.reason}") from None
+        if isinstance(value, list):
+            return  # the hello a seat sends every connection first: for seats only
+        if isinstance(value, dict) and value.get("t") == "refused":
+            why = value.get("why")
+            raise WatchError(str(why)[:200] if type(why) is str else "the seat refused")
+        welcome = read_welcome(value)
+        if self.table and welcome.table != self.table:
+            raise WatchError("the seat plays at another table")
+        self.welcome = welcome
+        keys = [Ed25519PublicKey.from_public_bytes(k) for k in welcome.keys]
+        self.spectator = Spectator(welcome.rules, welcome.table, keys, welcome.carry)
+        if self.on_change is not None:
+            self.on_change()
+
+    def _end(self, exc: Exception) -> None:
+        self.failure = exc
+        if not self.ended.called:
+            self.ended.errback(exc)
+        if self.transport is not None:
+            self.transport.loseConnection()
+
+    def connectionLost(self, reason: Failure | None = None) -> None:
+        self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        if not self.ended.called:
+            self.ended.callback("the seat you watch through closed the connection")

@@ -1,0 +1,126 @@
+"""A watcher's replica of a game (`Spectator`): the seats' own state machines, in no seat.
+
+A watcher is not a seat: it holds no key of the seating, signs nothing, is asked nothing
+and owes nothing, so no deadline waits on it and no referee judges it. It is fed the
+game's signed frames (the public transcript: what every seat broadcast, from a seat's
+journal and then live) and replays them with the same `GameSession` a seat runs, with a
+seat number no seat has (`Deck.watching`): every signature, every shuffle and lock proof,
+every released key, every move and every seat's audit verdict is checked as a seat checks
+them. It opens a card only when the table does (a card's owner keeps its own lock key
+until it plays, shows or audits it), so it never sees a hand or the burial before the
+rules open them.
+
+Frames may come in any order and more than once (the chains put each seat's messages in
+order); a frame whose signature, shape or content a seat would refuse is refused here and
+named (`WatchRefused`), and the replay stops: whoever fed it is not to be trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from tractor.net.deck.envelope import FrameError, NoRoom, peek_hand
+from tractor.net.deck.errors import DeckError, Replay
+from tractor.net.errors import NetError
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import WAIT, SeatView, Wait
+from tractor.net.table.session import GameSession
+from tractor.rules import Rules
+
+#: The watcher's secrets are never used (it makes no move); any fixed value does.
+_NO_SEED = bytes(32)
+
+
+class WatchRefused(NetError, ValueError):
+    """A frame a seat would refuse: forged, malformed, or a move the rules refuse.
+    ``seat`` is the seat it names (its signer, or the seat it claims to be from), None
+    when it names none."""
+
+    def __init__(self, seat: int | None, reason: str, frame: bytes = b"") -> None:
+        self.seat = seat
+        self.reason = reason
+        self.frame = frame
+        who = "a frame" if seat is None else f"a frame of seat {seat}"
+        super().__init__(f"{who} was refused: {reason}")
+
+
+class Nobody:
+    """The player of a seat nobody holds: it is never asked (`decisions.NoDecisions`)."""
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
+        return WAIT
+
+    def bury(self, view: SeatView, count: int) -> Bury | Wait:
+        return WAIT
+
+    def play(self, view: SeatView) -> Play | Wait:
+        return WAIT
+
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
+        return WAIT
+
+    def show(self, view: SeatView) -> Show | Wait:
+        return WAIT
+
+    def name(self, view: SeatView) -> NameTrump | Wait:
+        return WAIT
+
+    def call(self, view: SeatView) -> Call | Wait:
+        return WAIT
+
+
+class Spectator:
+    """One watcher's game: fed signed frames (`take`), it holds the public state."""
+
+    def __init__(self, rules: Rules, table: bytes, public_keys: Sequence[Ed25519PublicKey],
+                 carry: Sequence[Any] | None = None) -> None:
+        # The session's key signs nothing (`Deck.watching`): a fresh one fills the place.
+        self.session = GameSession(rules, table, rules.players, Ed25519PrivateKey.generate(),
+                                   public_keys, _NO_SEED, Nobody(), carry=carry)
+        self.refused: WatchRefused | None = None  #: why the replay stopped, if it did
+        self.taken = 0  #: frames applied (copies and frames of finished hands not counted)
+        self._made(self.session.start())
+
+    @property
+    def current(self) -> TableHand:
+        """The hand being played (or the last one, once the game is over)."""
+        return self.session.current
+
+    def take(self, frame: bytes) -> bool:
+        """Check and apply one frame; False if it changed nothing (a copy, a frame of a hand
+        already settled). Raises `WatchRefused` (and takes nothing more after it)."""
+        if self.refused is not None:
+            raise self.refused
+        session = self.session
+        try:
+            hand = peek_hand(frame)
+            if hand < session.current.deck.config.hand:
+                return False  # settled: its hand's transcript was complete here
+            self._made(session.receive(frame))
+        except Replay:
+            return False
+        except NoRoom as exc:
+            # Far ahead of what it holds: an honest peer sends a seat's transcript in order,
+            # so a peer that sends this is not to be trusted either.
+            return self._refuse(exc.seat, exc.reason, frame)
+        except FrameError as exc:
+            return self._refuse(exc.seat, exc.reason, frame)
+        except (DeckError, TableError) as exc:
+            reason = exc.reason if isinstance(exc, DeckError) else str(exc).split(": ", 1)[-1]
+            return self._refuse(exc.seat, reason, frame)
+        self.taken += 1
+        return True
+
+    def _refuse(self, seat: int | None, reason: str, frame: bytes) -> bool:
+        self.refused = WatchRefused(seat, reason, frame)
+        raise self.refused
+
+    @staticmethod
+    def _made(frames: list[bytes]) -> None:
+        if frames:  # (a watcher's deck signs nothing: a frame here is a bug of ours)
+            raise RuntimeError("a watcher's replay made frames of its own")

@@ -1,0 +1,65 @@
+"""`tractor watch ADDRESS` against a real table: four AI peers play on loopback TCP, and a
+watcher that comes once they are seated follows the game in plain lines to its end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+# e2e: every test here runs real processes.
+pytestmark = pytest.mark.e2e
+
+SCRIPT = r"""
+import sys
+from twisted.internet import task
+from twisted.internet.defer import ensureDeferred
+from tractor.rules import Rules
+from tractor.ai.hosting.runner import play_ai_seats
+from tractor.net.lobby.host_protocol import host_table
+
+def seated(seating):
+    if seating.seat == 1:
+        print("ADDRESS", seating.addresses[1], flush=True)
+
+async def main(reactor):
+    host = await host_table(reactor, "watched", Rules(start_level="A"), None,
+                            listen="tcp:0:interface=127.0.0.1", announce=False)
+    lines = await play_ai_seats(reactor, host.local_address, 4, "heuristic", "easy", 3,
+                                interface="127.0.0.1", on_seated=seated)
+    print("DONE", lines, flush=True)
+    # As a person's screen would, the process outlives the game a moment: what its
+    # sockets still hold goes out.
+    await task.deferLater(reactor, 2, lambda: None)
+
+task.react(lambda r: ensureDeferred(main(r)))
+"""
+
+
+def test_a_watcher_follows_an_ai_table_to_the_end_of_its_game(tmp_path) -> None:
+    env = {**os.environ, "TRACTOR_HOME": str(tmp_path)}
+    table = subprocess.Popen([sys.executable, "-P", "-c", SCRIPT], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert table.stdout is not None
+        line = table.stdout.readline()
+        assert line.startswith("ADDRESS tcp:"), table.stderr.read() if table.stderr else line
+        address = line.split()[1][len("tcp:"):]
+        watch = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "watch",
+                                address], capture_output=True, text=True, timeout=600,
+                               env=env)
+        out = watch.stdout
+        assert watch.returncode == 0, watch.stderr[-2000:] + out[-2000:]
+        assert "watching: you see what every seat sees" in out
+        assert "hand 1 over: defenders took" in out and "4 of 4 peers verified" in out
+        assert "after trick 1: defenders hold" in out
+        assert "you may declare" not in out  # a watcher holds no hand
+        assert out.rstrip().endswith("the game is over")
+        table.wait(timeout=120)
+        assert "game over after" in (table.stdout.read() or "")
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.wait()
