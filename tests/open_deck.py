@@ -46,6 +46,7 @@ class OpenDeck:
     def __init__(self, config: OpenConfig, me: int, order: list[int]) -> None:
         self.config = config
         self.me = me
+        self.watching = False  #: always a seat's deck (a watcher replays the real deck)
         self._order = order  #: the physical card at every position (shared by the peers)
         self.phase = "setup"
         n = config.seats
