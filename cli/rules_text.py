@@ -63,6 +63,8 @@ Rules options (`tractor play` or `host --rules name=value,...`; first value = de
   mode=teams|friends (find-a-friend, below)   friends=none (calls; players/2 - 1)
   friend_cards=no_trump|trump_too|no_highest|no_points (which cards may be called)
   friend_join=unrestricted|no_double   smaller_side_bonus=true|false
+  takebacks=false|true: a seat may take back its last play until the next seat plays (not
+    a throw, nor the hand's last card; 3 a hand); on at `tractor play` (practice tables)
 
 Find a friend (mode=friends, 4 to 12 players, odd too)
   No fixed teams: every player has a level, and the trump rank is the starter's. The

@@ -10,6 +10,7 @@ what public information can check (whether a follow follows suit needs the hand:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .formats import THROW, Format, classify_faces
 from .friends import FriendCall, Sides, call_error
@@ -24,7 +25,12 @@ from .records import (
     throw_penalty_points,
 )
 from .scoring import points_of
+from .takeback import LastPlay
 from .trick import forced_component, winner_against
+
+#: What a take-back does not restore: the take-backs themselves, and the omniscient hand's
+#: log of actions (the take-back is one of them).
+_NOT_RESTORED = frozenset({"takebacks", "log"})
 
 
 class PlayRules(HandState):
@@ -75,6 +81,7 @@ class PlayRules(HandState):
         if not all(type(i) is int and 0 <= i < len(fmt.components) for i in beaten):
             raise IllegalAction("a beaten component must be one of the throw's")
         self.current_attempt, self.current_penalty = None, 0
+        self.takebacks.last = None  # the seat before the thrower cannot take back now
         stands = tuple(faces)
         if beaten:
             forced = forced_component([fmt.components[i] for i in sorted(set(beaten))])
@@ -104,6 +111,9 @@ class PlayRules(HandState):
         """`record_play` once the turn is checked. ``lead``: the format of ``faces`` when
         the caller (`tractor.hand.Hand`) has classified them already as a lead that is not
         a throw, so they are not classified twice."""
+        turn = (len(self.tricks), len(self.current))
+        throw = not self.current and self.pending_lead is not None
+        saved = self._saved() if self.rules.takebacks else None
         if not self.current:
             if self.pending_lead is not None:
                 if sorted(faces) != sorted(self.pending_lead):
@@ -126,6 +136,38 @@ class PlayRules(HandState):
             self._recount()  # a friend revealed: its points change sides
         if len(self.current) == self.players:
             self._finish_trick()
+        if saved is not None:
+            final = self.takebacks.why_final(seat, turn, throw, self.tricks_done)
+            self.takebacks.last = LastPlay(seat, turn, None if final else saved, final)
+
+    def _saved(self) -> dict[str, Any]:
+        """The state a take-back of the play about to be made restores (`tractor.takeback`):
+        the fields a play changes are copied, the rest is shared (a play does not change it)."""
+        saved = {k: v for k, v in self.__dict__.items() if k not in _NOT_RESTORED}
+        for name in ("sizes", "tricks", "current", "won", "thrown"):
+            saved[name] = list(saved[name])
+        if self.sides is not None:
+            saved["sides"] = self.sides.copy()
+        self._save_cards(saved)
+        return saved
+
+    def _save_cards(self, saved: dict[str, Any]) -> None:
+        """The omniscient hand adds its seats' cards to what a take-back restores."""
+
+    def takeback_refusal(self, seat: Seat) -> str | None:
+        """Why ``seat`` may not take back its last play now (None: it may)."""
+        self.check_seat(seat)
+        reason = self.takebacks.refusal(self.rules, seat)
+        if reason is None and self.phase != PLAY:  # ended early (a forfeit)
+            return f"there is no play to take back: the hand is in the {self.phase} phase"
+        return reason
+
+    def record_takeback(self, seat: Seat) -> None:
+        """``seat`` takes back its last play: the hand stands exactly as before it."""
+        reason = self.takeback_refusal(seat)
+        if reason:
+            raise IllegalAction(reason)
+        self.__dict__.update(self.takebacks.taken(seat))
 
     def _finish_trick(self) -> None:
         assert self.ladder is not None and self.lead_format is not None

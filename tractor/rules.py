@@ -91,6 +91,9 @@ class Rules:
     #: Find-a-friend: a starter's side smaller than called that wins the hand gains one
     #: level more.
     smaller_side_bonus: bool = True
+    #: A seat may take back its last play until the next seat has played (seeds/README.md,
+    #: "Take-backs"); on at practice tables (`tractor play`), off by default.
+    takebacks: bool = False
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -207,9 +210,10 @@ class Rules:
         return 2 if self.mode == "teams" else self.players
 
     def to_data(self) -> dict[str, Any]:
-        """Plain data (msgpack- and JSON-friendly). The find-a-friend options appear only
-        when one differs from its default, so the rules of a game with fixed teams read as
-        they did before the mode existed (journals, the digests peers agree on)."""
+        """Plain data (msgpack- and JSON-friendly). The find-a-friend options and the later
+        ones (`takebacks`) appear only when one differs from its default, so the rules of a
+        game without them read as they did before they existed (journals, the digests peers
+        agree on)."""
         data = asdict(self)
         for name, default in _LATER_DEFAULTS.items():
             if data[name] == default:
@@ -243,13 +247,14 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "throw_penalty": (int,), "level_step_points": (int, _NONE), "talon_cards": (int, _NONE),
     "throw_ruff": (str,), "throw_forced": (str,), "mode": (str,), "friends": (int, _NONE),
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
+    "takebacks": (bool,),
 }
 
 
 #: Options added after the plain-data form was first fixed, with their defaults (`to_data`).
 _LATER_DEFAULTS: dict[str, object] = {
     "mode": "teams", "friends": None, "friend_cards": "no_trump",
-    "friend_join": "unrestricted", "smaller_side_bonus": True,
+    "friend_join": "unrestricted", "smaller_side_bonus": True, "takebacks": False,
 }
 
 
