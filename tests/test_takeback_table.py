@@ -7,20 +7,29 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from helpers import MemNode, StepExecutor
 from memnet import kind_of
+from twisted.internet.task import Clock
 
 from tractor import Rules
 from tractor.actions import Play, TakeBack
+from tractor.ai.hosting.peer import TAKEBACK_GRACE, StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
+from tractor.cards import format_cards
+from tractor.cli.seat.hand_log import table_events
+from tractor.cli.seat.seat_log import SeatLog
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.messages import TakeBack as TakeBackMessage
 from tractor.net.table.messages import to_wire
 from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
+from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
 from tractor.phases import Decision, IllegalAction, Phase
 
 RULES = Rules(takebacks=True)
+NAMES = ["South", "West", "North", "East"]
 
 
 class Held(RandomPlayer):
@@ -100,6 +109,11 @@ def test_a_play_made_before_the_take_back_was_seen_wins_in_either_frame_order(
     for t in tables:  # the take-back is void: the follow stands, on every peer
         assert t.trick is not None and len(t.trick.plays) == 2
         assert t.playing.takebacks.events == [(taker, t.trick.plays[0], False)]
+    log = SeatLog([], NAMES, 4)
+    log.hand(tables[taker])
+    assert log.lines[-1] == (f"{NAMES[taker]}'s take-back of "
+                             f"{format_cards(tables[taker].trick.plays[0], True)} came too "
+                             "late: the next seat had played")
     _finish(deal, tables, players)
     _same_everywhere(tables)
     assert not any(r.taken_back for r in tables[0].records)
@@ -128,6 +142,10 @@ def test_a_take_back_seen_before_the_next_seat_plays_stands_on_every_peer() -> N
     deal.run()
     with pytest.raises(IllegalAction, match="final"):
         tables[taker].take_back()
+    cards = format_cards(lead, True)
+    lines = [e.line for e in table_events(tables[nxt], NAMES.__getitem__)][-3:]
+    assert lines == [f"{NAMES[taker]} leads {cards}", f"{NAMES[taker]} took back {cards}",
+                     f"{NAMES[taker]} leads {cards}"]
     _finish(deal, tables, players)
     _same_everywhere(tables)
     assert [r.taken_back for r in tables[0].records].count(True) == 1
@@ -155,3 +173,43 @@ def test_no_take_back_when_the_rules_allow_none() -> None:
     table = TableHand(setup, deal.peers[0], RandomPlayer(1))
     with pytest.raises(IllegalAction, match="takebacks=false"):
         table.decide(TakeBack(0))
+
+
+def test_an_ai_seat_after_a_person_gives_time_to_take_back() -> None:
+    deal = LocalDeal(seats=4, seed=3)
+    executor = StepExecutor()
+    ai = StrategyPlayer(make_strategy("random", seed=1), RULES, 1, executor, people=[0])
+    players = [Held(30), ai, RandomPlayer(32), RandomPlayer(33)]
+    sessions = [GameSession(RULES, deal.config.table, s, deal.signing_keys[s],
+                            deal.config.public_keys, bytes([3, s]) * 16, players[s],
+                            max_hands=1) for s in range(4)]
+    node = MemNode(deal, sessions[1])
+    node.clock = Clock()  # type: ignore[attr-defined]  # the node's reactor time
+    deal.peers = [sessions[0], node, sessions[2], sessions[3]]  # type: ignore[list-item]
+    ai.serve(node)
+    deal.call_all("start")
+    person = sessions[0]
+
+    for _ in range(1000):  # everybody plays at once until the person's lead is asked
+        table = person.current
+        if table.waiting == Decision.PLAY and not table.public.current:
+            break
+        if table.waiting == Decision.PLAY:
+            deal.broadcast(0, person.decide(RandomPlayer(4).play(table.view())))
+        deal.run()
+        if executor.queue:
+            executor.step()
+            node.clock.advance(TAKEBACK_GRACE)
+    assert person.current.waiting == Decision.PLAY, person.current.phase
+    lead = RandomPlayer(5).play(person.current.view())
+    deal.broadcast(0, person.decide(lead))
+    deal.run()
+    executor.step()  # the AI has its answer, and holds it
+    table = sessions[1].current
+    assert len(table.public.current) == 1
+    deal.broadcast(0, person.current.take_back())  # a mis-click seen in time
+    deal.run()
+    node.clock.advance(TAKEBACK_GRACE)
+    deal.run()
+    assert table.public.current == [] and table.public.to_act() == 0
+    assert table.playing.takebacks.events == [(0, lead.faces, True)]

@@ -41,6 +41,9 @@ class TrickRecord:
     leader: int
     plays: list[Faces] = field(default_factory=list)
     at: list[Faces] = field(default_factory=list)  #: each play's deck positions
+    #: Plays taken back, in order: (place in the trick, cards, (winner, points) when the
+    #: play had finished the trick): the log shows them where they were made.
+    taken: list[tuple[int, Faces, tuple[int, int] | None]] = field(default_factory=list)
     attempted: Faces | None = None  #: a throw announced (before the claims)
     attempted_at: Faces = ()  #: the throw's positions, as announced
     claims: dict[int, list[tuple[int, Faces]]] | None = None
@@ -202,11 +205,13 @@ class TrickPlay:
         play (reopened if the play finished it); returns the play's positions."""
         trick = self.current
         assert trick is not None
+        finished: tuple[int, int] | None = None
         if not trick.plays:  # the play finished the trick: the winner had not led yet
             trick = self.done.pop()
+            finished = (trick.winner, trick.points)
             trick.winner, trick.points = -1, 0
             self.current = trick
-        trick.plays.pop()
+        trick.taken.append((len(trick.plays) - 1, trick.plays.pop(), finished))
         self.records.append(PlayRecord(seat, (), taken_back=True))
         return trick.at.pop()
 
