@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from dataclasses import replace
+from itertools import chain
 from typing import Any
 
 from .actions import (
