@@ -21,8 +21,8 @@ from tractor.cli.seat.seat_log import SeatLog
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
+from tractor.net.table.messages import LetBack, to_wire
 from tractor.net.table.messages import TakeBack as TakeBackMessage
-from tractor.net.table.messages import to_wire
 from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
@@ -165,6 +165,17 @@ def test_a_take_back_that_names_another_play_is_refused_on_every_peer() -> None:
             refused.append(exc)
     assert {e.seat for e in refused} == {other} and len(refused) == 3
     assert "another play than its last" in str(refused[0])
+
+
+def test_a_let_stand_of_a_take_back_nobody_sent_holds_its_own_seat_to_account() -> None:
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    deal.broadcast(nxt, tables[nxt].deck.post(to_wire(LetBack(1, 0))))
+    deal.run()
+    for t in tables:
+        if t.me != nxt:  # the table waits: on the seat that let it stand, for its move
+            assert t.trick is not None and len(t.trick.plays) == 1
+            assert t.waiting_on() == {nxt: "play"}
 
 
 def test_no_take_back_when_the_rules_allow_none() -> None:

@@ -28,9 +28,11 @@ from .scoring import points_of
 from .takeback import LastPlay
 from .trick import forced_component, winner_against
 
-#: What a take-back does not restore: the take-backs themselves, and the omniscient hand's
-#: log of actions (the take-back is one of them).
-_NOT_RESTORED = frozenset({"takebacks", "log"})
+#: The fields a play changes, which a take-back restores (`PlayRules._saved`): the lists
+#: among them are copied, the rest are values. (The omniscient hand adds its seats' cards.)
+_PLAY_LISTS = ("sizes", "tricks", "current", "won", "thrown")
+_PLAY_VALUES = ("phase", "leader", "lead_format", "current_attempt", "current_penalty",
+                "pending_lead", "defender_points", "penalties", "result")
 
 
 class PlayRules(HandState):
@@ -142,12 +144,12 @@ class PlayRules(HandState):
 
     def _saved(self) -> dict[str, Any]:
         """The state a take-back of the play about to be made restores (`tractor.takeback`):
-        the fields a play changes are copied, the rest is shared (a play does not change it)."""
-        saved = {k: v for k, v in self.__dict__.items() if k not in _NOT_RESTORED}
-        for name in ("sizes", "tricks", "current", "won", "thrown"):
-            saved[name] = list(saved[name])
-        if self.sides is not None:
-            saved["sides"] = self.sides.copy()
+        the fields a play changes (the rest it does not touch)."""
+        state = self.__dict__
+        saved = {name: state[name] for name in _PLAY_VALUES}
+        for name in _PLAY_LISTS:
+            saved[name] = list(state[name])
+        saved["sides"] = self.sides.copy() if self.sides is not None else None
         self._save_cards(saved)
         return saved
 

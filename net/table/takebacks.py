@@ -66,6 +66,10 @@ class TableTakeBacks:
         #: the screens' log.
         self.events: list[tuple[int, tuple[int, ...], bool]] = []
         self._asked: Turn | None = None  #: the play this seat asked to take back
+        #: The next seat, while its let-stand waits here for the take-back's own frame: it
+        #: owes its move meanwhile (a let-stand of a take-back nobody sent holds the
+        #: table up: the referee names that seat, `net.table.owed`).
+        self.stuck: int | None = None
         inbox.void = self._void
 
     # --- this seat's own take-back -------------------------------------------------------------
@@ -106,6 +110,7 @@ class TableTakeBacks:
     def step(self) -> tuple[list[bytes], bool]:
         """Decide the last play's take-back if its time has come: (this peer's frames,
         whether the trick waits for a take-back's frame before anything else)."""
+        self.stuck = None
         for seat in range(self.rules.players):
             self.inbox.head(seat)  # drops the take-backs that came too late
         last = self.public.takebacks.last
@@ -135,6 +140,7 @@ class TableTakeBacks:
             raise TableError(nxt, "let stand the take-back of another play than the last")
         if not asked:
             if back is None:
+                self.stuck = nxt
                 return out, True  # its seat saw it signed: the relay brings it
             raise TableError(nxt, f"let stand a take-back seat {taker} did not send")
         self.inbox.drop(nxt)
