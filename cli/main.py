@@ -178,7 +178,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="seed the AI players' choices (the deal stays fresh: every "
                         "peer's secrets are bound to the table)")
     p_play.add_argument("--rules", default=None,
-                        help="rules options, e.g. players=6,decks=3 (see `tractor rules`)")
+                        help="rules options, e.g. players=6,decks=3 (see `tractor rules`); "
+                        "take-backs are on here (takebacks=false turns them off)")
 
     p_host = sub.add_parser("host", help="open a table on the LAN")
     game_options(p_host)

@@ -78,6 +78,8 @@ House rules (first value = default)
     the next lead): no tracker, no past tricks in the log
   show_talon=false|true: every player sees the buried cards when a hand ends (else the
     starter only, and everyone when the defenders turn the talon over)
+  takebacks=false|true: a seat may take back its last play until the next seat plays (not
+    a throw, nor the hand's last card; 3 a hand); on at `tractor play` (practice tables)
 
 Find a friend (mode=friends, 4 to 12 players, odd too)
   No fixed teams: every player has a level, and the trump rank is the starter's. The

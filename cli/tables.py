@@ -118,7 +118,8 @@ def _hint_level(args: argparse.Namespace) -> str:
 
 async def play(reactor: Any, args: argparse.Namespace) -> int:
     """You against three AI peers on this machine, over the real protocol (loopback)."""
-    rules = parse_rules(args.rules)
+    # A practice table lets a person take back a play (--rules takebacks=false: not).
+    rules = parse_rules(",".join(filter(None, ["takebacks=true", args.rules])))
     refuse_unplayed(rules)
     if not ready_for_a_new_game(journal_path(), say):
         return 1

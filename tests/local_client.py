@@ -12,7 +12,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tractor.actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import (
+    Action,
+    Bid,
+    Bury,
+    Call,
+    Declare,
+    Draw,
+    NameTrump,
+    Pass,
+    Play,
+    Show,
+    TakeBack,
+)
 from tractor.ai.players.explain import reason
 from tractor.cards import format_cards
 from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words
@@ -122,6 +134,14 @@ class LocalClient:
     def submit(self, action: Action) -> str | None:
         if getattr(action, "seat", None) != self.seat:
             return f"you play seat {self.seat}"
+        if isinstance(action, TakeBack):  # unasked, judged by the rules core alone
+            try:
+                self.game.apply(action)
+            except ValueError as exc:
+                return str(exc)
+            self._events.append(f"{self._label(self.seat)} took back a play")
+            self._changed()
+            return None
         decision = self.decision()
         hand = self.game.hand
         in_deal = not self.game.over and self._summary is None and hand.phase == Phase.DEAL

@@ -190,10 +190,30 @@ class Call:
         return f"call seat {self.seat}: {', '.join(str(c) for c in self.calls)}"
 
 
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """``seat`` takes back its last play, before the next seat has played, when the rules
+    allow it (`Rules.takebacks`; which plays: `tractor.takeback`). It answers no decision:
+    a seat takes it unasked.
+
+    >>> TakeBack(1).to_data(), action_from_data(["takeback", 1])
+    (['takeback', 1], TakeBack(seat=1))
+    """
+
+    seat: int
+    kind = "takeback"
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat)
+
+    def to_data(self) -> list[Any]:
+        return [self.kind, self.seat]
+
+
 #: A table of 12 calls 10 friends at most.
 MAX_CALLS = 10
 
-Action = Draw | Pass | Bid | NameTrump | Declare | Show | Bury | Play | Call
+Action = Draw | Pass | Bid | NameTrump | Declare | Show | Bury | Play | Call | TakeBack
 _CARD_ACTIONS: dict[str, type[_CardsAction]] = {
     c.kind: c for c in (Declare, Show, Bury, Play)
 }
@@ -209,6 +229,8 @@ def action_from_data(data: Any) -> Action:
     try:
         if kind in ("draw", "pass") and len(data) == 2:
             return Draw(seat) if kind == "draw" else Pass(seat)
+        if kind == "takeback" and len(data) == 2:
+            return TakeBack(seat)
         if kind == "bid" and len(data) == 3 and type(data[2]) is int:
             return Bid(seat, data[2])
         if kind == "name" and len(data) == 3 and (data[2] is None or data[2] in SUITS):

@@ -15,9 +15,22 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from itertools import chain
 from typing import Any
 
-from .actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
+from .actions import (
+    Action,
+    Bid,
+    Bury,
+    Call,
+    Declare,
+    Draw,
+    NameTrump,
+    Pass,
+    Play,
+    Show,
+    TakeBack,
+)
 from .cards import SUITS, format_cards
 from .dealing import declaration_strength, talon_trump_suit
 from .follow import (
@@ -178,6 +191,9 @@ class Hand(PublicHand):
     def _tricks_over(self) -> None:
         self.record_score(points_of(self.buried))
 
+    def _save_cards(self, saved: dict[str, Any]) -> None:
+        saved["hands"] = [list(h) for h in self.hands]
+
     # --- legal actions ----------------------------------------------------------------------
 
     def legal_declarations(self, seat: int) -> list[Declare]:
@@ -190,9 +206,15 @@ class Hand(PublicHand):
 
     def legal_actions(self, seat: int) -> Iterator[Action]:
         """Every action ``seat`` may take now, lazily (burying and discarding can have
-        very many: take what you need)."""
+        very many: take what you need); a `TakeBack` last, when the seat may take one."""
         self.check_seat(seat)
+        if self.rules.takebacks:
+            return chain(self._legal_actions(seat), self._takeback(seat))
         return self._legal_actions(seat)
+
+    def _takeback(self, seat: int) -> Iterator[TakeBack]:
+        if self.takeback_refusal(seat) is None:
+            yield TakeBack(seat)
 
     def _legal_actions(self, seat: int) -> Iterator[Action]:
         p = self.phase
@@ -315,6 +337,9 @@ class Hand(PublicHand):
     def _call(self, a: Call) -> None:
         self.record_calls(a.seat, a.calls)
 
+    def _take_back(self, a: TakeBack) -> None:
+        self.record_takeback(a.seat)
+
     def _bury(self, a: Bury) -> None:
         self._expect_turn(a.seat, (TALON,), "bury the talon")
         if len(a.faces) != self.rules.talon_size:
@@ -404,7 +429,7 @@ class Hand(PublicHand):
 _HANDLERS: dict[type, Any] = {
     Draw: Hand._draw, Declare: Hand._declare, Pass: Hand._pass, Bid: Hand._bid,
     Show: Hand._show, NameTrump: Hand._name, Bury: Hand._bury, Play: Hand._play,
-    Call: Hand._call,
+    Call: Hand._call, TakeBack: Hand._take_back,
 }
 
 

@@ -33,6 +33,7 @@ from .phases import (
 )
 from .records import HandResult, Trick
 from .rules import Rules, team_of
+from .takeback import TakeBacks
 from .trump import Ladder, Trump
 
 
@@ -94,6 +95,8 @@ class HandState:
         self.sides: Sides | None = None
         self.won = [0] * rules.players
         self.thrown = [0] * rules.players
+        #: `Rules.takebacks`: the last play, and the take-backs made (`tractor.takeback`).
+        self.takebacks = TakeBacks(rules.players)
 
     def _copy_lists_from(self, source: HandState) -> None:
         self.levels = list(source.levels)
@@ -110,6 +113,7 @@ class HandState:
         self.won = list(source.won)
         self.thrown = list(source.thrown)
         self.sides = source.sides.copy() if source.sides is not None else None
+        self.takebacks = source.takebacks.copy()
 
     # --- where the hand stands ---------------------------------------------------------------
 

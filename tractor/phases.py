@@ -13,12 +13,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-from .actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from .actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show, TakeBack
 from .cards import Face
 from .errors import CoreError
 from .rules import Seat
 
-__all__ = ["ANSWERS", "Answer", "Decision", "Face", "IllegalAction", "Phase", "Seat"]
+__all__ = ["ANSWERS", "UNASKED", "Answer", "Decision", "Face", "IllegalAction", "Phase", "Seat",
+           "Unasked"]
 
 
 class Phase(StrEnum):
@@ -90,6 +91,12 @@ ANSWERS: Final[dict[Decision, tuple[type[Answer], ...]]] = {
     Decision.NAME: (NameTrump,),
     Decision.CALL: (Call,),
 }
+
+
+#: An action a seat takes unasked, answering no decision: taking back its last play while
+#: the next seat has not played (`Rules.takebacks`; `tractor.takeback` says which plays).
+Unasked = TakeBack
+UNASKED: Final[tuple[type[Unasked], ...]] = (TakeBack,)
 
 
 class IllegalAction(CoreError):

@@ -10,6 +10,7 @@ what public information can check (whether a follow follows suit needs the hand:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .formats import THROW, Format, classify_faces
 from .friends import FriendCall, Sides, call_error
@@ -24,7 +25,14 @@ from .records import (
     throw_penalty_points,
 )
 from .scoring import points_of
+from .takeback import LastPlay
 from .trick import forced_component, winner_against
+
+#: The fields a play changes, which a take-back restores (`PlayRules._saved`): the lists
+#: among them are copied, the rest are values. (The omniscient hand adds its seats' cards.)
+_PLAY_LISTS = ("sizes", "tricks", "current", "won", "thrown")
+_PLAY_VALUES = ("phase", "leader", "lead_format", "current_attempt", "current_penalty",
+                "pending_lead", "defender_points", "penalties", "result")
 
 
 class PlayRules(HandState):
@@ -76,6 +84,7 @@ class PlayRules(HandState):
         if not all(type(i) is int and 0 <= i < len(fmt.components) for i in beaten):
             raise IllegalAction("a beaten component must be one of the throw's")
         self.current_attempt, self.current_penalty = None, 0
+        self.takebacks.last = None  # the seat before the thrower cannot take back now
         stands = tuple(faces)
         if beaten:
             forced = forced_component([fmt.components[i] for i in sorted(set(beaten))])
@@ -105,6 +114,9 @@ class PlayRules(HandState):
         """`record_play` once the turn is checked. ``lead``: the format of ``faces`` when
         the caller (`tractor.hand.Hand`) has classified them already as a lead that is not
         a throw, so they are not classified twice."""
+        turn = (len(self.tricks), len(self.current))
+        throw = not self.current and self.pending_lead is not None
+        saved = self._saved() if self.rules.takebacks else None
         if not self.current:
             if self.pending_lead is not None:
                 if sorted(faces) != sorted(self.pending_lead):
@@ -127,6 +139,38 @@ class PlayRules(HandState):
             self._recount()  # a friend revealed: its points change sides
         if len(self.current) == self.players:
             self._finish_trick()
+        if saved is not None:
+            final = self.takebacks.why_final(seat, turn, throw, self.tricks_done)
+            self.takebacks.last = LastPlay(seat, turn, None if final else saved, final)
+
+    def _saved(self) -> dict[str, Any]:
+        """The state a take-back of the play about to be made restores (`tractor.takeback`):
+        the fields a play changes (the rest it does not touch)."""
+        state = self.__dict__
+        saved = {name: state[name] for name in _PLAY_VALUES}
+        for name in _PLAY_LISTS:
+            saved[name] = list(state[name])
+        saved["sides"] = self.sides.copy() if self.sides is not None else None
+        self._save_cards(saved)
+        return saved
+
+    def _save_cards(self, saved: dict[str, Any]) -> None:
+        """The omniscient hand adds its seats' cards to what a take-back restores."""
+
+    def takeback_refusal(self, seat: Seat) -> str | None:
+        """Why ``seat`` may not take back its last play now (None: it may)."""
+        self.check_seat(seat)
+        reason = self.takebacks.refusal(self.rules, seat)
+        if reason is None and self.phase != PLAY:  # ended early (a forfeit)
+            return f"there is no play to take back: the hand is in the {self.phase} phase"
+        return reason
+
+    def record_takeback(self, seat: Seat) -> None:
+        """``seat`` takes back its last play: the hand stands exactly as before it."""
+        reason = self.takeback_refusal(seat)
+        if reason:
+            raise IllegalAction(reason)
+        self.__dict__.update(self.takebacks.taken(seat))
 
     def _finish_trick(self) -> None:
         assert self.ladder is not None and self.lead_format is not None

@@ -118,6 +118,9 @@ class Rules:
     #: may overcall the standing declaration; an overcaller takes the buried cards, buries as
     #: many and changes trump (the starter and the declaring side stay).
     kitty_theft: bool = False
+    #: A seat may take back its last play until the next seat has played (seeds/README.md,
+    #: "Take-backs"); on at practice tables (`tractor play`), off by default.
+    takebacks: bool = False
 
     def __post_init__(self) -> None:
         # Rules may arrive from a peer: check types exactly before any arithmetic.
@@ -290,9 +293,10 @@ class Rules:
         return 2 if self.mode == "teams" else self.players
 
     def to_data(self) -> dict[str, Any]:
-        """Plain data (msgpack- and JSON-friendly). The find-a-friend options appear only
-        when one differs from its default, so the rules of a game with fixed teams read as
-        they did before the mode existed (journals, the digests peers agree on)."""
+        """Plain data (msgpack- and JSON-friendly). The find-a-friend options and the later
+        ones (`takebacks`) appear only when one differs from its default, so the rules of a
+        game without them read as they did before they existed (journals, the digests peers
+        agree on)."""
         data = asdict(self)
         for name, default in _LATER_DEFAULTS.items():
             if data[name] == default:
@@ -333,7 +337,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "friend_cards": (str,), "friend_join": (str,), "smaller_side_bonus": (bool,),
     "throw_penalty_per": (str,), "must_defend": (str,), "joker_declare": (str,),
     "reinforce_own": (bool,), "hide_played": (bool,), "show_talon": (bool,),
-    "kitty_theft": (bool,),
+    "kitty_theft": (bool,), "takebacks": (bool,),
 }
 
 
@@ -343,7 +347,7 @@ _LATER_DEFAULTS: dict[str, object] = {
     "friend_join": "unrestricted", "smaller_side_bonus": True,
     "throw_penalty_per": "card", "must_defend": "", "joker_declare": "pair",
     "reinforce_own": True, "hide_played": False, "show_talon": False,
-    "kitty_theft": False,
+    "kitty_theft": False, "takebacks": False,
 }
 
 

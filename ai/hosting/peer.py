@@ -16,15 +16,28 @@ answers at once, inside the table's call (in-memory tests, a person's hint).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from twisted.internet.defer import CancelledError
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from tractor.actions import Action, Bid, Bury, Call, Declare, Draw, NameTrump, Pass, Play, Show
+from tractor.actions import (
+    Action,
+    Bid,
+    Bury,
+    Call,
+    Declare,
+    Draw,
+    NameTrump,
+    Pass,
+    Play,
+    Show,
+    TakeBack,
+)
 from tractor.ai.hosting.executors import Executor
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.worlds import Knowledge
@@ -37,13 +50,20 @@ from tractor.observation import Observation
 from tractor.phases import Answer, Decision, IllegalAction, Phase
 from tractor.rules import Rules
 
+#: Seconds an AI seat lets pass, from the moment it is asked to play, before it plays
+#: after a person's play that may still be taken back (`Rules.takebacks`): the time to see
+#: a mis-click. Its play would make the take-back come too late.
+TAKEBACK_GRACE = 2.5
+
 
 class ServedNode(Protocol):
-    """What `StrategyPlayer.serve` needs of the peer it decides for (a `PeerNode`)."""
+    """What `StrategyPlayer.serve` needs of the peer it decides for (a `PeerNode`; its
+    ``clock`` is read only at a table with take-backs and people: `TAKEBACK_GRACE`)."""
 
     session: GameSession | None
     halted: Exception | None
     on_change: Callable[[], None] | None
+    clock: IReactorTime
 
     def send(self, frames: list[bytes]) -> None:
         ...
@@ -63,6 +83,7 @@ class _Ticket:
     kind: Decision
     view: SeatView
     bids: list[int]  #: the bids open, for a bid
+    since: float = 0.0  #: when this seat began to work it out (`TAKEBACK_GRACE`)
 
     def same(self, other: _Ticket) -> bool:
         return (self.node is other.node and self.session is other.session
@@ -79,9 +100,14 @@ class StrategyPlayer:
     log = Logger()
 
     def __init__(self, strategy: Strategy, rules: Rules, seed: int = 0,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, people: Collection[int] = ()) -> None:
         self.strategy = strategy
-        self.rules = rules
+        #: The rules the strategy's worlds are played under: an AI never takes back, and
+        #: with take-backs on the rules core would save the state at every simulated play
+        #: (about 10 µs each). Every other rule is the table's.
+        self.rules = replace(rules, takebacks=False)
+        #: The seats a person plays: one may take its play back (`TAKEBACK_GRACE`).
+        self.people = frozenset(people) if rules.takebacks else frozenset()
         self.rng = random.Random(seed)
         self._fallback = RandomPlayer(seed)
         self.executor = executor
@@ -179,7 +205,9 @@ class StrategyPlayer:
             self._complain(proposal)
             proposal = None
         if proposal is not None and refusal(self.rules, view, kind, proposal) is None:
-            assert not isinstance(proposal, Draw)  # no decision is answered by a draw
+            # No decision is answered by a draw, nor by a take-back (`refusal` said so:
+            # an AI seat never takes back).
+            assert not isinstance(proposal, Draw | TakeBack)
             return proposal
         if kind is Decision.DECLARE:
             return Pass(view.seat)
@@ -239,6 +267,8 @@ class StrategyPlayer:
         if ticket is None:
             return
         assert self.executor is not None
+        if self.people and ticket.kind is Decision.PLAY:
+            ticket = replace(ticket, since=ticket.node.clock.seconds())
         self._thinking = ticket
         kind, view = ticket.kind, ticket.view
         d = self.executor.run(lambda: self._propose(kind, view))
@@ -251,6 +281,24 @@ class StrategyPlayer:
         return now is not None and now.same(ticket)
 
     def _finished(self, proposal: Action | Failure | None, ticket: _Ticket) -> None:
+        wait = self._grace(ticket)
+        if wait > 0 and not isinstance(proposal, Failure):
+            # Still this decision meanwhile (one at a time); a take-back makes it unwanted.
+            ticket.node.clock.callLater(wait, self._finished_now, proposal, ticket)
+            return
+        self._finished_now(proposal, ticket)
+
+    def _grace(self, ticket: _Ticket) -> float:
+        """Seconds left before this seat may play after a person's play that may still be
+        taken back (0: none)."""
+        if not self.people or ticket.kind is not Decision.PLAY:
+            return 0.0
+        last = ticket.table.public.takebacks.last
+        if last is None or last.saved is None or last.seat not in self.people:
+            return 0.0
+        return max(0.0, ticket.since + TAKEBACK_GRACE - ticket.node.clock.seconds())
+
+    def _finished_now(self, proposal: Action | Failure | None, ticket: _Ticket) -> None:
         self._thinking = None
         if isinstance(proposal, Failure) and proposal.check(CancelledError):
             return  # the executor stopped: nobody waits for this any more

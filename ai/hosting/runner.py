@@ -91,8 +91,9 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         if on_seated is not None:
             on_seated(seating)
         seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
+        people = [s for s, kind in enumerate(seating.kinds) if kind == "human"]
         player = StrategyPlayer(make_strategy(strategy, level, seed + seating.seat),
-                                seating.rules, seed + seating.seat, executor)
+                                seating.rules, seed + seating.seat, executor, people)
         journal = None
         if journal_dir is not None:
             private_folder(journal_dir)

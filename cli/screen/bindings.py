@@ -149,6 +149,7 @@ def _command_keys(bind: Bind, view: PlayView, modes: Modes) -> None:
     # "pass" passed at once and "ass" spilled into the next prompt.
     command("p", view.pass_declaration, (idle & ~modes.bidding) | declaring)
     command("m", view.start_chat)
+    command("u", view.take_back)
     command("n", view.next_hand, idle | summary)
 
 

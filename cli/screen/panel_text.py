@@ -36,6 +36,7 @@ KEYS: list[tuple[str, str]] = [
     ("g", "whole event log"),
     ("PgUp PgDn", "scroll the log (g)"),
     ("m", "chat: say something"),
+    ("u", "take back your last play"),
     ("n", "next hand (after summary)"),
     ("?", "this help"),
     ("Ctrl-Q", "quit (asks first)"),

@@ -6,7 +6,7 @@ standard input on a pipe, so a whole game can be scripted line by line; the inpu
 are echoed then, so a transcript reads like a session.
 
 Commands at the prompt: cards to play (``AS AS``, ``10h``, ``♠A``, ``BJ``), ``hint``,
-``last``, ``tracker``, ``table``, ``log``, ``say TEXT``, ``help``, ``pass``, ``quit``; a
+``last``, ``tracker``, ``table``, ``log``, ``say TEXT``, ``undo``, ``help``, ``pass``, ``quit``; a
 number picks a declaration; after a hand, an empty line (or ``next``) goes on.
 """
 
@@ -23,7 +23,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.utils import get_cwidth
 
-from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show, TakeBack
 from tractor.cards import format_cards
 from tractor.cli.prompts import end_prompt
 from tractor.cli.screen import friends_view, render
@@ -56,6 +56,8 @@ Commands:
   table                the table again
   log                  the whole event log
   say TEXT             chat to the table
+  undo                 take back your last play, until the next seat plays (when the
+                       table's rules allow it: takebacks=true, as at `tractor play`)
   help                 this list
   quit                 leave the game
 After a hand: an empty line (or next) starts the next one."""
@@ -243,6 +245,10 @@ class PlainSession:
                 client.chat(rest.strip())
             else:
                 self.say("say what? (say TEXT)")
+        elif cmd in ("undo", "takeback"):
+            reason = client.submit(TakeBack(client.seat))
+            self.say(f"Refused: {reason}" if reason else "Take-back asked: it stands unless "
+                     "the next seat has played already.")
         elif summary is not None:
             if cmd in ("", "next", "n"):
                 if summary.get("game_over"):
@@ -474,7 +480,8 @@ async def _converse(client: TableClient, stdin: TextIO, out: TextIO, tty: bool) 
 def _needs_no_question(line: str) -> bool:
     """A command that acts whatever the table waits for (leaving, chat, looking)."""
     return line.strip().partition(" ")[0].lower() in (
-        "quit", "exit", "q", "say", "log", "help", "?", "table", "last", "tracker")
+        "quit", "exit", "q", "say", "log", "help", "?", "table", "last", "tracker", "undo",
+        "takeback")
 
 
 def _isatty(stream: Any) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 
-from tractor.actions import Action, Declare, Pass
+from tractor.actions import Action, Declare, Pass, TakeBack
 from tractor.cli.screen import render
 from tractor.cli.screen.chat import ChatLine
 from tractor.cli.screen.hints import HintAsker, hint_shown
@@ -239,6 +239,15 @@ class PlayView:
             return
         if self.send(Pass(self.client.seat)):
             self.info = "You passed."
+
+    def take_back(self) -> None:
+        """u: take back this seat's last play (`Rules.takebacks`); a refusal says why."""
+        reason = self.client.submit(TakeBack(self.client.seat))
+        if reason:
+            self.error = reason
+            return
+        self.info = "Take-back asked: it stands unless the next seat has played."
+        self.sync()
 
     def open_declare(self) -> None:
         if self.client.decision() != Decision.DECLARE and not self.client.declaration_options():

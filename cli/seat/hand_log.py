@@ -34,7 +34,8 @@ class Event:
 
     line: str
     seat: int
-    kind: str  #: "declare", "auction", "bury", "call" or "play" (a reveal: its play's)
+    kind: str  #: "declare", "auction", "bury", "call", "play" (a reveal: its play's) or
+    #: "takeback" (`Rules.takebacks`)
     key: Any
 
 
@@ -75,8 +76,16 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
     plays: Counter[int] = Counter()
     tricks = hand.tricks + ([hand.trick] if hand.trick is not None else [])
     for number, t in enumerate(tricks, 1):
-        for k, faces in enumerate(t.plays):
+        places = max([len(t.plays), *(place + 1 for place, _, _ in t.taken)])
+        for k in range(places):
             seat = (t.leader + k) % hand.n
+            for place, faces, finished in t.taken:  # before the play made again there
+                if place == k:
+                    out += _taken_back(who, seat, k, faces, number, finished, plays[seat])
+                    plays[seat] += 1
+            if k >= len(t.plays):
+                continue
+            faces = t.plays[k]
             cards = format_cards(faces, True)
             if k:
                 line = f"{who(seat)} plays {cards}"
@@ -100,6 +109,19 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             last = out[-1]
             out.append(Event(f"trick {number} to {who(t.winner)}, {t.points} points",
                              last.seat, "play", last.key))
+    return out
+
+
+def _taken_back(who: Callable[[int], str], seat: int, place: int, faces: tuple[int, ...],
+                number: int, finished: tuple[int, int] | None, key: int) -> list[Event]:
+    """A play taken back (`Rules.takebacks`): the play as it was logged, its trick's end
+    if it finished one, then the take-back ("South took back ♠A")."""
+    cards = format_cards(faces, True)
+    out = [Event(f"{who(seat)} {'plays' if place else 'leads'} {cards}", seat, "play", key)]
+    if finished is not None:
+        out.append(Event(f"trick {number} to {who(finished[0])}, {finished[1]} points", seat,
+                         "play", key))
+    out.append(Event(f"{who(seat)} took back {cards}", seat, "takeback", key))
     return out
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tractor.actions import Action, Declare, Draw, Pass
+from tractor.actions import Action, Declare, Draw, Pass, TakeBack
 from tractor.ai.players.explain import reason
 from tractor.cards import format_cards
 from tractor.cli.screen.summary_view import strip_entry
@@ -140,6 +140,8 @@ class NetClient:
         return self.session.current.open_declarations()
 
     def submit(self, action: Action) -> str | None:
+        if isinstance(action, TakeBack):  # unasked: taken whoever's turn it is
+            return self._send_move(action)
         kind = self.decision()
         if kind is None:
             return "it is not your turn"
@@ -164,6 +166,12 @@ class NetClient:
                     self._changed()
                     return None
                 self._pace.end_hold()
+        return self._send_move(action)
+
+    def _send_move(self, action: Action) -> str | None:
+        """The move to the table, and its frames to the peers; the rules' refusal."""
+        if self.node.halted is not None:
+            return "the table has stopped"
         try:
             frames = self.session.decide(action)
         except IllegalAction as exc:

@@ -127,12 +127,23 @@ class SeatLog:
                 # First seen part way through (a resumed seat): the hand so far, with its
                 # chat where it was said.
                 self.lines.extend(with_chat(hand, events, self._chat_lines(hand.chat)))
-                self._seen = {"events": len(events), "chat": len(hand.chat)}
+                self._seen = {"events": len(events), "chat": len(hand.chat), "late": 0}
+                self._late(hand)
                 return
         seen = self._seen
         self.lines.extend(e.line for e in events[seen["events"]:])
         self.lines.extend(self._chat_lines(hand.chat[seen["chat"]:]))
-        self._seen = {"events": len(events), "chat": len(hand.chat)}
+        self._seen = {**seen, "events": len(events), "chat": len(hand.chat)}
+        self._late(hand)
+
+    def _late(self, hand: TableHand) -> None:
+        """Take-backs that came too late (`Rules.takebacks`), as the table found them."""
+        late = [(seat, faces) for seat, faces, stood in hand.playing.takebacks.events
+                if not stood]
+        self.lines.extend(f"{self._name(seat)}'s take-back of {format_cards(faces, True)} "
+                          "came too late: the next seat had played"
+                          for seat, faces in late[self._seen.get("late", 0):])
+        self._seen["late"] = len(late)
 
     def _chat_lines(self, chat: list[tuple[int, str]]) -> list[str]:
         return [f"{self.names[seat]}: {text}" for seat, text in chat]

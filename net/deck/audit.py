@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tractor.actions import Bury, Call, Play
+from tractor.actions import Bury, Call, Play, TakeBack
 from tractor.formats import THROW, classify_faces
 from tractor.friends import FriendCall
 from tractor.hand import Hand
@@ -26,12 +26,15 @@ from tractor.trump import Trump
 class PlayRecord:
     """One play as the table saw it: physical card ids. For a lead that was a throw,
     ``attempted`` holds the throw and ``claims`` each seat that claimed with the indices
-    of the throw's components it showed it beats (empty: nobody claimed, it stood)."""
+    of the throw's components it showed it beats (empty: nobody claimed, it stood). Or a
+    take-back of the seat's last play (``taken_back``)."""
 
     seat: int
     cards: tuple[int, ...]
     attempted: tuple[int, ...] | None = None
     claims: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    #: The seat took back its last play (`Rules.takebacks`; no cards).
+    taken_back: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +67,23 @@ def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], f
             hand.apply(Call(starter, calls))
         except IllegalAction as exc:  # every peer judged the call already: not expected
             return [Violation(starter, 0, f"called friends the rules refuse: {exc}")]
-    for rec in plays:
+    for i, rec in enumerate(plays):
         trick = len(hand.tricks) + 1
         cards = tuple(c % 54 for c in rec.cards)
+        if rec.taken_back:
+            try:
+                hand.apply(TakeBack(rec.seat))
+            except IllegalAction as exc:  # every peer judged it already: not expected
+                return [*out, Violation(rec.seat, trick, f"took back a play: {exc}")]
+            continue
+        if i + 1 < len(plays) and plays[i + 1].taken_back:
+            # Choice: a play taken back is not judged (the seat showed it was its own
+            # cards by releasing their keys), only replayed so the take-back can undo it.
+            try:
+                hand.force_play(rec.seat, cards)
+            except IllegalAction as exc:
+                return [*out, Violation(rec.seat, trick, f"the audit cannot go on: {exc}")]
+            continue
         if rec.attempted is not None and not hand.current:
             out += _check_throw(hand, rec, trick)
             # Go on with what was really played on the table.

@@ -98,7 +98,9 @@ class Decisions:
         ahead = self.deck.journaled_ahead()
         if not ahead:
             return None
-        cards = self.deck.hand()
+        # Every card this seat knows: a play taken back and made again names cards the
+        # deck counts as played already.
+        cards = self.deck.cards
         for sent_kind, body in ahead:
             if kind is Decision.BURY and sent_kind == "bury":
                 return burial_of(body, self.deck.me, cards)
@@ -110,6 +112,11 @@ class Decisions:
     def _wrong(self, kind: Decision, answer: Answer) -> TableError:
         return TableError(self.deck.me, f"this peer's player answered a {kind} decision "
                                         f"with {answer!r:.60}")
+
+    def forget(self) -> None:
+        """A take-back changed the hand: a decision asked or answered before it is void
+        (the table asks again when the seat's turn comes)."""
+        self.waiting, self._given = None, None
 
     # --- an answer given later ---------------------------------------------------------------
 

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from tractor.actions import Action
+from tractor.actions import Action, TakeBack
 from tractor.formats import Format
 from tractor.net.deck.audit import PlayRecord, Violation
 from tractor.net.deck.engine import Deck
@@ -101,8 +101,8 @@ class TableHand:
                                  setup.declarers)
         self.schedule = Schedule()
         self.inbox = Inbox(self.n)
-        self.own = OwnCards(deck, self.schedule, rules.hand_size)
         self.revealed = RevealedCards(deck, self.public)
+        self.own = OwnCards(deck, self.schedule, rules.hand_size, self.revealed.returned)
         self.decisions = (NoDecisions if deck.watching else Decisions)(
             player, rules, deck, self.view)
         # The schedule's steps, each over the parts above.
@@ -313,11 +313,26 @@ class TableHand:
     def decide(self, action: Action) -> list[bytes]:
         """Answer the decision the table waits for (see `waiting`) with the rules core's
         action: a `Declare` of one of `declaration_options` or a `Pass`, a `Bury`, a
-        `Play`, a `Bid` or a `Pass`, a `Show`, a `NameTrump`, a `Call`. A move the rules refuse
+        `Play`, a `Bid` or a `Pass`, a `Show`, a `NameTrump`, a `Call`; or, unasked, a
+        `TakeBack` of this seat's last play (`take_back`). A move the rules refuse
         raises `IllegalAction` with the rules' reason and changes nothing. Returns the
         frames to broadcast."""
+        if isinstance(action, TakeBack):
+            if action.seat != self.me:
+                raise IllegalAction("that is another seat's move")
+            return self.take_back()
         self.decisions.give(action)
         return self.step()
+
+    def take_back(self) -> list[bytes]:
+        """Take back this seat's last play (`Rules.takebacks`): its signed take-back, which
+        stands unless the next seat's move comes first (`net.table.takebacks`). A take-back
+        the rules refuse raises `IllegalAction` with their reason and changes nothing."""
+        return self.playing.takebacks.take_back() + self.step()
+
+    def takeback_refusal(self) -> str | None:
+        """Why this seat may not take back now (None: it may)."""
+        return self.playing.takebacks.refusal()
 
     # --- what the stall deadlines watch ----------------------------------------------------------
 

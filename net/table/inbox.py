@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar, overload
 
 from tractor.net.table.errors import TableError
@@ -27,6 +27,9 @@ class Inbox:
         #: Messages in the queues: asked after every step of the table (`waiting`), so
         #: counted as they come and go rather than summed each time.
         self._count = 0
+        #: Whether a message at the head of a seat's chain is void (dropped unapplied: a
+        #: take-back that came too late, `net.table.takebacks`); it may refuse one.
+        self.void: Callable[[int, TableMessage], bool] | None = None
 
     def sort(self, arrived: Iterable[tuple[int, TableMessage, int]]) -> None:
         """Take the deck's newly applied messages: (seat, message, its number)."""
@@ -68,7 +71,16 @@ class Inbox:
         """The seat's next message if it is of one of ``kinds``; None if none came yet."""
         return self._next(seat, kinds)
 
+    def head(self, seat: int) -> TableMessage | None:
+        """The seat's next message, whatever its kind (void ones dropped first)."""
+        q = self.queues[seat]
+        while q and self.void is not None and self.void(seat, q[0][0]):
+            q.popleft()
+            self._count -= 1
+        return q[0][0] if q else None
+
     def _next(self, seat: int, kinds: tuple[type, ...]) -> TableMessage | None:
+        self.head(seat)
         q = self.queues[seat]
         if q and not isinstance(q[0][0], kinds):
             raise TableError(seat, f"expected {describe(kinds[0])}, got {describe(q[0][0])}")

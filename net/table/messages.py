@@ -33,7 +33,7 @@ from tractor.cards import SUITS
 from tractor.friends import FriendCall
 from tractor.net.codec import Fixed, Int, ListOf, Maybe, OneOf, Record, Shape, Tagged, Text
 from tractor.phases import Answer, Decision
-from tractor.rules import MAX_DECKS
+from tractor.rules import MAX_DECKS, MAX_PLAYERS
 
 MAX_CHAT = 280  #: characters in one chat line
 MAX_BID = 2**31 - 1  #: points (a bid the rules refuse is judged at its turn)
@@ -115,7 +115,34 @@ class Call:
     calls: tuple[FriendCall, ...]
 
 
-TableMessage = Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """``{"back": [trick, place]}``: the seat takes back its play at that place of that
+    trick (its last play; `net.table.takebacks`)."""
+
+    trick: int
+    place: int
+
+    @property
+    def turn(self) -> tuple[int, int]:
+        return self.trick, self.place
+
+
+@dataclass(frozen=True, slots=True)
+class LetBack:
+    """``{"let": [trick, place]}``: the next seat saw the take-back of the play at that
+    place before it made its own move, and lets it stand (`net.table.takebacks`)."""
+
+    trick: int
+    place: int
+
+    @property
+    def turn(self) -> tuple[int, int]:
+        return self.trick, self.place
+
+
+TableMessage = (Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call
+                | TakeBack | LetBack)
 
 
 @cache
@@ -138,12 +165,18 @@ def table_message(size: int) -> Shape[TableMessage]:
         # count is a refused move, not a malformed message).
         "call": Record({"call": ListOf(Fixed(Int(0, 53), Int(1, MAX_COPY)), max=MAX_CALLS)},
                        lambda call: Call(tuple(FriendCall(f, n) for f, n in call))),
+        # A trick and a place in it: at most one trick per card, one place per seat.
+        "back": Record({"back": Fixed(Int(0, size), Int(0, MAX_PLAYERS))},
+                       lambda back: TakeBack(*back)),
+        "let": Record({"let": Fixed(Int(0, size), Int(0, MAX_PLAYERS))},
+                      lambda let: LetBack(*let)),
     })
 
 
 _DESCRIBED = {Chat: "a chat line", Agree: "an agreement", Window: "a declaration window",
               Bid: "a bid", Show: "a card shown", Name: "the trump named", Play: "a play",
-              Throw: "a throw", Claim: "a claim", Call: "a call of friends"}
+              Throw: "a throw", Claim: "a claim", Call: "a call of friends",
+              TakeBack: "a take-back", LetBack: "a take-back let stand"}
 
 
 def describe(kind: type[Any] | object) -> str:
@@ -182,6 +215,10 @@ def to_wire(message: TableMessage) -> dict[str, object]:
             return {"claim": [[index, list(positions)] for index, positions in items]}
         case Call(calls):
             return {"call": [[c.face, c.nth] for c in calls]}
+        case TakeBack(trick, place):
+            return {"back": [trick, place]}
+        case LetBack(trick, place):
+            return {"let": [trick, place]}
 
 
 def message_for(decision: Decision, answer: Answer, positions: Sequence[int],

@@ -46,6 +46,9 @@ class Owed:
             starter = public.starter
             return {starter: "call"} if starter is not None and starter in empty else {}
         if phase == Phase.PLAY and self.playing.current is not None:
+            stuck = self.playing.takebacks.stuck
+            if stuck is not None and stuck != me:
+                return {stuck: "play"}
             seat, what = self.playing.owed()
             return {seat: what} if seat is not None and seat in empty else {}
         if phase == Phase.AUDIT:

@@ -20,10 +20,13 @@ from tractor.public import PublicHand
 class OwnCards:
     """This peer's cards in the deck, as the table stands."""
 
-    def __init__(self, deck: Deck, schedule: Schedule, hand_size: int) -> None:
+    def __init__(self, deck: Deck, schedule: Schedule, hand_size: int,
+                 returned: set[int] | None = None) -> None:
         self.deck = deck
         self.schedule = schedule
         self.hand_size = hand_size
+        #: Positions of plays taken back (`RevealedCards.returned`): back in the hand.
+        self.returned: set[int] = set() if returned is None else returned
 
     def cards(self) -> dict[int, int]:
         """Position -> card of this peer's hand as the table stands: while dealing, only the
@@ -35,6 +38,12 @@ class OwnCards:
         if self.schedule.phase in (Phase.DEAL, Phase.DECLARE):
             drawn = min(self.schedule.round + 1, self.hand_size) * self.deck.config.seats
             hand = {p: c for p, c in hand.items() if p < drawn}
+        elif self.returned:
+            # The deck counts a card played once it is revealed for a play; a take-back
+            # gives it back.
+            me, owner, cards = self.deck.me, self.deck.owner, self.deck.cards
+            hand.update({p: cards[p] for p in self.returned if owner[p] == me})
+            hand = dict(sorted(hand.items()))
         return hand
 
     def faces(self) -> list[int]:
@@ -75,6 +84,9 @@ class RevealedCards:
         self.deck = deck
         self.public = public
         self.used: set[int] = set()  #: positions played in this hand
+        #: Positions of plays taken back and not played again: back in their seat's hand,
+        #: seen (their keys are out), so a play or a show of them needs no new reveal.
+        self.returned: set[int] = set()
         # The deck's reveals by position, indexed as they come (`faces` asks for a few
         # positions at each play; the reveals grow with the hand).
         self._indexed: list[Reveal] | None = None
@@ -115,7 +127,7 @@ class RevealedCards:
             if not 0 <= p < deck.config.size or deck.owner[p] != seat or (
                     p not in shown and p not in played):
                 raise TableError(seat, f"position {p} was not revealed by this seat")
-            if (p in played) != (purpose == "play"):
+            if p not in self.returned and (p in played) != (purpose == "play"):
                 raise TableError(seat, f"position {p} was {'not ' * (purpose == 'play')}played")
             if p in self.used:
                 raise TableError(seat, f"position {p} was played in an earlier trick")
@@ -124,3 +136,9 @@ class RevealedCards:
 
     def played(self, positions: Sequence[int]) -> None:
         self.used.update(positions)
+        self.returned.difference_update(positions)
+
+    def returned_to_hand(self, positions: Sequence[int]) -> None:
+        """A take-back gives the cards at ``positions`` back to their seat's hand."""
+        self.used.difference_update(positions)
+        self.returned.update(positions)

@@ -24,6 +24,7 @@ from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
+from tractor.net.table.takebacks import TableTakeBacks
 from tractor.phases import Decision, Phase
 from tractor.public import PublicHand
 from tractor.rules import Rules
@@ -39,6 +40,10 @@ class TrickRecord:
 
     leader: int
     plays: list[Faces] = field(default_factory=list)
+    at: list[Faces] = field(default_factory=list)  #: each play's deck positions
+    #: Plays taken back, in order: (place in the trick, cards, (winner, points) when the
+    #: play had finished the trick): the log shows them where they were made.
+    taken: list[tuple[int, Faces, tuple[int, int] | None]] = field(default_factory=list)
     attempted: Faces | None = None  #: a throw announced (before the claims)
     attempted_at: Faces = ()  #: the throw's positions, as announced
     claims: dict[int, list[tuple[int, Faces]]] | None = None
@@ -83,6 +88,9 @@ class TrickPlay:
         self.done: list[TrickRecord] = []  #: the finished tricks (their claims, throws)
         self.current: TrickRecord | None = None
         self.records: list[PlayRecord] = []  #: every play, for the audit
+        #: Take-backs (`Rules.takebacks`): decided before the next seat's move is taken.
+        self.takebacks = TableTakeBacks(rules, deck, public, schedule, inbox, revealed,
+                                        decisions, self._unplay)
 
     @property
     def ladder(self) -> Ladder:
@@ -111,6 +119,11 @@ class TrickPlay:
         out: list[bytes] = []
         if self.claiming():
             return out + self._claims(trick)
+        out, hold = self.takebacks.step()
+        if hold:
+            return out
+        trick = self.current
+        assert trick is not None
         seat = self.public.to_act()
         assert seat is not None
         key = f"play{len(self.done)}.{len(trick.plays)}"
@@ -146,8 +159,10 @@ class TrickPlay:
         judged(seat, lambda: public.record_play(seat, faces))
         if self.on_played is not None:
             self.on_played(len(self.done), len(trick.plays))
+        self.takebacks.played(seat, (len(self.done), len(trick.plays)), faces)
         self.revealed.played(msg.positions)
         trick.plays.append(faces)
+        trick.at.append(msg.positions)
         cards = tuple(self.deck.cards[p] for p in msg.positions)
         if len(trick.plays) == 1:
             claims = tuple((s, tuple(i for i, _ in c))
@@ -180,8 +195,25 @@ class TrickPlay:
                 return self.own.show(positions) + self.deck.post(
                     wire.to_wire(wire.Throw(tuple(positions))))
         positions = self.own.positions_for(play.faces)
-        return self.deck.reveal(positions, "play") + self.deck.post(
+        # Cards of a play taken back are seen already: played again without a reveal.
+        fresh = [p for p in positions if p not in self.revealed.returned]
+        return (self.deck.reveal(fresh, "play") if fresh else []) + self.deck.post(
             wire.to_wire(wire.message_for(Decision.PLAY, play, positions)))
+
+    def _unplay(self, seat: int) -> Faces:
+        """A take-back of ``seat``'s last play: the trick as the table saw it before that
+        play (reopened if the play finished it); returns the play's positions."""
+        trick = self.current
+        assert trick is not None
+        finished: tuple[int, int] | None = None
+        if not trick.plays:  # the play finished the trick: the winner had not led yet
+            trick = self.done.pop()
+            finished = (trick.winner, trick.points)
+            trick.winner, trick.points = -1, 0
+            self.current = trick
+        trick.taken.append((len(trick.plays) - 1, trick.plays.pop(), finished))
+        self.records.append(PlayRecord(seat, (), taken_back=True))
+        return trick.at.pop()
 
     # --- claims against a throw --------------------------------------------------------------
 
