@@ -1,4 +1,6 @@
-"""`tractor watch ADDRESS`: follow a table as a watcher, in plain lines.
+"""`tractor watch ADDRESS`: follow a table as a watcher, on the full screen
+(`cli.screen.watch_screen`) or in plain lines (``--plain``, or when the output is no
+terminal).
 
 A watcher connects to one seat's game port (the host says where when the game starts),
 gets the game's signed transcript so far and then every frame as it comes, and replays it
@@ -10,12 +12,17 @@ a seat shows (`SeatLog`), with a line on the cards left and the points after eac
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
 
+from tractor.cli.screen.watch_screen import run_watch_app
 from tractor.cli.seat.seat_log import SeatLog
+from tractor.cli.seat.watcher_client import WatcherClient
 from tractor.net.lobby.seating import Seating
 from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.watching import WatchClient, WatchError
@@ -101,28 +108,17 @@ def _line(text: str) -> None:
 
 
 async def watch(reactor: Any, args: argparse.Namespace) -> int:
-    """Watch the table whose seat listens at ``args.address`` until the game ends there."""
+    """Watch the table whose seat listens at ``args.address`` until the game ends there (or
+    the person quits the full screen)."""
     say: Callable[[str], None] = getattr(args, "say", None) or _line
     try:
         host, port = parse_address(args.address)
     except ValueError as exc:
         say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
         return 2
-    view: list[WatchLog] = []
-
-    def changed() -> None:
-        spectator = client.spectator
-        if spectator is None:
-            return
-        if not view:
-            assert client.welcome is not None
-            view.append(WatchLog(spectator, client.welcome.names, say))
-            say(BANNER)
-        view[0].changed()
-        if spectator.session.over and client.transport is not None:
-            client.transport.loseConnection()  # (the seat may keep its links up a while)
-
-    client = WatchClient(reactor, on_change=changed)
+    screen = not getattr(args, "plain", True) and sys.stdout.isatty()
+    follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
+    client = WatchClient(reactor, on_change=lambda: follow.changed(client))
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
     try:
         await connectProtocol(endpoint, client)
@@ -130,10 +126,85 @@ async def watch(reactor: Any, args: argparse.Namespace) -> int:
         say(f"tractor watch: cannot reach {host}:{port}: {exc}")
         return 1
     try:
-        why = await client.ended
+        why = await follow.until_over(client)
     except (WatchError, WatchRefused) as exc:
         say(f"tractor watch: {exc}")
         return 1
     over = client.spectator is not None and client.spectator.session.over
     say("the game is over" if over else f"the watch ended: {why}")
     return 0
+
+
+class Following(Protocol):
+    """How the watch is shown: plain lines or the full screen."""
+
+    def changed(self, client: WatchClient) -> None: ...
+
+    async def until_over(self, client: WatchClient) -> str: ...
+
+
+class PlainFollowing:
+    """The watch in plain lines (`WatchLog`), until the seat closes the connection."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.log: WatchLog | None = None
+
+    def changed(self, client: WatchClient) -> None:
+        spectator = client.spectator
+        if spectator is None:
+            return
+        if self.log is None:
+            assert client.welcome is not None
+            self.log = WatchLog(spectator, client.welcome.names, self.say)
+            self.say(BANNER)
+        self.log.changed()
+        if spectator.session.over and client.transport is not None:
+            client.transport.loseConnection()  # (the seat may keep its links up a while)
+
+    async def until_over(self, client: WatchClient) -> str:
+        return await client.ended
+
+
+class ScreenFollowing:
+    """The watch on the full screen (`watch_screen`), until the person quits: the end of
+    the watch shows in the banner and the screen stays for the person to read it."""
+
+    def __init__(self) -> None:
+        self.view: WatcherClient | None = None
+        self.screen: Deferred[None] | None = None
+        #: Fires when the screen opens (the welcome came) or the watch ended before it.
+        self.begun: Deferred[None] = Deferred()
+        self.why = ""  #: why the watch ended, once it did
+
+    def changed(self, client: WatchClient) -> None:
+        spectator = client.spectator
+        if spectator is None:
+            return
+        if self.view is None:
+            assert client.welcome is not None
+            self.view = WatcherClient(spectator, client.welcome.names)
+            self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
+            self.begun.callback(None)
+        self.view.changed()
+        if spectator.session.over and client.transport is not None:
+            client.transport.loseConnection()
+
+    async def until_over(self, client: WatchClient) -> str:
+        client.ended.addBoth(self._ended)
+        await self.begun
+        if self.screen is None:  # ended before the welcome: said in plain words
+            if client.failure is not None:
+                raise client.failure
+            return self.why
+        await self.screen
+        if client.transport is not None:
+            client.transport.loseConnection()
+        return self.why or "you stopped watching"
+
+    def _ended(self, result: Any) -> None:
+        self.why = result if isinstance(result, str) else str(result.value)
+        if self.view is not None:
+            self.view.end(self.why)
+        elif not self.begun.called:
+            self.begun.callback(None)
