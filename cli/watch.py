@@ -20,19 +20,24 @@ from typing import Any, Protocol
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
 
-from tractor.cli.screen.watch_screen import run_watch_app
+from tractor.cli.passphrase import Asking, ask_passphrase
+from tractor.cli.prompts import GaveUp, LineReader
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import WatcherClient
-from tractor.net.lobby.seating import Seating
+from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
 from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.watching import WatchClient, WatchError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.phases import Phase
 
+from .watch_finding import choose_game
+
 BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
           "the log), never a hand; nothing you do can hold the table up")
 CONNECT_TIMEOUT = 10  #: seconds to reach the seat
+WATCHING = Asking("table passphrase", "this table lets no one watch without its passphrase",
+                  "nothing was watched")
 
 
 class WatchLog:
@@ -89,13 +94,6 @@ class WatchLog:
                           f"points; cards left: {left}")
 
 
-def watch_line(seating: Seating) -> str:
-    """The log line that tells a seat where others may watch the game from."""
-    address = seating.addresses.get(seating.seat, "")
-    where = address[4:] if address.startswith("tcp:") else address
-    return f"others may watch this game: `tractor watch {where}`"
-
-
 def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (or a client endpoint ``tcp:HOST:PORT``) of a seat's game port."""
     host, port = parse_endpoint(text if text.startswith("tcp:") else f"tcp:{text}")
@@ -107,18 +105,49 @@ def _line(text: str) -> None:
     print(text, flush=True)
 
 
-async def watch(reactor: Any, args: argparse.Namespace) -> int:
-    """Watch the table whose seat listens at ``args.address`` until the game ends there (or
-    the person quits the full screen)."""
-    say: Callable[[str], None] = getattr(args, "say", None) or _line
+async def _find_game(reactor: Any, say: Callable[[str], None]) -> Announcement | None:
+    """The game to watch, picked from those announced on the LAN."""
+    say("looking for games under way on the LAN...")
     try:
-        host, port = parse_address(args.address)
+        found = await browse(reactor, 2.0, kind="game")
+    except DiscoveryError as exc:
+        say(f"tractor watch: cannot listen for games on the LAN ({exc.why}); give the "
+            "address the host's log shows: tractor watch HOST:PORT")
+        return None
+    if not found:
+        say("tractor watch: no game under way found on the LAN; give the address the "
+            "host's log shows: tractor watch HOST:PORT")
+        return None
+    read = LineReader()
+    return await choose_game(
+        found, lambda prompt: Deferred.fromFuture(asyncio.ensure_future(read(prompt))), say)
+
+
+async def watch(reactor: Any, args: argparse.Namespace) -> int:
+    """Watch the table whose seat listens at ``args.address`` (or one picked from those
+    announced on the LAN) until the game ends there (or the person quits the screen)."""
+    say: Callable[[str], None] = getattr(args, "say", None) or _line
+    address, needs_passphrase = getattr(args, "address", None), False
+    if address is None:
+        chosen = await _find_game(reactor, say)
+        if chosen is None:
+            return 1
+        address, needs_passphrase = chosen.address, chosen.passphrase
+    try:
+        host, port = parse_address(address)
     except ValueError as exc:
         say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
         return 2
+    try:
+        passphrase = await ask_passphrase(getattr(args, "passphrase", None), needs_passphrase,
+                                          WATCHING)
+    except GaveUp as exc:
+        say(f"tractor watch: {exc}")
+        return 1
     screen = not getattr(args, "plain", True) and sys.stdout.isatty()
     follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
-    client = WatchClient(reactor, on_change=lambda: follow.changed(client))
+    client = WatchClient(reactor, on_change=lambda: follow.changed(client),
+                         passphrase=passphrase)
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
     try:
         await connectProtocol(endpoint, client)
@@ -184,6 +213,9 @@ class ScreenFollowing:
         if self.view is None:
             assert client.welcome is not None
             self.view = WatcherClient(spectator, client.welcome.names)
+            # (Imported here: prompt_toolkit is slow to load, and plain lines need none.)
+            from tractor.cli.screen.watch_screen import run_watch_app
+
             self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
             self.begun.callback(None)
         self.view.changed()
