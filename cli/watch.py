@@ -219,8 +219,10 @@ class ScreenFollowing:
             self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
             self.begun.callback(None)
         self.view.changed()
-        if spectator.session.over and client.transport is not None:
-            client.transport.loseConnection()
+        if spectator.session.over and self.view.ended is None:
+            self.view.end("the game is over")
+            if client.transport is not None:
+                client.transport.loseConnection()
 
     async def until_over(self, client: WatchClient) -> str:
         client.ended.addBoth(self._ended)
@@ -232,11 +234,13 @@ class ScreenFollowing:
         await self.screen
         if client.transport is not None:
             client.transport.loseConnection()
-        return self.why or "you stopped watching"
+        if self.view is not None and self.view.ended is not None:
+            return self.view.ended
+        return "you stopped watching"
 
     def _ended(self, result: Any) -> None:
         self.why = result if isinstance(result, str) else str(result.value)
-        if self.view is not None:
+        if self.view is not None and self.view.ended is None:
             self.view.end(self.why)
         elif not self.begun.called:
             self.begun.callback(None)

@@ -134,3 +134,35 @@ def test_a_watch_hello_carries_a_bounded_passphrase_hello() -> None:
     assert is_watch_hello(watch_hello(b"", proof)) and hello_proof(watch_hello(b"", proof))
     assert hello_proof(watch_hello()) == b""
     assert not is_watch_hello(watch_hello(b"", bytes(300)))
+
+
+def test_passphrase_watchers_right_or_wrong_delay_nothing_and_blame_nobody() -> None:
+    """The same game with no watcher, then with watchers proving (or failing to prove)
+    the passphrase mid-game: it ends at the same moment with the same results, no seat
+    halted, and the one that knew the passphrase saw the seats' results."""
+    alone = MemNet(seed=7)
+    alone.run()
+    net = MemNet(seed=7)
+    for node in net.nodes:
+        node.watchers.open = False
+    net.nodes[0].watchers.desk = WatchDesk("ann's table", PASSPHRASE)
+    watches: list[Watch] = []
+
+    def step() -> bool:
+        if not watches and _mid_game(net):
+            watches.extend([Watch(net, 0, 7500, PASSPHRASE), Watch(net, 0, 7501, "nope"),
+                            Watch(net, 1, 7502, PASSPHRASE)])
+        for w in watches:
+            w.pump(1)
+        return False
+
+    net.run(until=step)
+    for w in watches:
+        w.pump()
+    assert net.completed() and not any(node.halted for node in net.nodes)
+    assert (net.clock.seconds(), net.results()) == (alone.clock.seconds(), alone.results())
+    knows, wrong, elsewhere = (w.client for w in watches)
+    assert knows.spectator is not None and knows.failure is None
+    assert [r.to_data() for r in knows.spectator.session.results] == net.results()[0]
+    assert "wrong table passphrase" in str(wrong.failure)
+    assert "host's game port" in str(elsewhere.failure)
