@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
+from twisted.internet.error import ConnectError
 
 from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader
@@ -26,7 +27,7 @@ from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import WatcherClient
 from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
 from tractor.net.mesh.endpoints import parse_endpoint
-from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.mesh.watching import PassphraseRefused, WatchClient, WatchError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.phases import Phase
@@ -36,6 +37,7 @@ from .watch_finding import choose_game
 BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
           "the log), never a hand; nothing you do can hold the table up")
 CONNECT_TIMEOUT = 10  #: seconds to reach the seat
+PASSPHRASE_TRIES = 3  #: a passphrase missing or refused is asked again, this many times in all
 WATCHING = Asking("table passphrase", "this table lets no one watch without its passphrase",
                   "nothing was watched")
 
@@ -138,24 +140,39 @@ async def watch(reactor: Any, args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
         return 2
-    try:
-        passphrase = await ask_passphrase(getattr(args, "passphrase", None), needs_passphrase,
-                                          WATCHING)
-    except GaveUp as exc:
-        say(f"tractor watch: {exc}")
-        return 1
+    given = getattr(args, "passphrase", None)
     screen = not getattr(args, "plain", True) and sys.stdout.isatty()
+    for _ in range(PASSPHRASE_TRIES):
+        try:
+            passphrase = await ask_passphrase(given, needs_passphrase, WATCHING)
+        except GaveUp as exc:
+            say(f"tractor watch: {exc}")
+            return 1
+        try:
+            return await _watch_at(reactor, host, port, passphrase, screen, say)
+        except PassphraseRefused as exc:
+            say(f"tractor watch: {exc}")
+            given, needs_passphrase = None, True  # (asked again, as `tractor join` does)
+    return 1
+
+
+async def _watch_at(reactor: Any, host: str, port: int, passphrase: str | None, screen: bool,
+                    say: Callable[[str], None]) -> int:
+    """One watch of the seat at ``host``:``port``: its exit status (`PassphraseRefused`
+    when the passphrase is missing or wrong)."""
     follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
     client = WatchClient(reactor, on_change=lambda: follow.changed(client),
                          passphrase=passphrase)
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
     try:
         await connectProtocol(endpoint, client)
-    except OSError as exc:
+    except (OSError, ConnectError) as exc:  # (Twisted's refusals are not OSErrors)
         say(f"tractor watch: cannot reach {host}:{port}: {exc}")
         return 1
     try:
         why = await follow.until_over(client)
+    except PassphraseRefused:
+        raise
     except (WatchError, WatchRefused) as exc:
         say(f"tractor watch: {exc}")
         return 1

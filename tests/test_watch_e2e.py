@@ -98,3 +98,17 @@ def test_tractor_watch_on_a_terminal_is_the_full_screen_watch_view(tmp_path) -> 
         if table.poll() is None:
             table.kill()
             table.wait()
+
+
+def test_a_seat_that_is_not_there_is_said_in_words(tmp_path) -> None:
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on once it is closed
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    watch = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "watch",
+                            f"127.0.0.1:{port}", "--plain"], capture_output=True, text=True,
+                           timeout=60, env={**os.environ, "TRACTOR_HOME": str(tmp_path)})
+    assert watch.returncode == 1
+    assert f"tractor watch: cannot reach 127.0.0.1:{port}" in watch.stdout
+    assert "unexpected error" not in watch.stdout + watch.stderr

@@ -17,7 +17,7 @@ from tractor.net.lobby.guess_line import AttemptLimiter
 from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.watch_gate import GATE_TIMEOUT, WatchDesk
 from tractor.net.mesh.watchers import NEEDS_PASSPHRASE, hello_proof, is_watch_hello, watch_hello
-from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.mesh.watching import PassphraseRefused, WatchClient, WatchError
 
 PASSPHRASE = "correct horse"
 
@@ -82,7 +82,7 @@ def test_a_wrong_passphrase_is_refused_and_counted_as_a_guess(table: MemNet,
                                                               desk: WatchDesk) -> None:
     watch = Watch(table, 0, 7002, "wrong horse")
     watch.pump()
-    assert isinstance(watch.client.failure, WatchError)
+    assert isinstance(watch.client.failure, PassphraseRefused)  # (asked again)
     assert "wrong table passphrase" in str(watch.client.failure)
     assert watch.client.spectator is None and watch.link.closing
     assert desk.limiter.wrong == 1
@@ -94,6 +94,7 @@ def test_a_watcher_without_the_passphrase_is_told_to_give_it(table: MemNet,
     watch = Watch(table, 0, 7003, None)
     watch.pump()
     assert str(watch.client.failure) == NEEDS_PASSPHRASE
+    assert isinstance(watch.client.failure, PassphraseRefused)  # (asked for)
     assert desk.limiter.wrong == 0  # (no guess was made)
 
 
@@ -107,6 +108,8 @@ def test_watchers_guess_no_faster_than_the_lobbys_limits_allow(table: MemNet,
     late.pump()
     assert late.client.spectator is None
     assert "too many" in str(late.client.failure)
+    assert isinstance(late.client.failure, WatchError)
+    assert not isinstance(late.client.failure, PassphraseRefused)  # (asking again: no use)
     assert desk.limiter.wrong == limit  # refused before any guess was run
 
 

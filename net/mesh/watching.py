@@ -21,11 +21,11 @@ from tractor.errors import TractorError
 from tractor.net.codec import CodecError, Limits, decode
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.errors import NetError
-from tractor.net.lobby.errors import BadLobbyMessage, LobbyError
+from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, WrongPassphrase
 from tractor.net.lobby.messages import KEY_SIZE, MAX_NAME
 from tractor.net.lobby.pake import Channel, GuestHandshake
 from tractor.net.lobby.seating import read_carry
-from tractor.net.mesh.watchers import MAX_TABLE_ID, watch_hello
+from tractor.net.mesh.watchers import MAX_TABLE_ID, NEEDS_PASSPHRASE, watch_hello
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.rules import MAX_PLAYERS, Rules
 
@@ -41,6 +41,11 @@ SILENCE = 20.0
 
 class WatchError(NetError, ValueError):
     """Why watching a table could not begin or go on, in words for the person."""
+
+
+class PassphraseRefused(WatchError):
+    """The table has a passphrase and the watcher gave none, or a wrong one: asking the
+    person (again) may help."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             return  # the hello a seat sends every connection first: for seats only
         if isinstance(value, dict) and value.get("t") == "refused":
             why = value.get("why")
+            if why == NEEDS_PASSPHRASE:
+                raise PassphraseRefused(why)
             raise WatchError(str(why)[:200] if type(why) is str else "the seat refused")
         if self.handshake is not None:
             self._proving(data)
@@ -159,6 +166,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         step = self.handshake.receive(data)
         if step.send is not None:
             self.sendString(step.send)  # type: ignore[no-untyped-call]  # (Twisted)
+        if isinstance(step.error, WrongPassphrase):
+            raise PassphraseRefused(f"the seat refused the passphrase: {step.error.why}")
         if step.error is not None:
             raise WatchError(f"the seat refused the passphrase: {step.error.why}")
         if step.channel is None:  # (a "wait": a seat never sends one to a watcher)
