@@ -59,7 +59,7 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
-from .watch import watch_line
+from .watch_hosting import WatchHosting
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -220,6 +220,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
 
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
+    hosting: list[WatchHosting] = []
     try:
         passphrase = await ask_passphrase(args.passphrase, False, HOSTING)
         ai_passphrase = await ask_passphrase(args.ai_server_passphrase, False, AI_SERVER_USE)
@@ -230,8 +231,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  fill_local=fill_local,
                                  announce=not args.no_announce and not internet,
                                  internet=internet)
-        # A table with a passphrase takes no watchers yet: a watcher does not prove it
-        # knows the passphrase (README, "Watching a game").
+        # At a table with a passphrase the seats refuse watchers (a guest or an AI may not
+        # know it): the host's seat checks it (`WatchHosting`; README, "Watching a game").
         lobby.state.watchers = not getattr(args, "no_watchers", False) and passphrase is None
         if args.ai:
             await lobby.request_fill(count=args.ai)
@@ -267,8 +268,14 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             return await _screen(client, args.plain)
-        if seating.watchers:
-            client.note(watch_line(seating))
+        watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
+                                passphrase, lobby.limiter)
+        hosting.append(watching)
+        if watching.note() is not None:
+            client.note(str(watching.note()))
+        if not args.no_announce:
+            watching.announce(reactor, interface, port, lobby.instance, client.note,
+                              lobby.discovery_port)
         match = re.search(r"interface=([^:]+)", args.listen)
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
@@ -281,6 +288,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         say(f"tractor: {exc}")
         return 1
     finally:
+        for watching in hosting:
+            watching.stop()
         if codes is not None:
             codes.close()
         if lobby is not None:

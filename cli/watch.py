@@ -1,4 +1,6 @@
-"""`tractor watch ADDRESS`: follow a table as a watcher, in plain lines.
+"""`tractor watch ADDRESS`: follow a table as a watcher, on the full screen
+(`cli.screen.watch_screen`) or in plain lines (``--plain``, or when the output is no
+terminal).
 
 A watcher connects to one seat's game port (the host says where when the game starts),
 gets the game's signed transcript so far and then every frame as it comes, and replays it
@@ -10,22 +12,34 @@ a seat shows (`SeatLog`), with a line on the cards left and the points after eac
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
+from twisted.internet.error import ConnectError
 
+from tractor.cli.passphrase import Asking, ask_passphrase
+from tractor.cli.prompts import GaveUp, LineReader
 from tractor.cli.seat.seat_log import SeatLog
-from tractor.net.lobby.seating import Seating
+from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
 from tractor.net.mesh.endpoints import parse_endpoint
-from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.mesh.watching import PassphraseRefused, WatchClient, WatchError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.phases import Phase
 
+from .watch_finding import choose_game
+
 BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
           "the log), never a hand; nothing you do can hold the table up")
 CONNECT_TIMEOUT = 10  #: seconds to reach the seat
+PASSPHRASE_TRIES = 3  #: a passphrase missing or refused is asked again, this many times in all
+WATCHING = Asking("table passphrase", "this table lets no one watch without its passphrase",
+                  "nothing was watched")
 
 
 class WatchLog:
@@ -82,13 +96,6 @@ class WatchLog:
                           f"points; cards left: {left}")
 
 
-def watch_line(seating: Seating) -> str:
-    """The log line that tells a seat where others may watch the game from."""
-    address = seating.addresses.get(seating.seat, "")
-    where = address[4:] if address.startswith("tcp:") else address
-    return f"others may watch this game: `tractor watch {where}`"
-
-
 def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (or a client endpoint ``tcp:HOST:PORT``) of a seat's game port."""
     host, port = parse_endpoint(text if text.startswith("tcp:") else f"tcp:{text}")
@@ -100,40 +107,157 @@ def _line(text: str) -> None:
     print(text, flush=True)
 
 
-async def watch(reactor: Any, args: argparse.Namespace) -> int:
-    """Watch the table whose seat listens at ``args.address`` until the game ends there."""
-    say: Callable[[str], None] = getattr(args, "say", None) or _line
+async def _find_game(reactor: Any, say: Callable[[str], None]) -> Announcement | None:
+    """The game to watch, picked from those announced on the LAN."""
+    say("looking for games under way on the LAN...")
     try:
-        host, port = parse_address(args.address)
+        found = await browse(reactor, 2.0, kind="game")
+    except DiscoveryError as exc:
+        say(f"tractor watch: cannot listen for games on the LAN ({exc.why}); give the "
+            "address the host's log shows: tractor watch HOST:PORT")
+        return None
+    if not found:
+        say("tractor watch: no game under way found on the LAN; give the address the "
+            "host's log shows: tractor watch HOST:PORT")
+        return None
+    read = LineReader()
+    return await choose_game(
+        found, lambda prompt: Deferred.fromFuture(asyncio.ensure_future(read(prompt))), say)
+
+
+async def watch(reactor: Any, args: argparse.Namespace) -> int:
+    """Watch the table whose seat listens at ``args.address`` (or one picked from those
+    announced on the LAN) until the game ends there (or the person quits the screen)."""
+    say: Callable[[str], None] = getattr(args, "say", None) or _line
+    address, needs_passphrase = getattr(args, "address", None), False
+    if address is None:
+        chosen = await _find_game(reactor, say)
+        if chosen is None:
+            return 1
+        address, needs_passphrase = chosen.address, chosen.passphrase
+    try:
+        host, port = parse_address(address)
     except ValueError as exc:
         say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
         return 2
-    view: list[WatchLog] = []
+    given = getattr(args, "passphrase", None)
+    screen = not getattr(args, "plain", True) and sys.stdout.isatty()
+    for _ in range(PASSPHRASE_TRIES):
+        try:
+            passphrase = await ask_passphrase(given, needs_passphrase, WATCHING)
+        except GaveUp as exc:
+            say(f"tractor watch: {exc}")
+            return 1
+        try:
+            return await _watch_at(reactor, host, port, passphrase, screen, say)
+        except PassphraseRefused as exc:
+            say(f"tractor watch: {exc}")
+            given, needs_passphrase = None, True  # (asked again, as `tractor join` does)
+    return 1
 
-    def changed() -> None:
-        spectator = client.spectator
-        if spectator is None:
-            return
-        if not view:
-            assert client.welcome is not None
-            view.append(WatchLog(spectator, client.welcome.names, say))
-            say(BANNER)
-        view[0].changed()
-        if spectator.session.over and client.transport is not None:
-            client.transport.loseConnection()  # (the seat may keep its links up a while)
 
-    client = WatchClient(reactor, on_change=changed)
+async def _watch_at(reactor: Any, host: str, port: int, passphrase: str | None, screen: bool,
+                    say: Callable[[str], None]) -> int:
+    """One watch of the seat at ``host``:``port``: its exit status (`PassphraseRefused`
+    when the passphrase is missing or wrong)."""
+    follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
+    client = WatchClient(reactor, on_change=lambda: follow.changed(client),
+                         passphrase=passphrase)
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
     try:
         await connectProtocol(endpoint, client)
-    except OSError as exc:
+    except (OSError, ConnectError) as exc:  # (Twisted's refusals are not OSErrors)
         say(f"tractor watch: cannot reach {host}:{port}: {exc}")
         return 1
     try:
-        why = await client.ended
+        why = await follow.until_over(client)
+    except PassphraseRefused:
+        raise
     except (WatchError, WatchRefused) as exc:
         say(f"tractor watch: {exc}")
         return 1
     over = client.spectator is not None and client.spectator.session.over
     say("the game is over" if over else f"the watch ended: {why}")
     return 0
+
+
+class Following(Protocol):
+    """How the watch is shown: plain lines or the full screen."""
+
+    def changed(self, client: WatchClient) -> None: ...
+
+    async def until_over(self, client: WatchClient) -> str: ...
+
+
+class PlainFollowing:
+    """The watch in plain lines (`WatchLog`), until the seat closes the connection."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.log: WatchLog | None = None
+
+    def changed(self, client: WatchClient) -> None:
+        spectator = client.spectator
+        if spectator is None:
+            return
+        if self.log is None:
+            assert client.welcome is not None
+            self.log = WatchLog(spectator, client.welcome.names, self.say)
+            self.say(BANNER)
+        self.log.changed()
+        if spectator.session.over and client.transport is not None:
+            client.transport.loseConnection()  # (the seat may keep its links up a while)
+
+    async def until_over(self, client: WatchClient) -> str:
+        return await client.ended
+
+
+class ScreenFollowing:
+    """The watch on the full screen (`watch_screen`), until the person quits: the end of
+    the watch shows in the banner and the screen stays for the person to read it."""
+
+    def __init__(self) -> None:
+        self.view: WatcherClient | None = None
+        self.screen: Deferred[None] | None = None
+        #: Fires when the screen opens (the welcome came) or the watch ended before it.
+        self.begun: Deferred[None] = Deferred()
+        self.why = ""  #: why the watch ended, once it did
+
+    def changed(self, client: WatchClient) -> None:
+        spectator = client.spectator
+        if spectator is None:
+            return
+        if self.view is None:
+            assert client.welcome is not None
+            self.view = WatcherClient(spectator, client.welcome.names)
+            # (Imported here: prompt_toolkit is slow to load, and plain lines need none.)
+            from tractor.cli.screen.watch_screen import run_watch_app
+
+            self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
+            self.begun.callback(None)
+        self.view.changed()
+        if spectator.session.over and self.view.ended is None:
+            self.view.end("the game is over")
+            if client.transport is not None:
+                client.transport.loseConnection()
+
+    async def until_over(self, client: WatchClient) -> str:
+        client.ended.addBoth(self._ended)
+        await self.begun
+        if self.screen is None:  # ended before the welcome: said in plain words
+            if client.failure is not None:
+                raise client.failure
+            return self.why
+        await self.screen
+        if client.transport is not None:
+            client.transport.loseConnection()
+        if self.view is not None and self.view.ended is not None:
+            return self.view.ended
+        return "you stopped watching"
+
+    def _ended(self, result: Any) -> None:
+        self.why = result if isinstance(result, str) else str(result.value)
+        if self.view is not None and self.view.ended is None:
+            self.view.end(self.why)
+        elif not self.begun.called:
+            self.begun.callback(None)

@@ -98,8 +98,8 @@ def _calls_lines(obs: Observation, names: Sequence[str], out: Counter[int],
     for i, call in enumerate(obs.calls):
         said = phrases[i]
         if obs.friends[i] is None and obs.phase != Phase.DONE:
-            mine = obs.hand.count(call.face)
-            said += f" ({_label(call.face)}: {out[call.face]} out, {mine} in your hand)"
+            mine = "" if _watching(obs) else f", {obs.hand.count(call.face)} in your hand"
+            said += f" ({_label(call.face)}: {out[call.face]} out{mine})"
         parts.append(said)
     lines = pack(parts, width, "Calls: ", FACT_INDENT, " · ")
     return lines + wrap_or_whole(friends_view.side_sentence(obs, names), width, FACT_INDENT)
@@ -141,7 +141,13 @@ def _header(obs: Observation) -> str:
         where = f"; {talon} of them in the talon"
     elif phase in (Phase.PLAY, Phase.DONE) and obs.buried is None:
         where = f"; {talon} of them buried"
-    return f"Still out (not played, not in your hand{where}):"
+    held = "" if _watching(obs) else ", not in your hand"
+    return f"Still out (not played{held}{where}):"
+
+
+def _watching(obs: Observation) -> bool:
+    """A watcher's observation: no seat, no hand (`cli.seat.watcher_client`)."""
+    return not 0 <= obs.seat < obs.players
 
 
 def _counted(faces: Sequence[int], out: Counter[int]) -> str:

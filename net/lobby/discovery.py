@@ -3,11 +3,16 @@ second, TTL 1 (never routed off the LAN), loopback on so peers on one machine se
 
 An announcement is one bounded msgpack map::
 
-    {"v": 1, "kind": "table"|"ai-server", "name": str, "address": "tcp:IP:PORT",
+    {"v": 1, "kind": "table"|"ai-server"|"game", "name": str, "address": "tcp:IP:PORT",
      "seats": int, "taken": int, "rules": str, "passphrase": bool, "id": str}
 
-``address`` is the lobby (or AI fill) endpoint. A sender listening on every interface does
-not know which of its addresses a listener can reach: it announces the wildcard address
+``address`` is the lobby (or AI fill) endpoint. A ``"game"`` is a LAN table whose game
+is under way (its lobby closed at the start): ``address`` is the host seat's game port,
+where `tractor watch` connects; ``seats`` the watchers it takes (0: the host refused
+them), ``taken`` those it serves; ``passphrase`` whether a watcher must prove it.
+
+A sender listening on every interface does not know which of its addresses a listener
+can reach: it announces the wildcard address
 (``tcp:0.0.0.0:PORT``) and a `Browser` then takes the IP from the datagram's source, an
 address the listener just heard it from. A sender bound to one address announces that one.
 Every datagram is hostile: malformed ones are dropped, counted and logged at debug level
@@ -71,7 +76,7 @@ FAIR_SHARE = 3
 EXPIRE_EVERY = 0.1  #: seconds between looks for expired entries
 MAX_NAME = 48
 MAX_RULES = 80
-KINDS = ("table", "ai-server")
+KINDS = ("table", "ai-server", "game")
 VERSION = 1
 
 

@@ -181,8 +181,9 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         elif self.closing:
             return  # refused already: read nothing more from it
         elif self.watcher is not None:
-            self._drop("a watcher sends nothing after its hello")
-            self.node.watchers.left(self.watcher)
+            if not self.node.watchers.heard(self.watcher, data, self.node.clock.seconds()):
+                self._drop("a watcher sends nothing after its hello (and its passphrase)")
+                self.node.watchers.left(self.watcher)
         elif self.seat is None and self.expected is None and is_watch_hello(data):
             self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
             self.node.admission.release(self)  # (the watchers bound themselves)

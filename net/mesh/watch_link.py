@@ -13,6 +13,7 @@ from twisted.internet.interfaces import IPushProducer, IReactorTime, ITransport
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
+from tractor.net.mesh.watch_gate import GATE_TIMEOUT
 from tractor.net.mesh.watchers import Watchers
 
 #: Seconds between empty messages to a watcher (the game may be quiet for minutes while a
@@ -69,13 +70,18 @@ class WatchPacing:
 def watch_over(link: Watched, watchers: Watchers, hello: bytes,
                clock: IReactorTime) -> WatcherConnection:
     """Serve the watcher that sent ``hello`` on ``link`` (or refuse it, closing the link),
-    with a heartbeat while the game is quiet."""
+    with a heartbeat while the game is quiet; one proving the passphrase has
+    `GATE_TIMEOUT` seconds to finish."""
     connection = WatcherConnection(link)
     transport = link.transport
     if transport is not None and hasattr(transport, "registerProducer"):
         # Before the transcript is written: the transport pauses it as its buffer fills.
         transport.registerProducer(WatchPacing(watchers, connection), True)
-    if watchers.arrived(connection, hello):
+    peer = transport.getPeer() if transport is not None else None
+    source = str(getattr(peer, "host", ""))
+    if watchers.arrived(connection, hello, source, clock.seconds()):
+        if connection in watchers.checking:  # proving the passphrase: not for ever
+            clock.callLater(GATE_TIMEOUT, watchers.too_slow, connection)
         beats = LoopingCall(lambda: beats.stop() if link.closing else link.sendString(b""))
         beats.clock = clock
         beats.start(HEARTBEAT, now=False)

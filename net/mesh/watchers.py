@@ -5,8 +5,10 @@ A watcher is not a seat. It comes in on the seat's game port (`link.PeerLink` ha
 a connection whose first message is a watch hello, `is_watch_hello`), gets a welcome
 (what it needs to replay the game: the table id, the rules, every seat's key and name,
 where a game going on stood), then the frames. Nothing it sends is read: a second message
-drops it. Nothing of the table waits on it: frames are written and forgotten; one that
-stops reading has its frames queued (references to frames the session holds anyway), and
+drops it (but at a table with a passphrase, where the host's seat first checks that
+the watcher knows it: `watch_gate`, one confirmation, in `watch_gate.GATE_TIMEOUT`).
+Nothing of the table waits on it: frames are written and forgotten; one that stops
+reading has its frames queued (references to frames the session holds anyway), and
 once it is `MAX_BEHIND` bytes behind the live game it is dropped, so a watcher can neither
 slow the table nor make this peer hold more. A peer takes at most `MAX_WATCHERS`; a table
 that takes none (``open`` False: `tractor host --no-watchers`) refuses each with a reason.
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.lobby.pake import Channel
+from tractor.net.mesh.watch_gate import WatchDesk, WatchGate
 from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
@@ -30,9 +34,14 @@ MAX_WATCHERS = 8  #: watchers one peer serves at once
 #: before it is dropped: a whole hand of the largest table is about 2.3 MB.
 MAX_BEHIND = 8 << 20
 MAX_TABLE_ID = 64  #: bytes of a table id (a seating's is 32: `seating.seating_id`)
-#: A watch hello is ``[version, table id]``: nothing nested, nothing long.
-HELLO_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=32,
-                      max_bin=MAX_TABLE_ID, max_array=2, max_map=0, max_memory=1024)
+MAX_PROOF = 256  #: bytes of a lobby passphrase hello (`pake.GuestHandshake.hello`: ~110)
+#: A watch hello is ``[version, table id]``, or ``[version, table id, passphrase hello]``
+#: at a table with a passphrase (`watch_gate`): nothing nested, nothing long.
+HELLO_LIMITS = Limits(max_bytes=512, max_depth=1, max_elements=4, max_str=32,
+                      max_bin=MAX_PROOF, max_array=3, max_map=0, max_memory=2048)
+#: What a watcher without the passphrase is told at a table that has one.
+NEEDS_PASSPHRASE = ("this table has a passphrase: watch with it (`tractor watch ADDRESS "
+                    "--passphrase -` asks for it)")
 
 
 class WatcherLink(Protocol):
@@ -45,10 +54,10 @@ class WatcherLink(Protocol):
     def close(self) -> None: ...
 
 
-def watch_hello(table: bytes = b"") -> bytes:
-    """What a watcher sends first: the version, and the table it means to watch (empty:
-    whatever this peer plays)."""
-    return encode([WATCH_VERSION, table])
+def watch_hello(table: bytes = b"", proof: bytes = b"") -> bytes:
+    """What a watcher sends first: the version, the table it means to watch (empty:
+    whatever this peer plays) and, at a table with a passphrase, its passphrase hello."""
+    return encode([WATCH_VERSION, table, proof] if proof else [WATCH_VERSION, table])
 
 
 def is_watch_hello(data: bytes) -> bool:
@@ -57,14 +66,21 @@ def is_watch_hello(data: bytes) -> bool:
         value = decode(data, HELLO_LIMITS)
     except CodecError:
         return False
-    return isinstance(value, list) and len(value) == 2 and value[0] == WATCH_VERSION \
-        and type(value[1]) is bytes and len(value[1]) <= MAX_TABLE_ID
+    return isinstance(value, list) and len(value) in (2, 3) and value[0] == WATCH_VERSION \
+        and type(value[1]) is bytes and len(value[1]) <= MAX_TABLE_ID \
+        and all(type(v) is bytes and 0 < len(v) <= MAX_PROOF for v in value[2:])
 
 
 def hello_table(data: bytes) -> bytes:
     """The table a watch hello asks for (empty: any)."""
     value = decode(data, HELLO_LIMITS)
     return bytes(value[1])
+
+
+def hello_proof(data: bytes) -> bytes:
+    """The passphrase hello a watch hello carries (empty: none)."""
+    value = decode(data, HELLO_LIMITS)
+    return bytes(value[2]) if len(value) == 3 else b""
 
 
 @dataclass
@@ -104,7 +120,11 @@ class Watchers:
         self.names: tuple[str, ...] = ()  #: every seat's name, as the seating gives them
         #: Where a game going on stood when this table began (`Seating.carry`).
         self.carry: tuple[Any, ...] | None = None
+        #: At a table with a passphrase (``open`` False): the host seat's check of it.
+        self.desk: WatchDesk | None = None
         self.served: dict[WatcherLink, Watcher] = {}
+        #: Watchers proving the passphrase: counted against the limit like those served.
+        self.checking: dict[WatcherLink, WatchGate] = {}
         self.dropped: list[str] = []  #: why watchers were dropped (the last few)
 
     def seat(self, session: GameSession) -> None:
@@ -120,33 +140,84 @@ class Watchers:
                 "names": list(self.names),
                 "carry": None if self.carry is None else list(self.carry)}
 
-    def arrived(self, link: WatcherLink, hello: bytes) -> bool:
-        """A connection sent a watch hello: welcome it and give it the game so far, or
+    def arrived(self, link: WatcherLink, hello: bytes, source: str = "",
+                now: float = 0.0) -> bool:
+        """A connection from ``source`` (an IP) sent a watch hello: welcome it and give it
+        the game so far, or (at a table with a passphrase) answer its passphrase hello; or
         refuse it with a reason (False)."""
-        why = self._refusal(hello_table(hello))
+        proof = hello_proof(hello)
+        why = self._refusal(hello_table(hello), bool(proof))
         if why is not None:
             link.write_frame(encode({"t": "refused", "why": why}))
             link.close()
             return False
+        if self.desk is not None:
+            gate = self.desk.gate(source)
+            step = gate.hello(proof, now)
+            if step.send is not None:
+                link.write_frame(step.send)
+            if step.error is not None:
+                self.dropped = [*self.dropped[-15:], f"passphrase check: {step.error.why}"]
+                link.close()
+                return False
+            self.checking[link] = gate
+            return True
+        self._serve(link, None)
+        return True
+
+    def heard(self, link: WatcherLink, data: bytes, now: float = 0.0) -> bool:
+        """A watcher sent more than its hello: its passphrase confirmation, while it proves
+        the passphrase (then it is served, or refused); else False (it is to be dropped:
+        nothing else a watcher says is read)."""
+        gate = self.checking.pop(link, None)
+        if gate is None:
+            return False
+        step = gate.confirm(data, now)
+        if step.channel is None:
+            if step.send is not None:
+                link.write_frame(step.send)
+            why = step.error.why if step.error is not None else "no proof"
+            self.dropped = [*self.dropped[-15:], f"passphrase check: {why}"]
+            link.close()
+            return True
+        self._serve(link, step.channel)
+        return True
+
+    def too_slow(self, link: WatcherLink) -> None:
+        """A watcher's passphrase check took longer than `watch_gate.GATE_TIMEOUT`."""
+        gate = self.checking.pop(link, None)
+        if gate is not None:
+            gate.abort()
+            link.close()
+
+    def _serve(self, link: WatcherLink, sealed: Channel | None) -> None:
+        """Welcome ``link`` (sealed with the passphrase handshake's key, when it had one)
+        and give it the game so far."""
         assert self.session is not None  # (`_refusal` checked it)
         watcher = Watcher(link)
         self.served[link] = watcher
-        link.write_frame(encode({"t": "welcome", **self.welcome()}))
+        welcome = {"t": "welcome", **self.welcome()}
+        link.write_frame(encode(welcome) if sealed is None else sealed.seal(welcome))
         # Every signed frame of the game this peer holds (a frame held twice goes once).
         sent = list(dict.fromkeys(self.session.journal()))
         watcher.allowance = sum(len(f) for f in sent) + self.behind
         for frame in sent:
             watcher.send(frame)
-        return True
 
-    def _refusal(self, asked: bytes) -> str | None:
-        if not self.open:
-            return "this table takes no watchers"
+    def _refusal(self, asked: bytes, proof: bool) -> str | None:
+        if self.desk is None and not self.open:
+            return ("this seat does not check the table's passphrase: watch through the "
+                    "host's game port (its log shows it, `tractor watch` lists it)"
+                    if proof else "this table takes no watchers")
+        if self.desk is not None and not proof:
+            return NEEDS_PASSPHRASE
+        if self.desk is None and proof:
+            return "this table has no passphrase: watch without one"
         if self.session is None:
             return "this peer is not playing at a table yet; try again once the game began"
         if asked and asked != self.session.table:
             return "this peer plays at another table"
-        if len(self.served) >= self.limit:
+        if len(self.served) + len(self.checking) >= self.limit:
             return f"this table has {self.limit} watchers already; try another seat or later"
         return None
 
@@ -184,3 +255,6 @@ class Watchers:
     def left(self, link: WatcherLink) -> None:
         """``link`` closed."""
         self.served.pop(link, None)
+        gate = self.checking.pop(link, None)
+        if gate is not None:
+            gate.abort()

@@ -21,10 +21,11 @@ from tractor.errors import TractorError
 from tractor.net.codec import CodecError, Limits, decode
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.errors import NetError
-from tractor.net.lobby.errors import BadLobbyMessage
+from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, WrongPassphrase
 from tractor.net.lobby.messages import KEY_SIZE, MAX_NAME
+from tractor.net.lobby.pake import Channel, GuestHandshake
 from tractor.net.lobby.seating import read_carry
-from tractor.net.mesh.watchers import MAX_TABLE_ID, watch_hello
+from tractor.net.mesh.watchers import MAX_TABLE_ID, NEEDS_PASSPHRASE, watch_hello
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.rules import MAX_PLAYERS, Rules
 
@@ -40,6 +41,11 @@ SILENCE = 20.0
 
 class WatchError(NetError, ValueError):
     """Why watching a table could not begin or go on, in words for the person."""
+
+
+class PassphraseRefused(WatchError):
+    """The table has a passphrase and the watcher gave none, or a wrong one: asking the
+    person (again) may help."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +94,15 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
     MAX_LENGTH = MAX_FRAME
 
     def __init__(self, clock: IReactorTime, table: bytes = b"",
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None,
+                 passphrase: str | None = None) -> None:
         self.clock = clock
         self.table = table  #: the table to watch (empty: whatever the seat plays)
         self.on_change = on_change
+        #: At a table with a passphrase: the lobby's handshake proving it (`watch_gate`),
+        #: then the key the welcome is sealed with.
+        self.handshake = GuestHandshake(passphrase, who="the seat") if passphrase else None
+        self.channel: Channel | None = None
         self.welcome: Welcome | None = None
         self.spectator: Spectator | None = None
         self.ended: Deferred[str] = Deferred()
@@ -103,7 +114,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
 
     def connectionMade(self) -> None:
         self.setTimeout(SILENCE)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
-        self.sendString(watch_hello(self.table))  # type: ignore[no-untyped-call]  # (Twisted)
+        proof = self.handshake.hello() if self.handshake is not None else b""
+        self.sendString(watch_hello(self.table, proof))  # type: ignore[no-untyped-call]  # (Twisted)
 
     def timeoutConnection(self) -> None:
         self._end(WatchError(f"the seat sent nothing for {SILENCE:.0f} s: it may be gone, or "
@@ -122,15 +134,47 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             self._end(exc)
 
     def _before_game(self, data: bytes) -> None:
+        if self.channel is not None:  # the passphrase proved: the welcome comes sealed
+            try:
+                value = self.channel.open(data)
+            except LobbyError as exc:
+                raise WatchError(f"the seat's welcome is not sealed with the passphrase: "
+                                 f"{exc.why}") from None
+            self._welcomed(value)
+            return
         try:
             value = decode(data, WELCOME_LIMITS, "the seat")
         except CodecError as exc:
-            raise WatchError(f"the seat sent an unreadable message: {exc.reason}") from None
+            if self.handshake is None:
+                raise WatchError(f"the seat sent an unreadable message: {exc.reason}") from None
+            value = None  # (the lobby's handshake carries longer fields)
         if isinstance(value, list):
             return  # the hello a seat sends every connection first: for seats only
         if isinstance(value, dict) and value.get("t") == "refused":
             why = value.get("why")
+            if why == NEEDS_PASSPHRASE:
+                raise PassphraseRefused(why)
             raise WatchError(str(why)[:200] if type(why) is str else "the seat refused")
+        if self.handshake is not None:
+            self._proving(data)
+            return
+        self._welcomed(value)
+
+    def _proving(self, data: bytes) -> None:
+        """The seat's answer to the passphrase hello: the confirmation goes back."""
+        assert self.handshake is not None
+        step = self.handshake.receive(data)
+        if step.send is not None:
+            self.sendString(step.send)  # type: ignore[no-untyped-call]  # (Twisted)
+        if isinstance(step.error, WrongPassphrase):
+            raise PassphraseRefused(f"the seat refused the passphrase: {step.error.why}")
+        if step.error is not None:
+            raise WatchError(f"the seat refused the passphrase: {step.error.why}")
+        if step.channel is None:  # (a "wait": a seat never sends one to a watcher)
+            raise WatchError("the seat's answer to the passphrase cannot be read")
+        self.channel = step.channel
+
+    def _welcomed(self, value: Any) -> None:
         welcome = read_welcome(value)
         if self.table and welcome.table != self.table:
             raise WatchError("the seat plays at another table")

@@ -1,0 +1,80 @@
+"""What a LAN host's seat does for watchers once its game starts (`WatchHosting`): at a
+table with a passphrase it checks the watchers' passphrase (`net.mesh.watch_gate`, with
+the lobby's guess limits), and it announces the game on the LAN (kind ``"game"``, the
+host seat's game port) so that `tractor watch` alone lists it, as `tractor join` lists
+tables; a table that refuses watchers is announced too, saying so, so that a would-be
+watcher learns why instead of finding nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import maybeDeferred
+
+from tractor.net.lobby.discovery import PORT, DiscoveryError, pack_announcement, start_announcer
+from tractor.net.lobby.guess_line import AttemptLimiter
+from tractor.net.lobby.seating import Seating
+from tractor.net.lobby.table_settings import rules_summary
+from tractor.net.mesh.endpoints import endpoint_string
+from tractor.net.mesh.watch_gate import WatchDesk
+from tractor.net.mesh.watchers import Watchers
+
+
+def watch_line(seating: Seating) -> str:
+    """The log line that tells a seat where others may watch the game from."""
+    address = seating.addresses.get(seating.seat, "")
+    where = address[4:] if address.startswith("tcp:") else address
+    return f"others may watch this game: `tractor watch {where}`"
+
+
+class WatchHosting:
+    """The host seat's watchers, from the start to the end of its game. ``refused``: the
+    host ran `--no-watchers`; ``passphrase``: the table's; ``limiter``: the lobby's guess
+    limits (a watcher's guesses count with the guests'); ``interface`` and ``port``: where
+    the seat's game port listens; ``instance``: the id the lobby was announced with."""
+
+    def __init__(self, watchers: Watchers, seating: Seating, refused: bool,
+                 passphrase: str | None, limiter: AttemptLimiter) -> None:
+        self.watchers = watchers
+        self.seating = seating
+        self.refused = refused
+        self.passphrase = passphrase
+        self._announcer: Any = None
+        if passphrase and not refused:
+            watchers.desk = WatchDesk(seating.name, passphrase, limiter)
+
+    def note(self) -> str | None:
+        """The line the host's log shows on where to watch from (None: nobody may)."""
+        if self.refused:
+            return None
+        line = watch_line(self.seating)
+        if self.passphrase:
+            return line[:-1] + " --passphrase -` (with the table's passphrase)"
+        return line
+
+    def announcement(self, address: str, instance: str) -> bytes:
+        """The game's LAN announcement as it stands now."""
+        places = 0 if self.refused else self.watchers.limit
+        served = min(places, len(self.watchers.served))
+        return pack_announcement("game", self.seating.name, address, places, served,
+                                 rules_summary(self.seating.rules), bool(self.passphrase),
+                                 instance)
+
+    def announce(self, reactor: Any, interface: str, port: int, instance: str,
+                 warn: Callable[[str], None], discovery_port: int = PORT) -> None:
+        """Announce the game every second until `stop` (a host where multicast is refused
+        says so once: watchers can still type the address)."""
+        address = endpoint_string(interface, port)
+        try:
+            self._announcer = start_announcer(
+                reactor, lambda: self.announcement(address, instance), port=discovery_port)
+        except DiscoveryError as exc:
+            warn(f"the game is not announced on the LAN ({exc.why}): watchers need its "
+                 "address")
+
+    def stop(self) -> None:
+        if self._announcer is not None:
+            maybeDeferred(self._announcer.stopListening)
+            self._announcer = None
