@@ -24,6 +24,7 @@ from tractor.ai.hosting.runner import (
     run_ai_server,
     tokens_from_env,
 )
+from tractor.ai.hosting.takeback_wait import MAX_TAKEBACK_WAIT, TAKEBACK_GRACE
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.journal.store import Journal
 from tractor.net.table.seat import resume_seat
@@ -51,7 +52,7 @@ async def ai(reactor: Any, args: argparse.Namespace) -> int:
                                 args.seed, tokens_from_env(), passphrase, args.journal_dir,
                                 args.name, args.grace, args.interface,
                                 on_seated=lambda seating: say(SEATED_LINE),
-                                patient=args.patient,
+                                patient=args.patient, takeback_wait=args.takeback_wait,
                                 # Only a parent (an AI server, a host) reads these lines.
                                 on_progress=((lambda: say(PROGRESS_LINE))
                                              if args.exit_with_parent else None))
@@ -99,9 +100,12 @@ async def _resume_ai(reactor: Any, path: str) -> int:
     meta = journal.meta(game)
     rules = games[-1].rules
     executor = ThreadExecutor(reactor)
+    # The seats people play, kept at the start (none in a journal from before take-backs).
+    people = [s for s in meta.get("people", []) if type(s) is int]
     player = StrategyPlayer(make_strategy(meta.get("strategy", "heuristic"),
                                           meta.get("level", "normal")), rules,
-                            executor=executor)
+                            executor=executor, people=people,
+                            takeback_wait=_kept_wait(meta.get("takeback_wait")))
     resumed = False
     try:
         node, _ = await resume_seat(reactor, journal, game, player)
@@ -167,3 +171,11 @@ async def ai_server(reactor: Any, args: argparse.Namespace) -> int:
         server.players.close()
         await stop_all(reactor, children)
     return 0
+
+
+def _kept_wait(value: object) -> float:
+    """The take-back wait a journal kept (`--takeback-wait`); the default for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool) \
+            and 0 <= value <= MAX_TAKEBACK_WAIT:
+        return float(value)
+    return TAKEBACK_GRACE

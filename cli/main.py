@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 # Nothing slow before `main` takes Ctrl-C: importing this module runs before it does, so
 # anything slow (the rules core, Twisted, prompt_toolkit, the network and the journal:
 # most of a second in all) is imported in the function that uses it, each saying so.
+from tractor.ai.hosting.takeback_wait import MAX_TAKEBACK_WAIT, TAKEBACK_GRACE
 from tractor.cli.interrupts import INTERRUPTED, CtrlC, Interrupted
 from tractor.cli.rules_text import RULES_SUMMARY
 
@@ -53,6 +54,26 @@ def _seconds(text: str) -> float:
     if not 0 < value < 1e6:
         raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r:.20}")
     return value
+
+
+def _takeback_wait(text: str) -> float:
+    """Seconds from 0 to `MAX_TAKEBACK_WAIT` (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MAX_TAKEBACK_WAIT:
+        raise argparse.ArgumentTypeError(
+            f"seconds from 0 to {MAX_TAKEBACK_WAIT:g}, not {text!r:.20}")
+    return value
+
+
+def takeback_wait_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--takeback-wait", type=_takeback_wait, default=TAKEBACK_GRACE,
+                   metavar="SECONDS",
+                   help="at a table with take-backs, how long an AI seat of this machine "
+                   "waits after a person's play before its own, so the play can be taken "
+                   "back (0: no wait; default: %(default)s)")
 
 
 def _pace(text: str) -> float:
@@ -177,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
     p_play.add_argument("--seed", type=int, default=None,
                         help="seed the AI players' choices (the deal stays fresh: every "
                         "peer's secrets are bound to the table)")
+    takeback_wait_option(p_play)
     p_play.add_argument("--rules", default=None,
                         help="rules options, e.g. players=6,decks=3 (see `tractor rules`); "
                         "take-backs are on here (takebacks=false turns them off)")
@@ -195,6 +217,7 @@ def _parser() -> argparse.ArgumentParser:
     p_host.add_argument("--listen", default="tcp:0:interface=0.0.0.0", type=_listen,
                         help="lobby endpoint (default: a free port on every interface)")
     p_host.add_argument("--rules", default=None, help="rules options, e.g. decks=3")
+    takeback_wait_option(p_host)
     p_host.add_argument("--no-announce", action="store_true",
                         help="do not announce the table on the LAN")
     p_host.add_argument("--ai-server", default=None, metavar="HOST:PORT",
@@ -249,6 +272,7 @@ def _parser() -> argparse.ArgumentParser:
                       "interface; 127.0.0.1 when the whole table is on this machine)")
     p_ai.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
     p_ai.add_argument("--patient", action="store_true", help=argparse.SUPPRESS)
+    takeback_wait_option(p_ai)
 
     p_srv = sub.add_parser("ai-server", help="fill empty seats of LAN tables with AI peers")
     ai_options(p_srv)

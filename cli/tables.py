@@ -138,7 +138,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
                 log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
                 name=f"AI {k + 1}", grace=args.grace, interface="127.0.0.1",
                 # Only the person is at this table: a break never ends the game.
-                patient=True))
+                patient=True, takeback_wait=args.takeback_wait))
 
     host = None
     try:
@@ -215,7 +215,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                              args.level, log_file=str(home / "ai.log"),
                                              journal_dir=str(home / "ai"),
                                              name=f"AI {spawned[0]}", grace=args.grace,
-                                             interface=interface))
+                                             interface=interface,
+                                             takeback_wait=args.takeback_wait))
         report_deaths(children, lambda text: reporter[0](text))
 
     lobby: LobbyHost | None = None

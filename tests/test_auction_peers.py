@@ -26,6 +26,8 @@ from tractor.rules import team_of
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+#: `tractor play` has take-backs: its AI seats would wait 1.5 s after each play of the person.
+FAST_PLAY = [*FAST, "--takeback-wait", "0"]
 
 AUCTION = Rules(declaration="auction")
 
@@ -123,7 +125,7 @@ def _env(tmp_path) -> dict[str, str]:
 def test_a_whole_auction_hand_from_tractor_play(tmp_path):
     script = "hint\n\n" * 80 + "quit\n"
     proc = subprocess.run(
-        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST, "--rules",
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST_PLAY, "--rules",
          "declaration=auction", "--strategy", "heuristic", "--level", "easy"],
         input=script, capture_output=True, text=True, timeout=600, env=_env(tmp_path),
         cwd=tmp_path)
@@ -161,7 +163,7 @@ def test_a_whole_auction_hand_on_the_full_screen(tmp_path):
     pytest.importorskip("pyte")
     from pty_terminal import Terminal, play_full_screen_hand, quit_screen
 
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST, "--rules",
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST_PLAY, "--rules",
                      "declaration=auction", "--strategy", "heuristic", "--level", "easy",
                      "--seed", "2"], _env(tmp_path), cwd=str(tmp_path))
     try:

@@ -27,7 +27,8 @@ def test_a_find_a_friend_hand_at_80x24(tmp_path) -> None:
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
     term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--rules",
                      "players=5,mode=friends", "--strategy", "heuristic", "--level", "easy",
-                     "--deal-pace", "0", "--seed", "3", "--player", "Tess"], env, cols=80,
+                     "--deal-pace", "0", "--takeback-wait", "0", "--seed", "3", "--player",
+                     "Tess"], env, cols=80,
                     rows=24)
     seen: dict[str, str] = {}
     try:

@@ -36,6 +36,8 @@ pytestmark = pytest.mark.e2e
 
 MAIN = [sys.executable, "-P", "-m", "tractor.cli.main"]
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+#: `tractor play` has take-backs: its AI seats would wait 1.5 s after each play of the person.
+FAST_PLAY = [*FAST, "--takeback-wait", "0"]
 FAREWELL = re.compile(r"^tractor: interrupted(; the journal is kept \(`tractor resume` "
                       r"continues the game\))?$")
 #: What must never reach the person: Python's, asyncio's and Twisted's reports.
@@ -194,7 +196,7 @@ def sweep(argv: list[str], moments: list[float], home_for,
 
 @pytest.mark.parametrize("command", ["play", "host"])
 def test_ctrl_c_at_any_moment_of_play_and_host(command, tmp_path):
-    argv = {"play": ["play", *FAST], "host": ["host", *LOOPBACK, "--ai", "1"]}[command]
+    argv = {"play": ["play", *FAST_PLAY], "host": ["host", *LOOPBACK, "--ai", "1"]}[command]
     failed = sweep(argv, MOMENTS[command], lambda moment: tmp_path / f"at-{moment}")
     assert not failed, failed
 
@@ -227,7 +229,7 @@ def saved_game(tmp_path_factory) -> Path:
     """A practice game left at its first question (`quit`: saved, `tractor resume` goes
     on)."""
     home = tmp_path_factory.mktemp("saved")
-    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy"],
+    play = Session(["play", "--plain", *FAST_PLAY, "--strategy", "heuristic", "--level", "easy"],
                    env_for(home))
     try:
         assert play.until(lambda out: out.endswith(PROMPTS), 120), play.out[-2000:]

@@ -159,7 +159,8 @@ def test_join_keeps_a_damaged_journal_aside_and_starts_a_new_one(tmp_path, kind)
 @pytest.mark.e2e
 def test_play_says_so_in_one_line_and_plays(tmp_path):
     home, path, before = home_with(tmp_path, "garbage")
-    proc = tractor(home, "play", "--plain", "--deal-pace", "0", timeout=180)
+    proc = tractor(home, "play", "--plain", "--deal-pace", "0", "--takeback-wait", "0",
+                   timeout=180)
     no_traceback(proc)
     [aside] = asides(home)
     lines = proc.stdout.splitlines()

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.e2e
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+#: `tractor play` has take-backs: its AI seats would wait 1.5 s after each play of the person.
+FAST_PLAY = [*FAST, "--takeback-wait", "0"]
 
 
 def tractor_env(tmp_path) -> dict[str, str]:
@@ -30,8 +32,8 @@ def tractor_env(tmp_path) -> dict[str, str]:
 def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     script = "hint\n\n" * 70 + "quit\n"
     proc = subprocess.run(
-        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST, "--strategy",
-         "heuristic", "--level", "easy", "--seed", "3"],
+        [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST_PLAY,
+         "--strategy", "heuristic", "--level", "easy", "--seed", "3"],
         input=script, capture_output=True, text=True, timeout=600, env=tractor_env(tmp_path))
     out = proc.stdout
     assert "Traceback" not in out + proc.stderr, proc.stderr[-3000:]
@@ -51,7 +53,7 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
 def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
     pytest.importorskip("pyte")
     # The default pace and hint are the fresh clone's and the pty screen tests' to try.
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST,
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", *FAST_PLAY,
                      "--strategy", "heuristic", "--level", "easy", "--seed", "4"],
                     tractor_env(tmp_path))
     try:
@@ -73,7 +75,7 @@ def test_play_plain_on_a_terminal_answers_question_after_question(tmp_path):
     # "(waiting)" prompt was open replaced it, and the replaced prompt, still tearing down,
     # took the terminal back: the first answer was never read and the game stood still.
     pytest.importorskip("pyte")
-    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST,
+    term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST_PLAY,
                      "--strategy", "heuristic", "--level", "easy", "--player", "Tess"],
                     tractor_env(tmp_path))
     try:

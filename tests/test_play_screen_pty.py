@@ -120,7 +120,8 @@ def play_hint(term: Terminal) -> None:
 def test_four_seats_at_80x24_then_resized_to_100x32(tmp_path):
     pytest.importorskip("pyte")
     term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--strategy",
-                     "heuristic", "--level", "easy", "--seed", "4", "--player", "Tess"],
+                     "heuristic", "--level", "easy", "--seed", "4", "--player", "Tess",
+                     "--takeback-wait", "0"],
                     tractor_env(tmp_path), cols=80, rows=24)
     try:
         lines = until_my_play(term)
@@ -164,8 +165,8 @@ def test_four_seats_at_80x24_then_resized_to_100x32(tmp_path):
 def test_six_seats_sit_in_a_ring(tmp_path):
     pytest.importorskip("pyte")
     term = Terminal([sys.executable, "-P", "-m", "tractor.cli.main", "play", "--deal-pace",
-                     "0", "--rules", "players=6,decks=3", "--strategy", "heuristic", "--level",
-                     "easy",
+                     "0", "--takeback-wait", "0", "--rules", "players=6,decks=3", "--strategy",
+                     "heuristic", "--level", "easy",
                      "--seed", "2", "--player", "Tess"], tractor_env(tmp_path), cols=80,
                     rows=24)
     try:

@@ -19,6 +19,8 @@ pytestmark = pytest.mark.e2e
 #: The person's options a test that is not about them turns off: the deal's pace (10 s a
 #: hand) and the hint's thinking (the quickest level).
 FAST = ["--deal-pace", "0", "--hint-level", "easy"]
+#: `tractor play` has take-backs: its AI seats would wait 1.5 s after each play of the person.
+FAST_PLAY = [*FAST, "--takeback-wait", "0"]
 
 
 def moves(out: str) -> int:
@@ -45,7 +47,7 @@ def resume_to_verified(env: dict[str, str]) -> Session:
 
 def test_resume_after_the_play_process_is_killed(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST_PLAY, "--strategy", "heuristic", "--level", "easy",
                     "--player", "You"], env)
     try:
         # A few tricks in (the person's 4th play: a hand of long throws may end after 5),
@@ -87,7 +89,7 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
 
 def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST_PLAY, "--strategy", "heuristic", "--level", "easy",
                     "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: moves(out) >= 4)
@@ -108,7 +110,7 @@ def test_an_ai_peer_that_dies_in_a_practice_game_comes_back_and_the_hand_goes_on
 
 def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_on(tmp_path):
     env = {**os.environ, "TRACTOR_HOME": str(tmp_path), "NO_COLOR": "1"}
-    play = Session(["play", "--plain", *FAST, "--strategy", "heuristic", "--level", "easy",
+    play = Session(["play", "--plain", *FAST_PLAY, "--strategy", "heuristic", "--level", "easy",
                     "--grace", "2", "--player", "You"], env)
     try:
         play.answer_prompts(40, 120, stop=lambda out: moves(out) >= 3)

@@ -39,6 +39,7 @@ from tractor.actions import (
     TakeBack,
 )
 from tractor.ai.hosting.executors import Executor
+from tractor.ai.hosting.takeback_wait import TAKEBACK_GRACE
 from tractor.ai.players.base import Strategy
 from tractor.ai.players.worlds import Knowledge
 from tractor.hand import Hand
@@ -49,11 +50,6 @@ from tractor.net.table.session import GameSession
 from tractor.observation import Observation
 from tractor.phases import Answer, Decision, IllegalAction, Phase
 from tractor.rules import Rules
-
-#: Seconds an AI seat lets pass, from the moment it is asked to play, before it plays
-#: after a person's play that may still be taken back (`Rules.takebacks`): the time to see
-#: a mis-click. Its play would make the take-back come too late.
-TAKEBACK_GRACE = 2.5
 
 
 class ServedNode(Protocol):
@@ -100,14 +96,17 @@ class StrategyPlayer:
     log = Logger()
 
     def __init__(self, strategy: Strategy, rules: Rules, seed: int = 0,
-                 executor: Executor | None = None, people: Collection[int] = ()) -> None:
+                 executor: Executor | None = None, people: Collection[int] = (),
+                 takeback_wait: float = TAKEBACK_GRACE) -> None:
         self.strategy = strategy
         #: The rules the strategy's worlds are played under: an AI never takes back, and
         #: with take-backs on the rules core would save the state at every simulated play
         #: (about 10 µs each). Every other rule is the table's.
         self.rules = replace(rules, takebacks=False)
         #: The seats a person plays: one may take its play back (`TAKEBACK_GRACE`).
-        self.people = frozenset(people) if rules.takebacks else frozenset()
+        self.people = frozenset(people) if rules.takebacks and takeback_wait > 0 \
+            else frozenset()
+        self.takeback_wait = takeback_wait
         self.rng = random.Random(seed)
         self._fallback = RandomPlayer(seed)
         self.executor = executor
@@ -296,7 +295,7 @@ class StrategyPlayer:
         last = ticket.table.public.takebacks.last
         if last is None or last.saved is None or last.seat not in self.people:
             return 0.0
-        return max(0.0, ticket.since + TAKEBACK_GRACE - ticket.node.clock.seconds())
+        return max(0.0, ticket.since + self.takeback_wait - ticket.node.clock.seconds())
 
     def _finished_now(self, proposal: Action | Failure | None, ticket: _Ticket) -> None:
         self._thinking = None

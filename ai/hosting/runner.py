@@ -28,6 +28,7 @@ from twisted.python.failure import Failure
 from tractor.ai.hosting.children import PROGRESS_SECONDS, TOKENS_ENV, AiChild, spawn
 from tractor.ai.hosting.executors import Executor, ThreadExecutor
 from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.hosting.takeback_wait import TAKEBACK_GRACE
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.journal.store import Journal, private_folder
 from tractor.net.lobby.addresses import parse_endpoint
@@ -61,7 +62,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
                        executor: Executor | None = None,
                        on_seated: Callable[[Seating], None] | None = None,
                        patient: bool = False,
-                       on_progress: Callable[[], None] | None = None) -> GameSession:
+                       on_progress: Callable[[], None] | None = None,
+                       takeback_wait: float = TAKEBACK_GRACE) -> GameSession:
     """Join the lobby at ``address`` as one AI seat and play the game to its end.
 
     The game node listens on ``interface``: every interface by default, since the lobby
@@ -93,14 +95,16 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         seed = int.from_bytes(os.urandom(4), "big") if seed is None else seed
         people = [s for s, kind in enumerate(seating.kinds) if kind == "human"]
         player = StrategyPlayer(make_strategy(strategy, level, seed + seating.seat),
-                                seating.rules, seed + seating.seat, executor, people)
+                                seating.rules, seed + seating.seat, executor, people,
+                                takeback_wait)
         journal = None
         if journal_dir is not None:
             private_folder(journal_dir)
             journal = Journal(str(Path(journal_dir) / f"ai-{game_id(seating)}.sqlite"))
         session = take_seat(node, seating, key, player, journal, max_hands=max_hands,
                             meta={"strategy": strategy, "level": level,
-                                  "patient": patient})
+                                  "patient": patient, "takeback_wait": takeback_wait,
+                                  "people": people})
         if patient:
             be_patient(node)
         player.serve(node)
@@ -148,7 +152,8 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                         grace: float = GRACE, interface: str = "0.0.0.0",
                         on_seated: Callable[[Seating], None] | None = None,
                         patient: bool = False,
-                        on_progress: Callable[[], None] | None = None) -> list[str]:
+                        on_progress: Callable[[], None] | None = None,
+                        takeback_wait: float = TAKEBACK_GRACE) -> list[str]:
     """``count`` AI seats at one table; returns one line per seat on how it ended. Their
     decisions are worked out in one pool of worker threads."""
     executor = ThreadExecutor(reactor, threads=count)
@@ -160,7 +165,7 @@ async def play_ai_seats(reactor: Any, address: str, count: int, strategy: str, l
                                  passphrase, f"{name} {k + 1}" if count > 1 else name,
                                  journal_dir, grace=grace, interface=interface,
                                  executor=executor, on_seated=on_seated, patient=patient,
-                                 on_progress=on_progress))
+                                 on_progress=on_progress, takeback_wait=takeback_wait))
     try:
         results = await DeferredList([ensureDeferred(r) for r in runs], consumeErrors=True)
     finally:
@@ -183,7 +188,7 @@ def ai_arguments(address: str, seats: int, strategy: str = "search", level: str 
                  seed: int | None = None, journal_dir: str | None = None,
                  exit_with_parent: bool = False, name: str | None = None,
                  grace: float | None = None, interface: str | None = None,
-                 patient: bool = False) -> list[str]:
+                 patient: bool = False, takeback_wait: float | None = None) -> list[str]:
     """The `tractor ai` arguments for ``seats`` AI seats at the lobby ``address``."""
     args = ["ai", "--join", address, "--seats", str(seats), "--strategy", strategy,
             "--level", level]
@@ -201,6 +206,8 @@ def ai_arguments(address: str, seats: int, strategy: str = "search", level: str 
         args += ["--interface", interface]
     if patient:
         args.append("--patient")
+    if takeback_wait is not None:
+        args += ["--takeback-wait", str(takeback_wait)]
     return args
 
 
@@ -210,13 +217,13 @@ def spawn_ai_process(reactor: Any, address: str, tokens: Sequence[bytes],
                      journal_dir: str | None = None, exit_with_parent: bool = True,
                      name: str = "AI", grace: float | None = None,
                      interface: str | None = None, cwd: str | None = None,
-                     patient: bool = False) -> AiChild:
+                     patient: bool = False, takeback_wait: float | None = None) -> AiChild:
     """Start ``tractor ai`` in a child process for len(tokens) seats at ``address``.
 
     ``interface``: where its game node listens; it must be reachable by every other seat
     (the lobby tells them this machine's address for a seat that joined from here)."""
     args = ai_arguments(address, len(tokens), strategy, level, seed, journal_dir,
-                        exit_with_parent, name, grace, interface, patient)
+                        exit_with_parent, name, grace, interface, patient, takeback_wait)
     env = dict(os.environ, **{TOKENS_ENV: ",".join(t.hex() for t in tokens)})
     return spawn(reactor, args, name, log_file, cwd or _neutral_dir(log_file, journal_dir),
                  env)
