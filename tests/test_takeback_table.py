@@ -186,10 +186,13 @@ def test_no_take_back_when_the_rules_allow_none() -> None:
         table.decide(TakeBack(0))
 
 
-def test_an_ai_seat_after_a_person_gives_time_to_take_back() -> None:
+@pytest.mark.parametrize("wait", [TAKEBACK_GRACE, 0.0])
+def test_an_ai_seat_after_a_person_gives_time_to_take_back(wait: float) -> None:
+    # With --takeback-wait 0 the AI plays as soon as it has its answer: the take-back is late.
     deal = LocalDeal(seats=4, seed=3)
     executor = StepExecutor()
-    ai = StrategyPlayer(make_strategy("random", seed=1), RULES, 1, executor, people=[0])
+    ai = StrategyPlayer(make_strategy("random", seed=1), RULES, 1, executor, people=[0],
+                        takeback_wait=wait)
     players = [Held(30), ai, RandomPlayer(32), RandomPlayer(33)]
     sessions = [GameSession(RULES, deal.config.table, s, deal.signing_keys[s],
                             deal.config.public_keys, bytes([3, s]) * 16, players[s],
@@ -215,8 +218,14 @@ def test_an_ai_seat_after_a_person_gives_time_to_take_back() -> None:
     lead = RandomPlayer(5).play(person.current.view())
     deal.broadcast(0, person.decide(lead))
     deal.run()
-    executor.step()  # the AI has its answer, and holds it
+    executor.step()  # the AI has its answer, and holds it (without a wait: plays it)
+    deal.run()
     table = sessions[1].current
+    if not wait:
+        assert len(table.public.current) == 2
+        with pytest.raises(IllegalAction, match="before the next seat plays"):
+            person.current.take_back()
+        return
     assert len(table.public.current) == 1
     deal.broadcast(0, person.current.take_back())  # a mis-click seen in time
     deal.run()
