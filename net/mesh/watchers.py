@@ -106,6 +106,10 @@ class Watchers:
         self.carry: tuple[Any, ...] | None = None
         self.served: dict[WatcherLink, Watcher] = {}
         self.dropped: list[str] = []  #: why watchers were dropped (the last few)
+        #: This peer's own frames kept from the seats (signs of a split transcript: they
+        #: never leave, `wire.PeerNode._send_all`): kept from its watchers too, live and in
+        #: the game so far (a few, made in the seconds before the table halts).
+        self.withheld: set[bytes] = set()
 
     def seat(self, session: GameSession) -> None:
         """This peer is seated: watchers get its game."""
@@ -133,7 +137,7 @@ class Watchers:
         self.served[link] = watcher
         link.write_frame(encode({"t": "welcome", **self.welcome()}))
         # Every signed frame of the game this peer holds (a frame held twice goes once).
-        sent = list(dict.fromkeys(self.session.journal()))
+        sent = [f for f in dict.fromkeys(self.session.journal()) if f not in self.withheld]
         watcher.allowance = sum(len(f) for f in sent) + self.behind
         for frame in sent:
             watcher.send(frame)
@@ -159,6 +163,10 @@ class Watchers:
             if watcher.queued > watcher.allowance:
                 self.drop(watcher.link, f"it fell more than {watcher.allowance} bytes "
                                         "behind the game")
+
+    def withhold(self, frames: Sequence[bytes]) -> None:
+        """This peer's own ``frames`` that do not leave it: no watcher gets them."""
+        self.withheld.update(frames)
 
     def paused(self, link: WatcherLink, paused: bool) -> None:
         """The watcher's network stopped (or went on) taking what is written to it."""

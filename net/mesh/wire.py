@@ -406,17 +406,22 @@ class PeerNode:
 
     # --- frames -------------------------------------------------------------------------------
 
-    def _keep(self, frames: list[bytes]) -> None:
+    def _keep(self, frames: list[bytes], public: bool = True) -> None:
+        """Journal ``frames``; watchers get them unless they stay here (not ``public``)."""
         assert self.session is not None
         signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
-        self.watchers.publish(frames)
+        if public:
+            self.watchers.publish(frames)
+        else:
+            self.watchers.withhold(frames)
         if self.journal is not None:
             self.journal.keep(self.game, frames, signed, proved, self.session.results,
                               self.session.over, hand_sides(self.session), self.session.winners)
 
     def _send_all(self, frames: list[bytes]) -> None:
         assert self.session is not None
-        self._keep(frames)  # written before it leaves: a crash never loses a sent frame
+        # Signs of a split: nothing of this peer's leaves (below), to a watcher neither.
+        self._keep(frames, public=self.intake.suspect is None)  # (journaled before it leaves)
         hand = self.session.current.deck.config.hand
         if self.outbox.new_hand(hand):
             self.intake.new_hand()

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.net.deck.envelope import FrameError, NoRoom, peek_hand
-from tractor.net.deck.errors import DeckError, Replay
+from tractor.net.deck.errors import DeckError, Replay, TranscriptSplit, ViewMismatch
 from tractor.net.errors import NetError
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
@@ -110,6 +110,8 @@ class Spectator:
             return self._refuse(exc.seat, exc.reason, frame)
         except FrameError as exc:
             return self._refuse(exc.seat, exc.reason, frame)
+        except (ViewMismatch, TranscriptSplit) as exc:
+            return self._refuse(None, _split(exc), frame)
         except (DeckError, TableError) as exc:
             reason = exc.reason if isinstance(exc, DeckError) else str(exc).split(": ", 1)[-1]
             return self._refuse(exc.seat, reason, frame)
@@ -124,3 +126,18 @@ class Spectator:
     def _made(frames: list[bytes]) -> None:
         if frames:  # (a watcher's deck signs nothing: a frame here is a bug of ours)
             raise RuntimeError("a watcher's replay made frames of its own")
+
+
+def _split(exc: ViewMismatch | TranscriptSplit) -> str:
+    """Why a frame that shows a split transcript ends the watch. A seat would ask for the
+    signed versions and blame whoever signed two; a watcher cannot ask, and the seat it
+    watches through may itself have signed a version for its watchers alone: it names
+    both seats and blames neither."""
+    if isinstance(exc, ViewMismatch):
+        return (f"seat {exc.seat} signed a view of seat {exc.about}'s messages that differs "
+                f"from those this watch was given: seat {exc.about} signed two versions (to "
+                f"its watchers alone, if it is the seat you watch through) or seat {exc.seat} "
+                "did; the table finds which")
+    return (f"seat {exc.seat}'s message was made on other messages than this watch was "
+            "given: some seat signed two versions (to its watchers alone, if it is the seat "
+            "you watch through); the table finds which")

