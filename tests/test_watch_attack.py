@@ -16,6 +16,7 @@ from test_watch_mesh import Watch, _mid_game
 
 from tractor.net.deck.envelope import Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
+from tractor.net.mesh.watch_link import LINGER
 from tractor.net.table.spectator import Spectator, WatchRefused
 
 
@@ -103,3 +104,31 @@ def test_a_seat_showing_its_watchers_another_game_is_caught_and_no_honest_seat_i
     assert "seat 1" in str(refused.value) and "two versions" in str(refused.value)
     for node in net.nodes:
         node.stop()
+
+
+def test_a_watcher_dropped_for_not_reading_is_cut_off_not_kept_open(paused: MemNet) -> None:
+    net, node = paused, paused.nodes[2]
+    node.watchers.behind = 2_000
+    watch = Watch(net, 2, 7101, reads=False)
+    watch.pump()
+    net.run(until=lambda: watch.link.closing)
+    assert "behind" in node.watchers.dropped[-1]
+    # A TCP close waits for the other end to read what was written: it never will.
+    assert watch.link_side.disconnecting and not watch.link_side.disconnected
+    net.clock.advance(LINGER + 0.1)
+    assert watch.link_side.disconnected  # aborted: its descriptor and buffer are free
+
+
+def test_a_stopping_seat_cuts_off_the_watchers_that_do_not_take_their_last_frames(
+        paused: MemNet) -> None:
+    net, node = paused, paused.nodes[0]
+    stalled, reader = Watch(net, 0, 7201, reads=False), Watch(net, 0, 7202)
+    for watch in (stalled, reader):
+        watch.pump()
+    assert node.watchers.served[stalled.link.watcher].queue  # (what it did not read)
+    node.stop()
+    reader.pump()
+    reader.link.connectionLost()  # it read everything: the close completes
+    net.clock.advance(LINGER + 0.1)
+    assert stalled.link_side.disconnected
+    assert not reader.link_side.disconnected  # (closed as usual, never aborted)
