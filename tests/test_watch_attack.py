@@ -17,6 +17,7 @@ from test_watch_mesh import Watch, _mid_game
 from tractor.net.deck.envelope import Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh.watch_link import LINGER
+from tractor.net.mesh.watchers import MAX_PER_SOURCE
 from tractor.net.table.spectator import Spectator, WatchRefused
 
 
@@ -132,3 +133,16 @@ def test_a_stopping_seat_cuts_off_the_watchers_that_do_not_take_their_last_frame
     net.clock.advance(LINGER + 0.1)
     assert stalled.link_side.disconnected
     assert not reader.link_side.disconnected  # (closed as usual, never aborted)
+
+
+def test_one_address_takes_at_most_two_watchers_places_at_a_seat(paused: MemNet) -> None:
+    net, node = paused, paused.nodes[3]
+    watches = [Watch(net, 3, 7300 + i, reads=False, host="10.0.0.66") for i in range(3)]
+    for watch in watches:
+        watch.pump()
+    assert len(node.watchers.served) == MAX_PER_SOURCE == 2
+    refused = watches[-1]
+    assert refused.link.closing and b"from your address" in refused.link_side.value()
+    other = Watch(net, 3, 7400, host="10.0.0.67")  # another host still gets a place
+    other.pump()
+    assert other.client.spectator is not None and len(node.watchers.served) == 3

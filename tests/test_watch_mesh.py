@@ -31,8 +31,8 @@ class PacedTransport(StringTransport):
     """A transport that, like TCP's, pauses its streaming producer once more than `BUFFER`
     bytes wait to go, and resumes it once they went (`take`)."""
 
-    def __init__(self, port: int) -> None:
-        super().__init__(peerAddress=IPv4Address("TCP", "127.0.0.1", port))
+    def __init__(self, port: int, host: str = "127.0.0.1") -> None:
+        super().__init__(peerAddress=IPv4Address("TCP", host, port))
         self.paused = False
 
     def write(self, data: bytes) -> None:
@@ -53,9 +53,10 @@ class PacedTransport(StringTransport):
 class Watch:
     """One watcher's connection to seat ``seat``'s node, moved by `pump`."""
 
-    def __init__(self, net: MemNet, seat: int, port: int, reads: bool = True) -> None:
+    def __init__(self, net: MemNet, seat: int, port: int, reads: bool = True,
+                 host: str = "127.0.0.1") -> None:
         self.link = PeerLink(net.nodes[seat])
-        self.link_side = PacedTransport(port)
+        self.link_side = PacedTransport(port, host)
         self.client = WatchClient(net.clock)
         self.client.ended.addErrback(lambda failure: None)  # (read from ``failure``)
         self.client_side = StringTransport()
@@ -158,7 +159,7 @@ def test_a_peer_takes_a_bounded_number_of_watchers_and_a_table_may_take_none(
     net = paused_game
     watches = []
     for i in range(MAX_WATCHERS + 1):  # (one after another: unproved connections are few)
-        watches.append(Watch(net, 0, 6100 + i))
+        watches.append(Watch(net, 0, 6100 + i, host=f"10.0.0.{i + 1}"))
         watches[-1].pump()
     assert len(net.nodes[0].watchers.served) == MAX_WATCHERS
     refused = watches[-1].client

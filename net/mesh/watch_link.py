@@ -13,6 +13,7 @@ from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTim
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
+from tractor.net.mesh.gate import source_of
 from tractor.net.mesh.watchers import Watchers
 
 #: Seconds between empty messages to a watcher (the game may be quiet for minutes while a
@@ -46,6 +47,8 @@ class WatcherConnection:
     def __init__(self, link: Watched, clock: IReactorTime) -> None:
         self.link = link
         self.clock = clock
+        peer = link.transport.getPeer() if link.transport is not None else None
+        self.source = source_of(str(getattr(peer, "host", "?")))  #: (`Watchers` bounds it)
         self._cut: IDelayedCall | None = None  #: the end of its `LINGER`, once closed
 
     def write_frame(self, frame: bytes) -> None:

@@ -26,6 +26,9 @@ from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
 MAX_WATCHERS = 8  #: watchers one peer serves at once
+#: Watchers one peer serves from one source (an address, an IPv6 /64: `gate.source_of`):
+#: one host that connects again and again, and reads nothing, cannot take every place.
+MAX_PER_SOURCE = 2
 #: Bytes of live frames a watcher may be behind (queued here, not taken by its network)
 #: before it is dropped: a whole hand of the largest table is about 2.3 MB.
 MAX_BEHIND = 8 << 20
@@ -37,6 +40,11 @@ HELLO_LIMITS = Limits(max_bytes=128, max_depth=1, max_elements=3, max_str=32,
 
 class WatcherLink(Protocol):
     """A watcher's connection, as the watchers see it."""
+
+    @property
+    def source(self) -> str:
+        """Where it comes from, as a `gate.source_of`."""
+        ...
 
     def write_frame(self, frame: bytes) -> None:
         """Send one length-prefixed message."""
@@ -96,8 +104,10 @@ class Watcher:
 class Watchers:
     """Every watcher of one peer (see the module docstring)."""
 
-    def __init__(self, limit: int = MAX_WATCHERS, behind: int = MAX_BEHIND) -> None:
+    def __init__(self, limit: int = MAX_WATCHERS, behind: int = MAX_BEHIND,
+                 per_source: int = MAX_PER_SOURCE) -> None:
         self.limit = limit
+        self.per_source = per_source
         self.behind = behind
         self.open = True  #: False: the table takes no watchers
         self.session: GameSession | None = None  #: this peer's game, once seated
@@ -127,7 +137,7 @@ class Watchers:
     def arrived(self, link: WatcherLink, hello: bytes) -> bool:
         """A connection sent a watch hello: welcome it and give it the game so far, or
         refuse it with a reason (False)."""
-        why = self._refusal(hello_table(hello))
+        why = self._refusal(hello_table(hello), link)
         if why is not None:
             link.write_frame(encode({"t": "refused", "why": why}))
             link.close()
@@ -143,7 +153,7 @@ class Watchers:
             watcher.send(frame)
         return True
 
-    def _refusal(self, asked: bytes) -> str | None:
+    def _refusal(self, asked: bytes, link: WatcherLink) -> str | None:
         if not self.open:
             return "this table takes no watchers"
         if self.session is None:
@@ -152,6 +162,9 @@ class Watchers:
             return "this peer plays at another table"
         if len(self.served) >= self.limit:
             return f"this table has {self.limit} watchers already; try another seat or later"
+        if sum(other.source == link.source for other in self.served) >= self.per_source:
+            return (f"{self.per_source} watchers from your address watch through this seat "
+                    "already; try another seat")
         return None
 
     def publish(self, frames: Sequence[bytes]) -> None:
