@@ -7,17 +7,21 @@ address cannot take every watcher's place."""
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import msgpack
 import pytest
 from memnet import TABLE, MemNet, body_of, kind_of, resign
 from test_watch_mesh import Watch, _mid_game
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
 
-from tractor.net.deck.envelope import Header, chain_digest, open_frame, seal
+from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh.watch_link import LINGER
 from tractor.net.mesh.watchers import MAX_PER_SOURCE
+from tractor.net.mesh.watching import WatchClient, WatchError
 from tractor.net.table.spectator import Spectator, WatchRefused
 
 
@@ -146,3 +150,30 @@ def test_one_address_takes_at_most_two_watchers_places_at_a_seat(paused: MemNet)
     other = Watch(net, 3, 7400, host="10.0.0.67")  # another host still gets a place
     other.pump()
     assert other.client.spectator is not None and len(node.watchers.served) == 3
+
+
+def _client() -> WatchClient:
+    client = WatchClient(Clock())
+    client.ended.addErrback(lambda failure: None)  # (read from ``failure``)
+    client.makeConnection(StringTransport())
+    return client
+
+
+def _message(value: Any) -> bytes:
+    data = msgpack.packb(value, use_bin_type=True)
+    return struct.pack("!I", len(data)) + data
+
+
+def test_a_seat_that_sends_hellos_for_ever_instead_of_a_welcome_ends_the_watch() -> None:
+    client = _client()
+    client.dataReceived(_message(["tractor-mesh", b"seat hello"]))  # (what a seat says)
+    assert client.failure is None
+    client.dataReceived(_message(["tractor-mesh", b"and again"]))  # (a timeout put off)
+    assert isinstance(client.failure, WatchError) and "welcome" in str(client.failure)
+
+
+def test_a_seat_that_sends_a_giant_message_is_named_not_taken_for_a_closed_game() -> None:
+    client = _client()
+    client.dataReceived(struct.pack("!I", MAX_FRAME + 1))
+    assert isinstance(client.failure, WatchError)
+    assert "more than any frame" in str(client.failure)

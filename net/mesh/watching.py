@@ -96,6 +96,7 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.spectator: Spectator | None = None
         self.ended: Deferred[str] = Deferred()
         self.failure: Exception | None = None
+        self._seat_hello = False  #: the seat's hello (to seats) came: nothing more before
 
     def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
         """(`TimeoutMixin`'s timer: on ``clock``.)"""
@@ -126,7 +127,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             value = decode(data, WELCOME_LIMITS, "the seat")
         except CodecError as exc:
             raise WatchError(f"the seat sent an unreadable message: {exc.reason}") from None
-        if isinstance(value, list):
+        if isinstance(value, list) and not self._seat_hello:
+            self._seat_hello = True
             return  # the hello a seat sends every connection first: for seats only
         if isinstance(value, dict) and value.get("t") == "refused":
             why = value.get("why")
@@ -139,6 +141,10 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.spectator = Spectator(welcome.rules, welcome.table, keys, welcome.carry)
         if self.on_change is not None:
             self.on_change()
+
+    def lengthLimitExceeded(self, length: int) -> None:
+        self._end(WatchError(f"the seat sent a message of {length} bytes, more than any "
+                             f"frame may be ({MAX_FRAME}): it is not to be trusted"))
 
     def _end(self, exc: Exception) -> None:
         self.failure = exc
