@@ -19,6 +19,7 @@ from twisted.internet.testing import StringTransport
 
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
+from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArrivals
 from tractor.net.mesh.watch_link import LINGER
 from tractor.net.mesh.watchers import MAX_PER_SOURCE
 from tractor.net.mesh.watching import WatchClient, WatchError
@@ -177,3 +178,30 @@ def test_a_seat_that_sends_a_giant_message_is_named_not_taken_for_a_closed_game(
     client.dataReceived(struct.pack("!I", MAX_FRAME + 1))
     assert isinstance(client.failure, WatchError)
     assert "more than any frame" in str(client.failure)
+
+
+def test_a_watcher_that_comes_and_goes_in_a_loop_gets_the_game_so_far_a_few_times_only(
+        paused: MemNet) -> None:
+    net, node = paused, paused.nodes[2]
+    reads = []
+    journal = node.session.journal
+    node.session.journal = lambda: reads.append(1) or journal()  # type: ignore[method-assign]
+    for i in range(PER_SOURCE + 1):
+        watch = Watch(net, 2, 7500 + i, host="10.0.0.70")
+        watch.pump()
+        watch.link.connectionLost()  # gone at once, to come again
+    assert len(reads) == PER_SOURCE  # the last one was refused before the journal was read
+    assert "times in 30 s" in str(watch.client.failure)
+    net.clock.advance(WINDOW)
+    again = Watch(net, 2, 7600, host="10.0.0.70")
+    again.pump()
+    assert again.client.spectator is not None and len(reads) == PER_SOURCE + 1
+
+
+def test_arrivals_are_bounded_in_all_and_refusals_do_not_count() -> None:
+    arrivals = WatchArrivals()
+    assert all(arrivals.refusal(f"10.1.0.{i}", 0.0) is None for i in range(TOTAL))
+    assert "too many watchers" in (arrivals.refusal("10.2.0.1", 1.0) or "")
+    for _ in range(100):  # refused: not counted, so the window still ends on time
+        arrivals.refusal("10.2.0.1", 2.0)
+    assert arrivals.refusal("10.2.0.1", WINDOW) is None

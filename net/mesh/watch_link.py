@@ -102,7 +102,10 @@ def watch_over(link: Watched, watchers: Watchers, hello: bytes,
     if transport is not None and hasattr(transport, "registerProducer"):
         # Before the transcript is written: the transport pauses it as its buffer fills.
         transport.registerProducer(WatchPacing(watchers, connection), True)
-    if watchers.arrived(connection, hello):
+    too_often = watchers.arrivals.refusal(connection.source, clock.seconds())
+    if too_often is not None:  # (refused before the game so far is read: for nothing)
+        watchers.refuse(connection, too_often)
+    elif watchers.arrived(connection, hello):
         beats = LoopingCall(lambda: beats.stop() if link.closing else link.sendString(b""))
         beats.clock = clock
         beats.start(HEARTBEAT, now=False)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
@@ -115,6 +116,7 @@ class Watchers:
         #: Where a game going on stood when this table began (`Seating.carry`).
         self.carry: tuple[Any, ...] | None = None
         self.served: dict[WatcherLink, Watcher] = {}
+        self.arrivals = WatchArrivals()  #: how often the game so far was given lately
         self.dropped: list[str] = []  #: why watchers were dropped (the last few)
         #: This peer's own frames kept from the seats (signs of a split transcript: they
         #: never leave, `wire.PeerNode._send_all`): kept from its watchers too, live and in
@@ -134,13 +136,17 @@ class Watchers:
                 "names": list(self.names),
                 "carry": None if self.carry is None else list(self.carry)}
 
+    def refuse(self, link: WatcherLink, why: str) -> None:
+        """Tell ``link`` why it is not served, and close it."""
+        link.write_frame(encode({"t": "refused", "why": why}))
+        link.close()
+
     def arrived(self, link: WatcherLink, hello: bytes) -> bool:
         """A connection sent a watch hello: welcome it and give it the game so far, or
         refuse it with a reason (False)."""
         why = self._refusal(hello_table(hello), link)
         if why is not None:
-            link.write_frame(encode({"t": "refused", "why": why}))
-            link.close()
+            self.refuse(link, why)
             return False
         assert self.session is not None  # (`_refusal` checked it)
         watcher = Watcher(link)
