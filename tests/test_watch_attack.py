@@ -17,6 +17,7 @@ from test_watch_mesh import Watch, _mid_game
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
+from tractor import Rules
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArrivals
@@ -29,7 +30,7 @@ from tractor.net.table.spectator import Spectator, WatchRefused
 @pytest.fixture
 def paused() -> Any:
     """A game stopped mid-way (its nodes up), for one test to change."""
-    net = MemNet(seed=7)
+    net = MemNet(seed=7, seated=True)
     net.run(until=lambda: _mid_game(net))
     yield net
     for node in net.nodes:
@@ -205,3 +206,29 @@ def test_arrivals_are_bounded_in_all_and_refusals_do_not_count() -> None:
     for _ in range(100):  # refused: not counted, so the window still ends on time
         arrivals.refusal("10.2.0.1", 2.0)
     assert arrivals.refusal("10.2.0.1", WINDOW) is None
+
+
+def test_a_seat_that_gives_its_watchers_other_names_or_rules_than_its_tables_is_refused(
+        paused: MemNet) -> None:
+    net, watchers = paused, paused.nodes[1].watchers
+    honest = Watch(net, 1, 7701, host="10.0.0.81")
+    honest.pump()
+    assert honest.client.welcome is not None and honest.client.welcome.names == net.names
+    watchers.names = net.names[::-1]  # who played what, told the other way round
+    swapped = Watch(net, 1, 7702, host="10.0.0.82")
+    swapped.pump()
+    assert isinstance(swapped.client.failure, WatchError)
+    assert "does not make its table id" in str(swapped.client.failure)
+    watchers.names = net.names
+    watchers.session.rules = Rules(players=4, throw_penalty=20)  # type: ignore[union-attr]
+    other_rules = Watch(net, 1, 7703, host="10.0.0.83")
+    other_rules.pump()
+    assert "does not make its table id" in str(other_rules.client.failure)
+
+
+def test_a_seat_that_cannot_show_what_its_table_id_binds_serves_no_watcher(
+        paused: MemNet) -> None:
+    paused.nodes[0].watchers.binding = None  # (a game resumed from an older journal)
+    watch = Watch(paused, 0, 7801)
+    watch.pump()
+    assert "cannot show what its table id binds" in str(watch.client.failure)

@@ -101,7 +101,7 @@ def _run(net: MemNet, make: Any) -> list[Watch]:
 @pytest.fixture(scope="module")
 def baseline() -> tuple[float, list[Any]]:
     """The same game without a watcher: when it ended, and its results."""
-    net = MemNet(seed=7)
+    net = MemNet(seed=7, seated=True)
     net.run()
     assert net.completed()
     return net.clock.seconds(), net.results()
@@ -109,7 +109,7 @@ def baseline() -> tuple[float, list[Any]]:
 
 def test_a_watcher_arriving_mid_game_follows_it_to_the_seats_results_and_delays_nothing(
         baseline: tuple[float, list[Any]]) -> None:
-    net = MemNet(seed=7)
+    net = MemNet(seed=7, seated=True)
     watches = _run(net, lambda: [Watch(net, 1, 6001), Watch(net, 2, 6002, reads=False)])
     reader, stalled = watches
     assert net.completed()
@@ -124,7 +124,7 @@ def test_a_watcher_arriving_mid_game_follows_it_to_the_seats_results_and_delays_
 
 def test_a_watcher_that_stops_reading_is_dropped_and_the_table_goes_on(
         baseline: tuple[float, list[Any]]) -> None:
-    net = MemNet(seed=7)
+    net = MemNet(seed=7, seated=True)
     net.nodes[2].watchers.behind = 2_000
     (stalled,) = _run(net, lambda: [Watch(net, 2, 6003, reads=False)])
     assert net.completed()
@@ -137,7 +137,7 @@ def test_a_watcher_that_stops_reading_is_dropped_and_the_table_goes_on(
 @pytest.fixture(scope="module")
 def paused_game() -> Iterator[MemNet]:
     """A game stopped mid-way (its seats' nodes still up) for watchers to come to."""
-    net = MemNet(seed=7)
+    net = MemNet(seed=7, seated=True)
     net.run(until=lambda: _mid_game(net))
     yield net
     for node in net.nodes:

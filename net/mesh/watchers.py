@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.lobby.seating import TableBinding
 from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.table.session import GameSession
 
@@ -115,6 +116,9 @@ class Watchers:
         self.names: tuple[str, ...] = ()  #: every seat's name, as the seating gives them
         #: Where a game going on stood when this table began (`Seating.carry`).
         self.carry: tuple[Any, ...] | None = None
+        #: The rest of what the table id binds (`Seating.binding`): a watcher recomputes
+        #: the id, so this seat cannot give it other names, rules or keys than the table's.
+        self.binding: TableBinding | None = None
         self.served: dict[WatcherLink, Watcher] = {}
         self.arrivals = WatchArrivals()  #: how often the game so far was given lately
         self.dropped: list[str] = []  #: why watchers were dropped (the last few)
@@ -134,7 +138,8 @@ class Watchers:
         return {"table": s.table, "rules": s.rules.to_data(),
                 "keys": [k.public_bytes_raw() for k in s.public_keys],
                 "names": list(self.names),
-                "carry": None if self.carry is None else list(self.carry)}
+                "carry": None if self.carry is None else list(self.carry),
+                "seating": None if self.binding is None else self.binding.to_data()}
 
     def refuse(self, link: WatcherLink, why: str) -> None:
         """Tell ``link`` why it is not served, and close it."""
@@ -166,6 +171,9 @@ class Watchers:
             return "this peer is not playing at a table yet; try again once the game began"
         if asked and asked != self.session.table:
             return "this peer plays at another table"
+        if self.binding is None:
+            return ("this seat resumed a game begun by an older tractor and cannot show what "
+                    "its table id binds; watch through another seat")
         if len(self.served) >= self.limit:
             return f"this table has {self.limit} watchers already; try another seat or later"
         if sum(other.source == link.source for other in self.served) >= self.per_source:

@@ -22,8 +22,8 @@ from tractor.net.codec import CodecError, Limits, decode
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.errors import NetError
 from tractor.net.lobby.errors import BadLobbyMessage
-from tractor.net.lobby.messages import KEY_SIZE, MAX_NAME
-from tractor.net.lobby.seating import read_carry
+from tractor.net.lobby.messages import KEY_SIZE, KINDS, MAX_NAME, MAX_TABLE_NAME, NONCE_SIZE
+from tractor.net.lobby.seating import TableBinding, read_carry
 from tractor.net.mesh.watchers import MAX_TABLE_ID, watch_hello
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.rules import MAX_PLAYERS, Rules
@@ -51,12 +51,16 @@ class Welcome:
     keys: tuple[bytes, ...]
     names: tuple[str, ...]
     carry: tuple[Any, ...] | None
+    binding: TableBinding  #: the rest the table id binds (checked: `read_welcome`)
 
 
 def read_welcome(value: Any) -> Welcome:
-    """A decoded welcome, each field checked; `WatchError` otherwise."""
+    """A decoded welcome, each field checked, and the table id it names recomputed from
+    the rest (the other seats sign every frame over that id, so a seat that gave other
+    names, rules or keys than its table's is caught here, or by the first frame of
+    another seat); `WatchError` otherwise."""
     if not isinstance(value, dict) or value.get("t") != "welcome" or set(value) != {
-            "t", "table", "rules", "keys", "names", "carry"}:
+            "t", "table", "rules", "keys", "names", "carry", "seating"}:
         raise WatchError("the seat sent no welcome a watcher can read")
     try:
         rules = Rules.from_data(value["rules"])
@@ -68,7 +72,7 @@ def read_welcome(value: Any) -> Welcome:
     if not isinstance(keys, list) or len(keys) != rules.players or not all(
             type(k) is bytes and len(k) == KEY_SIZE for k in keys):
         raise WatchError("the welcome does not give every seat's key")
-    if not isinstance(names, list) or len(names) not in (0, rules.players) or not all(
+    if not isinstance(names, list) or len(names) != rules.players or not all(
             type(n) is str and 1 <= len(n) <= MAX_NAME and n.isprintable() for n in names):
         raise WatchError("the welcome's names of the seats cannot be read")
     carry = None
@@ -77,7 +81,26 @@ def read_welcome(value: Any) -> Welcome:
             carry = read_carry(value["carry"], rules, "the seat", BadLobbyMessage)
         except BadLobbyMessage as exc:
             raise WatchError(f"the welcome's game going on cannot be read: {exc}") from None
-    return Welcome(table, rules, tuple(keys), tuple(names), carry)
+    binding = _read_binding(value["seating"], rules.players)
+    if binding.table_id(rules, keys, names, carry) != table:
+        raise WatchError("the seat's welcome does not make its table id: it gives other "
+                         "names, rules or keys than its table's; watch through another seat")
+    return Welcome(table, rules, tuple(keys), tuple(names), carry, binding)
+
+
+def _read_binding(value: Any, players: int) -> TableBinding:
+    """The welcome's rest of the table id (`TableBinding.to_data`), each field checked."""
+    if not (isinstance(value, list) and len(value) == 4):
+        raise WatchError("the welcome does not show what its table id binds")
+    name, addresses, kinds, nonce = value
+    if not (type(name) is str and len(name) <= MAX_TABLE_NAME
+            and isinstance(addresses, list) and len(addresses) == players
+            and all(type(a) is str for a in addresses)
+            and isinstance(kinds, list) and len(kinds) == players
+            and all(k in KINDS for k in kinds)
+            and type(nonce) is bytes and len(nonce) == NONCE_SIZE):
+        raise WatchError("the welcome's table name, addresses, kinds or nonce cannot be read")
+    return TableBinding(name, tuple(addresses), tuple(kinds), nonce)
 
 
 class WatchClient(Int32StringReceiver, TimeoutMixin):
