@@ -232,3 +232,25 @@ def test_a_seat_that_cannot_show_what_its_table_id_binds_serves_no_watcher(
     watch = Watch(paused, 0, 7801)
     watch.pump()
     assert "cannot show what its table id binds" in str(watch.client.failure)
+
+
+def test_a_watcher_of_a_table_that_halts_on_an_equivocation_is_shown_the_evidence(
+        paused: MemNet) -> None:
+    net = paused
+    watch = Watch(net, 1, 7901)
+    watch.pump()
+    said = net.sessions[3].say("well played")
+    other = resign(said[0], net.keys[3], {"data": {"chat": "badly played"}})
+    net.tamper[(3, 0)] = lambda frame: [other if frame == said[0] else frame]
+    net.nodes[3].send(said)  # seat 0 is told one thing, seats 1 and 2 another
+
+    def halted() -> bool:
+        watch.pump()
+        return all(node.halted is not None for node in net.nodes[:3])
+
+    net.run(begin=False, until=halted, limit=net.clock.seconds() + 120)
+    assert "seat 3" in str(net.nodes[1].halted)
+    watch.pump()
+    failure = watch.client.failure
+    assert isinstance(failure, WatchRefused) and failure.seat == 3  # the seats' verdict
+    assert "two different messages" in str(failure)

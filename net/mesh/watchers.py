@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.deck.envelope import FrameError, peek_hand
 from tractor.net.lobby.seating import TableBinding
 from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.table.session import GameSession
@@ -191,6 +192,12 @@ class Watchers:
                 self.drop(watcher.link, f"it fell more than {watcher.allowance} bytes "
                                         "behind the game")
 
+    def evidence(self, frames: Sequence[bytes]) -> None:
+        """The signed frames that show why this peer halts the table (those every seat is
+        given): the watchers' replay finds the same fault and names the same seat. Only the
+        deck's frames: a watcher replays no referee's ballot or complaint."""
+        self.publish([f for f in frames if _is_deck_frame(f)])
+
     def withhold(self, frames: Sequence[bytes]) -> None:
         """This peer's own ``frames`` that do not leave it: no watcher gets them."""
         self.withheld.update(frames)
@@ -219,3 +226,11 @@ class Watchers:
     def left(self, link: WatcherLink) -> None:
         """``link`` closed."""
         self.served.pop(link, None)
+
+
+def _is_deck_frame(frame: bytes) -> bool:
+    try:
+        peek_hand(frame)
+    except FrameError:
+        return False
+    return True

@@ -472,6 +472,7 @@ class PeerNode:
         self.verdict_hand = hand
         if frames:
             self.evidence = list(frames)
+            self.watchers.evidence(frames)
             # Twice: a ballot taken past a bound only on an item others voted on (the
             # referee's `keeps`) finds those votes there the second time, whatever order.
             for link in list(self.links.values()):
