@@ -20,6 +20,7 @@ from twisted.internet.testing import StringTransport
 from tractor import Rules
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
+from tractor.net.mesh import watching
 from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArrivals
 from tractor.net.mesh.watch_link import LINGER
 from tractor.net.mesh.watchers import MAX_PER_SOURCE
@@ -252,3 +253,17 @@ def test_a_watcher_of_a_table_that_halts_on_an_equivocation_is_shown_the_evidenc
     failure = watch.client.failure
     assert isinstance(failure, WatchRefused) and failure.seat == 3  # the seats' verdict
     assert "two different messages" in str(failure)
+
+
+def test_a_seat_that_sends_the_game_again_and_again_ends_the_watch(
+        paused: MemNet, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watching, "MAX_COPIES", 5)
+    watch = Watch(paused, 2, 8001)
+    watch.pump()
+    client = watch.client
+    frame = paused.sessions[2].journal()[0]  # (the watcher has it: a copy)
+    for _ in range(5):
+        client.stringReceived(frame)
+    assert client.failure is None  # a few copies are harmless
+    client.stringReceived(frame)
+    assert isinstance(client.failure, WatchError) and "sent before" in str(client.failure)

@@ -36,6 +36,11 @@ WELCOME_LIMITS = Limits(max_bytes=8192, max_depth=4, max_elements=256, max_str=2
 #: Seconds without a message (the seat beats every `watch_link.HEARTBEAT`) after which a
 #: watcher takes the seat for gone.
 SILENCE = 20.0
+#: Frames a watcher takes that change nothing (copies, frames of settled hands) before it
+#: takes the seat for hostile: an honest seat sends each frame once, and a few again (the
+#: evidence of a halt); one that sends the game again and again would spend the watcher's
+#: time on signatures for ever (a seat's links have the same bound per hand).
+MAX_COPIES = 4096
 
 
 class WatchError(NetError, ValueError):
@@ -119,6 +124,7 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.spectator: Spectator | None = None
         self.ended: Deferred[str] = Deferred()
         self.failure: Exception | None = None
+        self.copies = 0  #: frames taken that changed nothing (`MAX_COPIES`)
         self._seat_hello = False  #: the seat's hello (to seats) came: nothing more before
 
     def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
@@ -140,10 +146,19 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         try:
             if self.spectator is None:
                 self._before_game(data)
-            elif data and self.spectator.take(data) and self.on_change is not None:
-                self.on_change()
+            elif self.spectator.take(data):
+                if self.on_change is not None:
+                    self.on_change()
+            else:
+                self._copy()
         except (WatchError, WatchRefused) as exc:
             self._end(exc)
+
+    def _copy(self) -> None:
+        self.copies += 1
+        if self.copies > MAX_COPIES:
+            raise WatchError(f"the seat sent more than {MAX_COPIES} frames it had sent "
+                             "before: it is not to be trusted")
 
     def _before_game(self, data: bytes) -> None:
         try:
