@@ -267,3 +267,18 @@ def test_a_seat_that_sends_the_game_again_and_again_ends_the_watch(
     assert client.failure is None  # a few copies are harmless
     client.stringReceived(frame)
     assert isinstance(client.failure, WatchError) and "sent before" in str(client.failure)
+
+
+def test_a_frame_far_out_of_its_order_blames_the_seat_that_sent_it_not_its_signer() -> None:
+    net = MemNet(seed=7)
+    net.run(until=lambda: _mid_game(net))
+    frame = net.sessions[2].current.deck.mine()[-1]
+    h = msgpack.unpackb(frame, raw=False)[0]
+    far = seal(Header(h[1], h[2], h[3], h[4] + 100_000, h[5], tuple(tuple(v) for v in h[6])),
+               body_of(frame), net.keys[2])  # (signed: as if kept back that long)
+    watcher = Spectator(net.rules, TABLE, [k.public_key() for k in net.keys])
+    with pytest.raises(WatchRefused) as refused:
+        watcher.take(far)
+    assert refused.value.seat is None and "out of their order" in str(refused.value)
+    for node in net.nodes:
+        node.stop()

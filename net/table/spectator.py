@@ -106,10 +106,16 @@ class Spectator:
             return False
         except NoRoom as exc:
             # Far ahead of what it holds: an honest peer sends a seat's transcript in order,
-            # so a peer that sends this is not to be trusted either.
-            return self._refuse(exc.seat, exc.reason, frame)
+            # so the peer that sent this is not to be trusted (its signer did no wrong).
+            return self._refuse(None, f"seat {exc.seat}'s frames came far out of their "
+                                      f"order ({exc.reason}): the seat you watch through "
+                                      "sent them so", frame)
         except FrameError as exc:
-            return self._refuse(exc.seat, exc.reason, frame)
+            # Not signed as the table's: evidence of nothing against the seat it claims to
+            # be from (anybody can write a seat's number); the seat that sent it did send it.
+            claims = "" if exc.seat is None else f" (it says it is seat {exc.seat}'s)"
+            return self._refuse(None, f"the seat you watch through sent a frame that is not "
+                                      f"one of the table's{claims}: {exc.reason}", frame)
         except (ViewMismatch, TranscriptSplit) as exc:
             return self._refuse(None, _split(exc), frame)
         except (DeckError, TableError) as exc:
