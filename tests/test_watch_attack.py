@@ -23,7 +23,7 @@ from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh import watching
 from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArrivals
 from tractor.net.mesh.watch_link import LINGER
-from tractor.net.mesh.watchers import MAX_PER_SOURCE
+from tractor.net.mesh.watchers import MAX_PER_SOURCE, MAX_WATCHERS
 from tractor.net.mesh.watching import WatchClient, WatchError
 from tractor.net.table.spectator import Spectator, WatchRefused
 
@@ -282,3 +282,20 @@ def test_a_frame_far_out_of_its_order_blames_the_seat_that_sent_it_not_its_signe
     assert refused.value.seat is None and "out of their order" in str(refused.value)
     for node in net.nodes:
         node.stop()
+
+
+def test_watchers_and_would_be_watchers_do_not_keep_a_seat_from_reconnecting(
+        paused: MemNet) -> None:
+    net, node = paused, paused.nodes[3]
+    node.admission.allow(f"tcp:198.18.0.{s + 1}:40000" for s in range(4))  # (the seating's)
+    watches = [Watch(net, 3, 8100 + i, reads=False, host=f"10.0.1.{i}")
+               for i in range(MAX_WATCHERS)]
+    for watch in watches:
+        watch.pump()
+    assert len(node.watchers.served) == MAX_WATCHERS
+    mute = [Watch(net, 3, 8200 + i, host=f"10.0.2.{i}") for i in range(12)]  # (no hello)
+    assert any(w.link.closing for w in mute)  # strangers' places are few
+    net.pairs[(0, 3)].close()  # seat 0's link drops: it dials again
+    net.run(begin=False, until=lambda: 0 in node.links and node.links[0].up,
+            limit=net.clock.seconds() + 30)
+    assert node.links[0].up
