@@ -182,9 +182,13 @@ class Watchers:
                     "already; try another seat")
         return None
 
-    def publish(self, frames: Sequence[bytes]) -> None:
+    def publish(self, frames: Sequence[bytes], public: bool = True) -> None:
         """Frames this peer keeps (its own and those it accepted): every watcher gets them;
-        one too far behind is dropped."""
+        one too far behind is dropped. Not ``public``: this peer's own frames that do not
+        leave it (signs of a split: `wire.PeerNode._send_all`), which no watcher gets."""
+        if not public:
+            self.withheld.update(frames)
+            return
         for watcher in list(self.served.values()):
             for frame in frames:
                 watcher.send(frame)
@@ -192,15 +196,12 @@ class Watchers:
                 self.drop(watcher.link, f"it fell more than {watcher.allowance} bytes "
                                         "behind the game")
 
-    def evidence(self, frames: Sequence[bytes]) -> None:
-        """The signed frames that show why this peer halts the table (those every seat is
-        given): the watchers' replay finds the same fault and names the same seat. Only the
-        deck's frames: a watcher replays no referee's ballot or complaint."""
+    def evidence(self, frames: Sequence[bytes]) -> list[bytes]:
+        """The signed frames that show why this peer halts the table, as every seat is given
+        them (returned): the watchers get the deck's among them (they replay no referee's
+        ballot or complaint), and their replay finds the same fault, naming the same seat."""
         self.publish([f for f in frames if _is_deck_frame(f)])
-
-    def withhold(self, frames: Sequence[bytes]) -> None:
-        """This peer's own ``frames`` that do not leave it: no watcher gets them."""
-        self.withheld.update(frames)
+        return list(frames)
 
     def paused(self, link: WatcherLink, paused: bool) -> None:
         """The watcher's network stopped (or went on) taking what is written to it."""
