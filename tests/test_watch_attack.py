@@ -1,9 +1,15 @@
-"""The watchers' protocol attacked from both sides, in memory on a `Clock`: a seat that sees
-signs of a split keeps its own frames from its watchers as from the seats; a seat that shows
-its watchers another version of its messages than the table's is caught, and the watcher
-does not blame the honest seat whose signed view shows it; a watcher closed (dropped, or
-the seat stops) that never reads is cut off, not kept open with its frames forever; one
-address cannot take every watcher's place."""
+"""The watchers' protocol attacked from both sides, in memory on a `Clock`.
+
+A hostile watcher: one that never reads is cut off once dropped or when the seat stops (not
+kept open with its frames for ever); one address takes 2 places at most; one that comes and
+goes in a loop gets the game so far a few times only; watchers do not keep a seat from
+reconnecting; the game so far holds no key of a card still in a hand. A hostile seat: it
+cannot show its watchers other names or rules than its table's (the welcome makes the
+table id), nor another chain of its own messages (caught, naming both seats, blaming the
+honest one no more); a forged frame or one far out of order blames nobody it names; hellos
+for ever, a giant message, the game again and again end the watch. And what a seat keeps
+from the seats (signs of a split) it keeps from its watchers; the evidence it halts on,
+they get too."""
 
 from __future__ import annotations
 
@@ -299,3 +305,20 @@ def test_watchers_and_would_be_watchers_do_not_keep_a_seat_from_reconnecting(
     net.run(begin=False, until=lambda: 0 in node.links and node.links[0].up,
             limit=net.clock.seconds() + 30)
     assert node.links[0].up
+
+
+def test_the_game_so_far_carries_no_key_of_a_card_still_in_the_seats_hand(
+        paused: MemNet) -> None:
+    net, deck = paused, paused.sessions[1].current.deck
+    watch = Watch(net, 1, 8301, reads=False)
+    watch.pump()
+    served = b""
+    while chunk := watch.link_side.take():  # (the seat writes on as its buffer drains)
+        served += chunk
+    assert len(served) > 100_000  # the welcome and the whole transcript so far
+    held = [p for p, owner in enumerate(deck.owner) if owner == 1 and p not in deck.played]
+    assert held
+    for position in held:  # (a key of its own lock: with the others' it opens the card)
+        assert deck._lock_key(position) not in served
+    played = [p for p, owner in enumerate(deck.owner) if owner == 1 and p in deck.played]
+    assert played and all(deck._lock_key(p) in served for p in played)  # (as they were shown)
