@@ -22,6 +22,7 @@ from twisted.internet.testing import MemoryReactorClock
 
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
+from tractor.net.lobby.seating import TableBinding
 from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
@@ -135,7 +136,9 @@ class MemNet:
     def __init__(self, seed: int = 1, seats: int = 4, hands: int = 1,
                  delay: Callable[[random.Random], float] | None = None,
                  rules: Rules | None = None, redial: float = 1.0,
-                 worker: float | None = None) -> None:
+                 worker: float | None = None, seated: bool = False) -> None:
+        """``seated``: the table id is a lobby's (`seating_id` of a made-up seating, which
+        every node's watchers show: `Watchers.binding`), not `TABLE`."""
         self.rng = random.Random(seed)
         #: Seconds each deck job takes in a node's worker (None: the decks work at once).
         self.worker = worker
@@ -150,7 +153,13 @@ class MemNet:
         self.keys = [Ed25519PrivateKey.from_private_bytes(bytes([seed % 256, s, 5]) + bytes(29))
                      for s in range(seats)]
         public = [k.public_key() for k in self.keys]
-        self.sessions = [GameSession(self.rules, TABLE, s, self.keys[s], public,
+        self.binding = TableBinding(
+            "memnet", tuple(f"tcp:127.0.0.1:{6000 + s}" for s in range(seats)),
+            ("ai",) * seats, bytes([seed % 256]) * 16) if seated else None
+        self.names = tuple(f"p{s}" for s in range(seats))
+        self.table = TABLE if self.binding is None else self.binding.table_id(
+            self.rules, [raw_public(k) for k in self.keys], self.names, None)
+        self.sessions = [GameSession(self.rules, self.table, s, self.keys[s], public,
                                      bytes([seed % 256, s, 7]) * 11,
                                      RandomPlayer(seed * 10 + s), max_hands=hands)
                          for s in range(seats)]
@@ -164,8 +173,11 @@ class MemNet:
                 self.pairs[(low, high)] = _Pair(self, low, high)
 
     def _node(self, session: GameSession) -> PeerNode:
-        return PeerNode(self.clock, session, [raw_public(k) for k in self.keys],
+        node = PeerNode(self.clock, session, [raw_public(k) for k in self.keys],
                         deck_runner=None if self.worker is None else self._worker())
+        if self.binding is not None:
+            node.watchers.binding, node.watchers.names = self.binding, self.names
+        return node
 
     def _worker(self) -> Callable[[Callable[[], Any], Callable[[Any], None]], None]:
         """A node's deck worker: one job after another, each `worker` seconds of the clock."""
@@ -234,7 +246,7 @@ class MemNet:
                 del self.pairs[key]  # no redial of the old pair: the new one replaces it
                 pair.close()
         self.nodes[seat].stop()
-        session = GameSession(self.rules, TABLE, seat, self.keys[seat], old.public_keys,
+        session = GameSession(self.rules, self.table, seat, self.keys[seat], old.public_keys,
                               bytes([self.seed % 256, seat, 7]) * 11,
                               RandomPlayer(self.seed * 10 + seat), max_hands=old.max_hands)
         frames = session.resume(journal)

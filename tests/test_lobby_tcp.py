@@ -85,7 +85,7 @@ def child() -> None:
                     hellos_ok &= read_hello(hello, s.table, s.keys, s.seat) == other.seat
         print(json.dumps({
             "seatings": [dict(asdict(s), table=s.table.hex(), keys=[k.hex() for k in s.keys],
-                              rules=s.rules.to_data(),
+                              rules=s.rules.to_data(), nonce=s.nonce.hex(),
                               addresses={str(k): v for k, v in s.addresses.items()})
                          for s in seatings],
             "wrong": wrong, "asked": asked, "spawned": spawned, "hellos_ok": hellos_ok,

@@ -91,3 +91,23 @@ class Link:
 
     def close(self) -> None:
         self.closed = True
+
+
+def test_a_seat_resumed_from_its_journal_shows_its_watchers_what_the_table_id_binds(
+        tmp_path: Any) -> None:
+    from tractor.net.journal.store import Journal
+    from tractor.net.table.seat import game_id, journaled_binding
+
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([s + 1]) * 32) for s in range(4)]
+    raw = tuple(k.public_key().public_bytes_raw() for k in keys)
+    addresses = {s: f"tcp:127.0.0.1:{41000 + s}" for s in range(4)}
+    names, kinds, nonce = ("a", "b", "c", "d"), ("human",) * 4, bytes(range(16))
+    table = seating_id("Friday", Rules(), raw, addresses, names, kinds, nonce)
+    seating = Seating(table, "Friday", Rules(), 1, raw, addresses, names, kinds, nonce=nonce)
+    journal = Journal(str(tmp_path / "journal.sqlite"))
+    node = PeerNode(MemoryReactorClock())
+    take_seat(node, seating, keys[1], RandomPlayer(1), journal=journal)
+    node.stop()
+    binding = journaled_binding(journal.meta(game_id(seating)), 4)
+    assert binding == seating.binding() == node.watchers.binding
+    assert binding is not None and binding.table_id(Rules(), raw, names, None) == table

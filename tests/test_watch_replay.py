@@ -95,7 +95,8 @@ def test_a_forged_frame_is_refused_and_names_its_seat(game: dict[str, Any]) -> N
     watcher = _spectator(net)
     with pytest.raises(WatchRefused) as refused:
         watcher.take(forged)
-    assert refused.value.seat == 2
+    # Named, not blamed: anybody can write seat 2's number on a frame it did not sign.
+    assert refused.value.seat is None and "seat 2" in str(refused.value)
     assert "signature" in str(refused.value)
     with pytest.raises(WatchRefused):  # nothing more is taken from that feed
         watcher.take(frame)

@@ -202,7 +202,7 @@ class GuestLobby:
                       watchers) != table:
             raise BadStart("the table id is not the hash of this roster", who)
         return Seating(table, name, rules, seat, tuple(keys), addresses, tuple(names),
-                       tuple(kinds), carry, watchers)
+                       tuple(kinds), carry, watchers, nonce)
 
     def _internet_addresses(self, addrs: list[Any]) -> bool:
         """Whether the start is an internet table's (every seat the same internet address,

@@ -362,7 +362,7 @@ class HostLobby:
                            self.carry, self.watchers)
         seat = self.host_seat()
         self.seating = Seating(table, self.name, self.rules, -1 if seat is None else seat, keys,
-                               addresses, names, kinds, self.carry, self.watchers)
+                               addresses, names, kinds, self.carry, self.watchers, self.nonce)
         message: dict[str, Any] = {
             "t": "start", "name": self.name, "rules": self.rules.to_data(),
             "keys": list(keys), "addresses": [addresses[s] for s in range(len(keys))],

@@ -112,6 +112,39 @@ class Seating:
     #: Whether the seats serve watchers (`net.mesh.watchers`): the host's choice
     #: (`tractor host --no-watchers`), part of the table id when it refuses them.
     watchers: bool = True
+    #: The host's nonce (`seating_id`): with the rest, a watcher recomputes the table id
+    #: (`net.mesh.watching.read_welcome`), so the seat it watches through cannot give it
+    #: other names, rules or keys than the table's. Empty: not known (a test's seating).
+    nonce: bytes = b""
+
+    def binding(self) -> TableBinding | None:
+        """What a watcher needs, besides the rules, keys, names and carry, to recompute the
+        table id (None: the nonce is not known here)."""
+        if not self.nonce:
+            return None
+        return TableBinding(self.name, tuple(self.addresses[s] for s in sorted(self.addresses)),
+                            self.kinds, self.nonce)
+
+
+@dataclass(frozen=True)
+class TableBinding:
+    """The parts of a table id a watcher is not otherwise given: the table's name, every
+    seat's game address (in seat order) and kind, and the host's nonce."""
+
+    name: str
+    addresses: tuple[str, ...]
+    kinds: tuple[str, ...]
+    nonce: bytes
+
+    def to_data(self) -> list[Any]:
+        return [self.name, list(self.addresses), list(self.kinds), self.nonce]
+
+    def table_id(self, rules: Rules, keys: Iterable[bytes], names: Iterable[str],
+                 carry: tuple[Any, ...] | None) -> bytes:
+        """The id of the table these parts and the rest make (a table that serves
+        watchers: one that refuses them never gives this)."""
+        return seating_id(self.name, rules, keys, dict(enumerate(self.addresses)), names,
+                          self.kinds, self.nonce, carry, True)
 
 
 def read_carry(value: Any, rules: Rules, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:

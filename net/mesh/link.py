@@ -155,6 +155,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
                 self.transport.loseConnection()
             except closed_transport_errors() as exc:  # a subchannel closed first says so
                 self.log.debug("closing {who}: {why}", who=self._who(), why=exc)
+            if self.watcher is not None:  # (a watcher that never reads is cut off)
+                self.watcher.closed()
 
     def timeoutConnection(self) -> None:
         self.log.warn("dropping {who}: no message in time", who=self._who())
@@ -229,5 +231,6 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.node.admission.release(self)
         if self.watcher is not None:
             self.node.watchers.left(self.watcher)
+            self.watcher.gone()
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from twisted.internet.interfaces import IPushProducer, IReactorTime, ITransport
+from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTime, ITransport
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
+from tractor.net.mesh.gate import source_of
 from tractor.net.mesh.watch_gate import GATE_TIMEOUT
 from tractor.net.mesh.watchers import Watchers
 
@@ -20,6 +21,11 @@ from tractor.net.mesh.watchers import Watchers
 #: person thinks): a watcher that hears nothing for `watching.SILENCE` takes the seat for
 #: gone. A seat's links beat as often (`wire.HEARTBEAT`).
 HEARTBEAT = 3.0
+#: Seconds a watcher's connection closed by this peer (dropped, refused, or the peer stops)
+#: has to take what was written to it before it is cut off: a TCP close waits until the
+#: other end read everything, so one that never reads would keep its descriptor and its
+#: frames here for ever.
+LINGER = 10.0
 
 
 class Watched(Protocol):
@@ -39,14 +45,35 @@ class Watched(Protocol):
 class WatcherConnection:
     """One watcher's link, as `Watchers` sees it (`watchers.WatcherLink`)."""
 
-    def __init__(self, link: Watched) -> None:
+    def __init__(self, link: Watched, clock: IReactorTime) -> None:
         self.link = link
+        self.clock = clock
+        peer = link.transport.getPeer() if link.transport is not None else None
+        self.source = source_of(str(getattr(peer, "host", "?")))  #: (`Watchers` bounds it)
+        self._cut: IDelayedCall | None = None  #: the end of its `LINGER`, once closed
 
     def write_frame(self, frame: bytes) -> None:
         self.link.sendString(frame)
 
     def close(self) -> None:
         self.link.close()
+        self.closed()
+
+    def closed(self) -> None:
+        """Its link was closed here: cut it off if it is still open after `LINGER`."""
+        if self._cut is None:
+            self._cut = self.clock.callLater(LINGER, self._cut_off)
+
+    def _cut_off(self) -> None:
+        transport = self.link.transport
+        abort = getattr(transport, "abortConnection", None)
+        if abort is not None:
+            abort()
+
+    def gone(self) -> None:
+        """Its connection is lost: nothing to cut off."""
+        if self._cut is not None and self._cut.active():
+            self._cut.cancel()
 
 
 @implementer(IPushProducer)
@@ -72,14 +99,18 @@ def watch_over(link: Watched, watchers: Watchers, hello: bytes,
     """Serve the watcher that sent ``hello`` on ``link`` (or refuse it, closing the link),
     with a heartbeat while the game is quiet; one proving the passphrase has
     `GATE_TIMEOUT` seconds to finish."""
-    connection = WatcherConnection(link)
+    connection = WatcherConnection(link, clock)
     transport = link.transport
     if transport is not None and hasattr(transport, "registerProducer"):
         # Before the transcript is written: the transport pauses it as its buffer fills.
         transport.registerProducer(WatchPacing(watchers, connection), True)
-    peer = transport.getPeer() if transport is not None else None
-    source = str(getattr(peer, "host", ""))
-    if watchers.arrived(connection, hello, source, clock.seconds()):
+    # A table with a passphrase bounds arrivals by the lobby's guess limits instead (each
+    # arrival there is a guess: five a minute from one address, one each 15 s from all).
+    too_often = None if watchers.desk is not None else \
+        watchers.arrivals.refusal(connection.source, clock.seconds())
+    if too_often is not None:  # (refused before the game so far is read: for nothing)
+        watchers.refuse(connection, too_often)
+    elif watchers.arrived(connection, hello, connection.source, clock.seconds()):
         if connection in watchers.checking:  # proving the passphrase: not for ever
             clock.callLater(GATE_TIMEOUT, watchers.too_slow, connection)
         beats = LoopingCall(lambda: beats.stop() if link.closing else link.sendString(b""))

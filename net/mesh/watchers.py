@@ -24,12 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tractor.net.codec import CodecError, Limits, decode, encode
+from tractor.net.deck.envelope import FrameError, peek_hand
 from tractor.net.lobby.pake import Channel
+from tractor.net.lobby.seating import TableBinding
+from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.mesh.watch_gate import WatchDesk, WatchGate
 from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
 MAX_WATCHERS = 8  #: watchers one peer serves at once
+#: Watchers one peer serves from one source (an address, an IPv6 /64: `gate.source_of`):
+#: one host that connects again and again, and reads nothing, cannot take every place.
+MAX_PER_SOURCE = 2
 #: Bytes of live frames a watcher may be behind (queued here, not taken by its network)
 #: before it is dropped: a whole hand of the largest table is about 2.3 MB.
 MAX_BEHIND = 8 << 20
@@ -46,6 +52,11 @@ NEEDS_PASSPHRASE = ("this table has a passphrase: watch with it (`tractor watch 
 
 class WatcherLink(Protocol):
     """A watcher's connection, as the watchers see it."""
+
+    @property
+    def source(self) -> str:
+        """Where it comes from, as a `gate.source_of`."""
+        ...
 
     def write_frame(self, frame: bytes) -> None:
         """Send one length-prefixed message."""
@@ -112,8 +123,10 @@ class Watcher:
 class Watchers:
     """Every watcher of one peer (see the module docstring)."""
 
-    def __init__(self, limit: int = MAX_WATCHERS, behind: int = MAX_BEHIND) -> None:
+    def __init__(self, limit: int = MAX_WATCHERS, behind: int = MAX_BEHIND,
+                 per_source: int = MAX_PER_SOURCE) -> None:
         self.limit = limit
+        self.per_source = per_source
         self.behind = behind
         self.open = True  #: False: the table takes no watchers
         self.session: GameSession | None = None  #: this peer's game, once seated
@@ -122,10 +135,18 @@ class Watchers:
         self.carry: tuple[Any, ...] | None = None
         #: At a table with a passphrase (``open`` False): the host seat's check of it.
         self.desk: WatchDesk | None = None
-        self.served: dict[WatcherLink, Watcher] = {}
         #: Watchers proving the passphrase: counted against the limit like those served.
         self.checking: dict[WatcherLink, WatchGate] = {}
+        #: The rest of what the table id binds (`Seating.binding`): a watcher recomputes
+        #: the id, so this seat cannot give it other names, rules or keys than the table's.
+        self.binding: TableBinding | None = None
+        self.served: dict[WatcherLink, Watcher] = {}
+        self.arrivals = WatchArrivals()  #: how often the game so far was given lately
         self.dropped: list[str] = []  #: why watchers were dropped (the last few)
+        #: This peer's own frames kept from the seats (signs of a split transcript: they
+        #: never leave, `wire.PeerNode._send_all`): kept from its watchers too, live and in
+        #: the game so far (a few, made in the seconds before the table halts).
+        self.withheld: set[bytes] = set()
 
     def seat(self, session: GameSession) -> None:
         """This peer is seated: watchers get its game."""
@@ -138,7 +159,13 @@ class Watchers:
         return {"table": s.table, "rules": s.rules.to_data(),
                 "keys": [k.public_bytes_raw() for k in s.public_keys],
                 "names": list(self.names),
-                "carry": None if self.carry is None else list(self.carry)}
+                "carry": None if self.carry is None else list(self.carry),
+                "seating": None if self.binding is None else self.binding.to_data()}
+
+    def refuse(self, link: WatcherLink, why: str) -> None:
+        """Tell ``link`` why it is not served, and close it."""
+        link.write_frame(encode({"t": "refused", "why": why}))
+        link.close()
 
     def arrived(self, link: WatcherLink, hello: bytes, source: str = "",
                 now: float = 0.0) -> bool:
@@ -146,13 +173,12 @@ class Watchers:
         the game so far, or (at a table with a passphrase) answer its passphrase hello; or
         refuse it with a reason (False)."""
         proof = hello_proof(hello)
-        why = self._refusal(hello_table(hello), bool(proof))
+        why = self._refusal(hello_table(hello), bool(proof), link)
         if why is not None:
-            link.write_frame(encode({"t": "refused", "why": why}))
-            link.close()
+            self.refuse(link, why)
             return False
         if self.desk is not None:
-            gate = self.desk.gate(source)
+            gate = self.desk.gate(source or link.source)
             step = gate.hello(proof, now)
             if step.send is not None:
                 link.write_frame(step.send)
@@ -199,12 +225,12 @@ class Watchers:
         welcome = {"t": "welcome", **self.welcome()}
         link.write_frame(encode(welcome) if sealed is None else sealed.seal(welcome))
         # Every signed frame of the game this peer holds (a frame held twice goes once).
-        sent = list(dict.fromkeys(self.session.journal()))
+        sent = [f for f in dict.fromkeys(self.session.journal()) if f not in self.withheld]
         watcher.allowance = sum(len(f) for f in sent) + self.behind
         for frame in sent:
             watcher.send(frame)
 
-    def _refusal(self, asked: bytes, proof: bool) -> str | None:
+    def _refusal(self, asked: bytes, proof: bool, link: WatcherLink) -> str | None:
         if self.desk is None and not self.open:
             return ("this seat does not check the table's passphrase: watch through the "
                     "host's game port (its log shows it, `tractor watch` lists it)"
@@ -217,19 +243,37 @@ class Watchers:
             return "this peer is not playing at a table yet; try again once the game began"
         if asked and asked != self.session.table:
             return "this peer plays at another table"
+        if self.binding is None:
+            return ("this seat resumed a game begun by an older tractor and cannot show what "
+                    "its table id binds; watch through another seat")
         if len(self.served) + len(self.checking) >= self.limit:
             return f"this table has {self.limit} watchers already; try another seat or later"
+        if sum(other.source == link.source for other in [*self.served, *self.checking]) \
+                >= self.per_source:
+            return (f"{self.per_source} watchers from your address watch through this seat "
+                    "already; try another seat")
         return None
 
-    def publish(self, frames: Sequence[bytes]) -> None:
+    def publish(self, frames: Sequence[bytes], public: bool = True) -> None:
         """Frames this peer keeps (its own and those it accepted): every watcher gets them;
-        one too far behind is dropped."""
+        one too far behind is dropped. Not ``public``: this peer's own frames that do not
+        leave it (signs of a split: `wire.PeerNode._send_all`), which no watcher gets."""
+        if not public:
+            self.withheld.update(frames)
+            return
         for watcher in list(self.served.values()):
             for frame in frames:
                 watcher.send(frame)
             if watcher.queued > watcher.allowance:
                 self.drop(watcher.link, f"it fell more than {watcher.allowance} bytes "
                                         "behind the game")
+
+    def evidence(self, frames: Sequence[bytes]) -> list[bytes]:
+        """The signed frames that show why this peer halts the table, as every seat is given
+        them (returned): the watchers get the deck's among them (they replay no referee's
+        ballot or complaint), and their replay finds the same fault, naming the same seat."""
+        self.publish([f for f in frames if _is_deck_frame(f)])
+        return list(frames)
 
     def paused(self, link: WatcherLink, paused: bool) -> None:
         """The watcher's network stopped (or went on) taking what is written to it."""
@@ -258,3 +302,11 @@ class Watchers:
         gate = self.checking.pop(link, None)
         if gate is not None:
             gate.abort()
+
+
+def _is_deck_frame(frame: bytes) -> bool:
+    try:
+        peek_hand(frame)
+    except FrameError:
+        return False
+    return True

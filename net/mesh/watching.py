@@ -22,9 +22,9 @@ from tractor.net.codec import CodecError, Limits, decode
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.errors import NetError
 from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, WrongPassphrase
-from tractor.net.lobby.messages import KEY_SIZE, MAX_NAME
+from tractor.net.lobby.messages import KEY_SIZE, KINDS, MAX_NAME, MAX_TABLE_NAME, NONCE_SIZE
 from tractor.net.lobby.pake import Channel, GuestHandshake
-from tractor.net.lobby.seating import read_carry
+from tractor.net.lobby.seating import TableBinding, read_carry
 from tractor.net.mesh.watchers import MAX_TABLE_ID, NEEDS_PASSPHRASE, watch_hello
 from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.rules import MAX_PLAYERS, Rules
@@ -37,6 +37,11 @@ WELCOME_LIMITS = Limits(max_bytes=8192, max_depth=4, max_elements=256, max_str=2
 #: Seconds without a message (the seat beats every `watch_link.HEARTBEAT`) after which a
 #: watcher takes the seat for gone.
 SILENCE = 20.0
+#: Frames a watcher takes that change nothing (copies, frames of settled hands) before it
+#: takes the seat for hostile: an honest seat sends each frame once, and a few again (the
+#: evidence of a halt); one that sends the game again and again would spend the watcher's
+#: time on signatures for ever (a seat's links have the same bound per hand).
+MAX_COPIES = 4096
 
 
 class WatchError(NetError, ValueError):
@@ -57,12 +62,16 @@ class Welcome:
     keys: tuple[bytes, ...]
     names: tuple[str, ...]
     carry: tuple[Any, ...] | None
+    binding: TableBinding  #: the rest the table id binds (checked: `read_welcome`)
 
 
 def read_welcome(value: Any) -> Welcome:
-    """A decoded welcome, each field checked; `WatchError` otherwise."""
+    """A decoded welcome, each field checked, and the table id it names recomputed from
+    the rest (the other seats sign every frame over that id, so a seat that gave other
+    names, rules or keys than its table's is caught here, or by the first frame of
+    another seat); `WatchError` otherwise."""
     if not isinstance(value, dict) or value.get("t") != "welcome" or set(value) != {
-            "t", "table", "rules", "keys", "names", "carry"}:
+            "t", "table", "rules", "keys", "names", "carry", "seating"}:
         raise WatchError("the seat sent no welcome a watcher can read")
     try:
         rules = Rules.from_data(value["rules"])
@@ -74,7 +83,7 @@ def read_welcome(value: Any) -> Welcome:
     if not isinstance(keys, list) or len(keys) != rules.players or not all(
             type(k) is bytes and len(k) == KEY_SIZE for k in keys):
         raise WatchError("the welcome does not give every seat's key")
-    if not isinstance(names, list) or len(names) not in (0, rules.players) or not all(
+    if not isinstance(names, list) or len(names) != rules.players or not all(
             type(n) is str and 1 <= len(n) <= MAX_NAME and n.isprintable() for n in names):
         raise WatchError("the welcome's names of the seats cannot be read")
     carry = None
@@ -83,7 +92,26 @@ def read_welcome(value: Any) -> Welcome:
             carry = read_carry(value["carry"], rules, "the seat", BadLobbyMessage)
         except BadLobbyMessage as exc:
             raise WatchError(f"the welcome's game going on cannot be read: {exc}") from None
-    return Welcome(table, rules, tuple(keys), tuple(names), carry)
+    binding = _read_binding(value["seating"], rules.players)
+    if binding.table_id(rules, keys, names, carry) != table:
+        raise WatchError("the seat's welcome does not make its table id: it gives other "
+                         "names, rules or keys than its table's; watch through another seat")
+    return Welcome(table, rules, tuple(keys), tuple(names), carry, binding)
+
+
+def _read_binding(value: Any, players: int) -> TableBinding:
+    """The welcome's rest of the table id (`TableBinding.to_data`), each field checked."""
+    if not (isinstance(value, list) and len(value) == 4):
+        raise WatchError("the welcome does not show what its table id binds")
+    name, addresses, kinds, nonce = value
+    if not (type(name) is str and len(name) <= MAX_TABLE_NAME
+            and isinstance(addresses, list) and len(addresses) == players
+            and all(type(a) is str for a in addresses)
+            and isinstance(kinds, list) and len(kinds) == players
+            and all(k in KINDS for k in kinds)
+            and type(nonce) is bytes and len(nonce) == NONCE_SIZE):
+        raise WatchError("the welcome's table name, addresses, kinds or nonce cannot be read")
+    return TableBinding(name, tuple(addresses), tuple(kinds), nonce)
 
 
 class WatchClient(Int32StringReceiver, TimeoutMixin):
@@ -107,6 +135,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.spectator: Spectator | None = None
         self.ended: Deferred[str] = Deferred()
         self.failure: Exception | None = None
+        self.copies = 0  #: frames taken that changed nothing (`MAX_COPIES`)
+        self._seat_hello = False  #: the seat's hello (to seats) came: nothing more before
 
     def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
         """(`TimeoutMixin`'s timer: on ``clock``.)"""
@@ -128,10 +158,19 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         try:
             if self.spectator is None:
                 self._before_game(data)
-            elif data and self.spectator.take(data) and self.on_change is not None:
-                self.on_change()
+            elif self.spectator.take(data):
+                if self.on_change is not None:
+                    self.on_change()
+            else:
+                self._copy()
         except (WatchError, WatchRefused) as exc:
             self._end(exc)
+
+    def _copy(self) -> None:
+        self.copies += 1
+        if self.copies > MAX_COPIES:
+            raise WatchError(f"the seat sent more than {MAX_COPIES} frames it had sent "
+                             "before: it is not to be trusted")
 
     def _before_game(self, data: bytes) -> None:
         if self.channel is not None:  # the passphrase proved: the welcome comes sealed
@@ -148,7 +187,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             if self.handshake is None:
                 raise WatchError(f"the seat sent an unreadable message: {exc.reason}") from None
             value = None  # (the lobby's handshake carries longer fields)
-        if isinstance(value, list):
+        if isinstance(value, list) and not self._seat_hello:
+            self._seat_hello = True
             return  # the hello a seat sends every connection first: for seats only
         if isinstance(value, dict) and value.get("t") == "refused":
             why = value.get("why")
@@ -183,6 +223,10 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.spectator = Spectator(welcome.rules, welcome.table, keys, welcome.carry)
         if self.on_change is not None:
             self.on_change()
+
+    def lengthLimitExceeded(self, length: int) -> None:
+        self._end(WatchError(f"the seat sent a message of {length} bytes, more than any "
+                             f"frame may be ({MAX_FRAME}): it is not to be trusted"))
 
     def _end(self, exc: Exception) -> None:
         self.failure = exc

@@ -406,17 +406,17 @@ class PeerNode:
 
     # --- frames -------------------------------------------------------------------------------
 
-    def _keep(self, frames: list[bytes]) -> None:
+    def _keep(self, frames: list[bytes], public: bool = True) -> None:
         assert self.session is not None
         signed, proved = self.session.ledger.take_marks()  # (taken, journal or not)
-        self.watchers.publish(frames)
+        self.watchers.publish(frames, public)
         if self.journal is not None:
             self.journal.keep(self.game, frames, signed, proved, self.session.results,
                               self.session.over, hand_sides(self.session), self.session.winners)
 
     def _send_all(self, frames: list[bytes]) -> None:
         assert self.session is not None
-        self._keep(frames)  # written before it leaves: a crash never loses a sent frame
+        self._keep(frames, public=self.intake.suspect is None)  # (journaled before it leaves)
         hand = self.session.current.deck.config.hand
         if self.outbox.new_hand(hand):
             self.intake.new_hand()
@@ -466,7 +466,7 @@ class PeerNode:
         that show why."""
         self.verdict_hand = hand
         if frames:
-            self.evidence = list(frames)
+            self.evidence = self.watchers.evidence(frames)  # (its watchers' too)
             # Twice: a ballot taken past a bound only on an item others voted on (the
             # referee's `keeps`) finds those votes there the second time, whatever order.
             for link in list(self.links.values()):

@@ -17,7 +17,7 @@ from twisted.internet.address import IPv4Address, IPv6Address
 
 from tractor.net.internet.mesh import Wormholes
 from tractor.net.journal.store import Journal
-from tractor.net.lobby.seating import Seating
+from tractor.net.lobby.seating import Seating, TableBinding
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE, PeerNode
 from tractor.net.table.journaled import game_start, open_session
@@ -60,11 +60,12 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             "listen": node.listen_description if node.port is None
             else _listen_again(node), "table_name": seating.name,
             "carry": list(seating.carry) if seating.carry is not None else None,
-            "watchers": seating.watchers,
+            "watchers": seating.watchers, "nonce": seating.nonce.hex(),
             **(meta or {})})
     node.attach(session, seating.keys, journal, game)
     node.watchers.names, node.watchers.carry = seating.names, seating.carry  # (their welcome)
     node.watchers.open = seating.watchers
+    node.watchers.binding = seating.binding()
     node.dial({s: a for s, a in seating.addresses.items() if s != seating.seat})
     node.begin()
     return session
@@ -98,8 +99,20 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
     node.watchers.names = tuple(str(n) for n in meta.get("names", ()))
     carry = meta.get("carry")
     node.watchers.carry = tuple(carry) if isinstance(carry, list) else None
+    node.watchers.binding = journaled_binding(meta, session.rules.players)
     node.dial({int(s): a for s, a in meta.get("addresses", {}).items()
                if int(s) != session.seat})
     node.begin(frames)
     return node, session
 
+
+def journaled_binding(meta: dict[str, Any], players: int) -> TableBinding | None:
+    """The table id's parts a watcher needs, from a journal's meta (None: a game begun by
+    an older tractor, which did not keep the nonce: its watchers go to another seat)."""
+    try:
+        addresses = meta["addresses"]
+        return TableBinding(str(meta["table_name"]),
+                            tuple(str(addresses[str(s)]) for s in range(players)),
+                            tuple(str(k) for k in meta["kinds"]), bytes.fromhex(meta["nonce"]))
+    except (KeyError, TypeError, ValueError):
+        return None

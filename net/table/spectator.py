@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.net.deck.envelope import FrameError, NoRoom, peek_hand
-from tractor.net.deck.errors import DeckError, Replay
+from tractor.net.deck.errors import DeckError, Replay, TranscriptSplit, ViewMismatch
 from tractor.net.errors import NetError
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
@@ -106,10 +106,18 @@ class Spectator:
             return False
         except NoRoom as exc:
             # Far ahead of what it holds: an honest peer sends a seat's transcript in order,
-            # so a peer that sends this is not to be trusted either.
-            return self._refuse(exc.seat, exc.reason, frame)
+            # so the peer that sent this is not to be trusted (its signer did no wrong).
+            return self._refuse(None, f"seat {exc.seat}'s frames came far out of their "
+                                      f"order ({exc.reason}): the seat you watch through "
+                                      "sent them so", frame)
         except FrameError as exc:
-            return self._refuse(exc.seat, exc.reason, frame)
+            # Not signed as the table's: evidence of nothing against the seat it claims to
+            # be from (anybody can write a seat's number); the seat that sent it did send it.
+            claims = "" if exc.seat is None else f" (it says it is seat {exc.seat}'s)"
+            return self._refuse(None, f"the seat you watch through sent a frame that is not "
+                                      f"one of the table's{claims}: {exc.reason}", frame)
+        except (ViewMismatch, TranscriptSplit) as exc:
+            return self._refuse(None, _split(exc), frame)
         except (DeckError, TableError) as exc:
             reason = exc.reason if isinstance(exc, DeckError) else str(exc).split(": ", 1)[-1]
             return self._refuse(exc.seat, reason, frame)
@@ -124,3 +132,18 @@ class Spectator:
     def _made(frames: list[bytes]) -> None:
         if frames:  # (a watcher's deck signs nothing: a frame here is a bug of ours)
             raise RuntimeError("a watcher's replay made frames of its own")
+
+
+def _split(exc: ViewMismatch | TranscriptSplit) -> str:
+    """Why a frame that shows a split transcript ends the watch. A seat would ask for the
+    signed versions and blame whoever signed two; a watcher cannot ask, and the seat it
+    watches through may itself have signed a version for its watchers alone: it names
+    both seats and blames neither."""
+    if isinstance(exc, ViewMismatch):
+        return (f"seat {exc.seat} signed a view of seat {exc.about}'s messages that differs "
+                f"from those this watch was given: seat {exc.about} signed two versions (to "
+                f"its watchers alone, if it is the seat you watch through) or seat {exc.seat} "
+                "did; the table finds which")
+    return (f"seat {exc.seat}'s message was made on other messages than this watch was "
+            "given: some seat signed two versions (to its watchers alone, if it is the seat "
+            "you watch through); the table finds which")
