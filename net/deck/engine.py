@@ -22,7 +22,9 @@ Protocol (n seats, N = 54 * decks positions):
    seat (first + p) % n; the talon positions stay locked until ``give_talon``.
 5. ``reveal`` (a play, a declaration): the owner releases its own key; everyone decrypts
    and checks the claimed card, that the position is the owner's and is not played.
-6. ``bury``: the starter names the positions it buries (they must be its own).
+6. ``bury``: the starter names the positions it buries (they must be its own). With kitty
+   theft, ``pass_kitty``: a later overcaller takes them (``take``, ``give``: `kitty`) and
+   buries anew.
 7. ``audit``: every seat releases all its keys; everyone decrypts the whole deck and
    checks the hand with the rules core; ``verdict``: one signed result per seat.
 
@@ -62,6 +64,7 @@ from .errors import BadMessage, DeckError, KeyTimeout, followed_by
 from .group import SecretStream, hash32
 from .holdings import SeatLoads
 from .inbox import TableInbox
+from .kitty import KittyPasses
 from .ledger import CheckLedger
 from .locking import LockStep
 from .outbox import Outbox
@@ -133,7 +136,8 @@ class Deck:
             ShuffleChain(config.table, config.hand, seat, size, [list(self.card_points)]),
             LockStep.fresh(self.context, seat, n, self.card_points))
         self._own = OwnSecrets(self._secrets, seat, n, size)
-        self._dealing = Dealing.fresh(config, seat)
+        self._dealing = Dealing.fresh(config, seat, KittyPasses(seat, self.context,
+                                                                self._secrets))
         self._close = HandClose(n, size)
         self._inbox = TableInbox([0] * n)
         #: Proofs that passed here, now and before a crash (`GameSession` shares one).
@@ -184,6 +188,9 @@ class Deck:
     played = Shown(lambda deck: deck._dealing.played)
     buried = Shown(lambda deck: deck._dealing.buried)
     starter = Shown(lambda deck: deck._dealing.starter)
+    exchanger = Shown(lambda deck: deck._dealing.exchanger)  #: holds the kitty to bury
+    thefts = Shown(lambda deck: deck._dealing.kitty.thefts)  #: the kitty's hand-overs
+    burials = Shown(lambda deck: deck._dealing.burials)  #: every burial's positions
     reveals = Shown(lambda deck: deck._dealing.reveals)
     public = Shown(lambda deck: deck._dealing.public)  #: positions turned over for all
     inbox = Shown(lambda deck: deck._inbox.messages)  #: (seat, message, its number)
@@ -199,6 +206,7 @@ class Deck:
     locks_input = Shown(lambda deck: deck._setup.lock_input)
     owed = Shown(lambda deck: deck._dealing.owed)
     hand = Shown(lambda deck: deck._dealing.hand)
+    is_shown = Shown(lambda deck: deck._dealing.is_shown)
     accepted = Shown(lambda deck: deck._frames.accepted)
     frames = Shown(lambda deck: deck._frames.frames)
     evidence = Shown(lambda deck: deck._frames.evidence)
@@ -333,7 +341,9 @@ class Deck:
             return self._send_shuffle()
         if self.phase == DeckStep.LOCK and step == me and len(self.locks) == me:
             return self._send_lock()
-        return []
+        move = self._dealing.kitty.my_move(self.keys, self._setup.locks, self._lock_key) \
+            if self.phase == DeckStep.READY else None
+        return self._send(*move) if move is not None else []
 
     def _send_shuffle(self) -> list[bytes]:
         if self._outbox.journaled("shuffle"):
@@ -374,14 +384,23 @@ class Deck:
         """Show own cards: ``purpose`` "play" (the cards leave the hand) or "show" (a
         declaration: they stay)."""
         self._dealing.check_reveal(positions, purpose)
+        shown = partial(self._dealing.kitty.secret, own=self._lock_key)
         return self._send("reveal", {"positions": list(positions), "purpose": purpose,
-                                     "keys": [self._lock_key(p) for p in positions],
+                                     "keys": [shown(p) for p in positions],
                                      "cards": [self.cards[p] for p in positions]})
 
     def bury(self, positions: Sequence[int]) -> list[bytes]:
-        """The starter buries these positions (its own, unplayed) face down."""
+        """The seat holding the kitty buries these positions (its own, unplayed)."""
         self._dealing.check_bury(positions)
         return self._send("bury", {"positions": list(positions)})
+
+    def pass_kitty(self, thief: int) -> list[bytes]:
+        """Kitty theft: every peer calls it once the table judged ``thief``'s overcall; the
+        buried positions pass to it (its requests now; the burier answers them)."""
+        dealing = self._dealing
+        assert dealing.exchanger is not None
+        dealing.kitty.begin(thief, dealing.exchanger, dealing.buried)
+        return followed_by(self._act(), self._drain)
 
     def open_public(self, positions: Sequence[int]) -> list[bytes]:
         """Turn positions nobody owns (the talon) face up: every peer releases its keys for

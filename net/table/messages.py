@@ -115,7 +115,18 @@ class Call:
     calls: tuple[FriendCall, ...]
 
 
-TableMessage = Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call
+@dataclass(frozen=True, slots=True)
+class Overcall:
+    """``{"steal": positions}``: kitty theft, this seat's turn in the window after a burial:
+    the cards it overcalls with to take the kitty, shown first (none: a pass)."""
+
+    positions: Positions
+
+
+TableMessage = Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call | Overcall
+
+#: Cards in one overcall for the kitty (a pair; a few more leave the rules to refuse it).
+MAX_OVERCALL = 4
 
 
 @cache
@@ -138,12 +149,15 @@ def table_message(size: int) -> Shape[TableMessage]:
         # count is a refused move, not a malformed message).
         "call": Record({"call": ListOf(Fixed(Int(0, 53), Int(1, MAX_COPY)), max=MAX_CALLS)},
                        lambda call: Call(tuple(FriendCall(f, n) for f, n in call))),
+        "steal": Record({"steal": ListOf(Int(0, size - 1), max=MAX_OVERCALL, distinct=True)},
+                        lambda steal: Overcall(steal)),
     })
 
 
 _DESCRIBED = {Chat: "a chat line", Agree: "an agreement", Window: "a declaration window",
               Bid: "a bid", Show: "a card shown", Name: "the trump named", Play: "a play",
-              Throw: "a throw", Claim: "a claim", Call: "a call of friends"}
+              Throw: "a throw", Claim: "a claim", Call: "a call of friends",
+              Overcall: "an overcall for the kitty or a pass"}
 
 
 def describe(kind: type[Any] | object) -> str:
@@ -182,6 +196,8 @@ def to_wire(message: TableMessage) -> dict[str, object]:
             return {"claim": [[index, list(positions)] for index, positions in items]}
         case Call(calls):
             return {"call": [[c.face, c.nth] for c in calls]}
+        case Overcall(positions):
+            return {"steal": list(positions)}
 
 
 def message_for(decision: Decision, answer: Answer, positions: Sequence[int],
@@ -222,7 +238,7 @@ def answer_of(message: object, seat: int, cards: Mapping[int, int]
     (`message_for` the other way)."""
     faces = tuple(cards[p] % 54 for p in getattr(message, "positions", ()))
     match message:
-        case Window():
+        case Window() | Overcall():
             return Decision.DECLARE, actions.Declare(seat, faces) if faces else actions.Pass(seat)
         case Play() | Throw():
             return Decision.PLAY, actions.Play(seat, faces)

@@ -1,0 +1,211 @@
+"""Kitty theft between peers (`Rules.kitty_theft`, `net.table.theft`, `net.deck.kitty`): the
+buried cards pass to a later overcaller through the deck, every peer plays the hand the rules
+core plays, and a thief or a burier that lies is named on every other peer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from test_deck_cheats import kind_of, resign, unpack
+from test_table_friends import blamed, play
+
+from tractor import Bury, Declare, Hand, Pass, Play, Rules
+from tractor.dealing import declared_trump
+from tractor.net.deck.errors import CheatDetected
+from tractor.net.deck.local import LocalDeal
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.player import RandomPlayer, SeatView
+from tractor.net.table.setup import HandSetup
+from tractor.net.table.theft import TheftWindow
+from tractor.phases import Phase
+
+RULES = Rules(kitty_theft=True)
+SETUP = HandSetup(RULES, ("2", "2"), first=0)
+#: Seeds of `Thief` players (below): one theft (seat 0 declares a single 2, seat 1 takes
+#: the kitty with a pair of 2s), and two (seat 2's single 2; seat 0's pair; seat 1's jokers).
+ONE_THEFT, TWO_THEFTS = 27, 52
+
+
+class Thief(RandomPlayer):
+    """Declares a single now and then while dealing, and takes the kitty with its lowest
+    overcall whenever it can; remembers its hand at each burial."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.hands_at_burial: list[list[int]] = []
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass:
+        if view.observation.phase == Phase.THEFT:
+            return Declare(view.seat, options[0]) if options else Pass(view.seat)
+        singles = [o for o in options if len(o) == 1]
+        if singles and self.rng.random() < 0.3:
+            return Declare(view.seat, singles[0])
+        return Pass(view.seat)
+
+    def bury(self, view: SeatView, count: int) -> Bury:
+        self.hands_at_burial.append(list(view.hand))
+        return super().bury(view, count)
+
+
+def thieves(seed: int) -> list[Thief]:
+    return [Thief(seed * 10 + s) for s in range(4)]
+
+
+def core_hand(table: TableHand) -> Hand:
+    """The rules core's play of the same deal: the declaration at the first burial, each
+    burial, the window's passes and overcalls, then the plays."""
+    order = [c % 54 for c in table.deck.deck_order()]
+    public, setup = table.public, table.setup
+    standing = public.declarations[len(public.declarations) - len(public.thefts) - 1]
+    assert public.starter is not None
+    hand = Hand.dealt(RULES, order, setup.levels, setup.first,
+                      declared_trump(standing[1], public.trump_rank()), public.starter,
+                      public.declarers)
+    hand.declaration = standing
+    buriers = [public.starter, *(seat for seat, _ in public.thefts)]
+    for k, (seat, burial) in enumerate(zip(buriers, table.deck.burials, strict=True)):
+        hand.apply(Bury(seat, tuple(order[p] for p in burial)))
+        while hand.phase == Phase.THEFT and (k == len(public.thefts)
+                                             or hand.window_turn != public.thefts[k][0]):
+            hand.apply(Pass(hand.window_turn))
+        if k < len(public.thefts):
+            hand.apply(Declare(*public.thefts[k]))
+    for rec in table.records:
+        cards = rec.attempted if rec.attempted is not None else rec.cards
+        hand.apply(Play(rec.seat, tuple(c % 54 for c in cards)))
+    return hand
+
+
+@pytest.mark.parametrize("seed, count", [(ONE_THEFT, 1), (TWO_THEFTS, 2)])
+def test_a_hand_with_thefts_is_the_rules_cores_hand_on_every_peer(seed, count):
+    players = thieves(seed)
+    tables = play(seed, SETUP, players)
+    table = tables[0]
+    assert [t.phase for t in tables] == [Phase.DONE] * 4
+    assert len(table.public.thefts) == count
+    assert all(t.violations == [] and t.result == table.result
+               and t.public.thefts == table.public.thefts for t in tables)
+    core = core_hand(table)
+    assert core.result == table.result and core.trump == table.trump
+    # Each thief held the cards the seat before it buried, as the deck opened them to it.
+    order = table.deck.deck_order()
+    for (thief, _), taken in zip(table.public.thefts, table.deck.burials, strict=False):
+        held = Counter(players[thief].hands_at_burial[-1])
+        assert not Counter(order[p] % 54 for p in taken) - held
+    # Cards that passed to a thief were played with its secret, and checked by every peer.
+    passed = set(table.deck._dealing.kitty.holdings)
+    assert passed and any(p in t.deck.played for t in tables for p in passed)
+
+
+def test_a_seat_that_neither_buried_nor_took_the_kitty_never_sees_it():
+    seen: dict[int, set[int]] = {}
+
+    class Looking(TableHand):
+        def _my_play(self, trick):  # the first play: the window closed, the kitty lies
+            if self.me not in seen:
+                seen[self.me] = {p for p in self.deck.burials[0] if p in self.deck.cards}
+            return super()._my_play(trick)
+
+    tables = play(ONE_THEFT, SETUP, thieves(ONE_THEFT),
+                       classes={s: Looking for s in range(4)})
+    (thief, _), = tables[0].public.thefts
+    starter = tables[0].public.starter
+    outsiders = set(range(4)) - {thief, starter}
+    assert outsiders and all(not seen[s] for s in outsiders)
+    assert seen[thief] == set(tables[0].deck.burials[0]) == seen[starter]
+
+
+class NoOvercall(TheftWindow):
+    """Takes the kitty with any single card in its turn (which overcalls nothing)."""
+
+    def options(self) -> list[tuple[int, ...]]:
+        if self.public.phase != Phase.THEFT or self.public.window_turn != self.deck.me:
+            return []
+        return [(f,) for f in self.own.faces()]
+
+
+class OvercallsNothing(TableHand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        t = self.theft
+        self.theft = NoOvercall(t.deck, t.public, t.schedule, t.inbox, t.own, t.revealed,
+                                t.decisions, t.first_trick)
+
+
+Change = Callable[[LocalDeal, int, dict[str, Any]], "dict[str, Any] | None"]
+
+
+def rewriting(kind: str, seat: int, change: Change) -> Callable[[LocalDeal], Any]:
+    """A tamper: ``seat``'s frames of ``kind`` as ``change(deal, seat, body)`` rewrites
+    them (None: unchanged), signed again with its own key (a lie of that seat's)."""
+    def tamper(d: LocalDeal) -> Callable[[int, int, bytes], bytes]:
+        made: dict[bytes, bytes] = {}
+
+        def rewrite(src: int, dst: int, frame: bytes) -> bytes:
+            if src != seat or kind_of(frame) != kind:
+                return frame
+            if frame not in made:  # the same lie to every peer
+                body = change(d, src, unpack(frame)[1])
+                made[frame] = frame if body is None else resign(frame, d.signing_keys[src],
+                                                                body=body)
+            return made[frame]
+        return rewrite
+    return tamper
+
+
+#: Seat 0 declares and buries at `ONE_THEFT`; seat 1 takes the kitty.
+BURIER, THIEF = 0, 1
+
+
+def wrong_answer(d: LocalDeal, seat: int, body: dict[str, Any]) -> dict[str, Any]:
+    points = body["points"]
+    return {**body, "points": [points[1], points[0], *points[2:]]}  # two cards swapped
+
+
+def failing_proof(d: LocalDeal, seat: int, body: dict[str, Any]) -> dict[str, Any]:
+    proofs = [list(q) for q in body["proofs"]]
+    proofs[0][2] = proofs[1][2]
+    return {**body, "proofs": proofs}
+
+
+def buries_a_card_of_another(d: LocalDeal, seat: int, body: dict[str, Any]
+                             ) -> dict[str, Any] | None:
+    if not d.peers[seat].thefts:
+        return None  # its own first burial, if any, is honest
+    other = next(p for p in range(4) if d.peers[seat].owner[p] != seat)
+    return {**body, "positions": [other, *body["positions"][1:]]}
+
+
+def plays_a_taken_card_with_a_wrong_secret(d: LocalDeal, seat: int, body: dict[str, Any]
+                                           ) -> dict[str, Any] | None:
+    passed = d.peers[seat]._dealing.kitty.holdings
+    at = [i for i, p in enumerate(body["positions"]) if p in passed]
+    if not at:
+        return None
+    keys = list(body["keys"])
+    keys[at[0]] = (1).to_bytes(32, "little")
+    return {**body, "keys": keys}
+
+
+@pytest.mark.parametrize("liar, tamper, error, words", [
+    (THIEF, None, TableError, "overcall"),
+    (BURIER, rewriting("give", BURIER, wrong_answer), CheatDetected, "kitty answer"),
+    (BURIER, rewriting("give", BURIER, failing_proof), CheatDetected, "kitty answer"),
+    (THIEF, rewriting("bury", THIEF, buries_a_card_of_another), CheatDetected,
+     "does not hold"),
+    (THIEF, rewriting("reveal", THIEF, plays_a_taken_card_with_a_wrong_secret),
+     CheatDetected, "wrong secret"),
+], ids=["no-overcall", "wrong-answer", "failing-proof", "buries-others", "wrong-secret"])
+def test_a_lying_thief_or_burier_is_named_on_every_other_peer(liar, tamper, error, words):
+    classes = {THIEF: OvercallsNothing} if tamper is None else None
+    _, refused = blamed(ONE_THEFT, SETUP, thieves(ONE_THEFT), classes, tamper)
+    others = set(range(4)) - {liar}
+    assert others <= set(refused)
+    for seat in others:
+        assert isinstance(refused[seat], error) and refused[seat].seat == liar, refused[seat]
+        assert words in str(refused[seat])
+
