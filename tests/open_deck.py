@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import msgpack
@@ -62,6 +63,7 @@ class OpenDeck:
         self.verdicts: dict[int, dict[str, Any]] = {}
         self.starter: int | None = None
         self.exchanger: int | None = None  #: holds the kitty (no kitty theft here)
+        self.kitty = SimpleNamespace(pending=None)  #: no theft under way, ever
         self.burials: list[list[int]] = []
         self._sent = 0
         self._applying = -1

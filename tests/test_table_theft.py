@@ -174,7 +174,7 @@ def failing_proof(d: LocalDeal, seat: int, body: dict[str, Any]) -> dict[str, An
 
 def buries_a_card_of_another(d: LocalDeal, seat: int, body: dict[str, Any]
                              ) -> dict[str, Any] | None:
-    if not d.peers[seat].thefts:
+    if not d.peers[seat]._dealing.kitty.thefts:
         return None  # its own first burial, if any, is honest
     other = next(p for p in range(4) if d.peers[seat].owner[p] != seat)
     return {**body, "positions": [other, *body["positions"][1:]]}
@@ -209,3 +209,25 @@ def test_a_lying_thief_or_burier_is_named_on_every_other_peer(liar, tamper, erro
         assert isinstance(refused[seat], error) and refused[seat].seat == liar, refused[seat]
         assert words in str(refused[seat])
 
+
+
+def dropping(kind: str, seat: int) -> Callable[[LocalDeal], Any]:
+    """A tamper that loses every ``kind`` frame of ``seat`` (a seat that stalls)."""
+    def tamper(d: LocalDeal) -> Callable[[int, int, bytes], bytes | None]:
+        return lambda src, dst, frame: None if src == seat and kind_of(frame) == kind \
+            else frame
+    return tamper
+
+
+@pytest.mark.parametrize("kind, seat, owed", [("take", THIEF, "kitty request"),
+                                               ("give", BURIER, "kitty answer")])
+def test_a_stalled_theft_is_owed_by_the_seat_that_holds_it_up(kind, seat, owed):
+    """What the stall deadlines watch (`Owed`): the thief's requests, then the burier's
+    answers; nobody else is waited for."""
+    tables: list[TableHand] = []
+    _, refused = blamed(ONE_THEFT, SETUP, thieves(ONE_THEFT), tamper=dropping(kind, seat),
+                        collect=tables)
+    assert not refused
+    for t in tables:
+        if t.me != seat:
+            assert t.phase == Phase.TALON and t.waiting_on() == {seat: owed}

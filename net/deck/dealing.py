@@ -251,7 +251,8 @@ class Dealing:
 
     def _on_bury(self, seat: int, body: dict[str, Any]) -> None:
         if self.exchanger is None or seat != self.exchanger:
-            raise BadMessage(seat, "only the seat holding the kitty buries, after taking it")
+            raise BadMessage(seat, "only the starter buries, after taking the talon (with "
+                                   "kitty theft: the seat that took the kitty)")
         if self.buried:
             raise BadMessage(seat, "the talon was already buried")
         positions = read_positions(seat, body["positions"], self.size)

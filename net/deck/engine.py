@@ -136,8 +136,7 @@ class Deck:
             ShuffleChain(config.table, config.hand, seat, size, [list(self.card_points)]),
             LockStep.fresh(self.context, seat, n, self.card_points))
         self._own = OwnSecrets(self._secrets, seat, n, size)
-        self._dealing = Dealing.fresh(config, seat, KittyPasses(seat, self.context,
-                                                                self._secrets))
+        self._dealing = Dealing.fresh(config, seat, KittyPasses(seat, self.context, self._secrets))
         self._close = HandClose(n, size)
         self._inbox = TableInbox([0] * n)
         #: Proofs that passed here, now and before a crash (`GameSession` shares one).
@@ -189,8 +188,8 @@ class Deck:
     buried = Shown(lambda deck: deck._dealing.buried)
     starter = Shown(lambda deck: deck._dealing.starter)
     exchanger = Shown(lambda deck: deck._dealing.exchanger)  #: holds the kitty to bury
-    thefts = Shown(lambda deck: deck._dealing.kitty.thefts)  #: the kitty's hand-overs
     burials = Shown(lambda deck: deck._dealing.burials)  #: every burial's positions
+    kitty = Shown(lambda deck: deck._dealing.kitty)  #: the kitty's thefts (`KittyPasses`)
     reveals = Shown(lambda deck: deck._dealing.reveals)
     public = Shown(lambda deck: deck._dealing.public)  #: positions turned over for all
     inbox = Shown(lambda deck: deck._inbox.messages)  #: (seat, message, its number)
@@ -224,9 +223,6 @@ class Deck:
 
     def _lock_key(self, position: int) -> bytes:
         return self._own.lock_key(position, self._setup.shuffles, self._setup.locks)
-
-    def _proof_label(self) -> str:
-        return self._own.proof_label(self._setup.shuffles)
 
     # --- sending -------------------------------------------------------------------------------
 
@@ -337,27 +333,13 @@ class Deck:
             return []  # not begun; or rebuilding from the journal, which holds what was sent
         if self._frames.pending[me]:
             return []  # a message of ours is still to be applied: it may answer this step
-        if self.phase == DeckStep.SHUFFLE and step == me and len(self.shuffle_keys) == me:
-            return self._send_shuffle()
-        if self.phase == DeckStep.LOCK and step == me and len(self.locks) == me:
-            return self._send_lock()
-        move = self._dealing.kitty.my_move(self.keys, self._setup.locks, self._lock_key) \
-            if self.phase == DeckStep.READY else None
+        done = {DeckStep.SHUFFLE: len(self.shuffle_keys), DeckStep.LOCK: len(self.locks)}
+        if step == me and done.get(self.phase) == me:  # this peer's shuffle or lock is due
+            move = self._setup.my_move(str(self.phase), self._own, self._secrets,
+                                       self._outbox.journaled, self._restoring)
+        else:  # a kitty theft's request or answer (`kitty`), if this peer owes one
+            move = self._dealing.kitty.my_move(self.keys, self._setup.locks, self._lock_key)
         return self._send(*move) if move is not None else []
-
-    def _send_shuffle(self) -> list[bytes]:
-        if self._outbox.journaled("shuffle"):
-            return self._send("shuffle", {})  # `_send` sends the journaled frame
-        ready, body = self._setup.make_shuffle(self._my_k, self._my_perm, self._secrets,
-                                               self._proof_label(), self._restoring)
-        return self._send("shuffle", body) if ready else []
-
-    def _send_lock(self) -> list[bytes]:
-        if self._outbox.journaled("lock"):
-            return self._send("lock", {})
-        ready, body = self._setup.make_lock(self._my_k, self._secrets, self._own.lock_binding(
-            self._setup.shuffles, self._setup.locks), self._restoring)
-        return self._send("lock", body) if ready else []
 
     def deal(self, positions: Sequence[int], now: float = 0.0) -> list[bytes]:
         """Give ``positions`` to their owners: release this peer's keys for the ones it does
@@ -400,7 +382,7 @@ class Deck:
         dealing = self._dealing
         assert dealing.exchanger is not None
         dealing.kitty.begin(thief, dealing.exchanger, dealing.buried)
-        return followed_by(self._act(), self._drain)
+        return self.poll()
 
     def open_public(self, positions: Sequence[int]) -> list[bytes]:
         """Turn positions nobody owns (the talon) face up: every peer releases its keys for

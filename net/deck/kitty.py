@@ -69,7 +69,9 @@ class KittyPasses:
 
     me: int
     context: bytes
-    secrets: SecretStream  #: this peer's hand secrets (its requests' blindings, its nonces)
+    #: This peer's hand secrets (its requests' blindings, its nonces); not state: a copy of
+    #: the deck compares equal whatever stream object it holds.
+    secrets: SecretStream = field(compare=False, repr=False)
     thefts: list[Theft] = field(default_factory=list)
     #: Position -> how its holder holds it, for every position passed on at least once.
     holdings: dict[int, Holding] = field(default_factory=dict)
