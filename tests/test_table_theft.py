@@ -4,21 +4,29 @@ core plays, and a thief or a burier that lies is named on every other peer."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from test_deck_cheats import kind_of, resign, unpack
 from test_table_friends import blamed, play
 
-from tractor import Bury, Declare, Hand, Pass, Play, Rules
+from tractor import Bury, Declare, Game, Hand, Pass, Play, Rules
+from tractor.ai.hosting.peer import StrategyPlayer
+from tractor.ai.players.strategies import make_strategy
+from tractor.ai.players.worlds import Knowledge
+from tractor.cli.seat.hand_log import table_events
+from tractor.cli.seat.human import HumanPlayer
 from tractor.dealing import declared_trump
 from tractor.net.deck.errors import CheatDetected
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import RandomPlayer, SeatView
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView
+from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.theft import TheftWindow
 from tractor.phases import Phase
@@ -231,3 +239,63 @@ def test_a_stalled_theft_is_owed_by_the_seat_that_holds_it_up(kind, seat, owed):
     for t in tables:
         if t.me != seat:
             assert t.phase == Phase.TALON and t.waiting_on() == {seat: owed}
+
+
+# --- the seats -----------------------------------------------------------------------------
+
+def test_a_world_sampled_after_a_theft_is_built_for_every_seat():
+    """The AI seat between peers samples a world for each decision: after a theft the
+    buried cards are the thief's, not the starter's (the world was refused: out of range)."""
+    game, rng = Game(RULES, seed=37), random.Random(37)
+    while not (game.hand.thefts and game.hand.phase == Phase.TALON):
+        game.apply(game.random_action(rng))
+    for seat in range(4):
+        world = Knowledge.from_observation(RULES, game.hand.observe(seat)).sample(rng)
+        assert sorted(world.hands[seat]) == sorted(game.hand.hands[seat])
+
+
+class Complaining(StrategyPlayer):
+    """An AI seat that keeps the failures it would log (then decides at random)."""
+
+    failures: list[object] = []
+
+    def _complain(self, failure) -> None:
+        self.failures.append(failure)
+
+
+def test_ai_seats_take_the_kitty_and_finish_the_hand_between_peers():
+    seed, n = 5, 4  # the random seat 0 takes the kitty from seat 3
+    d = LocalDeal(seats=n, seed=seed)
+    names = ["random", "heuristic", "random", "heuristic"]
+    sessions = [GameSession(RULES, d.config.table, s, d.signing_keys[s], d.config.public_keys,
+                            bytes([seed, s]) * 16,
+                            Complaining(make_strategy(names[s], "easy", seed + s), RULES,
+                                        seed + s), max_hands=1) for s in range(n)]
+    d.peers = sessions  # type: ignore[assignment]  # the sessions feed their decks
+    d.call_all("start")
+    d.run()
+    hands = [s.played[0] for s in sessions]
+    assert hands[0].public.thefts and all(h.violations == [] for h in hands)
+    assert all(s.results == sessions[0].results and len(s.results) == 1 for s in sessions)
+    assert not Complaining.failures
+
+
+def test_a_person_is_asked_in_the_window_though_it_let_the_pair_pass_while_dealing():
+    person = HumanPlayer()
+    window = replace(Game(seed=1).observe(0), phase=Phase.THEFT)
+    view = SeatView(0, [0, 0], None, None, None, "2", window)
+    person.declined.add((0, 0))  # let pass while the cards came
+    assert person.declare(view, [(0, 0)]) is WAIT
+    assert person.declare(view, []) == Pass(0)
+
+
+def test_the_log_tells_each_theft_and_burial_in_order():
+    tables = play(TWO_THEFTS, SETUP, thieves(TWO_THEFTS))
+    names = ["North", "East", "South", "West"]
+    lines = [e.line for e in table_events(tables[1], names.__getitem__)]
+    kitty = [line for line in lines if "buries" in line or "kitty" in line]
+    assert kitty[0] == "South buries 8 cards"
+    assert kitty[1] == "North overcalls with ♠2♠2 and takes the kitty"
+    assert kitty[2] == "North buries 8 cards"
+    assert kitty[3] == "East overcalls with RJRJ and takes the kitty"
+    assert kitty[4].startswith("East buries ♣") and len(kitty) == 5  # East sees its own
