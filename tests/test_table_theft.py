@@ -11,7 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from helpers import pump, transcript
 from test_deck_cheats import kind_of, resign, unpack
+from test_resume import crash_and_resume
 from test_table_friends import blamed, play
 
 from tractor import Bury, Declare, Game, Hand, Pass, Play, Rules
@@ -88,13 +90,31 @@ def core_hand(table: TableHand) -> Hand:
     return hand
 
 
-@pytest.mark.parametrize("seed, count", [(ONE_THEFT, 1), (TWO_THEFTS, 2)])
-def test_a_hand_with_thefts_is_the_rules_cores_hand_on_every_peer(seed, count):
-    players = thieves(seed)
-    tables = play(seed, SETUP, players)
+class Looking(TableHand):
+    """Notes which cards of the first burial its peer knows when it first plays (the
+    window closed, the kitty lies buried)."""
+
+    known_at_play: set[int] | None = None
+
+    def _my_play(self, trick):
+        if self.known_at_play is None:
+            self.known_at_play = {p for p in self.deck.burials[0] if p in self.deck.cards}
+        return super()._my_play(trick)
+
+
+@pytest.fixture(scope="module")
+def two_thefts() -> tuple[list[TableHand], list[Thief]]:
+    """Seat 2 declares a single and buries; seat 0 takes the kitty with a pair of 2s and
+    buries; seat 1 takes it with a pair of jokers and buries."""
+    players = thieves(TWO_THEFTS)
+    return play(TWO_THEFTS, SETUP, players, classes=dict.fromkeys(range(4), Looking)), players
+
+
+def test_a_hand_with_thefts_is_the_rules_cores_hand_on_every_peer(two_thefts):
+    tables, players = two_thefts
     table = tables[0]
     assert [t.phase for t in tables] == [Phase.DONE] * 4
-    assert len(table.public.thefts) == count
+    assert [seat for seat, _ in table.public.thefts] == [0, 1]
     assert all(t.violations == [] and t.result == table.result
                and t.public.thefts == table.public.thefts for t in tables)
     core = core_hand(table)
@@ -109,22 +129,14 @@ def test_a_hand_with_thefts_is_the_rules_cores_hand_on_every_peer(seed, count):
     assert passed and any(p in t.deck.played for t in tables for p in passed)
 
 
-def test_a_seat_that_neither_buried_nor_took_the_kitty_never_sees_it():
-    seen: dict[int, set[int]] = {}
-
-    class Looking(TableHand):
-        def _my_play(self, trick):  # the first play: the window closed, the kitty lies
-            if self.me not in seen:
-                seen[self.me] = {p for p in self.deck.burials[0] if p in self.deck.cards}
-            return super()._my_play(trick)
-
-    tables = play(ONE_THEFT, SETUP, thieves(ONE_THEFT),
-                       classes={s: Looking for s in range(4)})
-    (thief, _), = tables[0].public.thefts
-    starter = tables[0].public.starter
-    outsiders = set(range(4)) - {thief, starter}
-    assert outsiders and all(not seen[s] for s in outsiders)
-    assert seen[thief] == set(tables[0].deck.burials[0]) == seen[starter]
+def test_a_seat_that_neither_buried_nor_took_the_kitty_never_sees_it(two_thefts):
+    tables, _ = two_thefts
+    first = set(tables[0].deck.burials[0])
+    # Seat 2 buried these, seat 0 took them all; seat 1 took only what seat 0 buried again.
+    assert tables[2].known_at_play == first == tables[0].known_at_play
+    assert tables[3].known_at_play == set()
+    again = first & set(tables[0].deck.burials[1])
+    assert tables[1].known_at_play == again
 
 
 class NoOvercall(TheftWindow):
@@ -289,8 +301,8 @@ def test_a_person_is_asked_in_the_window_though_it_let_the_pair_pass_while_deali
     assert person.declare(view, []) == Pass(0)
 
 
-def test_the_log_tells_each_theft_and_burial_in_order():
-    tables = play(TWO_THEFTS, SETUP, thieves(TWO_THEFTS))
+def test_the_log_tells_each_theft_and_burial_in_order(two_thefts):
+    tables, _ = two_thefts
     names = ["North", "East", "South", "West"]
     lines = [e.line for e in table_events(tables[1], names.__getitem__)]
     kitty = [line for line in lines if "buries" in line or "kitty" in line]
@@ -299,3 +311,50 @@ def test_the_log_tells_each_theft_and_burial_in_order():
     assert kitty[2] == "North buries 8 cards"
     assert kitty[3] == "East overcalls with RJRJ and takes the kitty"
     assert kitty[4].startswith("East buries ♣") and len(kitty) == 5  # East sees its own
+
+
+# --- a crash in the middle of a theft ------------------------------------------------------
+
+#: A game (`GameSession`) where seat 1 takes the kitty from seat 0, then seat 2 from seat 1.
+RESUMED = 8
+TABLE = b"resume-table-001"
+
+
+def thief_session(d: LocalDeal, seat: int) -> GameSession:
+    return GameSession(RULES, TABLE, seat, d.signing_keys[seat], d.config.public_keys,
+                       bytes([RESUMED, seat]) * 16, Thief(RESUMED * 10 + seat), max_hands=1)
+
+
+def crash_point(where: str) -> Callable[[TableHand], bool]:
+    """Where seat 1 rests (its own moves follow one another at once): its overcall and
+    requests sent, the answers not in; its burial sent, the next window open; owing its
+    answers to the next thief (whose requests came)."""
+    def reached(t: TableHand) -> bool:
+        theft = t.deck.kitty.pending
+        return {"taking": theft is not None and theft.thief == 1,
+                "window": t.phase == Phase.THEFT and len(t.public.thefts) == 1,
+                "answering": theft is not None and theft.burier == 1}[where]
+    return reached
+
+
+@pytest.mark.slow  # as the other resumes (tests/test_resume.py)
+@pytest.mark.parametrize("where", ["taking", "window", "answering"])
+def test_a_seat_that_crashes_during_a_theft_resumes_from_its_journal(where):
+    """Seat 1 takes the kitty from seat 0, then seat 2 from seat 1. Seat 1 crashes at each
+    point where it rests during the thefts, comes back from its journal (its overcall,
+    requests, burial and answers sent again unchanged), and the hand ends as on every
+    other peer."""
+    d = LocalDeal(seats=4, seed=RESUMED)
+    d.peers = [thief_session(d, s) for s in range(4)]  # type: ignore[misc]
+    d.call_all("start")
+    reached = crash_point(where)
+    while d.queue and not reached(d.peers[1].current):
+        pump(d, 1)
+    assert reached(d.peers[1].current)
+    fresh = thief_session(d, 1)
+    crash_and_resume(d, 1, fresh)
+    pump(d)
+    sessions = d.peers
+    assert all(len(s.results) == 1 and s.results == sessions[0].results for s in sessions)
+    assert all(transcript(s) == transcript(sessions[0]) for s in sessions)
+    assert [seat for seat, _ in sessions[1].played[0].public.thefts] == [1, 2]
