@@ -25,9 +25,11 @@ from tractor.cli.seat.human import HumanPlayer
 from tractor.dealing import declared_trump
 from tractor.net.deck.errors import CheatDetected
 from tractor.net.deck.local import LocalDeal
+from tractor.net.referee.machine import Timing
+from tractor.net.referee.stall import MOVE_DEADLINE
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, RandomPlayer, SeatView
+from tractor.net.table.player import WAIT, RandomPlayer, SeatView, Wait
 from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
 from tractor.net.table.theft import TheftWindow
@@ -252,6 +254,30 @@ def test_a_stalled_theft_is_owed_by_the_seat_that_holds_it_up(kind, seat, owed):
         if t.me != seat:
             assert t.phase == Phase.TALON and t.waiting_on() == {seat: owed}
 
+
+
+class Thinking(Thief):
+    """A person who takes its time over the window."""
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
+        if view.observation.phase == Phase.THEFT:
+            return WAIT
+        return super().declare(view, options)
+
+
+def test_the_window_turn_is_owed_as_a_persons_decision():
+    """The seat whose turn it is owes its overcall or pass with a person's deadline (a
+    step the protocol makes by itself has a minute; a person thinking would be blamed)."""
+    players = thieves(ONE_THEFT)
+    players[THIEF] = Thinking(ONE_THEFT * 10 + THIEF)
+    tables: list[TableHand] = []
+    _, refused = blamed(ONE_THEFT, SETUP, players, collect=tables)
+    assert not refused
+    for t in tables:
+        assert t.phase == Phase.THEFT
+        if t.me != THIEF:
+            assert t.waiting_on() == {THIEF: "declaration window"}
+    assert Timing().deadline("declaration window") == MOVE_DEADLINE
 
 # --- the seats -----------------------------------------------------------------------------
 

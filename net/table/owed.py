@@ -43,8 +43,8 @@ class Owed:
         if phase == Phase.TALON:
             return self._burial(empty)
         if phase == Phase.THEFT:  # kitty theft: the seat whose turn it is in the window
-            turn = public.window_turn
-            return {turn: "overcall for the kitty or pass"} if turn in empty else {}
+            turn = public.window_turn  # a person's decision, with a declaration's deadline
+            return {turn: "declaration window"} if turn in empty else {}
         if phase == Phase.CALL:  # find-a-friend: the starter's call, after its burial
             starter = public.starter
             return {starter: "call"} if starter is not None and starter in empty else {}
