@@ -23,7 +23,7 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.cli.seat.hand_log import table_events
 from tractor.cli.seat.human import HumanPlayer
 from tractor.dealing import declared_trump
-from tractor.net.deck.errors import CheatDetected
+from tractor.net.deck.errors import CheatDetected, TranscriptSplit
 from tractor.net.deck.local import LocalDeal
 from tractor.net.referee.machine import Timing
 from tractor.net.referee.stall import MOVE_DEADLINE
@@ -231,6 +231,20 @@ def test_a_lying_thief_or_burier_is_named_on_every_other_peer(liar, tamper, erro
         assert isinstance(refused[seat], error) and refused[seat].seat == liar, refused[seat]
         assert words in str(refused[seat])
 
+
+
+def test_a_thief_that_sends_two_versions_of_its_requests_splits_the_table():
+    """Seat 2 receives other requests than the burier answered: its check finds the split
+    (signed evidence then names the thief), not a failed proof of the honest burier."""
+    def tamper(d: LocalDeal) -> Callable[[int, int, bytes], bytes]:
+        lie = rewriting("take", THIEF, lambda d, seat, body: {
+            **body, "points": [body["points"][1], body["points"][0], *body["points"][2:]]})(d)
+        return lambda src, dst, frame: lie(src, dst, frame) if dst == 2 else frame
+
+    _, refused = blamed(ONE_THEFT, SETUP, thieves(ONE_THEFT), tamper=tamper)
+    assert isinstance(refused[2], TranscriptSplit), refused[2]
+    assert "kitty requests" in str(refused[2])
+    assert not any(isinstance(e, CheatDetected) for e in refused.values())
 
 
 def dropping(kind: str, seat: int) -> Callable[[LocalDeal], Any]:

@@ -23,7 +23,7 @@ BODY_KEYS = {
     "reveal": {"positions", "purpose", "keys", "cards"}, "bury": {"positions"},
     "audit": {"keys"}, "verdict": {"violations", "transcript"}, "open": {"positions", "keys"},
     "app": {"data"}, "take": {"positions", "points"},
-    "give": {"positions", "points", "proofs"},
+    "give": {"positions", "points", "proofs", "input"},
 }
 KINDS = frozenset(BODY_KEYS)
 

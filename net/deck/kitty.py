@@ -9,7 +9,9 @@ the talon is given does):
 - ``take`` from the thief: ``{"positions": the buried positions, in burial order,
   "points": one blinded request each}``;
 - ``give`` from the seat that buried them: ``{"positions": the same, "points": each card
-  under the thief's blinding, "proofs": [[a1, a2, z], ...]}``, each proof checked by every
+  under the thief's blinding, "proofs": [[a1, a2, z], ...], "input": the hash of the
+  requests it answered}`` (a thief that sent different requests to different peers shows
+  as a `TranscriptSplit`, not as the burier's failed proofs), each proof checked by every
   peer against that seat's statement for the position (its committed lock key, or the
   secret it took the position with). A proof that fails is the burier's `CheatDetected`;
   a request the thief cannot open later (not of the form c*V) is its own loss: its play of
@@ -34,8 +36,9 @@ from typing import Any
 
 from .bodies import points as read_points
 from .bodies import positions as read_positions
+from .bodies import same_transcript
 from .errors import BadMessage, CheatDetected
-from .group import GroupError, SecretStream, check_scalar
+from .group import GroupError, SecretStream, check_scalar, hash32
 from .kitty_pass import (
     Answer,
     Holding,
@@ -129,7 +132,8 @@ class KittyPasses:
                    for h, p, asked in zip(held, theft.positions, theft.asked, strict=True)]
         return "give", {"positions": list(theft.positions),
                         "points": [r.point for r in replies],
-                        "proofs": [[r.a1, r.a2, r.z] for r in replies]}
+                        "proofs": [[r.a1, r.a2, r.z] for r in replies],
+                        "input": _requests_hash(theft.asked)}
 
     # --- the seats' messages -------------------------------------------------------------------
 
@@ -158,6 +162,7 @@ class KittyPasses:
         theft = self._expected(seat, "give")
         assert theft.asked is not None
         self._same_positions(seat, body, size, theft)
+        same_transcript(seat, body["input"], _requests_hash(theft.asked), "kitty requests")
         count = len(theft.positions)
         pts = read_points(seat, body["points"], count, "kitty answers", trusted=False)
         proofs = body["proofs"]
@@ -219,3 +224,8 @@ class KittyPasses:
     def _context(self, p: int) -> bytes:
         return self.context + b"kitty" + len(self.thefts).to_bytes(2, "little") + \
             p.to_bytes(2, "little")
+
+
+def _requests_hash(asked: Sequence[bytes]) -> bytes:
+    """What a burier's answers were made on: the thief's requests as it received them."""
+    return hash32(b"kitty-requests", *asked)
