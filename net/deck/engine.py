@@ -489,8 +489,9 @@ class Deck:
                 hand_seed: bytes, journal: Sequence[bytes],
                 starter: int | None = None) -> tuple[Deck, list[bytes]]:
         """Rebuild a peer after a crash from its hand seed and its journal of frames (any
-        order). ``starter`` is the talon's owner if it was given before the crash. Returns
-        the engine and the protocol frames it still owes (to broadcast)."""
+        order). ``starter`` is the talon's owner if it was given before the crash (a kitty
+        theft is the table's to judge again: such a hand resumes by `load_journal`, as a
+        `GameSession` does). Returns the engine and the protocol frames it still owes."""
         deck = cls(config, seat, signing_key, hand_seed)
         deck._restoring = True
         envs = [_opened(config, frame) for frame in journal]
