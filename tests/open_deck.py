@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import msgpack
@@ -62,6 +63,9 @@ class OpenDeck:
         self.audited: set[int] = set()
         self.verdicts: dict[int, dict[str, Any]] = {}
         self.starter: int | None = None
+        self.exchanger: int | None = None  #: holds the kitty (no kitty theft here)
+        self.kitty = SimpleNamespace(pending=None)  #: no theft under way, ever
+        self.burials: list[list[int]] = []
         self._sent = 0
         self._applying = -1
         self._accepted = [0] * n  #: messages applied per seat (`accepted`)
@@ -113,7 +117,7 @@ class OpenDeck:
             self.cards[p] = self._order[p]
 
     def give_talon(self, starter: int, now: float = 0.0) -> list[bytes]:
-        self.starter = starter
+        self.starter = self.exchanger = starter
         talon = list(range(self.config.dealt, self.config.size))
         for p in talon:
             self.owner[p] = starter
@@ -150,6 +154,7 @@ class OpenDeck:
     def _on_bury(self, seat: int, body: dict[str, Any]) -> None:
         assert seat == self.starter and not self.buried
         self.buried = list(body["positions"])
+        self.burials.append(self.buried)
 
     def post(self, data: dict[str, Any]) -> list[bytes]:
         return self._send("app", {"data": data})
@@ -174,6 +179,9 @@ class OpenDeck:
         self.verdicts[seat] = {"violations": body["violations"]}
 
     # --- reading -------------------------------------------------------------------------------
+
+    def is_shown(self, seat: int, p: int) -> bool:
+        return seat in self.keys[p]
 
     def hand(self) -> dict[int, int]:
         return {p: self.cards[p] for p in sorted(self.cards)

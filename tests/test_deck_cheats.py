@@ -738,14 +738,16 @@ class ChoosesItsChallenge(Deck):
     proof (no commitment to anything: it just solves the equations for its challenges).
     Fiat-Shamir leaves it no choice: the verifier hashes the transcript it received."""
 
-    def _send_shuffle(self) -> list[bytes]:
+    def _send(self, kind: str, body: dict[str, Any]) -> list[bytes]:
+        if kind != "shuffle":
+            return super()._send(kind, body)
         src = self.decks[-1]
         deck, key = shuffle_proof.shuffle(src, self._my_k, self._my_perm)
         deck[0] = mul(self._my_k, FOREIGN_CARD)
         self.chosen = shuffle_proof._Challenges(*(7 + i for i in range(5)), state=bytes(32))
         self.forged = simulated_proof(src, deck, key, self.chosen, b"forged")
-        return self._send("shuffle", {"deck": deck, "key": key, "proof": self.forged.pack(),
-                                      "input": shuffle_proof.deck_hash(src)})
+        return super()._send("shuffle", {"deck": deck, "key": key, "proof": self.forged.pack(),
+                                         "input": shuffle_proof.deck_hash(src)})
 
 
 def test_forged_challenge() -> None:
@@ -1289,7 +1291,7 @@ def test_secrets_differ_between_hands_with_one_seed() -> None:
     a, b = first.peers[1], rerun.peers[1]
     assert a.decks[1] != b.decks[1]
     assert a._my_k != b._my_k and a._my_perm != b._my_perm and a._lock_key(0) != b._lock_key(0)
-    assert a._proof_label() != b._proof_label()
+    assert a._own.proof_label(a._setup.shuffles) != b._own.proof_label(b._setup.shuffles)
     ours, theirs = (body_of(x, 1, "shuffle")["proof"] for x in (a, b))
     assert not {bytes(v) for v in ours[:13]} & {bytes(v) for v in theirs[:13]}
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from tractor.net.deck.group import SecretStream, base, mul, point_from_hash, smul
+from tractor.net.deck.group import (
+    SecretStream,
+    base,
+    hash_to_scalar,
+    inv,
+    mul,
+    point_from_hash,
+    sadd,
+    smul,
+)
 from tractor.net.deck.kitty_pass import (
     KittyPassError,
     answer,
@@ -81,3 +90,29 @@ def test_an_answer_that_is_not_the_card_asked_is_refused(table) -> None:
     good = answer(held, keys[0][0], asked, CONTEXT, nonce)
     with pytest.raises(KittyPassError):
         taken(held, asked, good, b"another hand")
+
+
+
+#: The order of the group's scalars (Ed25519's L), for a negation.
+ORDER = 2**252 + 27742317777372353535851937790883648493
+
+
+def test_two_answers_for_one_position_do_not_give_the_key_away(table) -> None:
+    """A taker that makes the holder answer two different requests for one position (two
+    versions of its request, or one after a crash) learns nothing of the lock key: the
+    proofs' nonces differ with the request (one nonce would solve for the key)."""
+    _, keys, _, secrets = table
+    held = north_holds(table, 2)
+    seed = secrets[0].scalar("nonce", 2)
+    replies = []
+    for label in ("first", "second"):
+        asked = request(held, secrets[1].scalar(label, 2))
+        reply = answer(held, keys[0][2], asked, CONTEXT, seed)
+        c = hash_to_scalar(b"kitty-pass", CONTEXT, held.value, held.base, held.key_of,
+                           asked, reply.point, reply.a1, reply.a2)
+        replies.append((reply, c))
+    (r1, c1), (r2, c2) = replies
+    minus_one = (ORDER - 1).to_bytes(32, "little")
+    # With one nonce for both, z1 - z2 = (c1 - c2) * l: that quotient must not be the key.
+    dz, dc = sadd(r1.z, smul(minus_one, r2.z)), sadd(c1, smul(minus_one, c2))
+    assert smul(dz, inv(dc)) != keys[0][2]

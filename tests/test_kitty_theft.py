@@ -180,17 +180,14 @@ def test_a_game_with_a_theft_replays_from_its_record() -> None:
     assert again.observation(0) == game.observation(0) and again.hand.thefts
 
 
-def test_a_table_of_peers_refuses_kitty_theft_at_setup() -> None:
-    from tractor.net.lobby.errors import BadLobbyMessage
+def test_a_table_of_peers_takes_kitty_theft_at_setup() -> None:
+    """Peers play it (`net.table.theft`; tests/test_table_theft.py): no longer refused by
+    the host's command, a guest reading the host's rules, or a game session."""
     from tractor.net.lobby.guest_state import _read_rules
-    from tractor.net.table.unplayed import UnplayedRules, refuse_unplayed
+    from tractor.net.table.unplayed import refuse_unplayed
 
-    refuse_unplayed(Rules())
-    with pytest.raises(UnplayedRules, match="kitty_theft is not played at peer tables"):
-        refuse_unplayed(THEFT_RULES)
-    # A guest refuses the host's rules when they hold it, in words for the person.
-    with pytest.raises(BadLobbyMessage, match="host's rules cannot be played here"):
-        _read_rules(THEFT_RULES.to_data(), "host")
+    refuse_unplayed(THEFT_RULES)
+    assert _read_rules(THEFT_RULES.to_data(), "host") == THEFT_RULES
 
 
 def test_the_demo_logs_the_theft() -> None:

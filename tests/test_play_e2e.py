@@ -30,10 +30,13 @@ def tractor_env(tmp_path) -> dict[str, str]:
 
 
 def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
+    # With kitty theft on (a house rule every peer plays): the window after the burial
+    # goes round the AI processes, and the person when it holds an overcall.
     script = "hint\n\n" * 70 + "quit\n"
     proc = subprocess.run(
         [sys.executable, "-P", "-m", "tractor.cli.main", "play", "--plain", *FAST_PLAY,
-         "--strategy", "heuristic", "--level", "easy", "--seed", "3"],
+         "--strategy", "heuristic", "--level", "easy", "--seed", "3", "--rules",
+         "kitty_theft=true"],
         input=script, capture_output=True, text=True, timeout=600, env=tractor_env(tmp_path))
     out = proc.stdout
     assert "Traceback" not in out + proc.stderr, proc.stderr[-3000:]

@@ -123,6 +123,10 @@ class StrategyPlayer:
 
     def action(self, observation: Observation) -> Action:
         """What the strategy does now for the observing seat (a hint for a person, too)."""
+        if observation.phase == Phase.THEFT:
+            # The kitty-theft window needs no sampled world (the seat's own cards and the
+            # declaration standing), and the sampler cannot rebuild a deal mid-window.
+            return self.strategy.decide(observation, self.rules)
         world = self.world(observation)
         seat = observation.seat
         if world.phase in (Phase.DEAL, Phase.DECLARE):
@@ -180,7 +184,7 @@ class StrategyPlayer:
     def _propose(self, kind: Decision, view: SeatView) -> Action | None:
         """The strategy's proposal for one decision: the slow part, and the only part that
         may run in a worker thread (it reads only ``view`` and this player's own state)."""
-        if kind is Decision.DECLARE:
+        if kind is Decision.DECLARE and view.observation.phase != Phase.THEFT:
             return self.strategy.declare(self.world(view.observation), view.seat)
         if kind is Decision.CALL:
             # The calls need no sampled world: the starter's own cards and the public state.

@@ -101,6 +101,17 @@ class WorldBuilder:
         if o.phase == DEAL:
             dealt = hands
             tail = stock
+        elif o.thefts:
+            # Kitty theft: which buried cards each thief took is partly hidden, and after
+            # the deal the order is only a permutation (no card is left to draw): each seat
+            # its cards, the kitty's holder less the cards it has yet to bury, then those
+            # and the buried ones.
+            size = self.rules.hand_size
+            dealt = [hands[s] + list(self.played[s]) for s in range(n)]
+            holder = o.exchanger
+            assert holder is not None
+            tail = dealt[holder][size:] + buried
+            dealt[holder] = dealt[holder][:size]
         else:
             dealt = []
             for s in range(n):

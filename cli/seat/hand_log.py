@@ -21,6 +21,7 @@ from typing import Any
 
 from tractor.cards import SUIT_SYMBOLS, format_cards
 from tractor.cli.screen.friends_view import call_words, reveal_words
+from tractor.cli.screen.theft_words import theft_words
 from tractor.friends import Sides
 from tractor.net.deck.envelope import FrameError, open_frame
 from tractor.net.table.hand import TableHand
@@ -34,8 +35,9 @@ class Event:
 
     line: str
     seat: int
-    kind: str  #: "declare", "auction", "bury", "call", "play" (a reveal: its play's) or
+    #: "declare", "auction", "bury", "theft", "call", "play" (a reveal: its play's) or
     #: "takeback" (`Rules.takebacks`)
+    kind: str
     key: Any
 
 
@@ -43,7 +45,8 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
     """Declarations, the burial, plays and trick winners of ``hand`` so far, in the order
     of the game (leads, throws and follows each with their own verb)."""
     out = []
-    for k, (seat, faces) in enumerate(hand.declarations):
+    thefts = hand.public.thefts  # kitty theft: overcalls after a burial, the last ones
+    for k, (seat, faces) in enumerate(hand.declarations[:len(hand.declarations) - len(thefts)]):
         # The same seat again on its own declaration (a pair after a single): reinforced.
         again = k and hand.declarations[k - 1][0] == seat
         verb = "reinforces with" if again else "declares"
@@ -63,12 +66,15 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
         named = f"{SUIT_SYMBOLS[suit]} trumps" if suit else "no trump suit"
         out.append(Event(f"{who(starter)} starts (the declarers' highest card shown) and "
                          f"names {named}", starter, "auction", None))
-    if hand.deck.buried and starter is not None:
-        # The starter sees what it buried; the others only that it did (and when).
-        buried = [hand.deck.cards[p] % 54 for p in hand.deck.buried
-                  if p in hand.deck.cards] if starter == hand.me else []
-        what = format_cards(buried, True) if buried else f"{len(hand.deck.buried)} cards"
-        out.append(Event(f"{who(starter)} buries {what}", starter, "bury", None))
+    burials = hand.deck.burials
+    for k in range(len(thefts) + 1 if burials and starter is not None else 0):
+        # The starter buries; with kitty theft each thief takes the kitty and buries anew.
+        assert starter is not None
+        seat = starter if k == 0 else thefts[k - 1][0]
+        if k:
+            out.append(Event(theft_words(who(seat), thefts[k - 1][1]), seat, "theft", None))
+        if k < len(burials):
+            out.append(_burial(hand, who, seat, burials[k]))
     sides = public.sides
     if sides is not None and starter is not None:  # find-a-friend: the call, then reveals
         out.append(Event(call_words(who(starter), sides.calls), starter, "call", None))
@@ -123,6 +129,16 @@ def _taken_back(who: Callable[[int], str], seat: int, place: int, faces: tuple[i
                          "play", key))
     out.append(Event(f"{who(seat)} took back {cards}", seat, "takeback", key))
     return out
+
+
+def _burial(hand: TableHand, who: Callable[[int], str], seat: int,
+            positions: Sequence[int]) -> Event:
+    """``seat`` buried ``positions``: the seat sees what it buried; the others only that it
+    did (and when)."""
+    cards = hand.deck.cards
+    buried = [cards[p] % 54 for p in positions if p in cards] if seat == hand.me else []
+    what = format_cards(buried, True) if buried else f"{len(positions)} cards"
+    return Event(f"{who(seat)} buries {what}", seat, "bury", None)
 
 
 def _reveals(sides: Sides, seat: int, faces: tuple[int, ...], starter: int,

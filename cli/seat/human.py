@@ -66,6 +66,10 @@ class HumanPlayer:
                 self.on_hold()  # the pace's end answers it (with ``chosen``, if any)
             return WAIT
         self.holding = None
+        if view.observation.phase == Phase.THEFT:
+            # Kitty theft: each window after a burial is a new question (a pair let pass
+            # while the cards came may take the kitty now).
+            return WAIT if options else Pass(view.seat)
         if self.chosen is not None:
             choice, self.chosen = self.chosen, None
             return Declare(view.seat, choice)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tractor.actions import Bury, Call, Play, TakeBack
+from tractor.actions import Bury, Call, Declare, Pass, Play, TakeBack
 from tractor.formats import THROW, classify_faces
 from tractor.friends import FriendCall
 from tractor.hand import Hand
-from tractor.phases import IllegalAction
+from tractor.phases import THEFT, IllegalAction
 from tractor.rules import Rules
 from tractor.trick import beats_component, best_claim, claim_to_make, claim_turn
 from tractor.trump import Trump
@@ -47,21 +47,40 @@ class Violation:
         return [self.seat, self.trick, self.reason]
 
 
+@dataclass(frozen=True, slots=True)
+class Thefts:
+    """Kitty theft: the declaration standing at the first burial, each overcall that took
+    the kitty (seat, faces), and every burial's positions in order (the starter's first,
+    then each thief's)."""
+
+    declaration: tuple[int, tuple[int, ...]]
+    overcalls: tuple[tuple[int, tuple[int, ...]], ...]
+    burials: tuple[tuple[int, ...], ...]
+
+
 def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], first: int,
                trump: Trump, starter: int, declarers: int | None, buried: Sequence[int],
                plays: Sequence[PlayRecord],
-               calls: tuple[FriendCall, ...] | None = None) -> list[Violation]:
+               calls: tuple[FriendCall, ...] | None = None,
+               thefts: Thefts | None = None) -> list[Violation]:
     """Replay ``plays`` on the real deal (``deck_order``: physical card per position;
     ``buried``: positions) and list every broken rule. Find-a-friend: ``calls`` are the
     starter's, made after the burial (the replay reveals the friends from the plays, as
-    the table did)."""
+    the table did). Kitty theft: ``thefts`` (``trump`` is then the trump at the first
+    burial), replayed burial by burial with the window's passes between."""
     faces = [c % 54 for c in deck_order]
     hand = Hand.dealt(rules, faces, levels, first, trump, starter, declarers)
+    if thefts is not None:
+        hand.declaration = thefts.declaration
+        bad = _replay_thefts(hand, faces, starter, thefts)
+        if bad is not None:
+            return [bad]
+    else:
+        try:
+            hand.apply(Bury(starter, tuple(faces[p] for p in buried)))
+        except IllegalAction as exc:
+            return [Violation(starter, 0, f"buried cards it did not hold: {exc}")]
     out: list[Violation] = []
-    try:
-        hand.apply(Bury(starter, tuple(faces[p] for p in buried)))
-    except IllegalAction as exc:
-        return [Violation(starter, 0, f"buried cards it did not hold: {exc}")]
     if calls is not None:
         try:
             hand.apply(Call(starter, calls))
@@ -99,6 +118,31 @@ def audit_hand(rules: Rules, deck_order: Sequence[int], levels: Sequence[str], f
                 out.append(Violation(rec.seat, trick, f"the audit cannot go on: {exc2}"))
                 return out
     return out
+
+
+def _replay_thefts(hand: Hand, faces: list[int], starter: int,
+                   thefts: Thefts) -> Violation | None:
+    """Each burial, then the window after it: passes until the thief's overcall (the
+    table judged them already; the replay checks the thief held its cards)."""
+    buriers = [starter, *(seat for seat, _ in thefts.overcalls)]
+    for k, (seat, burial) in enumerate(zip(buriers, thefts.burials, strict=True)):
+        try:
+            hand.apply(Bury(seat, tuple(faces[p] for p in burial)))
+        except IllegalAction as exc:
+            return Violation(seat, 0, f"buried cards it did not hold: {exc}")
+        if k == len(thefts.overcalls):
+            break
+        thief, overcall = thefts.overcalls[k]
+        try:
+            while hand.phase == THEFT and hand.window_turn != thief:
+                hand.apply(Pass(hand.window_turn))
+            hand.apply(Declare(thief, overcall))
+        except IllegalAction as exc:
+            return Violation(thief, 0, f"overcalled for the kitty with cards it did not "
+                                       f"hold: {exc}")
+    while hand.phase == THEFT:
+        hand.apply(Pass(hand.window_turn))
+    return None
 
 
 def _check_throw(hand: Hand, rec: PlayRecord, trick: int) -> list[Violation]:

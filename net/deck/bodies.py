@@ -22,7 +22,8 @@ BODY_KEYS = {
     "lock": {"deck", "locks", "proofs", "input"}, "deal": {"positions", "keys"},
     "reveal": {"positions", "purpose", "keys", "cards"}, "bury": {"positions"},
     "audit": {"keys"}, "verdict": {"violations", "transcript"}, "open": {"positions", "keys"},
-    "app": {"data"},
+    "app": {"data"}, "take": {"positions", "points"},
+    "give": {"positions", "points", "proofs", "input"},
 }
 KINDS = frozenset(BODY_KEYS)
 

@@ -6,7 +6,9 @@ To give position p to its owner every other seat releases its lock key for p; th
 holding its own key too, opens it. A seat shows a card (a play, a declaration) by
 releasing its own key: everyone opens it and checks the card it claimed. Positions are
 drawn in order, position p goes to seat (first + p) % n; the talon stays locked until
-it is given to the starter.
+it is given to the starter. With kitty theft (`kitty.KittyPasses`) the buried positions
+pass to a later overcaller, who buries anew; a passed position is shown with its holder's
+secret instead of a lock key.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .bodies import positions as read_positions
 from .bodies import scalars
 from .config import DeckConfig
 from .errors import BadMessage, CheatDetected
+from .kitty import KittyPasses
 from .locking import LockStep
 
 #: This peer's lock key for a position.
@@ -50,21 +53,24 @@ class Dealing:
     drawn: bool
     #: Per position: seat -> the lock key it released for it.
     keys: list[dict[int, bytes]]
+    kitty: KittyPasses  #: the buried positions passed to a later overcaller
     cards: dict[int, int] = field(default_factory=dict)  #: position -> card, as known here
     played: set[int] = field(default_factory=set)
     buried: list[int] = field(default_factory=list)
+    burials: list[list[int]] = field(default_factory=list)  #: every burial, in order
     starter: int | None = None  #: the seat that took the talon
+    exchanger: int | None = None  #: the seat that holds the kitty: the starter, or a thief
     reveals: list[Reveal] = field(default_factory=list)
     public: set[int] = field(default_factory=set)  #: positions opened to everyone
     #: Position -> when the keys asked for it are due (`owed`).
     deadlines: dict[int, float] = field(default_factory=dict)
 
     @classmethod
-    def fresh(cls, config: DeckConfig, me: int) -> Dealing:
+    def fresh(cls, config: DeckConfig, me: int, kitty: KittyPasses) -> Dealing:
         """Before the deal: no key released, no card known."""
         owner = [config.owner_by_deal(p) for p in range(config.size)]
         return cls(me, config.seats, config.size, config.dealt, owner,
-                   config.first is not None, [{} for _ in range(config.size)])
+                   config.first is not None, [{} for _ in range(config.size)], kitty)
 
     def draw(self, owner: list[int | None]) -> None:
         """The first drawer is known: each position's ``owner``."""
@@ -72,8 +78,8 @@ class Dealing:
 
     def on_message(self, kind: str, seat: int, body: dict[str, Any], seq: int,
                    locks: LockStep, own: OwnKey) -> None:
-        """Apply ``seat``'s ``kind`` message (its number ``seq``): a deal, a reveal, a bury
-        or a turned-over talon card."""
+        """Apply ``seat``'s ``kind`` message (its number ``seq``): a deal, a reveal, a bury,
+        a turned-over talon card, or a kitty theft's request or answer."""
         if kind == "deal":
             self._on_deal(seat, body, locks, own)
         elif kind == "reveal":
@@ -82,6 +88,11 @@ class Dealing:
             self._on_bury(seat, body)
         elif kind == "open":
             self._on_open(seat, body, locks)
+        elif kind == "take":
+            self.kitty.on_take(seat, body, self.size)
+        elif kind == "give":
+            self.kitty.on_give(seat, body, self.size, self.owner, self.keys, locks, self.cards)
+            self.exchanger, self.buried = self.kitty.thefts[-1].thief, []
         else:
             raise RuntimeError(f"a {kind} message is not about the deal")  # never
 
@@ -91,7 +102,7 @@ class Dealing:
         """The talon's positions, now owned by ``starter``."""
         if self.starter is not None and self.starter != starter:
             raise ValueError("the talon already has an owner")
-        self.starter = starter
+        self.starter = self.exchanger = starter
         talon = list(range(self.dealt, self.size))
         for p in talon:
             self.owner[p] = starter
@@ -149,15 +160,26 @@ class Dealing:
             for p in positions:
                 if self.owner[p] is None:
                     return False
-                if self.owner[p] == seat and any(
+                if self.owner[p] == seat and p not in self.kitty.holdings and any(
                         s not in self.keys[p] for s in range(self.seats) if s != seat):
                     return False
             return True
-        if kind == "bury":
-            return self.starter is not None
+        if kind == "bury":  # a thief's waits for the hand-over (the burier's answer)
+            return self.starter is not None and not (self.buried and seat != self.exchanger)
+        if kind == "take":  # the positions' keys are all out before they pass on
+            theft = self.kitty.pending
+            return self.kitty.ready_for(kind, seat) and theft is not None and all(
+                len(self.keys[p]) >= self.seats - 1 for p in theft.positions)
+        if kind == "give":
+            return self.kitty.ready_for(kind, seat)
         return True
 
     # --- shows and plays -----------------------------------------------------------------------
+
+    def is_shown(self, seat: int, p: int) -> bool:
+        """Whether ``seat`` has shown position ``p`` (released its key, or for a position
+        passed to it its secret)."""
+        return p in self.kitty.shown if p in self.kitty.holdings else seat in self.keys[p]
 
     def check_reveal(self, positions: Sequence[int], purpose: str) -> None:
         """Refuse (`ValueError`) to show what is not a card in this peer's hand."""
@@ -166,7 +188,7 @@ class Dealing:
         for p in positions:
             if self.owner[p] != self.me or p in self.played or p in self.buried:
                 raise ValueError(f"position {p} is not a card in this hand")
-            if purpose == "show" and self.me in self.keys[p]:
+            if purpose == "show" and self.is_shown(self.me, p):
                 raise ValueError(f"position {p} is already shown")
 
     def _on_reveal(self, seat: int, body: dict[str, Any], seq: int, locks: LockStep) -> None:
@@ -183,6 +205,9 @@ class Dealing:
             self._check_shown(seat, p, purpose)
         opened = []
         for p, k in zip(positions, keys, strict=True):
+            if p in self.kitty.holdings:  # a passed position: its holder's secret shows it
+                opened.append(self.kitty.shown_card(seat, p, k, locks))
+                continue
             if not locks.is_key(seat, p, k):
                 raise CheatDetected(seat, f"wrong key for position {p}")
             opened.append(locks.open(p, {**self.keys[p], seat: k}))
@@ -191,7 +216,10 @@ class Dealing:
                 raise CheatDetected(seat, f"claimed card {claimed} at position {p} but it is "
                                           f"card {card}")
         for p, k, card in zip(positions, keys, opened, strict=True):
-            self.keys[p][seat] = k
+            if p in self.kitty.holdings:
+                self.kitty.shown[p] = k
+            else:
+                self.keys[p][seat] = k
             self.cards[p] = card
             if purpose == "play":
                 self.played.add(p)
@@ -202,8 +230,10 @@ class Dealing:
             raise CheatDetected(seat, f"position {p} was not dealt to this seat")
         if p in self.played:
             raise CheatDetected(seat, f"position {p} was already played")
-        if purpose == "show" and seat in self.keys[p]:
+        if purpose == "show" and self.is_shown(seat, p):
             raise BadMessage(seat, f"position {p} was already shown")
+        if p in self.kitty.holdings:
+            return  # passed on: every lock key but its first owner's was out
         missing = [s for s in range(self.seats) if s != seat and s not in self.keys[p]]
         if missing:
             raise BadMessage(seat, f"position {p} is not fully dealt yet")
@@ -211,16 +241,18 @@ class Dealing:
     # --- the talon: buried, or turned over -----------------------------------------------------
 
     def check_bury(self, positions: Sequence[int]) -> None:
-        """Refuse (`ValueError`) a bury that is not this starter's, once, of its own cards."""
-        if self.starter != self.me or self.buried:
-            raise ValueError("only the starter buries, once")
+        """Refuse (`ValueError`) a bury that is not this exchanger's, once, of its own
+        cards."""
+        if self.exchanger != self.me or self.buried:
+            raise ValueError("only the seat holding the kitty buries, once")
         if len(set(positions)) != self.size - self.dealt or any(
                 self.owner[p] != self.me or p in self.played for p in positions):
             raise ValueError("bury the talon's number of own, unplayed positions")
 
     def _on_bury(self, seat: int, body: dict[str, Any]) -> None:
-        if self.starter is None or seat != self.starter:
-            raise BadMessage(seat, "only the starter buries, after taking the talon")
+        if self.exchanger is None or seat != self.exchanger:
+            raise BadMessage(seat, "only the starter buries, after taking the talon (with "
+                                   "kitty theft: the seat that took the kitty)")
         if self.buried:
             raise BadMessage(seat, "the talon was already buried")
         positions = read_positions(seat, body["positions"], self.size)
@@ -230,6 +262,7 @@ class Dealing:
             if self.owner[p] != seat or p in self.played:
                 raise CheatDetected(seat, f"buried position {p}, which it does not hold")
         self.buried = list(positions)
+        self.burials.append(self.buried)
 
     def check_unowned(self, positions: Sequence[int]) -> None:
         """Refuse (`ValueError`) to turn over a position that belongs to a seat."""
@@ -282,6 +315,8 @@ class Dealing:
         """Seat -> positions whose keys that seat was asked for and has not released."""
         out: dict[int, list[int]] = {}
         for p in sorted(self.deadlines):
+            if p in self.kitty.holdings:
+                continue  # passed on: its first owner's key stays in until the audit
             for s in range(self.seats):
                 if s != self.owner[p] and s not in self.keys[p]:
                     out.setdefault(s, []).append(p)

@@ -22,7 +22,9 @@ Protocol (n seats, N = 54 * decks positions):
    seat (first + p) % n; the talon positions stay locked until ``give_talon``.
 5. ``reveal`` (a play, a declaration): the owner releases its own key; everyone decrypts
    and checks the claimed card, that the position is the owner's and is not played.
-6. ``bury``: the starter names the positions it buries (they must be its own).
+6. ``bury``: the starter names the positions it buries (they must be its own). With kitty
+   theft, ``pass_kitty``: a later overcaller takes them (``take``, ``give``: `kitty`) and
+   buries anew.
 7. ``audit``: every seat releases all its keys; everyone decrypts the whole deck and
    checks the hand with the rules core; ``verdict``: one signed result per seat.
 
@@ -62,6 +64,7 @@ from .errors import BadMessage, DeckError, KeyTimeout, followed_by
 from .group import SecretStream, hash32
 from .holdings import SeatLoads
 from .inbox import TableInbox
+from .kitty import KittyPasses
 from .ledger import CheckLedger
 from .locking import LockStep
 from .outbox import Outbox
@@ -134,7 +137,7 @@ class Deck:
             ShuffleChain(config.table, config.hand, seat, size, [list(self.card_points)]),
             LockStep.fresh(self.context, seat, n, self.card_points))
         self._own = OwnSecrets(self._secrets, seat, n, size)
-        self._dealing = Dealing.fresh(config, seat)
+        self._dealing = Dealing.fresh(config, seat, KittyPasses(seat, self.context, self._secrets))
         self._close = HandClose(n, size)
         self._inbox = TableInbox([0] * n)
         #: Proofs that passed here, now and before a crash (`GameSession` shares one).
@@ -185,6 +188,9 @@ class Deck:
     played = Shown(lambda deck: deck._dealing.played)
     buried = Shown(lambda deck: deck._dealing.buried)
     starter = Shown(lambda deck: deck._dealing.starter)
+    exchanger = Shown(lambda deck: deck._dealing.exchanger)  #: holds the kitty to bury
+    burials = Shown(lambda deck: deck._dealing.burials)  #: every burial's positions
+    kitty = Shown(lambda deck: deck._dealing.kitty)  #: the kitty's thefts (`KittyPasses`)
     reveals = Shown(lambda deck: deck._dealing.reveals)
     public = Shown(lambda deck: deck._dealing.public)  #: positions turned over for all
     inbox = Shown(lambda deck: deck._inbox.messages)  #: (seat, message, its number)
@@ -200,6 +206,7 @@ class Deck:
     locks_input = Shown(lambda deck: deck._setup.lock_input)
     owed = Shown(lambda deck: deck._dealing.owed)
     hand = Shown(lambda deck: deck._dealing.hand)
+    is_shown = Shown(lambda deck: deck._dealing.is_shown)
     accepted = Shown(lambda deck: deck._frames.accepted)
     frames = Shown(lambda deck: deck._frames.frames)
     evidence = Shown(lambda deck: deck._frames.evidence)
@@ -217,9 +224,6 @@ class Deck:
 
     def _lock_key(self, position: int) -> bytes:
         return self._own.lock_key(position, self._setup.shuffles, self._setup.locks)
-
-    def _proof_label(self) -> str:
-        return self._own.proof_label(self._setup.shuffles)
 
     # --- sending -------------------------------------------------------------------------------
 
@@ -330,25 +334,13 @@ class Deck:
             return []  # not begun; or rebuilding from the journal, which holds what was sent
         if self._frames.pending[me]:
             return []  # a message of ours is still to be applied: it may answer this step
-        if self.phase == DeckStep.SHUFFLE and step == me and len(self.shuffle_keys) == me:
-            return self._send_shuffle()
-        if self.phase == DeckStep.LOCK and step == me and len(self.locks) == me:
-            return self._send_lock()
-        return []
-
-    def _send_shuffle(self) -> list[bytes]:
-        if self._outbox.journaled("shuffle"):
-            return self._send("shuffle", {})  # `_send` sends the journaled frame
-        ready, body = self._setup.make_shuffle(self._my_k, self._my_perm, self._secrets,
-                                               self._proof_label(), self._restoring)
-        return self._send("shuffle", body) if ready else []
-
-    def _send_lock(self) -> list[bytes]:
-        if self._outbox.journaled("lock"):
-            return self._send("lock", {})
-        ready, body = self._setup.make_lock(self._my_k, self._secrets, self._own.lock_binding(
-            self._setup.shuffles, self._setup.locks), self._restoring)
-        return self._send("lock", body) if ready else []
+        done = {DeckStep.SHUFFLE: len(self.shuffle_keys), DeckStep.LOCK: len(self.locks)}
+        if step == me and done.get(self.phase) == me:  # this peer's shuffle or lock is due
+            move = self._setup.my_move(str(self.phase), self._own, self._secrets,
+                                       self._outbox.journaled, self._restoring)
+        else:  # a kitty theft's request or answer (`kitty`), if this peer owes one
+            move = self._dealing.kitty.my_move(self.keys, self._setup.locks, self._lock_key)
+        return self._send(*move) if move is not None else []
 
     def deal(self, positions: Sequence[int], now: float = 0.0) -> list[bytes]:
         """Give ``positions`` to their owners: release this peer's keys for the ones it does
@@ -375,14 +367,23 @@ class Deck:
         """Show own cards: ``purpose`` "play" (the cards leave the hand) or "show" (a
         declaration: they stay)."""
         self._dealing.check_reveal(positions, purpose)
+        shown = partial(self._dealing.kitty.secret, own=self._lock_key)
         return self._send("reveal", {"positions": list(positions), "purpose": purpose,
-                                     "keys": [self._lock_key(p) for p in positions],
+                                     "keys": [shown(p) for p in positions],
                                      "cards": [self.cards[p] for p in positions]})
 
     def bury(self, positions: Sequence[int]) -> list[bytes]:
-        """The starter buries these positions (its own, unplayed) face down."""
+        """The seat holding the kitty buries these positions (its own, unplayed)."""
         self._dealing.check_bury(positions)
         return self._send("bury", {"positions": list(positions)})
+
+    def pass_kitty(self, thief: int) -> list[bytes]:
+        """Kitty theft: every peer calls it once the table judged ``thief``'s overcall; the
+        buried positions pass to it (its requests now; the burier answers them)."""
+        dealing = self._dealing
+        assert dealing.exchanger is not None
+        dealing.kitty.begin(thief, dealing.exchanger, dealing.buried)
+        return self.poll()
 
     def open_public(self, positions: Sequence[int]) -> list[bytes]:
         """Turn positions nobody owns (the talon) face up: every peer releases its keys for
@@ -491,8 +492,9 @@ class Deck:
                 hand_seed: bytes, journal: Sequence[bytes],
                 starter: int | None = None) -> tuple[Deck, list[bytes]]:
         """Rebuild a peer after a crash from its hand seed and its journal of frames (any
-        order). ``starter`` is the talon's owner if it was given before the crash. Returns
-        the engine and the protocol frames it still owes (to broadcast)."""
+        order). ``starter`` is the talon's owner if it was given before the crash (a kitty
+        theft is the table's to judge again: such a hand resumes by `load_journal`, as a
+        `GameSession` does). Returns the engine and the protocol frames it still owes."""
         deck = cls(config, seat, signing_key, hand_seed)
         deck._restoring = True
         envs = [_opened(config, frame) for frame in journal]

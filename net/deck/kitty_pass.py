@@ -82,9 +82,13 @@ def request(holding: Holding, secret: bytes) -> bytes:
 
 
 def answer(holding: Holding, secret: bytes, asked: bytes, context: bytes,
-           nonce: bytes) -> Answer:
-    """The holder's answer to ``asked`` with its ``secret`` (``nonce``: a fresh scalar
-    bound to this statement, from the hand's secrets)."""
+           seed: bytes) -> Answer:
+    """The holder's answer to ``asked`` with its ``secret``. The proof's nonce is derived
+    from ``seed`` (a secret of the hand's) together with the request itself: a nonce used
+    for two different challenges would give the secret away (two responses z = r + c*l
+    solve for l), and a lying taker could otherwise make this peer answer one position
+    twice (say, two versions of a request, or the same request after a crash)."""
+    nonce = hash_to_scalar(b"kitty-nonce", seed, context, holding.value, asked)
     point = mul(inv(secret), asked)
     a1, a2 = mul(nonce, holding.base), mul(nonce, point)
     c = _challenge(context, holding, asked, point, a1, a2)

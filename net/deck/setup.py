@@ -18,6 +18,7 @@ from .bodies import check_shape, judged
 from .envelope import Envelope
 from .group import SecretStream
 from .locking import LockStep
+from .own_secrets import OwnSecrets
 from .shuffling import ShuffleChain
 
 
@@ -67,6 +68,22 @@ class SetupStage:
         deck, locks = checked or self.locks.check(seat, body, self.lock_input(),
                                                   self.shuffles.keys[seat])
         self.locks.add(deck, locks)
+
+    def my_move(self, kind: str, own: OwnSecrets, secrets: SecretStream,
+                journaled: Callable[[str], bool], here: bool) -> tuple[str, Any] | None:
+        """This peer's ``kind`` move ("shuffle" or "lock"), its turn having come: the kind
+        and its body, an empty body when the journal holds the move (``journaled``: the
+        engine sends that frame again), None while the runner makes it (``here``: at once)."""
+        if journaled(kind):
+            return kind, {}
+        k = own.shuffle_key(self.shuffles)
+        if kind == "shuffle":
+            ready, body = self.make_shuffle(k, own.permutation(self.shuffles), secrets,
+                                            own.proof_label(self.shuffles), here)
+        else:
+            ready, body = self.make_lock(k, secrets, own.lock_binding(self.shuffles,
+                                                                      self.locks), here)
+        return (kind, body) if ready else None
 
     def make_shuffle(self, k: bytes, perm: list[int], secrets: SecretStream, label: str,
                      here: bool) -> tuple[bool, Any]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tractor.net.deck.audit import PlayRecord, Violation, audit_hand
+from tractor.dealing import declared_trump
+from tractor.net.deck.audit import PlayRecord, Thefts, Violation, audit_hand
 from tractor.net.deck.engine import Deck
 from tractor.net.deck.errors import carrying
 from tractor.net.deck.progress import DeckStep
@@ -56,9 +57,15 @@ class HandAudit:
         # A declaring team, or in find-a-friend the starter's calls (no team).
         assert (public.declarers is None) == (public.sides is not None)
         calls = public.sides.calls if public.sides is not None else None
+        trump, thefts = public.trump, None
+        if public.thefts:  # kitty theft: replayed from the declaration at the first burial
+            standing = public.declarations[len(public.declarations) - len(public.thefts) - 1]
+            trump = declared_trump(standing[1], public.trump_rank())
+            thefts = Thefts(standing, tuple(public.thefts),
+                            tuple(tuple(b) for b in self.deck.burials))
         return audit_hand(setup.rules, self.deck.deck_order(), setup.levels, setup.first,
-                          public.trump, public.starter, public.declarers, self.deck.buried,
-                          self.records, calls)
+                          trump, public.starter, public.declarers, self.deck.buried,
+                          self.records, calls, thefts)
 
     def _score(self, violations: list[Violation]) -> None:
         order = self.deck.deck_order()

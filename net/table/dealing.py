@@ -167,26 +167,32 @@ class Dealing:
         return out
 
     def talon(self) -> list[bytes]:
-        """The talon goes to the starter, who buries (the deck's ``bury``); then the
-        tricks begin."""
+        """The talon goes to the starter, who buries (the deck's ``bury``); with kitty
+        theft a later overcaller took the buried cards (`net.table.theft`) and buries anew
+        (the ``exchanger``). Then the window for a theft opens, or the tricks begin."""
         deck, rules, starter = self.deck, self.rules, self.public.starter
-        assert starter is not None
+        exchanger = self.public.exchanger
+        assert starter is not None and exchanger is not None
         agreed, out = self.agreed(Phase.TALON)
         if not agreed:
             return out
         if self.schedule.once("talon"):
             out += deck.give_talon(starter, self.now())
-        if deck.me == starter and len(deck.hand()) == rules.hand_size + rules.talon_size \
-                and not self.schedule.made("bury"):
+        thefts = len(self.public.thefts)
+        mark = f"bury{thefts}" if thefts else "bury"
+        if deck.me == exchanger and deck.exchanger == exchanger and not deck.buried \
+                and len(deck.hand()) == rules.hand_size + rules.talon_size \
+                and not self.schedule.made(mark):
             burial = self.decisions.burial(rules.talon_size)
             if burial is not None:
-                self.schedule.mark("bury")
+                self.schedule.mark(mark)
                 out += deck.bury(self.own.positions_for(burial.faces))
-        if deck.buried:
-            self.public.record_burial(starter)
-            # Find-a-friend: the starter calls its friends first (`net.table.calling`).
-            if self.public.phase == Phase.CALL:
-                self.schedule.phase = Phase.CALL
+        if deck.buried and deck.exchanger == exchanger:
+            self.public.record_burial(exchanger)
+            # Kitty theft: the window after a burial (`net.table.theft`); find-a-friend: the
+            # starter calls its friends first (`net.table.calling`).
+            if self.public.phase in (Phase.THEFT, Phase.CALL):
+                self.schedule.phase = self.public.phase
             else:
                 self.schedule.phase = Phase.PLAY
                 self.first_trick(starter)

@@ -64,6 +64,7 @@ from tractor.net.table.player import Player, SeatView
 from tractor.net.table.positions import OwnCards, RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.net.table.setup import HandSetup
+from tractor.net.table.theft import TheftWindow
 from tractor.net.table.tricks import TrickPlay, TrickRecord
 from tractor.observation import Observation
 from tractor.phases import Decision, IllegalAction, Phase
@@ -118,6 +119,8 @@ class TableHand:
         self.auction = Auction(deck, public, schedule, inbox, own, revealed, self.decisions)
         self.calling = Calling(deck, public, schedule, inbox, self.decisions,
                                first_trick=self.playing.begin)
+        self.theft = TheftWindow(deck, public, schedule, inbox, own, revealed, self.decisions,
+                                 first_trick=self.playing.begin)
         #: The step the schedule runs in each phase (`_advance`; made once: it runs after
         #: every frame). Each looks its step up when called, so a test's hostile peer may
         #: replace one on its part.
@@ -126,7 +129,8 @@ class TableHand:
             Phase.DECLARE: self._declaring, Phase.TALON: lambda: self.dealing.talon(),
             Phase.BID: lambda: self.auction.bid(), Phase.SHOW: lambda: self.auction.show(),
             Phase.NAME: lambda: self.auction.name(), Phase.CALL: lambda: self.calling.step(),
-            Phase.PLAY: lambda: self.playing.step(), Phase.AUDIT: lambda: self._phase_audit()}
+            Phase.PLAY: lambda: self.playing.step(), Phase.AUDIT: lambda: self._phase_audit(),
+            Phase.THEFT: lambda: self.theft.step()}
         self.audit = HandAudit(setup, deck, self.public, self.schedule, self.playing.records,
                                clock)
         self.owed = Owed(deck, self.public, self.schedule, self.inbox, self.playing)
@@ -359,7 +363,10 @@ class TableHand:
         return self.own.faces()
 
     def declaration_options(self) -> list[tuple[int, ...]]:
-        """The declarations this seat could make in the open window (empty when none)."""
+        """The declarations this seat could make in the open window, or the overcalls for
+        the kitty in its turn (empty when none)."""
+        if self.phase == Phase.THEFT:
+            return self.theft.options()
         window = self.phase == Phase.DECLARE and not self.public.turning_talon
         return self.dealing.declaration_options() if window else []
 

@@ -141,8 +141,19 @@ class LetBack:
         return self.trick, self.place
 
 
+@dataclass(frozen=True, slots=True)
+class Overcall:
+    """``{"steal": positions}``: kitty theft, this seat's turn in the window after a burial:
+    the cards it overcalls with to take the kitty, shown first (none: a pass)."""
+
+    positions: Positions
+
+
 TableMessage = (Chat | Agree | Window | Bid | Show | Name | Play | Throw | Claim | Call
-                | TakeBack | LetBack)
+                | TakeBack | LetBack | Overcall)
+
+#: Cards in one overcall for the kitty (a pair; a few more leave the rules to refuse it).
+MAX_OVERCALL = 4
 
 
 @cache
@@ -170,13 +181,16 @@ def table_message(size: int) -> Shape[TableMessage]:
                        lambda back: TakeBack(*back)),
         "let": Record({"let": Fixed(Int(0, size), Int(0, MAX_PLAYERS))},
                       lambda let: LetBack(*let)),
+        "steal": Record({"steal": ListOf(Int(0, size - 1), max=MAX_OVERCALL, distinct=True)},
+                        lambda steal: Overcall(steal)),
     })
 
 
 _DESCRIBED = {Chat: "a chat line", Agree: "an agreement", Window: "a declaration window",
               Bid: "a bid", Show: "a card shown", Name: "the trump named", Play: "a play",
               Throw: "a throw", Claim: "a claim", Call: "a call of friends",
-              TakeBack: "a take-back", LetBack: "a take-back let stand"}
+              TakeBack: "a take-back", LetBack: "a take-back let stand",
+              Overcall: "an overcall for the kitty or a pass"}
 
 
 def describe(kind: type[Any] | object) -> str:
@@ -219,6 +233,8 @@ def to_wire(message: TableMessage) -> dict[str, object]:
             return {"back": [trick, place]}
         case LetBack(trick, place):
             return {"let": [trick, place]}
+        case Overcall(positions):
+            return {"steal": list(positions)}
 
 
 def message_for(decision: Decision, answer: Answer, positions: Sequence[int],
@@ -259,7 +275,7 @@ def answer_of(message: object, seat: int, cards: Mapping[int, int]
     (`message_for` the other way)."""
     faces = tuple(cards[p] % 54 for p in getattr(message, "positions", ()))
     match message:
-        case Window():
+        case Window() | Overcall():
             return Decision.DECLARE, actions.Declare(seat, faces) if faces else actions.Pass(seat)
         case Play() | Throw():
             return Decision.PLAY, actions.Play(seat, faces)

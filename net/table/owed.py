@@ -42,6 +42,9 @@ class Owed:
             return {seat: str(phase)} if seat is not None and seat in empty else {}
         if phase == Phase.TALON:
             return self._burial(empty)
+        if phase == Phase.THEFT:  # kitty theft: the seat whose turn it is in the window
+            turn = public.window_turn  # a person's decision, with a declaration's deadline
+            return {turn: "declaration window"} if turn in empty else {}
         if phase == Phase.CALL:  # find-a-friend: the starter's call, after its burial
             starter = public.starter
             return {starter: "call"} if starter is not None and starter in empty else {}
@@ -59,11 +62,18 @@ class Owed:
         return {}
 
     def _burial(self, empty: list[int]) -> dict[int, str]:
-        """The starter owes its burial once the talon's keys reached it."""
-        deck, n = self.deck, self.deck.config.seats
+        """The starter owes its burial once the talon's keys reached it. With kitty theft,
+        a thief owes its requests for the buried cards, then the seat that buried them its
+        answers, then the thief its own burial (`net.table.theft`)."""
+        deck, n, me = self.deck, self.deck.config.seats, self.deck.me
+        theft = deck.kitty.pending
+        if theft is not None:
+            seat, what = ((theft.thief, "kitty request") if theft.asked is None
+                          else (theft.burier, "kitty answer"))
+            return {seat: what} if seat != me else {}
         talon = range(deck.config.dealt, deck.config.size)
         ready = all(len(deck.keys[p]) >= n - 1 for p in talon)
-        starter = self.public.starter
-        if ready and not deck.buried and starter is not None and starter in empty:
-            return {starter: "burial"}
+        exchanger = self.public.exchanger
+        if ready and not deck.buried and exchanger is not None and exchanger in empty:
+            return {exchanger: "burial"}
         return {}

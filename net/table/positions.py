@@ -72,7 +72,7 @@ class OwnCards:
 
     def show(self, positions: Sequence[int]) -> list[bytes]:
         """Show cards face up (those not shown yet: a card stays shown)."""
-        fresh = [p for p in positions if self.deck.me not in self.deck.keys[p]]
+        fresh = [p for p in positions if not self.deck.is_shown(self.deck.me, p)]
         return self.deck.reveal(fresh, "show") if fresh else []
 
 

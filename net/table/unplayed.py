@@ -1,23 +1,18 @@
 """Rules options the rules core plays that the peers' table does not play yet, refused
 before a table is set up (the host's command, a guest reading the host's rules, a game
-session) rather than failing in the middle of a hand.
+session) rather than failing in the middle of a hand. Every option is played between peers
+now (kitty theft since `net.table.theft`); an option added to the rules core first is
+named here until the table plays it.
 
 >>> from tractor.rules import Rules
 >>> refuse_unplayed(Rules())
 >>> refuse_unplayed(Rules(kitty_theft=True))
-Traceback (most recent call last):
-...
-tractor.net.table.unplayed.UnplayedRules: kitty_theft is not played at peer tables yet ...
 """
 
 from __future__ import annotations
 
 from tractor.net.errors import NetError
 from tractor.rules import Rules, RulesError
-
-_KITTY_THEFT = ("kitty_theft is not played at peer tables yet (the deal cannot hand the "
-                "buried cards to a later overcall): leave it out, or watch it in "
-                "`tractor demo --rules kitty_theft=true`")
 
 
 class UnplayedRules(NetError, RulesError):
@@ -27,8 +22,6 @@ class UnplayedRules(NetError, RulesError):
 
 def unplayed_reason(rules: Rules) -> str | None:
     """Why a table of peers cannot play ``rules`` yet (None: it can)."""
-    if rules.kitty_theft:
-        return _KITTY_THEFT
     return None
 
 
