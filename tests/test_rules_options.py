@@ -23,8 +23,8 @@ from tractor.cards import format_cards, to_faces
 from tractor.cli.options import parse_rules
 from tractor.cli.rules_text import RULES_SUMMARY
 from tractor.formats import THROW, classify_faces, covers_layout
-from tractor.net.deck.engine import Deck
 from tractor.net.deck.local import LocalDeal
+from tractor.net.deck.own_secrets import OwnSecrets
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import RandomPlayer
@@ -288,8 +288,8 @@ def stacked(monkeypatch):
         free = {f: [f, f + 54] for f in range(54)}
         perm = [free[f].pop(0) for f in faces]
         size = len(perm)
-        monkeypatch.setattr(Deck, "_my_perm", property(
-            lambda self: perm if self.me == 0 else list(range(size))))
+        monkeypatch.setattr(OwnSecrets, "permutation",
+                            lambda self, shuffles: perm if self.me == 0 else list(range(size)))
         setup = HandSetup(rules, ("2", "2"), first=0, starter=0, declarers=0)
         d = LocalDeal(seats=4, decks=2, hand_size=rules.hand_size, seed=3, first=0)
         players = [Scripted(s, hands[s] if s == 0 else "", scripts.get(s, ()))
