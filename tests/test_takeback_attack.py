@@ -1,0 +1,145 @@
+"""Take-backs between peers attacked as a hostile peer would (`net.table.takebacks`): a
+taker that equivocates, a next seat that lies, and every frame order of one race. Every
+peer must end the same, blame only the seat at fault, and never wait on an honest one
+for good."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+from test_takeback_table import _at_second_play, _finish, _same_everywhere
+
+from tractor.net.deck.local import LocalDeal
+from tractor.net.table.errors import TableError
+from tractor.net.table.hand import TableHand
+from tractor.net.table.messages import LetBack, to_wire
+from tractor.net.table.messages import TakeBack as TakeBackMessage
+from tractor.net.table.player import RandomPlayer
+
+
+def _deliver_all(deal: LocalDeal, tables: list[TableHand]) -> list[TableError]:
+    """Run the queue to the end, collecting each peer's refusal instead of stopping."""
+    refused: list[TableError] = []
+    while deal.queue:
+        _src, dst, frame = deal.queue.popleft()
+        try:
+            deal.broadcast(dst, tables[dst].receive(frame))
+        except TableError as exc:
+            refused.append(exc)
+    return refused
+
+
+def _order(deal: LocalDeal, first: dict[int, int]) -> None:
+    """Reorder the frames in flight: at each peer ``dst`` in ``first``, the frames of seat
+    ``first[dst]`` come before the others (each seat's own chain keeps its order)."""
+    deal.queue = deque(sorted(deal.queue, key=lambda m: m[0] != first.get(m[1], m[0])))
+
+
+@pytest.mark.parametrize("mask", range(4))
+@pytest.mark.parametrize("seen", [False, True])
+def test_every_frame_order_of_the_race_gives_one_outcome_on_every_peer(
+        mask: int, seen: bool) -> None:
+    """The take-back against the next seat's answer, at the two seats that neither sent
+    nor answered it, in each of the four orders; the next seat answers blind (its play) or
+    after seeing the take-back (its let-stand)."""
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    lead = tables[taker].trick.plays[0] if tables[taker].trick else ()
+    deal.broadcast(taker, tables[taker].take_back())
+    if seen:  # the next seat's peer sees the take-back first: it lets it stand
+        mine = [m for m in deal.queue if m[1] == nxt]
+        deal.queue = deque(m for m in deal.queue if m[1] != nxt)
+        for _src, _dst, frame in mine:
+            deal.broadcast(nxt, tables[nxt].receive(frame))
+    else:  # it played before the take-back came
+        deal.broadcast(nxt, tables[nxt].decide(RandomPlayer(9).play(tables[nxt].view())))
+    bystanders = [(taker + 2) % 4, (taker + 3) % 4]
+    _order(deal, {b: (taker if mask >> i & 1 else nxt) for i, b in enumerate(bystanders)})
+    deal.run()
+    for t in tables:
+        assert t.playing.takebacks.events == [(taker, lead, seen)]
+        assert t.trick is not None and len(t.trick.plays) == (0 if seen else 2)
+    if seen:
+        deal.broadcast(taker, tables[taker].decide(
+            RandomPlayer(3).play(tables[taker].view())))
+        deal.run()
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
+
+
+def test_a_take_back_sent_to_the_next_seat_only_stands_once_it_is_relayed() -> None:
+    """An equivocating taker sends its take-back to the next seat only: the others wait on
+    the next seat (its let-stand names a take-back they lack) until the relay brings the
+    take-back, then apply it like the rest."""
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    deal.broadcast(taker, tables[taker].take_back())
+    withheld = deque(m for m in deal.queue if m[1] != nxt)
+    deal.queue = deque(m for m in deal.queue if m[1] == nxt)
+    deal.run()
+    for t in tables:
+        if t.me not in (taker, nxt):
+            assert t.trick is not None and len(t.trick.plays) == 1
+            assert t.waiting_on() == {nxt: "play"}
+    deal.queue.extend(withheld)  # the relay (`net.mesh.relay`) brings it
+    deal.run()
+    assert all(t.trick is not None and t.trick.plays == [] for t in tables)
+    deal.broadcast(taker, tables[taker].decide(RandomPlayer(3).play(tables[taker].view())))
+    deal.run()
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
+
+
+def test_a_take_back_sent_twice_counts_twice_and_stands_once() -> None:
+    deal, tables, players, taker = _at_second_play()
+    deal.broadcast(taker, tables[taker].take_back())
+    last = tables[taker].playing.takebacks.last_play[taker]
+    assert last is not None
+    deal.broadcast(taker, tables[taker].deck.post(to_wire(TakeBackMessage(*last))))
+    assert _deliver_all(deal, tables) == []
+    for t in tables:
+        assert t.trick is not None and t.trick.plays == []
+        assert t.playing.takebacks.sent[taker] == 2
+        assert [stood for _s, _f, stood in t.playing.takebacks.events] == [True, False]
+    deal.broadcast(taker, tables[taker].decide(RandomPlayer(3).play(tables[taker].view())))
+    deal.run()
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
+
+
+def test_a_next_seat_that_lets_stand_and_moves_too_has_its_move_held_to_the_new_turn() -> None:
+    """The next seat lets the take-back stand without having seen it, and plays as well:
+    the three other peers apply the take-back alike, and its play waits in its chain for
+    its turn after the taker's play made again (where the rules judge it anew)."""
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    lead = tables[taker].trick.plays[0] if tables[taker].trick else ()
+    follow = RandomPlayer(9).play(tables[nxt].view())
+    deal.broadcast(taker, tables[taker].take_back())
+    deal.queue = deque(m for m in deal.queue if m[1] != nxt)  # it claims to have seen it
+    frames = tables[nxt].deck.post(to_wire(LetBack(1, 0)))
+    frames += tables[nxt].decide(follow)  # and plays all the same
+    deal.broadcast(nxt, frames)
+    assert _deliver_all(deal, tables) == []
+    honest = [t for t in tables if t.me != nxt]
+    for t in honest:
+        assert t.trick is not None and t.trick.plays == []
+        assert t.playing.takebacks.events == [(taker, lead, True)]
+    again = tables[taker].decide(RandomPlayer(3).play(tables[taker].view()))
+    deal.broadcast(taker, again)
+    deal.queue = deque(m for m in deal.queue if m[1] != nxt)
+    _deliver_all(deal, tables)
+    plays = {repr(t.trick.plays) if t.trick else "" for t in honest}
+    assert len(plays) == 1
+
+
+def test_a_let_stand_that_names_another_play_is_refused_alone() -> None:
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    deal.broadcast(taker, tables[taker].take_back())
+    deal.queue = deque(m for m in deal.queue if m[1] != nxt)
+    deal.broadcast(nxt, tables[nxt].deck.post(to_wire(LetBack(0, 0))))
+    refused = _deliver_all(deal, tables)
+    assert refused and {e.seat for e in refused} == {nxt}
+    assert "another play" in str(refused[0])
