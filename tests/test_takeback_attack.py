@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
-from test_takeback_table import _at_second_play, _finish, _same_everywhere
+from test_takeback_table import _at_second_play, _finish, _same_everywhere, _table, _until
 
+from tractor.actions import Play
+from tractor.formats import THROW, classify_faces
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
@@ -143,3 +145,57 @@ def test_a_let_stand_that_names_another_play_is_refused_alone() -> None:
     refused = _deliver_all(deal, tables)
     assert refused and {e.seat for e in refused} == {nxt}
     assert "another play" in str(refused[0])
+
+
+def _play_by_hand(deal: LocalDeal, tables: list[TableHand], seed: int) -> int:
+    """The seat to act plays at random (a person's play); every frame is delivered.
+    Returns the seat that played."""
+    seat = tables[0].public.to_act()
+    assert seat is not None
+    deal.broadcast(seat, tables[seat].decide(RandomPlayer(seed).play(tables[seat].view())))
+    deal.run()
+    return seat
+
+
+def _highest_throw(table: TableHand) -> tuple[int, ...] | None:
+    """Two singles of one suit, the highest this hand has: a throw nobody claims against
+    early, so every other seat answers it."""
+    ladder = table.public.ladder
+    assert ladder is not None
+    faces = sorted(set(table.my_faces()), key=lambda f: -ladder.order[f])
+    for i, a in enumerate(faces):
+        for b in faces[i + 1:]:
+            if ladder.esuit[a] == ladder.esuit[b] and \
+                    classify_faces([a, b], ladder).kind == THROW:
+                return (a, b)
+    return None
+
+
+def test_a_throw_led_before_the_take_back_was_seen_voids_it_and_blames_nobody() -> None:
+    """The trick's last play is taken back, and the trick's winner, not having seen it,
+    leads a throw: the throw is its move, so the take-back came too late. The taker's
+    claim against the throw follows its take-back in its chain: it must be taken, not
+    refused as "expected a claim, got a take-back" (the taker did nothing wrong)."""
+    deal, tables, players = _table(2)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    for k in range(200):
+        taker = _play_by_hand(deal, tables, k)
+        winner = tables[0].public.to_act()
+        if not tables[0].public.current and winner != taker and \
+                _highest_throw(tables[winner]) is not None:
+            break
+    else:
+        pytest.fail("no trick ended with another seat winning it")
+    assert winner is not None
+    taken_back = tables[taker].take_back()
+    throw = _highest_throw(tables[winner])
+    assert throw is not None
+    thrown = tables[winner].decide(Play(winner, throw))  # signed before it saw the take-back
+    deal.broadcast(winner, thrown)
+    deal.broadcast(taker, taken_back)
+    assert _deliver_all(deal, tables) == []
+    for t in tables:
+        assert [(s, stood) for s, _f, stood in t.playing.takebacks.events] == [(taker, False)]
+        assert t.trick is not None and len(t.trick.plays) == 1  # the forced lead
+    _finish(deal, tables, players)
+    _same_everywhere(tables)

@@ -70,6 +70,9 @@ class TableTakeBacks:
         #: owes its move meanwhile (a let-stand of a take-back nobody sent holds the
         #: table up: the referee names that seat, `net.table.owed`).
         self.stuck: int | None = None
+        #: The last play, once the next seat answered it with a throw's announcement (the
+        #: rules core records the throw only after the claims): a take-back of it is void.
+        self._thrown_after: Turn | None = None
         inbox.void = self._void
 
     # --- this seat's own take-back -------------------------------------------------------------
@@ -106,6 +109,12 @@ class TableTakeBacks:
         it)."""
         self.last_play[seat] = turn
         self.last_faces[seat] = faces
+
+    def throw_announced(self) -> None:
+        """The next seat's move is a throw (announced, its claims to come): the last play
+        stands, and its take-back, already sent or in flight, came too late."""
+        last = self.public.takebacks.last
+        self._thrown_after = None if last is None else last.turn
 
     def step(self) -> tuple[list[bytes], bool]:
         """Decide the last play's take-back if its time has come: (this peer's frames,
@@ -177,7 +186,8 @@ class TableTakeBacks:
         if message.turn != self.last_play[seat]:
             raise TableError(seat, "took back another play than its last")
         last = self.public.takebacks.last
-        if last is not None and last.seat == seat and last.turn == message.turn:
+        if last is not None and last.seat == seat and last.turn == message.turn \
+                and last.turn != self._thrown_after:
             return False  # it waits for the next seat's move
         self._count(seat)
         self.events.append((seat, self.last_faces[seat], False))
