@@ -199,3 +199,64 @@ def test_a_throw_led_before_the_take_back_was_seen_voids_it_and_blames_nobody() 
         assert t.trick is not None and len(t.trick.plays) == 1  # the forced lead
     _finish(deal, tables, players)
     _same_everywhere(tables)
+
+
+def test_a_forged_take_back_of_the_hands_last_card_neither_stalls_nor_splits_the_audit(
+        ) -> None:
+    """The hand's last card cannot be taken back (it is scored at once, every key goes out
+    for the audit); a seat that sends a take-back of it all the same changes nothing: every
+    peer finishes the hand alike."""
+    deal, tables, players = _table(2)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    for k in range(200):
+        if sum(len(t.my_faces()) for t in tables) == 1:
+            break
+        _play_by_hand(deal, tables, k)
+    last = tables[0].public.to_act()
+    assert last is not None
+    turn = (len(tables[last].public.tricks), len(tables[last].public.current))
+    frames = tables[last].decide(RandomPlayer(1).play(tables[last].view()))
+    frames += tables[last].deck.post(to_wire(TakeBackMessage(*turn)))
+    deal.broadcast(last, frames)
+    refused = _deliver_all(deal, tables)
+    assert refused == []
+    _same_everywhere(tables)
+
+
+def _trick_ended_by(deal: LocalDeal, tables: list[TableHand], same_winner: bool) -> tuple[
+        int, int]:
+    """Play by hand until a trick's last play is won by (``same_winner``) or lost by the
+    seat that made it: (that seat, the trick's winner)."""
+    for k in range(200):
+        taker = _play_by_hand(deal, tables, k)
+        winner = tables[0].public.to_act()
+        if not tables[0].public.current and (winner == taker) == same_winner:
+            assert winner is not None
+            return taker, winner
+    pytest.fail("no such trick")
+
+
+@pytest.mark.parametrize("same_winner", [False, True])
+def test_the_tricks_last_play_taken_back_and_played_otherwise_is_one_trick_everywhere(
+        same_winner: bool) -> None:
+    """A take-back of the play that finished a trick reopens it on every peer (the winner
+    has not led: its let-stand, or the taker's own chain when it won), and the taker may
+    play other cards there: the trick is judged anew, alike everywhere."""
+    deal, tables, players = _table(3)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    taker, _winner = _trick_ended_by(deal, tables, same_winner)
+    done = len(tables[0].tricks)
+    played = tables[0].tricks[-1].plays[-1] if tables[0].tricks[-1].plays else ()
+    deal.broadcast(taker, tables[taker].take_back())
+    assert _deliver_all(deal, tables) == []
+    for t in tables:
+        assert len(t.tricks) == done - 1 and t.public.to_act() == taker
+        assert t.trick is not None and len(t.trick.plays) == 3
+    options = [RandomPlayer(s).play(tables[taker].view()) for s in range(40)]
+    other = next((p for p in options if sorted(p.faces) != sorted(played)), options[0])
+    deal.broadcast(taker, tables[taker].decide(other))
+    assert _deliver_all(deal, tables) == []
+    assert len({repr(t.tricks[-1]) for t in tables}) == 1
+    assert all(len(t.tricks) == done for t in tables)
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
