@@ -8,7 +8,16 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
-from test_takeback_table import _at_second_play, _finish, _same_everywhere, _table, _until
+from helpers import pump, sender, transcript
+from test_takeback_table import (
+    RULES,
+    Held,
+    _at_second_play,
+    _finish,
+    _same_everywhere,
+    _table,
+    _until,
+)
 
 from tractor.actions import Play
 from tractor.formats import THROW, classify_faces
@@ -18,6 +27,7 @@ from tractor.net.table.hand import TableHand
 from tractor.net.table.messages import LetBack, to_wire
 from tractor.net.table.messages import TakeBack as TakeBackMessage
 from tractor.net.table.player import RandomPlayer
+from tractor.net.table.session import GameSession
 
 
 def _deliver_all(deal: LocalDeal, tables: list[TableHand]) -> list[TableError]:
@@ -260,3 +270,96 @@ def test_the_tricks_last_play_taken_back_and_played_otherwise_is_one_trick_every
     assert all(len(t.tricks) == done for t in tables)
     _finish(deal, tables, players)
     _same_everywhere(tables)
+
+
+def _sessions(deal: LocalDeal, seat: int, player: Held) -> GameSession:
+    return GameSession(RULES, deal.config.table, seat, deal.signing_keys[seat],
+                       deal.config.public_keys, bytes([7, seat]) * 16, player, max_hands=1)
+
+
+def _sessions_at_a_lead() -> tuple[LocalDeal, list[Held], list[GameSession], int]:
+    """Game sessions holding their plays after the first trick; the second trick's leader
+    has led (a person's play): returns the leader."""
+    deal = LocalDeal(seats=4, seed=5)
+    players = [Held(50 + s) for s in range(4)]
+    sessions = [_sessions(deal, s, players[s]) for s in range(4)]
+    deal.peers = sessions  # type: ignore[assignment]  # frames go to the sessions
+    deal.call_all("start")
+    pump(deal)
+    taker = sessions[0].current.public.to_act()
+    assert taker is not None and sessions[0].current.tricks
+    deal.broadcast(taker, sessions[taker].decide(RandomPlayer(5).play(
+        sessions[taker].current.view())))
+    pump(deal)
+    return deal, players, sessions, taker
+
+
+def _crash(deal: LocalDeal, players: list[Held], sessions: list[GameSession],
+           victim: int) -> None:
+    """``victim``'s process dies: what was in flight to it and what it had just sent are
+    lost; it comes back from its journal and the others send all theirs again."""
+    players[victim] = Held(50 + victim)
+    fresh = _sessions(deal, victim, players[victim])
+    deal.queue = type(deal.queue)(m for m in deal.queue if victim not in m[:2])
+    journal = sessions[victim].journal()
+    sessions[victim] = fresh
+    deal.peers[victim] = fresh  # type: ignore[call-overload]
+    deal.broadcast(victim, fresh.resume(journal))
+    for s in range(4):
+        if s != victim:
+            deal.queue.extend((s, victim, f) for f in sessions[s].journal() if sender(f) == s)
+    pump(deal)
+
+
+def _finish_sessions(deal: LocalDeal, players: list[Held], sessions: list[GameSession]
+                     ) -> None:
+    for p in players:
+        p.hold = False
+    for s in sessions:
+        deal.broadcast(s.seat, s.current.step())
+    pump(deal)
+    assert all(len(s.results) == 1 for s in sessions)
+    assert all(s.results == sessions[0].results for s in sessions)
+    assert all(transcript(s) == transcript(sessions[0]) for s in sessions)
+
+
+@pytest.mark.parametrize("crashed", ["taker", "next", "bystander"])
+def test_a_peer_crashed_between_a_take_back_and_its_let_stand_resumes_and_agrees(
+        crashed: str) -> None:
+    """The take-back is out, the next seat's peer has posted its let-stand, nothing of it
+    has reached the crashed peer: it comes back from its journal (the taker's take-back,
+    asked of nobody, goes out again from it), and every peer applies the take-back and
+    ends the hand alike."""
+    deal, players, sessions, taker = _sessions_at_a_lead()
+    nxt = (taker + 1) % 4
+    victim = {"taker": taker, "next": nxt, "bystander": (taker + 2) % 4}[crashed]
+    deal.broadcast(taker, sessions[taker].current.take_back())
+    while not any(src == nxt for src, _dst, _f in deal.queue):  # until the let-stand is out
+        src, dst, frame = deal.queue.popleft()
+        if dst != victim or victim == nxt:
+            deal.broadcast(dst, sessions[dst].receive(frame))
+    _crash(deal, players, sessions, victim)
+    for s in sessions:
+        assert s.current.trick is not None and s.current.trick.plays == []
+        assert [stood for _s, _f, stood in s.current.playing.takebacks.events] == [True]
+    _finish_sessions(deal, players, sessions)
+
+
+def test_a_taker_crashed_after_playing_again_resumes_with_the_same_plays() -> None:
+    """Its journal holds the play, the take-back and the other play made in its place:
+    replayed in that order, on its own peer as on the others."""
+    deal, players, sessions, taker = _sessions_at_a_lead()
+    first = sessions[taker].current.trick
+    assert first is not None
+    lead = first.plays[0]
+    deal.broadcast(taker, sessions[taker].current.take_back())
+    pump(deal)
+    view = sessions[taker].current.view()
+    options = [RandomPlayer(s).play(view) for s in range(40)]
+    other = next((p for p in options if sorted(p.faces) != sorted(lead)), options[0])
+    deal.broadcast(taker, sessions[taker].decide(other))
+    pump(deal)
+    _crash(deal, players, sessions, taker)
+    for s in sessions:
+        assert s.current.trick is not None and s.current.trick.plays == [other.faces]
+    _finish_sessions(deal, players, sessions)

@@ -31,7 +31,7 @@ from tractor.net.deck.engine import Deck
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
-from tractor.net.table.messages import LetBack, TableMessage, TakeBack, to_wire
+from tractor.net.table.messages import Chat, LetBack, TableMessage, TakeBack, to_wire
 from tractor.net.table.positions import RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.phases import IllegalAction
@@ -126,6 +126,11 @@ class TableTakeBacks:
         nxt = self.public.to_act()
         if not self.rules.takebacks or last is None or nxt is None:
             return [], False
+        if self._resumed_take_back(last.turn) and last.seat == self.deck.me:
+            # Resuming after a crash: this seat took that play back before it; its
+            # journaled take-back goes out again in its place in the chain.
+            self._asked = last.turn
+            return self.deck.post(to_wire(TakeBack(*last.turn))), True
         taker = last.seat
         back = self.inbox.head(taker)
         asked = isinstance(back, TakeBack) and back.turn == last.turn
@@ -155,6 +160,20 @@ class TableTakeBacks:
         self.inbox.drop(nxt)
         self._apply(taker, last.turn)
         return out, False
+
+    def _resumed_take_back(self, turn: Turn) -> bool:
+        """Whether this peer's next own message in its journal (chat lines aside) is its
+        take-back of the play at ``turn``: a take-back is asked of nobody, so the hand
+        replayed after a crash would not make it again (and the next move would find the
+        take-back's frame in its place)."""
+        if self._asked == turn:
+            return False
+        for _kind, body in self.deck.journaled_ahead():
+            data = body.get("data")
+            if isinstance(data, Chat):
+                continue
+            return isinstance(data, TakeBack) and data.turn == turn
+        return False
 
     def _apply(self, seat: int, turn: Turn) -> None:
         self.inbox.drop(seat)
