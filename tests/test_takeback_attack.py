@@ -19,8 +19,11 @@ from test_takeback_table import (
     _until,
 )
 
-from tractor.actions import Play
+from tractor import Rules
+from tractor.actions import Bury, Call, Play
+from tractor.actions import TakeBack as CoreTakeBack
 from tractor.formats import THROW, classify_faces
+from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
@@ -28,6 +31,7 @@ from tractor.net.table.messages import LetBack, to_wire
 from tractor.net.table.messages import TakeBack as TakeBackMessage
 from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
+from tractor.net.table.setup import HandSetup
 
 
 def _deliver_all(deal: LocalDeal, tables: list[TableHand]) -> list[TableError]:
@@ -363,3 +367,99 @@ def test_a_taker_crashed_after_playing_again_resumes_with_the_same_plays() -> No
     for s in sessions:
         assert s.current.trick is not None and s.current.trick.plays == [other.faces]
     _finish_sessions(deal, players, sessions)
+
+
+def test_a_play_that_revealed_a_friend_taken_back_hides_the_friend_again_everywhere() -> None:
+    """Find-a-friend: the play of a called card shows a friend on every screen; taken back,
+    the friend is unknown again on every peer, and the hand ends as the rules core plays
+    the same moves."""
+    rules = Rules(players=5, mode="friends", takebacks=True)
+    setup = HandSetup(rules, ("2",) * 5, first=2)
+    deal = LocalDeal(seats=5, decks=rules.decks, hand_size=rules.hand_size, seed=7, first=2)
+    players = [Held(70 + s) for s in range(5)]
+    tables = [TableHand(setup, deal.peers[s], players[s]) for s in range(5)]
+    deal.peers = tables  # type: ignore[list-item]  # frames go to the tables
+    deal.call_all("start")
+    deal.run()
+    sides = tables[0].public.sides
+    assert sides is not None and tables[0].tricks
+
+    def friends() -> set[tuple[int | None, ...]]:
+        return {tuple(t.public.sides.friends) for t in tables if t.public.sides is not None}
+
+    for k in range(300):
+        before = friends()
+        taker = _play_by_hand(deal, tables, k)
+        if friends() != before and tables[taker].takeback_refusal() is None:
+            break
+        if tables[0].public.to_act() is None:
+            pytest.fail("no friend was found by a play that may be taken back")
+    else:
+        pytest.fail("no friend was found by a play that may be taken back")
+    public = tables[0].public
+    played = public.current[-1] if public.current else public.tricks[-1].plays[-1]
+    deal.broadcast(taker, tables[taker].take_back())
+    assert _deliver_all(deal, tables) == []
+    assert friends() == before and len(before) == 1
+    for t in tables:
+        assert t.playing.takebacks.events == [(taker, played, True)]
+    deal.broadcast(taker, tables[taker].decide(RandomPlayer(1).play(tables[taker].view())))
+    assert _deliver_all(deal, tables) == []
+    for p in players:
+        p.hold = False
+    for t in tables:
+        deal.broadcast(t.me, t.step())
+    deal.run()
+    _same_everywhere(tables)
+    assert _rules_core_hand(tables[0]).result == tables[0].result
+
+
+def _rules_core_hand(table: TableHand) -> Hand:
+    """The rules core's own play of the table's deal, burial, call, plays and take-backs
+    (`test_table_friends.omniscient`, which knows no take-backs)."""
+    order = [c % 54 for c in table.deck.deck_order()]
+    public = table.public
+    assert public.sides is not None and table.starter is not None and table.trump is not None
+    hand = Hand.dealt(table.setup.rules, order, table.setup.levels, table.setup.first,
+                      table.trump, table.starter, None)  # type: ignore[arg-type]  # friends
+    hand.apply(Bury(table.starter, tuple(order[p] for p in table.deck.buried)))
+    hand.apply(Call(table.starter, public.sides.calls))
+    for rec in table.records:
+        if rec.taken_back:
+            hand.apply(CoreTakeBack(rec.seat))
+            continue
+        cards = rec.attempted if rec.attempted is not None else rec.cards
+        hand.apply(Play(rec.seat, tuple(c % 54 for c in cards)))
+    return hand
+
+
+def test_a_lead_taken_back_and_led_again_as_a_throw_is_judged_alike_everywhere() -> None:
+    """The play made again may be of another kind: a throw, answered by every other seat's
+    claims as any throw, then final."""
+    deal, tables, players, taker = _at_second_play()
+    deal.broadcast(taker, tables[taker].take_back())
+    deal.run()
+    throw = _highest_throw(tables[taker])
+    assert throw is not None
+    deal.broadcast(taker, tables[taker].decide(Play(taker, throw)))
+    assert _deliver_all(deal, tables) == []
+    for t in tables:
+        assert t.trick is not None and len(t.trick.plays) == 1
+        assert t.trick.attempted is not None and sorted(t.trick.attempted) == sorted(throw)
+    assert tables[taker].takeback_refusal() is not None
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
+
+
+def test_a_next_seat_that_withholds_its_answer_is_the_only_seat_waited_on() -> None:
+    """The take-back reached every peer; the next seat sends neither its let-stand nor its
+    move: every peer, the taker's too, waits on it alone (its stall deadline names it)."""
+    deal, tables, players, taker = _at_second_play()
+    nxt = (taker + 1) % 4
+    deal.broadcast(taker, tables[taker].take_back())
+    deal.queue = deque(m for m in deal.queue if m[1] != nxt)  # its peer keeps quiet
+    deal.run()
+    for t in tables:
+        if t.me != nxt:
+            assert t.waiting_on() == {nxt: "play"}
+            assert t.trick is not None and len(t.trick.plays) == 1
