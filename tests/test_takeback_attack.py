@@ -9,6 +9,7 @@ from collections import deque
 
 import pytest
 from helpers import pump, sender, transcript
+from memnet import resign
 from test_takeback_table import (
     RULES,
     Held,
@@ -24,10 +25,11 @@ from tractor.actions import Bury, Call, Play
 from tractor.actions import TakeBack as CoreTakeBack
 from tractor.formats import THROW, classify_faces
 from tractor.hand import Hand
+from tractor.net.deck.errors import Equivocation, ViewMismatch
 from tractor.net.deck.local import LocalDeal
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.messages import LetBack, to_wire
+from tractor.net.table.messages import Chat, LetBack, to_wire
 from tractor.net.table.messages import TakeBack as TakeBackMessage
 from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
@@ -463,3 +465,33 @@ def test_a_next_seat_that_withholds_its_answer_is_the_only_seat_waited_on() -> N
         if t.me != nxt:
             assert t.waiting_on() == {nxt: "play"}
             assert t.trick is not None and len(t.trick.plays) == 1
+
+
+def test_a_take_back_equivocated_with_a_chat_line_is_the_takers_once_the_evidence_is_in(
+        ) -> None:
+    """The taker signs two versions of one message: its take-back to two peers, a chat line
+    to the third. The third finds the next seat's let-stand reporting other messages of
+    the taker than it holds (`ViewMismatch`, which names the reporter only until the
+    evidence is checked); the next seat's copy of the take-back is the evidence, and the
+    taker, alone, is named."""
+    deal, tables, players, taker = _at_second_play()
+    nxt, odd = (taker + 1) % 4, (taker + 3) % 4
+    back = tables[taker].take_back()
+    assert len(back) == 1
+    chat = resign(back[0], deal.signing_keys[taker], {"data": to_wire(Chat("hello"))})
+    deal.broadcast(taker, back)
+    deal.queue = deque((s, d, chat if d == odd else f) for s, d, f in deal.queue)
+    mismatches: list[ViewMismatch] = []
+    while deal.queue:
+        _src, dst, frame = deal.queue.popleft()
+        try:
+            deal.broadcast(dst, tables[dst].receive(frame))
+        except ViewMismatch as exc:
+            assert dst == odd
+            mismatches.append(exc)
+    assert [(m.seat, m.about) for m in mismatches] == [(nxt, taker)]
+    seq = mismatches[0].count - 1
+    evidence = tables[nxt].deck.evidence(taker, seq)
+    with pytest.raises(Equivocation) as found:
+        tables[odd].deck.check_evidence(evidence)
+    assert found.value.seat == taker
