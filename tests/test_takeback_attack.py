@@ -34,6 +34,7 @@ from tractor.net.table.messages import TakeBack as TakeBackMessage
 from tractor.net.table.player import RandomPlayer
 from tractor.net.table.session import GameSession
 from tractor.net.table.setup import HandSetup
+from tractor.net.table.spectator import Spectator
 
 
 def _deliver_all(deal: LocalDeal, tables: list[TableHand]) -> list[TableError]:
@@ -495,3 +496,46 @@ def test_a_take_back_equivocated_with_a_chat_line_is_the_takers_once_the_evidenc
     with pytest.raises(Equivocation) as found:
         tables[odd].deck.check_evidence(evidence)
     assert found.value.seat == taker
+
+
+@pytest.mark.parametrize("order", ["by seat", "by seat, last first"])
+def test_a_watcher_fed_the_transcript_in_any_order_sees_the_take_back_as_the_seats_do(
+        order: str) -> None:
+    """A watcher replays the seats' signed frames (`Spectator`) in whatever order they
+    come: the take-back, its let-stand and the play made again end the same for it."""
+    deal, players, sessions, taker = _sessions_at_a_lead()
+    deal.broadcast(taker, sessions[taker].current.take_back())
+    pump(deal)
+    deal.broadcast(taker, sessions[taker].decide(
+        RandomPlayer(3).play(sessions[taker].current.view())))
+    pump(deal)
+    seats = list(range(4)) if order == "by seat" else list(range(3, -1, -1))
+    frames = [f for s in seats for f in sessions[s].journal() if sender(f) == s]
+    watcher = Spectator(RULES, deal.config.table, deal.config.public_keys)
+    for frame in frames:
+        assert watcher.take(frame)
+    seen, seat = watcher.current, sessions[0].current
+    assert seen.playing.takebacks.events == seat.playing.takebacks.events != []
+    assert seen.trick is not None and seat.trick is not None
+    assert seen.trick.plays == seat.trick.plays and seen.records == seat.records
+
+
+def test_the_tricks_last_play_taken_back_too_late_for_the_winners_lead_stands_everywhere(
+        ) -> None:
+    """The winner of the trick leads the next one before the take-back of the trick's last
+    play reached it: the take-back is void on every peer, whichever frame each gets first."""
+    deal, tables, players = _table(3)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    taker, winner = _trick_ended_by(deal, tables, same_winner=False)
+    back = tables[taker].take_back()
+    led = tables[winner].decide(RandomPlayer(4).play(tables[winner].view()))
+    deal.broadcast(winner, led)
+    deal.broadcast(taker, back)
+    _order(deal, {d: (taker if d % 2 else winner) for d in range(4)})  # half get each first
+    assert _deliver_all(deal, tables) == []
+    done = len(tables[0].tricks)
+    for t in tables:
+        assert [(s, stood) for s, _f, stood in t.playing.takebacks.events] == [(taker, False)]
+        assert len(t.tricks) == done and t.trick is not None and len(t.trick.plays) == 1
+    _finish(deal, tables, players)
+    _same_everywhere(tables)

@@ -126,7 +126,7 @@ class TableTakeBacks:
         nxt = self.public.to_act()
         if not self.rules.takebacks or last is None or nxt is None:
             return [], False
-        if self._resumed_take_back(last.turn) and last.seat == self.deck.me:
+        if last.seat == self.deck.me and self._resumed_take_back(last.turn):
             # Resuming after a crash: this seat took that play back before it; its
             # journaled take-back goes out again in its place in the chain.
             self._asked = last.turn
