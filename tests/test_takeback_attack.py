@@ -55,6 +55,7 @@ def _order(deal: LocalDeal, first: dict[int, int]) -> None:
     deal.queue = deque(sorted(deal.queue, key=lambda m: m[0] != first.get(m[1], m[0])))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mask", range(4))
 @pytest.mark.parametrize("seen", [False, True])
 def test_every_frame_order_of_the_race_gives_one_outcome_on_every_peer(
@@ -253,7 +254,7 @@ def _trick_ended_by(deal: LocalDeal, tables: list[TableHand], same_winner: bool)
     pytest.fail("no such trick")
 
 
-@pytest.mark.parametrize("same_winner", [False, True])
+@pytest.mark.parametrize("same_winner", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_the_tricks_last_play_taken_back_and_played_otherwise_is_one_trick_everywhere(
         same_winner: bool) -> None:
     """A take-back of the play that finished a trick reopens it on every peer (the winner
@@ -330,7 +331,8 @@ def _finish_sessions(deal: LocalDeal, players: list[Held], sessions: list[GameSe
     assert all(transcript(s) == transcript(sessions[0]) for s in sessions)
 
 
-@pytest.mark.parametrize("crashed", ["taker", "next", "bystander"])
+@pytest.mark.parametrize("crashed", ["taker", pytest.param("next", marks=pytest.mark.slow),
+                                     pytest.param("bystander", marks=pytest.mark.slow)])
 def test_a_peer_crashed_between_a_take_back_and_its_let_stand_resumes_and_agrees(
         crashed: str) -> None:
     """The take-back is out, the next seat's peer has posted its let-stand, nothing of it
@@ -372,6 +374,7 @@ def test_a_taker_crashed_after_playing_again_resumes_with_the_same_plays() -> No
     _finish_sessions(deal, players, sessions)
 
 
+@pytest.mark.slow
 def test_a_play_that_revealed_a_friend_taken_back_hides_the_friend_again_everywhere() -> None:
     """Find-a-friend: the play of a called card shows a friend on every screen; taken back,
     the friend is unknown again on every peer, and the hand ends as the rules core plays
@@ -498,7 +501,8 @@ def test_a_take_back_equivocated_with_a_chat_line_is_the_takers_once_the_evidenc
     assert found.value.seat == taker
 
 
-@pytest.mark.parametrize("order", ["by seat", "by seat, last first"])
+@pytest.mark.parametrize("order", ["by seat", pytest.param("by seat, last first",
+                                                             marks=pytest.mark.slow)])
 def test_a_watcher_fed_the_transcript_in_any_order_sees_the_take_back_as_the_seats_do(
         order: str) -> None:
     """A watcher replays the seats' signed frames (`Spectator`) in whatever order they
