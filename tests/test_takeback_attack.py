@@ -543,3 +543,20 @@ def test_the_tricks_last_play_taken_back_too_late_for_the_winners_lead_stands_ev
         assert len(t.tricks) == done and t.trick is not None and len(t.trick.plays) == 1
     _finish(deal, tables, players)
     _same_everywhere(tables)
+
+
+def test_a_next_seat_crashed_after_its_move_beat_the_take_back_resumes_and_agrees() -> None:
+    """The next seat played before the take-back reached it, then crashed: replaying, its
+    peer holds the take-back from the start, yet its journaled play comes first in its
+    chain: the take-back stays void on every peer."""
+    deal, players, sessions, taker = _sessions_at_a_lead()
+    nxt = (taker + 1) % 4
+    back = sessions[taker].current.take_back()
+    deal.broadcast(nxt, sessions[nxt].decide(RandomPlayer(9).play(sessions[nxt].current.view())))
+    deal.broadcast(taker, back)
+    pump(deal)
+    _crash(deal, players, sessions, nxt)
+    for s in sessions:
+        assert [stood for _s, _f, stood in s.current.playing.takebacks.events] == [False]
+        assert s.current.trick is not None and len(s.current.trick.plays) == 2
+    _finish_sessions(deal, players, sessions)

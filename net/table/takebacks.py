@@ -142,6 +142,7 @@ class TableTakeBacks:
         me = self.deck.me
         now = (len(self.public.tricks), len(self.public.current))  # the next seat's turn
         if nxt == me and asked and not self.schedule.made(play_key(*now)) \
+                and self._may_let(last.turn) \
                 and self.schedule.once(f"let{last.turn[0]}.{last.turn[1]}"):
             # Seen before this seat moved: it lets the take-back stand.
             out += self.deck.post(to_wire(LetBack(*last.turn)))
@@ -161,19 +162,32 @@ class TableTakeBacks:
         self._apply(taker, last.turn)
         return out, False
 
-    def _resumed_take_back(self, turn: Turn) -> bool:
-        """Whether this peer's next own message in its journal (chat lines aside) is its
-        take-back of the play at ``turn``: a take-back is asked of nobody, so the hand
-        replayed after a crash would not make it again (and the next move would find the
-        take-back's frame in its place)."""
-        if self._asked == turn:
-            return False
+    def _journaled_next(self) -> tuple[bool, object]:
+        """Resuming after a crash: whether this peer's journal holds own messages not made
+        again yet, and the first one's table message (chat lines aside; None for a deck
+        message, such as the reveal before a play)."""
         for _kind, body in self.deck.journaled_ahead():
             data = body.get("data")
-            if isinstance(data, Chat):
-                continue
-            return isinstance(data, TakeBack) and data.turn == turn
-        return False
+            if not isinstance(data, Chat):
+                return True, data
+        return False, None
+
+    def _resumed_take_back(self, turn: Turn) -> bool:
+        """Whether this peer's next own message in its journal is its take-back of the
+        play at ``turn``: a take-back is asked of nobody, so the hand replayed after a crash
+        would not make it again (and the next move would find the take-back's frame in its
+        place)."""
+        if self._asked == turn:
+            return False
+        ahead, data = self._journaled_next()
+        return ahead and isinstance(data, TakeBack) and data.turn == turn
+
+    def _may_let(self, turn: Turn) -> bool:
+        """Whether this peer may let the take-back of the play at ``turn`` stand: always,
+        unless it is replaying its journal after a crash and its move there came first
+        (the take-back reached it late, and was void)."""
+        ahead, data = self._journaled_next()
+        return not ahead or (isinstance(data, LetBack) and data.turn == turn)
 
     def _apply(self, seat: int, turn: Turn) -> None:
         self.inbox.drop(seat)
