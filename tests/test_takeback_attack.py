@@ -560,3 +560,31 @@ def test_a_next_seat_crashed_after_its_move_beat_the_take_back_resumes_and_agree
         assert [stood for _s, _f, stood in s.current.playing.takebacks.events] == [False]
         assert s.current.trick is not None and len(s.current.trick.plays) == 2
     _finish_sessions(deal, players, sessions)
+
+
+def test_a_play_and_its_take_back_sent_to_the_next_seat_only_stand_once_relayed() -> None:
+    """The taker sends its lead and its take-back to the next seat alone: the let-stand
+    reaches the others before the play it names; they wait (on the next seat, or for the
+    taker's play) and, once the relay brings the two frames, apply both alike."""
+    deal, tables, players = _table(2)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    taker = tables[0].trick.leader if tables[0].trick else 0
+    _until(deal, tables, lambda: tables[taker].waiting is not None)
+    assert not deal.queue
+    nxt = (taker + 1) % 4
+    lead = RandomPlayer(5).play(tables[taker].view())
+    deal.broadcast(taker, tables[taker].decide(lead))
+    deal.broadcast(taker, tables[taker].take_back())
+    withheld = deque(m for m in deal.queue if m[1] != nxt)
+    deal.queue = deque(m for m in deal.queue if m[1] == nxt)
+    assert _deliver_all(deal, tables) == []
+    assert tables[nxt].playing.takebacks.events == [(taker, lead.faces, True)]
+    deal.queue.extend(withheld)  # the relay
+    assert _deliver_all(deal, tables) == []
+    for t in tables:
+        assert t.playing.takebacks.events == [(taker, lead.faces, True)]
+        assert t.trick is not None and t.trick.plays == [] and t.public.to_act() == taker
+    deal.broadcast(taker, tables[taker].decide(RandomPlayer(3).play(tables[taker].view())))
+    deal.run()
+    _finish(deal, tables, players)
+    _same_everywhere(tables)
