@@ -31,7 +31,7 @@ from tractor.net.deck.engine import Deck
 from tractor.net.table.decisions import Decisions
 from tractor.net.table.errors import TableError, judged
 from tractor.net.table.inbox import Inbox
-from tractor.net.table.messages import LetBack, TableMessage, TakeBack, to_wire
+from tractor.net.table.messages import Chat, LetBack, TableMessage, TakeBack, to_wire
 from tractor.net.table.positions import RevealedCards
 from tractor.net.table.schedule import Schedule
 from tractor.phases import IllegalAction
@@ -70,6 +70,9 @@ class TableTakeBacks:
         #: owes its move meanwhile (a let-stand of a take-back nobody sent holds the
         #: table up: the referee names that seat, `net.table.owed`).
         self.stuck: int | None = None
+        #: The last play, once the next seat answered it with a throw's announcement (the
+        #: rules core records the throw only after the claims): a take-back of it is void.
+        self._thrown_after: Turn | None = None
         inbox.void = self._void
 
     # --- this seat's own take-back -------------------------------------------------------------
@@ -107,6 +110,12 @@ class TableTakeBacks:
         self.last_play[seat] = turn
         self.last_faces[seat] = faces
 
+    def throw_announced(self) -> None:
+        """The next seat's move is a throw (announced, its claims to come): the last play
+        stands, and its take-back, already sent or in flight, came too late."""
+        last = self.public.takebacks.last
+        self._thrown_after = None if last is None else last.turn
+
     def step(self) -> tuple[list[bytes], bool]:
         """Decide the last play's take-back if its time has come: (this peer's frames,
         whether the trick waits for a take-back's frame before anything else)."""
@@ -117,6 +126,11 @@ class TableTakeBacks:
         nxt = self.public.to_act()
         if not self.rules.takebacks or last is None or nxt is None:
             return [], False
+        if last.seat == self.deck.me and self._resumed_take_back(last.turn):
+            # Resuming after a crash: this seat took that play back before it; its
+            # journaled take-back goes out again in its place in the chain.
+            self._asked = last.turn
+            return self.deck.post(to_wire(TakeBack(*last.turn))), True
         taker = last.seat
         back = self.inbox.head(taker)
         asked = isinstance(back, TakeBack) and back.turn == last.turn
@@ -128,6 +142,7 @@ class TableTakeBacks:
         me = self.deck.me
         now = (len(self.public.tricks), len(self.public.current))  # the next seat's turn
         if nxt == me and asked and not self.schedule.made(play_key(*now)) \
+                and self._may_let(last.turn) \
                 and self.schedule.once(f"let{last.turn[0]}.{last.turn[1]}"):
             # Seen before this seat moved: it lets the take-back stand.
             out += self.deck.post(to_wire(LetBack(*last.turn)))
@@ -146,6 +161,33 @@ class TableTakeBacks:
         self.inbox.drop(nxt)
         self._apply(taker, last.turn)
         return out, False
+
+    def _journaled_next(self) -> tuple[bool, object]:
+        """Resuming after a crash: whether this peer's journal holds own messages not made
+        again yet, and the first one's table message (chat lines aside; None for a deck
+        message, such as the reveal before a play)."""
+        for _kind, body in self.deck.journaled_ahead():
+            data = body.get("data")
+            if not isinstance(data, Chat):
+                return True, data
+        return False, None
+
+    def _resumed_take_back(self, turn: Turn) -> bool:
+        """Whether this peer's next own message in its journal is its take-back of the
+        play at ``turn``: a take-back is asked of nobody, so the hand replayed after a crash
+        would not make it again (and the next move would find the take-back's frame in its
+        place)."""
+        if self._asked == turn:
+            return False
+        ahead, data = self._journaled_next()
+        return ahead and isinstance(data, TakeBack) and data.turn == turn
+
+    def _may_let(self, turn: Turn) -> bool:
+        """Whether this peer may let the take-back of the play at ``turn`` stand: always,
+        unless it is replaying its journal after a crash and its move there came first
+        (the take-back reached it late, and was void)."""
+        ahead, data = self._journaled_next()
+        return not ahead or (isinstance(data, LetBack) and data.turn == turn)
 
     def _apply(self, seat: int, turn: Turn) -> None:
         self.inbox.drop(seat)
@@ -177,7 +219,8 @@ class TableTakeBacks:
         if message.turn != self.last_play[seat]:
             raise TableError(seat, "took back another play than its last")
         last = self.public.takebacks.last
-        if last is not None and last.seat == seat and last.turn == message.turn:
+        if last is not None and last.seat == seat and last.turn == message.turn \
+                and last.turn != self._thrown_after:
             return False  # it waits for the next seat's move
         self._count(seat)
         self.events.append((seat, self.last_faces[seat], False))

@@ -151,6 +151,7 @@ class TrickPlay:
         trick.attempted = faces
         trick.attempted_at = msg.positions
         trick.claims = {}
+        self.takebacks.throw_announced()
 
     def _played(self, trick: TrickRecord, seat: int, msg: wire.Play, seq: int) -> None:
         public = self.public
