@@ -195,3 +195,22 @@ def test_arrays_of_alike_items_are_read_at_once_and_counted_as_one_by_one(value)
     if isinstance(value[0], bytes):
         with pytest.raises(CodecError, match="a blob of"):
             measure(encode(value), Limits(max_bytes=1 << 16, max_bin=len(value[-1]) - 1))
+
+
+def test_a_signature_found_good_once_is_not_good_for_another_key_or_frame():
+    # A process checks a signature once (`envelope._signed_by`): what it remembers must
+    # not let another key's frame, an altered body or a forged signature through.
+    key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    header = Header(b"t" * 16, 1, 0, 0, "app", ((0, bytes(32)),))
+    frame = seal(header, {"play": [3]}, key)
+    assert open_frame(frame, b"t" * 16, 1, [key.public_key()]).body == {"play": [3]}
+    assert open_frame(frame, b"t" * 16, 1, [key.public_key()]).body == {"play": [3]}
+    with pytest.raises(FrameError, match="bad signature"):
+        open_frame(frame, b"t" * 16, 1, [other.public_key()])  # the same bytes, another key
+    parts = msgpack.unpackb(frame)
+    altered = msgpack.packb([parts[0], {"play": [4]}, parts[2]])
+    with pytest.raises(FrameError, match="bad signature"):
+        open_frame(altered, b"t" * 16, 1, [key.public_key()])
+    forged = msgpack.packb([parts[0], parts[1], bytes(64)])
+    with pytest.raises(FrameError, match="bad signature"):
+        open_frame(forged, b"t" * 16, 1, [key.public_key()])
