@@ -409,3 +409,20 @@ def test_an_internet_table_takes_the_same_commands_and_its_seat_codes_follow_the
     table.host.announced_address = "tcp:127.0.0.1:40000"
     assert "1 house rule" in parse_announcement(table.host.announcement(), "127.0.0.1",
                                                 0.0).rules
+
+
+def test_a_start_message_with_every_rules_option_set_is_read_by_guests_and_ai_seats():
+    # Three house rules away from their defaults made a rules map of 17 keys, and every
+    # guest and AI seat refused the start ("17 keys in a map (at most 16)").
+    from tractor.net.codec import encode
+    from tractor.net.lobby.messages import unpack
+
+    rules = Rules(players=6, decks=3, mode="friends", friends=1, friend_cards="trump_too",
+                  friend_join="no_double", smaller_side_bonus=False,
+                  throw_penalty_per="attempt", must_defend="5/10/K", joker_declare="decks",
+                  reinforce_own=False, hide_played=True, show_talon=True, kitty_theft=True,
+                  takebacks=True)
+    data = rules.to_data()
+    assert set(data) == set(Rules.option_names())  # every option away from its default
+    message = unpack(encode({"t": "start", "name": "house", "rules": data}), "the host")
+    assert Rules.from_data(message["rules"]) == rules

@@ -15,7 +15,7 @@ from typing import Any
 
 from tractor.net.codec import CodecError, Limits, decode, encode
 from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, printable
-from tractor.rules import MAX_PLAYERS
+from tractor.rules import MAX_PLAYERS, Rules
 
 MAX_LOBBY_FRAME = 8 * 1024  #: a start message for 12 seats is about 2 KiB
 MAX_NAME = 32  #: characters in a display name
@@ -31,10 +31,15 @@ FINGERPRINT_SIZE = 8
 #: seats (the largest) holds about a hundred values, nested three deep.
 LOBBY_LIMITS = Limits(max_bytes=MAX_LOBBY_FRAME, max_depth=6, max_elements=1024,
                       max_memory=256 * 1024)
+#: Keys in a lobby message's largest map: the rules, one key per option when none is at its
+#: default (`Rules.to_data` leaves those out), with room for a few options to come. (It was
+#: 16: three house rules away from their defaults made a start message every guest and AI
+#: refused.)
+MAX_MAP = len(Rules.option_names()) + 8
 
 
 def unpack(data: bytes, who: str, *, max_bin: int = 64, max_str: int = 1024,
-           max_array: int = MAX_PLAYERS + 4, max_map: int = 16) -> Any:
+           max_array: int = MAX_PLAYERS + 4, max_map: int = MAX_MAP) -> Any:
     """One msgpack value from a peer, with every size bounded; `BadLobbyMessage` otherwise."""
     limits = replace(LOBBY_LIMITS, max_bin=max_bin, max_str=max_str, max_array=max_array,
                      max_map=max_map)
