@@ -335,3 +335,13 @@ def test_the_hint_thinks_off_the_event_loop() -> None:
     asyncio.run(main())
     assert saw_the_timer == [True]  # the timer ran while the search thought
     assert any("Enter alone accepts it" in line for line in said), said
+
+
+def test_p_passes_a_declaration_as_on_the_full_screen() -> None:
+    client = LocalClient(seed=5)
+    written: list[str] = []
+    session = PlainSession(client, written.append)
+    assert session.prompt() == "declare> "
+    session.handle("p")
+    assert "not a card" not in "".join(written)
+    assert client.decision() != Decision.DECLARE

@@ -45,7 +45,7 @@ HELP = """\
 Commands:
   AS AS, 10h, ♠A, BJ   cards to play, bury or declare (suit first or last)
   1, 2, ...            pick a declaration from the list offered
-  pass                 no declaration now (in the auction: out for good)
+  pass (or p)          no declaration now (in the auction: out for good)
   85                   in the auction variant: bid 85 points (multiples of 5)
   AS                   in the card-play: the card to show
   H, spades, none      the starter names the trump suit, or no suit
@@ -207,6 +207,8 @@ class PlainSession:
         client = self.client
         word, _, rest = line.partition(" ")
         cmd = word.lower()
+        if cmd == "p" and not rest and client.decision() in (Decision.DECLARE, Decision.BID):
+            cmd = "pass"  # as the full screen's p (no card is called p)
         summary = client.summary()
         if cmd in ("quit", "exit", "q"):
             self.quit = True
