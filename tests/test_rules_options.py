@@ -370,3 +370,9 @@ def test_a_claim_that_cannot_change_the_forced_lead_is_refused_at_once(stacked):
     tables = stacked(rules, POINTLESS_HANDS, {0: ("KS 10S 10S",)})
     first = tables[0].tricks[0]
     assert first.answers == [(1, 0), (2, None), (3, None)] and list(first.claims) == [1]
+
+
+def test_the_rules_summary_fits_80_columns():
+    # A person's terminal is 80 columns: a longer line breaks mid-word there.
+    long = [line for line in RULES_SUMMARY.splitlines() if len(line) > 80]
+    assert long == []
