@@ -244,3 +244,19 @@ def test_the_screens_ask_for_the_overcall_in_the_window() -> None:
         "your turn: overcall to take the kitty, or pass")
     assert status_text(h.observe(SOUTH), names, None).endswith(
         "kitty theft window: waiting for East")
+
+
+def test_the_declare_panel_says_what_an_overcall_does_in_the_window() -> None:
+    from types import SimpleNamespace
+
+    from tractor.cli.screen.panel_text import declare_text
+
+    h = declared_hand()
+    north_buries(h)
+    client = SimpleNamespace(
+        observation=lambda: h.observe(EAST), names=["North", "East", "South", "West"],
+        declaration_options=lambda: [d.faces for d in h.legal_declarations(EAST)],
+        rules=h.rules)
+    text = declare_text(client)  # type: ignore[arg-type]
+    assert text.startswith("Take the kitty?") and "Declare trumps" not in text
+    assert "take the buried cards" in text and "1) ♠2 ♠2" in text

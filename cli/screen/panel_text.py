@@ -106,7 +106,12 @@ def declare_text(client: TableClient) -> str:
     (numbered: a number key makes one), and how to pass."""
     obs = client.observation()
     options = client.declaration_options()
-    lines = [f"Declare trumps (trump rank {obs.trump_rank})"]
+    if obs.phase == Phase.THEFT:  # kitty theft: what an overcall does now (`Rules.kitty_theft`)
+        lines = [f"Take the kitty? (trump rank {obs.trump_rank})",
+                 "An overcall now changes trump: you take the buried cards",
+                 "into your hand and bury as many."]
+    else:
+        lines = [f"Declare trumps (trump rank {obs.trump_rank})"]
     decls = obs.declarations
     if decls:
         seat, cards = decls[-1]
