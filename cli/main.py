@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 # Nothing slow before `main` takes Ctrl-C: importing this module runs before it does, so
@@ -56,16 +57,21 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _takeback_wait(text: str) -> float:
-    """Seconds from 0 to `MAX_TAKEBACK_WAIT` (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= MAX_TAKEBACK_WAIT:
-        raise argparse.ArgumentTypeError(
-            f"seconds from 0 to {MAX_TAKEBACK_WAIT:g}, not {text!r:.20}")
-    return value
+def _seconds_up_to(limit: float, unit: str = "seconds") -> Callable[[str], float]:
+    """An argparse type: a number of ``unit`` from 0 to ``limit``."""
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"{unit} from 0 to {limit:g}, not {text!r:.20}")
+        return value
+    return seconds
+
+
+#: Seconds from 0 to `MAX_TAKEBACK_WAIT` (`--takeback-wait`).
+_takeback_wait = _seconds_up_to(MAX_TAKEBACK_WAIT)
 
 
 def takeback_wait_option(p: argparse.ArgumentParser) -> None:
@@ -76,16 +82,8 @@ def takeback_wait_option(p: argparse.ArgumentParser) -> None:
                    "back (0: no wait; default: %(default)s)")
 
 
-def _pace(text: str) -> float:
-    """Seconds per card of the deal, 0 (as fast as the peers go) up to 10 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= MAX_DEAL_PACE:
-        raise argparse.ArgumentTypeError(
-            f"seconds per card from 0 to {MAX_DEAL_PACE:g}, not {text!r:.20}")
-    return value
+#: Seconds per card of the deal, 0 (as fast as the peers go) up to 10 (`--deal-pace`).
+_pace = _seconds_up_to(MAX_DEAL_PACE, "seconds per card")
 
 
 def _table_name(text: str) -> str:

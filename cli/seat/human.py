@@ -12,15 +12,15 @@ from collections.abc import Callable
 
 from twisted.internet.interfaces import IDelayedCall
 
-from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
+from tractor.actions import Declare, Pass
 from tractor.net.mesh.wire import PeerNode
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, SeatView, Wait
+from tractor.net.table.player import WAIT, SeatView, Undecided, Wait
 from tractor.net.table.session import GameSession
 from tractor.phases import Decision, Phase
 
 
-class HumanPlayer:
+class HumanPlayer(Undecided):
     """The person's seat: decisions wait for the screen.
 
     ``deal_pace`` paces the deal so a person can follow it: every seat posts one window
@@ -76,24 +76,6 @@ class HumanPlayer:
         if any(o not in self.declined for o in options):
             return WAIT  # the person decides
         return Pass(view.seat)
-
-    def bury(self, view: SeatView, count: int) -> Bury | Wait:
-        return WAIT
-
-    def play(self, view: SeatView) -> Play | Wait:
-        return WAIT
-
-    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
-        return WAIT
-
-    def show(self, view: SeatView) -> Show | Wait:
-        return WAIT
-
-    def name(self, view: SeatView) -> NameTrump | Wait:
-        return WAIT
-
-    def call(self, view: SeatView) -> Call | Wait:
-        return WAIT  # find-a-friend: the screen asks the starter for its calls
 
 
 class DealPace:

@@ -87,6 +87,33 @@ class Player(Protocol):
         ...
 
 
+class Undecided:
+    """A player that answers every decision with `WAIT`: the answer comes later from
+    elsewhere (a person at the screen: `cli.seat.human.HumanPlayer` overrides what it
+    decides itself), or never (the seat of a watcher, which nobody holds)."""
+
+    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
+        return WAIT
+
+    def bury(self, view: SeatView, count: int) -> Bury | Wait:
+        return WAIT
+
+    def play(self, view: SeatView) -> Play | Wait:
+        return WAIT
+
+    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
+        return WAIT
+
+    def show(self, view: SeatView) -> Show | Wait:
+        return WAIT
+
+    def name(self, view: SeatView) -> NameTrump | Wait:
+        return WAIT
+
+    def call(self, view: SeatView) -> Call | Wait:
+        return WAIT  # find-a-friend: a person's screen asks the starter for its calls
+
+
 class RandomPlayer:
     """Random legal decisions (declares now and then)."""
 

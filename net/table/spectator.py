@@ -22,13 +22,12 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tractor.actions import Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show
 from tractor.net.deck.envelope import FrameError, NoRoom, peek_hand
 from tractor.net.deck.errors import DeckError, Replay, TranscriptSplit, ViewMismatch
 from tractor.net.errors import NetError
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
-from tractor.net.table.player import WAIT, SeatView, Wait
+from tractor.net.table.player import Undecided
 from tractor.net.table.session import GameSession
 from tractor.rules import Rules
 
@@ -49,29 +48,8 @@ class WatchRefused(NetError, ValueError):
         super().__init__(f"{who} was refused: {reason}")
 
 
-class Nobody:
+class Nobody(Undecided):
     """The player of a seat nobody holds: it is never asked (`decisions.NoDecisions`)."""
-
-    def declare(self, view: SeatView, options: list[tuple[int, ...]]) -> Declare | Pass | Wait:
-        return WAIT
-
-    def bury(self, view: SeatView, count: int) -> Bury | Wait:
-        return WAIT
-
-    def play(self, view: SeatView) -> Play | Wait:
-        return WAIT
-
-    def bid(self, view: SeatView, options: list[int]) -> Bid | Pass | Wait:
-        return WAIT
-
-    def show(self, view: SeatView) -> Show | Wait:
-        return WAIT
-
-    def name(self, view: SeatView) -> NameTrump | Wait:
-        return WAIT
-
-    def call(self, view: SeatView) -> Call | Wait:
-        return WAIT
 
 
 class Spectator:
