@@ -16,11 +16,14 @@ from typing import Any, TextIO
 from tractor.cards import format_cards
 from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words, reveals_in
 from tractor.cli.screen.words import count
+from tractor.net.journal.records import GameRecord
 from tractor.net.journal.store import Journal
+from tractor.net.lobby.table_settings import option_text
 from tractor.net.table.hand import TableHand
 from tractor.net.table.journaled import open_session
 from tractor.net.table.player import RandomPlayer
 from tractor.phases import Phase
+from tractor.rules import Rules
 
 from .prompts import fit as fit_message
 
@@ -45,27 +48,71 @@ def fit(line: str, width: int | None) -> list[str]:
 
 
 def history_lines(journal: Journal, width: int | None = None) -> list[str]:
-    """One entry per game, newest last; laid out to ``width`` columns when given."""
-    return [part for line in _history(journal) for part in fit(line, width)]
-
-
-def _history(journal: Journal) -> list[str]:
+    """One entry per game, newest last; laid out to ``width`` columns when given: a line
+    of the game's parts (broken between them, so "in hand 1" stays whole), then its rules
+    when they are not the defaults."""
     games = journal.games()
     if not games:
         return ["no games yet: `tractor play` starts one"]
     lines = []
     for g in games:
-        results = journal.results(g.id)
-        meta = journal.meta(g.id)
-        names = meta.get("names") or []
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
-        state = "finished" if g.finished else "unfinished (tractor resume)"
-        who = f" with {', '.join(n for i, n in enumerate(names) if i != g.seat)}" \
-            if names else ""
-        mode = f"  find-a-friend, {g.rules.players} players" if g.rules.mode == "friends" else ""
-        lines.append(f"{g.id}  {when}  seat {g.seat}{who}  {len(results)} hand(s){mode}  "
-                     f"{state}")
+        lines += _parts_laid_out(_game_parts(journal, g), width)
+        changed = rules_line(g.rules, width or 80)
+        if changed:
+            lines.append(changed)
     return lines
+
+
+def _game_parts(journal: Journal, g: GameRecord) -> list[str]:
+    """What `tractor history` says of game ``g``, part by part."""
+    scored = len(journal.results(g.id))
+    names = journal.meta(g.id).get("names") or []
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
+    who = f" with {', '.join(n for i, n in enumerate(names) if i != g.seat)}" \
+        if names else ""
+    mode = [f"find-a-friend, {g.rules.players} players"] if g.rules.mode == "friends" else []
+    return [g.id, when, f"seat {g.seat}{who}", *mode, *_how_far(scored, g.finished)]
+
+
+def _parts_laid_out(parts: list[str], width: int | None) -> list[str]:
+    """``parts`` two spaces apart, in lines of at most ``width`` columns broken between
+    parts (a part too long for a line of its own is broken between words, `fit`)."""
+    if width is None:
+        return ["  ".join(parts)]
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 2 + len(part) <= width:
+            lines[-1] += "  " + part
+        else:
+            lines.append("    " + part)
+    return [piece for line in lines for piece in fit(line, width)]
+
+
+def _how_far(scored: int, finished: bool) -> list[str]:
+    """Where a game stands: "3 hands  finished", or the hand it was left in, as `tractor
+    resume` takes it up ("unfinished in hand 1", not "0 hand(s)"); a game that ended
+    before a hand was scored (its table halted): "ended in hand 1"."""
+    if not finished:
+        return [f"unfinished in hand {scored + 1} (tractor resume)"]
+    return [count(scored, "hand"), "finished"] if scored else ["ended in hand 1"]
+
+
+def rules_line(rules: Rules, width: int) -> str:
+    """The game's options that differ from the defaults (find-a-friend and its players
+    are said on the line above), in one line of at most ``width`` columns ("    rules:
+    throw_penalty=0  must_defend=5/K"; those that do not fit are counted: "+2 more"); ""
+    when every other option is at its default."""
+    default = Rules()
+    said = ("mode", "players") if rules.mode == "friends" else ()
+    items = [f"{n}={option_text(getattr(rules, n))}" for n in Rules.option_names()
+             if n not in said and getattr(rules, n) != getattr(default, n)]
+    head = "    rules: "
+    for shown in range(len(items), -1, -1):
+        more = f"  +{len(items) - shown} more" if shown < len(items) else ""
+        line = head + "  ".join(items[:shown]) + more
+        if len(line) <= width or shown == 0:
+            return line if items else ""
+    return ""
 
 
 def _trump_words(hand: TableHand) -> str:

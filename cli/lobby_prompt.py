@@ -38,6 +38,16 @@ def roster_lines(roster: Roster) -> list[str]:
     return lines
 
 
+def roster_update(shown: list[str], old: Roster | None, new: Roster,
+                  is_host: bool) -> list[str]:
+    """What the prompt prints for a new roster, as a person reads it: the news first (who
+    joined or left, new rules, seats moved), then the roster's lines it speaks of, those
+    not in ``shown`` (the lines printed before; none: the whole roster)."""
+    lines = roster_lines(new)
+    fresh = lines if not shown else [line for line in lines if line not in shown]
+    return roster_news(old, new, is_host) + fresh
+
+
 def others_seated(roster: Any) -> list[str]:
     """The names of the other people at the table (AI players mind no one leaving)."""
     if not isinstance(roster, Roster):
@@ -71,10 +81,8 @@ async def lobby_prompt(lobby: Any, is_host: bool,
         and what a change of rules or seats means."""
         if not isinstance(roster, Roster):
             return
-        lines = roster_lines(roster)
-        fresh = lines if not shown else [line for line in lines if line not in shown]
-        fresh += roster_news(last[0] if last else None, roster, is_host)
-        shown[:], last[:] = lines, [roster]
+        fresh = roster_update(shown, last[0] if last else None, roster, is_host)
+        shown[:], last[:] = roster_lines(roster), [roster]
         for line in fresh:
             read.say(line)
 

@@ -134,21 +134,33 @@ def table_line(ann: Announcement) -> str:
 
 
 def roster_news(old: Roster | None, new: Roster, is_host: bool) -> list[str]:
-    """What changed between two rosters besides the seat lines themselves: new rules, or
-    the same people in new seats; either un-readies every person."""
+    """What changed between two rosters, in sentences the seat lines below them show: who
+    joined or left, new rules, or the same people in new seats (either un-readies every
+    person)."""
     if old is None:
         return []
     who = "you" if is_host else "the host"
-    out = []
+    out = [*_comings_and_goings(old, new)]
+    unready = []
     changes = rules_changes(old.rules, new.rules)
     if changes:
-        out.append(f"{who} changed the rules: {changes}")
+        unready.append(f"{who} changed the rules: {changes}")
     before = sorted(s.fingerprint for s in old.seats if s is not None)
     after = sorted(s.fingerprint for s in new.seats if s is not None)
     moved = before == after and [s and s.fingerprint for s in old.seats] != \
         [s and s.fingerprint for s in new.seats]
     if moved:
-        out.append("the seats changed (see above)" if changes else "the seats changed")
-    if out:
-        out[-1] += "; every person says `ready` again"
-    return out
+        unready.append("the seats changed (see below)" if changes else "the seats changed")
+    if unready:
+        unready[-1] += "; every person says `ready` again"
+    return out + unready
+
+
+def _comings_and_goings(old: Roster, new: Roster) -> list[str]:
+    """"Bob joined (seat 2)", "Ann left (seat 1)": each seat's key that came or went."""
+    had = {s.fingerprint for s in old.seats if s is not None}
+    has = {s.fingerprint for s in new.seats if s is not None}
+    return [*(f"{s.name} left (seat {i})" for i, s in enumerate(old.seats)
+              if s is not None and s.fingerprint not in has),
+            *(f"{s.name} joined (seat {i})" for i, s in enumerate(new.seats)
+              if s is not None and s.fingerprint not in had)]

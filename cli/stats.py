@@ -4,8 +4,9 @@ The journal holds the games played here, each as this peer saw it: the names at 
 seat as the table had them, every scored hand's result and, since journal layout 4, the
 seats that declared each hand and the seats that won the game. A person is a name; AI
 seats are grouped by level ("AI (hard)"), the level being known where the journal says
-it (a practice table's AI seats are this machine's own, all at the level `tractor play`
-gave them). `cli.stats_view` lays the figures out.
+it: as the table's start said each AI seat's level (`seats_of`), or, in a practice game
+kept before starts said levels, the level `tractor play` gave all its AI seats.
+`cli.stats_view` lays the figures out.
 
 How things are counted:
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from tractor.ai.players.strategies import LEVELS as AI_LEVELS
 from tractor.game import after_hand
 from tractor.net.journal.records import GameRecord, HandRecord
 from tractor.net.journal.store import Journal
@@ -122,13 +124,18 @@ class Seat:
 
 
 def seats_of(meta: dict[str, Any], players: int) -> list[Seat]:
-    """Each seat's person by the game's journal meta (the names and kinds the lobby gave)."""
+    """Each seat's person by the game's journal meta (the names and kinds the lobby gave;
+    an AI seat's level as the start said it, else, at a practice table recorded before
+    starts said levels, the level `tractor play` gave all its AI seats). A level that is
+    none of the AI players' levels is not known."""
     names, kinds = _list(meta.get("names")), _list(meta.get("kinds"))
-    level = meta.get("level") if meta.get("practice") else None
+    said = _list(meta.get("ai_levels"))
+    practice = meta.get("level") if meta.get("practice") else None
     seats = []
     for s in range(players):
         if s < len(kinds) and kinds[s] == "ai":
-            known = str(level) if level else None
+            level = said[s] if s < len(said) else None
+            known = next((str(lv) for lv in (level, practice) if lv in AI_LEVELS), None)
             seats.append(Seat(f"AI ({known or UNKNOWN_LEVEL})", True, known))
         elif s < len(names):
             seats.append(Seat(str(names[s]), False, None))

@@ -23,12 +23,10 @@ def stats_lines(records: Records, width: int | None = 80) -> list[str]:
     """The table of ``records``, its explanations laid out to ``width`` columns."""
     if not records.people:
         return ["no games yet: `tractor play` starts one"]
-    lines = [*_about(records, width), ""]
+    lines = _about(records, width)
     people = _ordered(records)
     if records.finished:
-        lines += _people_table(people)
-    else:
-        lines.append("No finished game yet: nothing to count but the unfinished.")
+        lines += ["", *_people_table(people)]
     apart = sum(p.side_not_recorded.won + p.side_not_recorded.lost for p in people)
     if apart:
         lines += ["", *_prose(f"Hands whose declaring team the journal did not record (games "
@@ -47,15 +45,19 @@ def _about(records: Records, width: int | None) -> list[str]:
     """Whose records these are, and what is left out."""
     here = ", ".join(records.here_as) or "names not recorded"
     text = (f"The games played on this machine as {here}, each seat named as its table "
-            f"named it. {count(records.finished, 'finished game')} counted.")
+            "named it. " + (f"{count(records.finished, 'finished game')} counted."
+                            if records.finished else
+                            "No finished game yet (a side won none): no figures to show."))
     if records.unfinished:
         why = []
         if records.in_progress:
             why.append(f"{records.in_progress} going on")
         if records.ended_unwon:
             why.append(f"{records.ended_unwon} halted or gone on at a new table")
-        text += (f" {count(records.unfinished, 'unfinished game')} ({', '.join(why)}) "
-                 "only in the last column.")
+        # The table, and its last column, only when a game is finished.
+        where = "only in the last column" if records.finished else "not counted"
+        text += (f" {count(records.unfinished, 'unfinished game')} ({', '.join(why)}): "
+                 f"{where}.")
     if records.unreadable:
         text += f" {count(records.unreadable, 'game')} this version cannot read: left out."
     # The path on a line of its own, whole (a terminal folds it; a script copies it).

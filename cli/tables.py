@@ -151,13 +151,14 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
             f"({args.level}); shuffling with proofs...")
         seating = await until_started(reactor, host.started, children, 60.0, home)
-        client = _seat_person(node, seating, key, args, {
-            "local_ai": True, "practice": True, "strategy": args.strategy,
-            "level": args.level})
+        marks = {"local_ai": True, "practice": True, "strategy": args.strategy,
+                 "level": args.level}
+        client = _seat_person(node, seating, key, args, marks)
         be_patient(node)  # nobody to keep waiting: no deadline shown either
         report_deaths(children, client.note)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
-                      fill_local=fill_local, before_fill=lambda: retire(children))
+                      fill_local=fill_local, before_fill=lambda: retire(children),
+                      marks=marks)
         watch = LoopingCall(lambda: revive_ai(reactor, client, goes.seating, children, home))
         watch.clock = reactor
         watch.start(2.0, now=False)

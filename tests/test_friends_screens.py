@@ -371,9 +371,9 @@ def test_history_marks_find_a_friend_games_only(tmp_path) -> None:
         journal.add_game(game, GameStart(0, b"k" * 32, b"s" * 32, rules, b"t" * 16,
                                          tuple(b"p" * 32 for _ in range(rules.players)), 0))
     teams, found = history_lines(journal)
-    assert "find-a-friend" not in teams and teams.endswith("0 hand(s)  unfinished (tractor "
+    assert "find-a-friend" not in teams and teams.endswith("  unfinished in hand 1 (tractor "
                                                            "resume)")
-    assert "0 hand(s)  find-a-friend, 5 players  unfinished" in found
+    assert "  find-a-friend, 5 players  unfinished in hand 1" in found
 
 
 def friends_moments(players: int) -> Iterator[tuple[str, LocalClient]]:

@@ -10,7 +10,10 @@ import sys
 import pytest
 
 from tractor.cli.history import history_lines, replay
+from tractor.net.journal.records import GameStart
 from tractor.net.journal.store import Journal
+from tractor.records import hand_result
+from tractor.rules import Rules
 
 
 @pytest.mark.e2e
@@ -23,7 +26,7 @@ def test_history_and_replay_of_a_loopback_game(tmp_path):
     journal.set_meta("loopback-8", {"names": ["Ann", "Bo", "Cy", "Di"]})
     lines = history_lines(journal)
     assert len(lines) == 1 and lines[0].startswith("loopback-8 ")
-    assert "seat 1 with Ann, Cy, Di  2 hand(s)" in lines[0]
+    assert "seat 1 with Ann, Cy, Di  unfinished in hand 3" in lines[0]
     out = io.StringIO()
     assert replay(journal, "loopback-8", out, hand_no=2) == 0
     text = out.getvalue().splitlines()
@@ -48,3 +51,29 @@ def test_history_and_replay_of_a_loopback_game(tmp_path):
 def test_history_of_an_empty_journal(tmp_path):
     assert history_lines(Journal(str(tmp_path / "j.sqlite"))) == [
         "no games yet: `tractor play` starts one"]
+
+
+def test_history_says_the_hand_a_game_stopped_in_and_its_rules_in_80_columns(tmp_path):
+    """A game quit in its first hand was "0 hand(s)"; the rules were not shown at all."""
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    many = Rules(decks=3, throw_penalty=0, must_defend="5/K", takebacks=True,
+                 talon_multiplier="power", win="reach_ace", must_play_tractor=True,
+                 throw_ruff="largest_component", throw_forced="first_claimant",
+                 joker_declare="none", hide_played=True, show_talon=True)
+    for game, rules in (("quit-0", Rules(throw_penalty=0, must_defend="K/5")),
+                        ("plain-0", Rules()), ("many-0", many), ("won-0", Rules())):
+        journal.add_game(game, GameStart(0, bytes(32), bytes(32), rules, game.encode() * 3,
+                                         tuple(bytes([s]) * 32 for s in range(4)), 0))
+        journal.set_meta(game, {"names": ["Ann", "AI 1", "AI 2", "AI 3"]})
+    journal.record_result("won-0", 0, hand_result(Rules(), 0, 0, 1, False, 0, 0))
+    journal.record_result("won-0", 1, hand_result(Rules(), 0, 0, 1, False, 0, 0),
+                          finished=True, winners=(0, 2))
+    lines = history_lines(journal, 80)
+    assert lines[0].endswith("seat 0 with AI 1, AI 2, AI 3")
+    assert lines[1:3] == ["    unfinished in hand 1 (tractor resume)",
+                          "    rules: throw_penalty=0  must_defend=5/K"]
+    assert lines[4] == "    unfinished in hand 1 (tractor resume)"  # no rules line: defaults
+    assert lines[7].startswith("    rules: decks=3  talon_multiplier=power")
+    assert lines[7].endswith(" more") and "+" in lines[7]
+    assert lines[8].endswith("AI 3  2 hands  finished")
+    assert all(len(line) <= 80 for line in lines) and len(lines) == 9

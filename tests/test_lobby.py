@@ -174,6 +174,53 @@ def test_start_only_when_every_seat_is_taken_and_everybody_is_ready():
         state.receive(1, {"t": "ready", "ready": False}, 0.0)
 
 
+def test_ai_seats_say_their_level_and_every_seat_of_the_start_knows_it():
+    """An AI says its level when it joins (`tractor ai --level`); the start tells every
+    seat (for `tractor stats`), outside the table id. An odd level from the network is a
+    level not known, never a refusal; a person's join, and a start of people only, are
+    as they were."""
+    state = lobby()
+    hard = Participant("AI", bytes([2]) * 32, 41001, "ai", level="hard")
+    assert join_msg(hard)["level"] == "hard" and "level" not in join_msg(person(3))
+    guests = seat_guests(state, [hard])
+    odd = join_msg(Participant("AI", bytes([9]) * 32, 41009, "ai"))
+    for conn, bad in enumerate(("HARD", "x" * 500, 5, ["hard"], None, "hard\n", "hard"), 2):
+        state.connect(conn, f"192.0.2.20:{5000 + conn}", "192.0.2.20", "192.0.2.1")
+        state.receive(conn, odd | {"level": bad}, 0.0)  # sits: an odd level is not known
+        member = state.seats[2]
+        assert member is not None and member.participant.level == (
+            "hard" if bad == "hard" else None)
+        if bad != "hard":
+            state.drop(conn, 0.0)
+    guests |= seat_guests_from(state, 20, person(3))  # a person says no level
+    for c in (1, 8, 20):
+        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+    sends = state.host_ready(True, 0.0)
+    start = next(m for _, m in sends if m["t"] == "start")
+    assert start["ai_levels"] == [None, "hard", "hard", None]
+    host = state.seating
+    assert host is not None and host.levels == (None, "hard", "hard", None)
+    assert host.table == seating_id(NAME, host.rules, host.keys, host.addresses, host.names,
+                                    host.kinds, b"n" * 16)  # the levels are not in it
+    seating = GuestLobby(person(3)).receive(copy.deepcopy(start))
+    assert isinstance(seating, Seating) and seating.level_of(1) == "hard"
+    assert seating.level_of(0) is None and seating.level_of(7) is None
+    # A start's levels from a hostile host: only AI seats' levels of the right shape.
+    for levels, said in ((["hard", "easy", "HARD", "easy"], (None, "easy", None, None)),
+                         (["hard"] * 3, ()), ("hard", ()), ([None] * 4, ())):
+        seating = GuestLobby(person(3)).receive(copy.deepcopy(start) | {"ai_levels": levels})
+        assert isinstance(seating, Seating) and seating.levels == said
+    with pytest.raises(ValueError):
+        Participant("Ann", bytes(32), 4000, "human", level="hard")  # a person has none
+    people = lobby()
+    seat_guests(people, [person(1), person(2), person(3)])
+    for c in (1, 2, 3):
+        people.receive(c, {"t": "ready", "ready": True}, 0.0)
+    start = next(m for _, m in people.host_ready(True, 0.0) if m["t"] == "start")
+    assert "ai_levels" not in start and people.seating is not None
+    assert people.seating.levels == ()
+
+
 def seat_guests_from(state: HostLobby, conn: int, p: Participant) -> dict[int, GuestLobby]:
     state.connect(conn, f"192.0.2.30:{conn}", "192.0.2.30", "192.0.2.1")
     guest = GuestLobby(p)

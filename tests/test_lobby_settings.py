@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tractor.cli.lobby_prompt import _LobbyCommands, roster_lines
+from tractor.cli.lobby_prompt import _LobbyCommands, roster_lines, roster_update
 from tractor.cli.lobby_settings import roster_news, seat_number, table_line
 from tractor.net.lobby.discovery import pack_announcement, parse_announcement
 from tractor.net.lobby.errors import BadLobbyMessage
@@ -254,6 +254,29 @@ def test_a_guest_sees_the_rules_before_ready_and_each_change_in_a_sentence():
     assert roster_news(second, guests[1].roster, False) == [
         "the seats changed; every person says `ready` again"]
     assert roster_news(None, second, False) == []
+
+
+def test_the_host_reads_each_change_as_a_sentence_then_the_lines_it_speaks_of():
+    """The news came after the lines it explained ("also: throw_penalty=0" first), and a
+    guest who joined was a bare seat line."""
+    state, guests = table(1, players=4)
+    before = state.roster(0.0)
+    deliver(guests, state.change_rules({"throw_penalty": 0}, 1.0))
+    after = state.roster(1.0)
+    update = roster_update(roster_lines(before), before, after, True)
+    assert update[:2] == [
+        "you changed the rules: throw_penalty=0; every person says `ready` again",
+        "  also: throw_penalty=0"]
+    state.connect(2, "192.0.2.20:5002", "192.0.2.20", "192.0.2.1")
+    guests[2] = GuestLobby(person(2))
+    deliver(guests, state.receive(2, guests[2].join_message(), 2.0))
+    joined = state.roster(2.0)
+    fingerprint = joined.seats[2].fingerprint if joined.seats[2] else ""
+    assert roster_update(roster_lines(after), after, joined, True) == [
+        "player 2 joined (seat 2)", f"  seat 2: player 2 (human, key {fingerprint})"]
+    deliver(guests, state.drop(1, 3.0))
+    assert roster_update(roster_lines(joined), joined, state.roster(3.0), True) == [
+        "player 1 left (seat 1)", "  seat 1: empty"]
 
 
 class _Read:

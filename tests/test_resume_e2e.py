@@ -13,6 +13,8 @@ import time
 import pytest
 from processes import PROMPTS, Session, ai_processes
 
+from tractor.net.journal.store import Journal
+
 # e2e: every test here runs real processes.
 pytestmark = pytest.mark.e2e
 
@@ -130,6 +132,12 @@ def test_a_seat_gone_past_the_grace_period_is_taken_by_an_ai_and_the_game_goes_o
         if play.proc.poll() is None:
             play.proc.kill()
     assert "Traceback" not in play.out
+    # Both tables' games are a practice game's, their AI seats' level known (issue 32).
+    journal = Journal(str(tmp_path / "journal.sqlite"), read_only=True)
+    first, carried = (journal.meta(g.id) for g in journal.games())
+    assert carried["carried"] and carried["practice"] and carried["level"] == "easy"
+    for meta in (first, carried):
+        assert meta["ai_levels"] == [None, "easy", "easy", "easy"], meta
 
 
 def answer_both(sessions: list[Session], done, seconds: float) -> bool:

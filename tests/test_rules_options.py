@@ -72,6 +72,17 @@ def test_bad_values_are_refused_with_the_reason(data, reason):
         Rules(**data)
 
 
+def test_a_refused_value_is_quoted_as_it_was_typed():
+    """Every option's refusal quotes the value in the person's own case (must_defend's
+    said 'BANANA' for banana, start_level's quoted nothing)."""
+    for name in Rules.option_names():
+        with pytest.raises(RulesError) as refused:
+            parse_rules(f"{name}=Banana")
+        assert "'Banana'" in str(refused.value), str(refused.value)
+    with pytest.raises(RulesError, match="not 'x'$"):
+        parse_rules("must_defend=5/x")
+
+
 def test_the_command_line_reads_them_and_lists_them():
     assert parse_rules("throw_ruff=largest_component,throw_forced=first_claimant") == Rules(
         throw_ruff="largest_component", throw_forced="first_claimant")

@@ -206,7 +206,10 @@ def test_the_committed_old_journal_reads_as_one_game_going_on(tmp_path):
     shutil.copy(FIXTURE, path)
     figures = records(read_journal(str(path)))
     assert (figures.finished, figures.in_progress, figures.ended_unwon) == (0, 1, 0)
-    assert "No finished game yet" in "\n".join(stats_lines(figures))
+    text = " ".join(stats_lines(figures, 80))
+    assert "No finished game yet (a side won none): no figures to show. 1 unfinished " \
+        "game (1 going on): not counted." in text
+    assert "column" not in text  # no table is shown: none of its columns is named
 
 
 def test_layout_4_keeps_who_declared_and_who_won(tmp_path):
@@ -229,6 +232,50 @@ def test_a_result_replaced_by_a_forfeit_is_kept_replaced(tmp_path):
     journal.keep("g", [], [], [], [forfeited], False, [(0, 2)], ())
     assert journal.results("g") == [forfeited.to_data()]
     assert journal.games()[0].winners is None
+
+
+def test_ai_seats_at_a_host_table_are_known_by_the_level_their_start_said(tmp_path):
+    """The AI seats of `tractor host` and `join` tables were all "AI (level unknown)": the
+    start says each AI's level now (`ai_levels`), kept with the names and kinds. A level
+    the AI players do not have, or none said (an older `tractor ai`), is not known."""
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    new_game(journal, "lan-0", TEAMS_K, ["Ann", "AI 1", "Bob", "AI 2"],
+             ["human", "ai", "human", "ai"], ai_levels=[None, "hard", None, "easy"])
+    new_game(journal, "lan-1", TEAMS_K, ["Ann", "AI 1", "Bob", "AI 2"],
+             ["human", "ai", "human", "ai"], ai_levels=[None, "legendary", None])
+    new_game(journal, "lan-2", TEAMS_K, ["Ann", "AI 1", "Bob", "AI 2"],
+             ["human", "ai", "human", "ai"], ai_levels="hard")
+    figures = records(journal)
+    assert sorted(name for name, ai in figures.people if ai) == [
+        "AI (easy)", "AI (hard)", "AI (level unknown)"]
+    assert person(figures, "AI (level unknown)", ai=True)["unfinished"] == 4
+    assert figures.people[("AI (hard)", True)].level == "hard"
+
+
+def test_the_levels_a_start_said_are_kept_where_stats_reads_them(tmp_path):
+    """`take_seat` keeps each seat's AI level with the names and kinds (a real seat on an
+    in-memory reactor)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from twisted.internet.testing import MemoryReactorClock
+
+    from tractor.net.lobby.seating import Seating
+    from tractor.net.mesh.wire import PeerNode
+    from tractor.net.table.player import RandomPlayer
+    from tractor.net.table.seat import game_id, take_seat
+
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([s + 1]) * 32) for s in range(4)]
+    seating = Seating(b"t" * 32, "Friday", Rules(), 0,
+                      tuple(k.public_key().public_bytes_raw() for k in keys),
+                      {s: f"tcp:127.0.0.1:{41000 + s}" for s in range(4)},
+                      ("Ann", "AI 1", "Bob", "AI 2"), ("human", "ai", "human", "ai"),
+                      levels=(None, "hard", None, "easy"))
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    node = PeerNode(MemoryReactorClock())
+    take_seat(node, seating, keys[0], RandomPlayer(0), journal=journal)
+    node.stop()
+    assert journal.meta(game_id(seating))["ai_levels"] == [None, "hard", None, "easy"]
+    assert sorted(name for name, ai in records(journal).people if ai) == [
+        "AI (easy)", "AI (hard)"]
 
 
 def test_the_json_document(ann):

@@ -175,7 +175,8 @@ class Rules:
                              f"failed throw is forced to), not {self.throw_forced!r:.40}")
         self._check_house_rules()
         if self.start_level not in RANKS:
-            raise RulesError(f"start level must be one of {', '.join(RANKS)}")
+            raise RulesError(f"start level must be one of {', '.join(RANKS)}, "
+                             f"not {self.start_level!r:.40}")
         if self.throw_penalty < 0:
             raise RulesError("throw penalty cannot be negative")
         if self.level_step_points is not None and (
@@ -203,12 +204,14 @@ class Rules:
                                  f"not {getattr(self, name)!r:.40}")
         if len(self.must_defend) > 60:
             raise RulesError("must_defend lists at most the 13 levels")
-        levels = [x.strip().upper() for x in self.must_defend.split(LEVEL_SEPARATOR)]
-        levels = [x for x in levels if x and x != "NONE"]
-        bad = [x for x in levels if x not in RANKS]
+        typed = [x.strip() for x in self.must_defend.split(LEVEL_SEPARATOR)]
+        typed = [x for x in typed if x and x.upper() != "NONE"]
+        # Read in any case, but a refusal quotes the level as it was written.
+        bad = [x for x in typed if x.upper() not in RANKS]
         if bad:
             raise RulesError(f"must_defend lists levels (2 to 10, J, Q, K, A) separated by "
-                             f"{LEVEL_SEPARATOR!r}, as 5/10/K; not {bad[0]!r:.10}")
+                             f"{LEVEL_SEPARATOR!r}, as 5/10/K; not {bad[0]!r:.40}")
+        levels = [x.upper() for x in typed]
         # One spelling of each set, so peers that write it otherwise agree on the rules.
         canonical = LEVEL_SEPARATOR.join(r for r in RANKS if r in levels)
         object.__setattr__(self, "must_defend", canonical)

@@ -86,7 +86,8 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         raise
     try:
         guest = await join_table(reactor, address,
-                                 Participant(name, raw_public(key), port, kind="ai"),
+                                 Participant(name, raw_public(key), port, kind="ai",
+                                             level=level),
                                  passphrase=passphrase, token=token)
         guest.ready(True)
         seating = await guest.started

@@ -67,13 +67,16 @@ class GoesOn:
 
     ``host`` is None for a guest (who rejoins ``lobby_address``); for the host it is the
     lobby set-up: ``fill_local`` and ``passphrase``, and ``interface`` to listen on.
+    ``marks``: what the seat's journal meta says of the game wherever it is played (a
+    practice game's marks and level), kept at each new table too.
     """
 
     def __init__(self, reactor: Any, args: argparse.Namespace, client: NetClient,
                  seating: Seating, lobby_address: str, interface: str, is_host: bool,
                  passphrase: str | None = None,
                  fill_local: Callable[[int, str, list[bytes]], None] | None = None,
-                 before_fill: Callable[[], None] | None = None) -> None:
+                 before_fill: Callable[[], None] | None = None,
+                 marks: dict[str, Any] | None = None) -> None:
         self.reactor = reactor
         self.args = args
         self.client = client
@@ -84,6 +87,7 @@ class GoesOn:
         self.passphrase = passphrase
         self.fill_local = fill_local
         self.before_fill = before_fill
+        self.marks = dict(marks or {})
         self.nodes: list[PeerNode] = []
         self.watch(client.node)
 
@@ -139,7 +143,10 @@ class GoesOn:
             seating = await self._rejoin(me, carry)
         take_seat(node, seating, key, HumanPlayer(getattr(self.args, "deal_pace", 0.0)),
                   Journal(journal_path()),
-                  meta={"carried": True, "local_ai": self.fill_local is not None})
+                  # A practice game stays one at its new table (`tractor resume` is
+                  # patient with it, `tractor stats` knows its AI level).
+                  meta={**self.marks, "carried": True,
+                        "local_ai": self.fill_local is not None})
         old.stop()
         self.seating = seating
         self.client.rebind(node, list(seating.names))

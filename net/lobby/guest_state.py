@@ -27,6 +27,7 @@ from tractor.net.lobby.messages import (
     MAX_TABLE_NAME,
     NONCE_SIZE,
     FieldReader,
+    ai_level,
 )
 from tractor.net.lobby.seating import (
     Participant,
@@ -42,7 +43,7 @@ from tractor.rules import Rules, RulesError
 
 _ROSTER_FIELDS = ("t", "name", "rules", "seats", "reserved", "you")
 _START_FIELDS = ("t", "name", "rules", "keys", "addresses", "names", "kinds", "nonce", "table",
-                 "carry", "watchers")
+                 "carry", "watchers", "ai_levels")
 
 
 def _read_rules(value: Any, who: str, exc: type[LobbyError] = BadLobbyMessage) -> Rules:
@@ -54,6 +55,16 @@ def _read_rules(value: Any, who: str, exc: type[LobbyError] = BadLobbyMessage) -
     if reason is not None:
         raise exc(f"the host's rules cannot be played here: {reason}", who)
     return rules
+
+
+def _levels(value: Any, kinds: list[str]) -> tuple[str | None, ...]:
+    """The AI seats' levels a start says (not part of the table id: a label): one per seat,
+    each an AI's level (`ai_level`) or None; anything else says none."""
+    if type(value) is not list or len(value) != len(kinds):
+        return ()
+    levels = tuple(ai_level(v) if k == "ai" else None for v, k in zip(value, kinds,
+                                                                        strict=True))
+    return levels if any(levels) else ()
 
 
 class GuestLobby:
@@ -78,8 +89,11 @@ class GuestLobby:
 
     def join_message(self) -> dict[str, Any]:
         me = self.me
-        return {"t": "join", "name": me.name, "key": me.public_key, "port": me.game_port,
-                "kind": me.kind, "seat": me.wanted_seat}
+        msg: dict[str, Any] = {"t": "join", "name": me.name, "key": me.public_key,
+                               "port": me.game_port, "kind": me.kind, "seat": me.wanted_seat}
+        if me.level is not None:  # (an AI's; a person's join is as it was)
+            msg["level"] = me.level
+        return msg
 
     @staticmethod
     def ready_message(ready: bool) -> dict[str, Any]:
@@ -201,8 +215,9 @@ class GuestLobby:
         if seating_id(name, rules, keys, addresses, names, kinds, nonce, carry,
                       watchers) != table:
             raise BadStart("the table id is not the hash of this roster", who)
+        levels = _levels(msg.get("ai_levels"), kinds)
         return Seating(table, name, rules, seat, tuple(keys), addresses, tuple(names),
-                       tuple(kinds), carry, watchers, nonce)
+                       tuple(kinds), carry, watchers, nonce, levels)
 
     def _internet_addresses(self, addrs: list[Any]) -> bool:
         """Whether the start is an internet table's (every seat the same internet address,

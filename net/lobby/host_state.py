@@ -24,6 +24,7 @@ from tractor.net.lobby.messages import (
     MAX_TABLE_NAME,
     NONCE_SIZE,
     FieldReader,
+    ai_level,
 )
 from tractor.net.lobby.seat_names import ai_seat_name
 from tractor.net.lobby.seating import (
@@ -64,7 +65,7 @@ class _Conn:
 
 Send = tuple[int, dict[str, Any]]  #: (connection id, message)
 
-_JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat")
+_JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat", "level")
 #: A guest may ask for another seat this many times a `MOVE_WINDOW`; more asks are
 #: ignored, so a guest cannot keep the table busy un-readying everyone.
 MOVE_LIMIT = 5
@@ -203,7 +204,9 @@ class HostLobby:
         if kind == "ai":  # the host names its AIs: distinct, numbered for this table
             name = ai_seat_name(name, [m.participant.name for m in self.seats if m is not None],
                                 len(self.seats))
-        participant = Participant(name, key, port, kind, wanted)
+        # An AI says its level (`tractor ai --level`); an odd one is a level not known.
+        level = ai_level(msg.get("level")) if kind == "ai" else None
+        participant = Participant(name, key, port, kind, wanted, level)
         self.seats[seat] = _Member(conn, c.who, participant, c.peer_ip, c.local_ip)
         c.seat = seat
         return self._changed(now)
@@ -357,12 +360,14 @@ class HostLobby:
         keys = tuple(m.participant.public_key for m in members)
         names = tuple(m.participant.name for m in members)
         kinds = tuple(m.participant.kind for m in members)
+        levels = tuple(m.participant.level for m in members)
         addresses = self.game_addresses()
         table = seating_id(self.name, self.rules, keys, addresses, names, kinds, self.nonce,
                            self.carry, self.watchers)
         seat = self.host_seat()
         self.seating = Seating(table, self.name, self.rules, -1 if seat is None else seat, keys,
-                               addresses, names, kinds, self.carry, self.watchers, self.nonce)
+                               addresses, names, kinds, self.carry, self.watchers, self.nonce,
+                               levels if any(levels) else ())
         message: dict[str, Any] = {
             "t": "start", "name": self.name, "rules": self.rules.to_data(),
             "keys": list(keys), "addresses": [addresses[s] for s in range(len(keys))],
@@ -370,4 +375,6 @@ class HostLobby:
             "table": table, "carry": list(self.carry) if self.carry else None}
         if not self.watchers:  # (said only then: a start of today's tables is unchanged)
             message["watchers"] = False
+        if any(levels):  # (a table of people only: its start is as it was)
+            message["ai_levels"] = list(levels)
         return [(c, message) for c in self.joined()]

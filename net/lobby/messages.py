@@ -26,6 +26,7 @@ NONCE_SIZE = 16
 TOKEN_SIZE = 32
 TOKEN_ID_SIZE = 8
 FINGERPRINT_SIZE = 8
+MAX_AI_LEVEL = 16  #: characters in an AI seat's level as it says it ("easy", "hard")
 
 #: A lobby message's bounds besides the lengths each call names: a start message for 12
 #: seats (the largest) holds about a hundred values, nested three deep.
@@ -36,6 +37,21 @@ LOBBY_LIMITS = Limits(max_bytes=MAX_LOBBY_FRAME, max_depth=6, max_elements=1024,
 #: 16: three house rules away from their defaults made a start message every guest and AI
 #: refused.)
 MAX_MAP = len(Rules.option_names()) + 8
+
+
+def ai_level(value: Any) -> str | None:
+    """An AI seat's level as a peer said it (`tractor ai --level`), if it can be one: a
+    word of at most `MAX_AI_LEVEL` lowercase letters; anything else is None, a level not
+    known. It only labels the seat (`tractor stats` shows the levels the AI players know,
+    any other as not known), so it is never a reason to refuse a seat or a start.
+
+    >>> ai_level("hard"), ai_level("HARD"), ai_level("x" * 17), ai_level(3)
+    ('hard', None, None, None)
+    """
+    if type(value) is str and 1 <= len(value) <= MAX_AI_LEVEL and value.isascii() \
+            and value.isalpha() and value.islower():
+        return value
+    return None
 
 
 def unpack(data: bytes, who: str, *, max_bin: int = 64, max_str: int = 1024,

@@ -17,7 +17,14 @@ from typing import Any
 
 from tractor.cards import RANKS
 from tractor.net.lobby.errors import LobbyError
-from tractor.net.lobby.messages import FINGERPRINT_SIZE, KEY_SIZE, KINDS, MAX_NAME, pack
+from tractor.net.lobby.messages import (
+    FINGERPRINT_SIZE,
+    KEY_SIZE,
+    KINDS,
+    MAX_NAME,
+    ai_level,
+    pack,
+)
 from tractor.rules import MAX_PLAYERS, Rules
 
 SEATING_VERSION = "tractor-seating/1"
@@ -32,13 +39,15 @@ def fingerprint(key: bytes) -> str:
 class Participant:
     """One would-be seat: a display name, the raw Ed25519 public key it will sign game
     frames with, the port its game mesh already listens on, and whether it is a human or
-    an AI. ``wanted_seat`` is honoured when that seat is free."""
+    an AI. ``wanted_seat`` is honoured when that seat is free; ``level``: an AI's level, as
+    it says it (None: not said)."""
 
     name: str
     public_key: bytes
     game_port: int
     kind: str = "human"
     wanted_seat: int | None = None
+    level: str | None = None
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not 1 <= len(self.name) <= MAX_NAME \
@@ -53,6 +62,8 @@ class Participant:
         if self.wanted_seat is not None and (type(self.wanted_seat) is not int
                                              or not 0 <= self.wanted_seat < MAX_PLAYERS):
             raise ValueError("a wanted seat is a seat number")
+        if self.level is not None and (self.kind != "ai" or ai_level(self.level) is None):
+            raise ValueError("only an AI has a level: a short lowercase word")
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,14 @@ class Seating:
     #: (`net.mesh.watching.read_welcome`), so the seat it watches through cannot give it
     #: other names, rules or keys than the table's. Empty: not known (a test's seating).
     nonce: bytes = b""
+    #: Each seat's AI level as the start said it (None: a person, or a level not said; ()
+    #: none said at all). Not part of the table id: it labels the seats in `tractor stats`
+    #: and changes nothing in the game.
+    levels: tuple[str | None, ...] = ()
+
+    def level_of(self, seat: int) -> str | None:
+        """The AI level the start gave ``seat`` (None: a person, or not known)."""
+        return self.levels[seat] if 0 <= seat < len(self.levels) else None
 
     def binding(self) -> TableBinding | None:
         """What a watcher needs, besides the rules, keys, names and carry, to recompute the

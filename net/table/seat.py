@@ -61,6 +61,8 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             else _listen_again(node), "table_name": seating.name,
             "carry": list(seating.carry) if seating.carry is not None else None,
             "watchers": seating.watchers, "nonce": seating.nonce.hex(),
+            # Each seat's AI level as the start said it (None: a person, or not said).
+            "ai_levels": [seating.level_of(s) for s in range(len(seating.keys))],
             **(meta or {})})
     node.attach(session, seating.keys, journal, game)
     node.watchers.names, node.watchers.carry = seating.names, seating.carry  # (their welcome)
