@@ -316,9 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     unwound = False
     try:
         code = _command(list(sys.argv[1:] if argv is None else argv), ctrl_c)
+        sys.stdout.flush()  # here, where a reader gone is caught, not at the exit
     except KeyboardInterrupt:  # still starting: nothing opened yet, nothing to close
         ctrl_c.pressed = unwound = True
         code = INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output left (`tractor stats --json | head`): nothing more to
+        # say to it. Python would print a traceback at exit flushing stdout: point stdout
+        # at nothing first.
+        _stdout_gone()
+        code = 1
     try:
         if ctrl_c.pressed:
             _tell(ctrl_c.farewell())
@@ -332,6 +339,15 @@ def main(argv: list[str] | None = None) -> int:
         return code
     finally:
         ctrl_c.uninstall(exiting=argv is None)
+
+
+def _stdout_gone() -> None:
+    """Stdout's reader has closed its end: send what is still buffered nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's StringIO): nothing to do
+        pass
 
 
 def _command(argv: list[str], ctrl_c: CtrlC) -> int:

@@ -97,3 +97,23 @@ def test_a_data_folder_that_is_a_file_is_named_not_a_traceback(tmp_path):
         assert proc.returncode == 1
         assert f"cannot use the data folder {afile}" in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("args", [("rules",), ("stats", "--json")])
+def test_a_reader_that_leaves_early_gets_no_traceback(args, tmp_path):
+    """`tractor stats --json | head`: the reader closes its end before all is written. The
+    command stops quietly (status 1), with no BrokenPipeError traceback on the terminal."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte
+    try:
+        proc = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", *args],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60,
+                              env={"TRACTOR_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+                              stdin=subprocess.DEVNULL)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
