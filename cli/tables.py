@@ -267,11 +267,13 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         # leave with their parent), from their journals in the data folder.
         client = _seat_person(node, seating, key, args, {"local_ai": True})
         reporter[0] = client.note
-        if internet:  # a seat gone for good stops the table (no new table: see README)
-            return await _screen(client, args.plain)
         watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
                                 passphrase, lobby.limiter)
         hosting.append(watching)
+        if internet:  # a seat gone for good stops the table (no new table: see README)
+            # Its game ports listen on loopback only: watchers come with watch codes.
+            watching.open_codes(reactor, node, args.mailbox, args.relay, client.note)
+            return await _screen(client, args.plain)
         if watching.note() is not None:
             client.note(str(watching.note()))
         if not args.no_announce:

@@ -1,9 +1,10 @@
-"""What a LAN host's seat does for watchers once its game starts (`WatchHosting`): at a
+"""What a host's seat does for watchers once its game starts (`WatchHosting`): at a
 table with a passphrase it checks the watchers' passphrase (`net.mesh.watch_gate`, with
-the lobby's guess limits), and it announces the game on the LAN (kind ``"game"``, the
-host seat's game port) so that `tractor watch` alone lists it, as `tractor join` lists
-tables; a table that refuses watchers is announced too, saying so, so that a would-be
-watcher learns why instead of finding nothing.
+the lobby's guess limits); on a LAN it announces the game (kind ``"game"``, the host
+seat's game port) so that `tractor watch` alone lists it, as `tractor join` lists tables
+(a table that refuses watchers is announced too, saying so, so that a would-be watcher
+learns why instead of finding nothing); at an internet table it opens watch codes
+(`net.internet.watch_codes`), one at a time, each shown in the host's log.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from typing import Any
 
 from twisted.internet.defer import maybeDeferred
 
+from tractor.net.internet.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
+from tractor.net.internet.watch_codes import WatchCodes
 from tractor.net.lobby.discovery import PORT, DiscoveryError, pack_announcement, start_announcer
 from tractor.net.lobby.guess_line import AttemptLimiter
 from tractor.net.lobby.seating import Seating
 from tractor.net.lobby.table_settings import rules_summary
 from tractor.net.mesh.endpoints import endpoint_string
+from tractor.net.mesh.link import LinkNode
 from tractor.net.mesh.watch_gate import WatchDesk
 from tractor.net.mesh.watchers import Watchers
 
@@ -42,6 +46,7 @@ class WatchHosting:
         self.refused = refused
         self.passphrase = passphrase
         self._announcer: Any = None
+        self.codes: WatchCodes | None = None  #: an internet table's watch codes
         if passphrase and not refused:
             watchers.desk = WatchDesk(seating.name, passphrase, limiter)
 
@@ -53,6 +58,29 @@ class WatchHosting:
         if self.passphrase:
             return line[:-1] + " --passphrase -` (with the table's passphrase)"
         return line
+
+    def code_note(self, code: str, mailbox: str = DEFAULT_MAILBOX,
+                  relay: str = DEFAULT_RELAY) -> str:
+        """The log line that gives others a watch code (with the mailbox and relay when
+        they are not the defaults: the watcher needs the same)."""
+        where = "".join(f" {option} {value}" for option, value, default in (
+            ("--mailbox", mailbox, DEFAULT_MAILBOX), ("--relay", relay, DEFAULT_RELAY))
+            if value != default)
+        secret = " --passphrase -` (with the table's passphrase)" if self.passphrase else "`"
+        return f"others may watch this game: `tractor watch {code}{where}{secret}"
+
+    def open_codes(self, reactor: Any, node: LinkNode, mailbox: str, relay: str,
+                   note: Callable[[str], None],
+                   create: Callable[..., Any] | None = None) -> WatchCodes | None:
+        """At an internet table: open watch codes, each told with `code_note` (none when the
+        host refused watchers). ``create``: how a wormhole is made (tests)."""
+        if self.refused:
+            return None
+        self.codes = WatchCodes(reactor, node, mailbox, relay,
+                                lambda code: note(self.code_note(code, mailbox, relay)),
+                                note, create=create)
+        self.codes.start()
+        return self.codes
 
     def announcement(self, address: str, instance: str) -> bytes:
         """The game's LAN announcement as it stands now."""
@@ -75,6 +103,8 @@ class WatchHosting:
                  "address")
 
     def stop(self) -> None:
+        if self.codes is not None:
+            self.codes.close()
         if self._announcer is not None:
             maybeDeferred(self._announcer.stopListening)
             self._announcer = None
