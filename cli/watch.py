@@ -29,6 +29,7 @@ from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import WatcherClient
 from tractor.net.internet.lobby import open_code
 from tractor.net.internet.rendezvous import WATCH_CODE, is_seat_code
+from tractor.net.internet.seat_code_limits import code_problem
 from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
 from tractor.net.lobby.errors import LobbyError
 from tractor.net.mesh.endpoints import parse_endpoint
@@ -172,6 +173,10 @@ async def _watch_code(reactor: Any, args: argparse.Namespace, code: str,
     (each passphrase try on a new connection of the same wormhole). ``create``: how a
     wormhole is made (tests)."""
     mailbox, relay = args.mailbox, args.relay
+    problem = code_problem(code, watch=True)
+    if problem is not None:  # (a seat code, a word missing: said before any wormhole opens)
+        say(f"tractor watch: {problem}")
+        return 1
     say(f"looking for the game at {code} (mailbox {mailbox})...")
     try:
         wormhole, endpoint = await open_code(reactor, code, mailbox, relay, kind=WATCH_CODE,

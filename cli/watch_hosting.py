@@ -59,26 +59,31 @@ class WatchHosting:
             return line[:-1] + " --passphrase -` (with the table's passphrase)"
         return line
 
-    def code_note(self, code: str, mailbox: str = DEFAULT_MAILBOX,
-                  relay: str = DEFAULT_RELAY) -> str:
-        """The log line that gives others a watch code (with the mailbox and relay when
-        they are not the defaults: the watcher needs the same)."""
-        where = "".join(f" {option} {value}" for option, value, default in (
+    def code_notes(self, code: str, mailbox: str = DEFAULT_MAILBOX,
+                   relay: str = DEFAULT_RELAY) -> list[str]:
+        """The log lines that give others a watch code: the command, then what a watcher
+        adds to it (the mailbox and relay when they are not the defaults: the watcher
+        needs the same; the passphrase at a table that has one)."""
+        extra = [f"{option} {value}" for option, value, default in (
             ("--mailbox", mailbox, DEFAULT_MAILBOX), ("--relay", relay, DEFAULT_RELAY))
-            if value != default)
-        secret = " --passphrase -` (with the table's passphrase)" if self.passphrase else "`"
-        return f"others may watch this game: `tractor watch {code}{where}{secret}"
+            if value != default]
+        if self.passphrase:
+            extra.append("--passphrase - (with the table's passphrase)")
+        notes = [f"others may watch: `tractor watch {code}`"]
+        return notes + ([f"  (adding {' '.join(extra)})"] if extra else [])
 
     def open_codes(self, reactor: Any, node: LinkNode, mailbox: str, relay: str,
                    note: Callable[[str], None],
                    create: Callable[..., Any] | None = None) -> WatchCodes | None:
-        """At an internet table: open watch codes, each told with `code_note` (none when the
-        host refused watchers). ``create``: how a wormhole is made (tests)."""
+        """At an internet table: open watch codes, each told with `code_notes` (none when
+        the host refused watchers). ``create``: how a wormhole is made (tests)."""
         if self.refused:
             return None
-        self.codes = WatchCodes(reactor, node, mailbox, relay,
-                                lambda code: note(self.code_note(code, mailbox, relay)),
-                                note, create=create)
+
+        def told(code: str) -> None:
+            for line in self.code_notes(code, mailbox, relay):
+                note(line)
+        self.codes = WatchCodes(reactor, node, mailbox, relay, told, note, create=create)
         self.codes.start()
         return self.codes
 

@@ -28,7 +28,8 @@ from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
 from tractor.net.internet.watch_codes import WatchCodes  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
 from tractor.net.lobby.guess_line import AttemptLimiter  # noqa: E402
-from tractor.net.mesh.watching import WatchClient  # noqa: E402
+from tractor.net.mesh.watch_gate import WatchDesk  # noqa: E402
+from tractor.net.mesh.watching import PassphraseRefused, WatchClient  # noqa: E402
 
 
 class Host:
@@ -124,27 +125,32 @@ def test_a_seat_code_is_refused_at_watch_and_a_watch_code_at_join_spending_nothi
 
 
 def test_a_wrong_guess_spends_the_code_and_the_watchers_limit_holds_codes_back() -> None:
-    host = Host(limit=1)
+    host = Host(limit=3)
     host.net.run(until=lambda: _mid_game(host.net))
     host.advance(0.5)
     (first,) = host.opened()
-    guess, errors = host.watcher(host.mailbox.wrong_code(first))
+    _guess, errors = host.watcher(host.mailbox.wrong_code(first))
     host.advance(1)
     assert isinstance(errors[0], WrongCode) and "is not the host's watch code" in str(
         errors[0])
     assert f"the watch code {first} was spent by a wrong guess" in host.lines[1]
-    (second,) = host.opened()[1:]  # its replacement, at once
-    client, errors = host.watcher(second)
-    host.advance(1)
-    assert not errors and client.spectator is not None
-    # The limit (one watcher) is reached: no code opens until the watcher leaves.
+    assert len(host.opened()) == 2  # its replacement, at once
+    watching = []
+    for _ in range(3):  # each code used opens the next, up to the limit
+        client, errors = host.watcher(host.opened()[-1])
+        host.advance(1)
+        assert not errors and client.failure is None and client.spectator is not None
+        watching.append(client)
+    # The limit (three watchers) is reached: no code opens until one of them leaves.
     host.advance(3)
-    assert host.opened() == [first, second]
+    assert len(host.opened()) == 4
     assert "next watch code opens when a watcher leaves" in host.lines[-1], host.lines
-    assert client.transport is not None
-    client.transport.loseConnection()
+    assert len(host.net.nodes[0].watchers.served) == 3  # (each code counted apart)
+    transport = watching[0].transport
+    assert transport is not None
+    transport.loseConnection()
     host.advance(2)
-    assert len(host.opened()) == 3
+    assert len(host.opened()) == 5
     host.codes.close()
     for node in host.net.nodes:
         node.stop()
@@ -161,6 +167,37 @@ def test_no_watchers_opens_no_code_and_a_passphrase_table_says_so_with_the_code(
     net.clock.advance(5)
     assert mailbox.created == 0 and lines == []
     hosting = WatchHosting(net.nodes[0].watchers, seating, False, "pass", AttemptLimiter())
-    assert hosting.code_note("5-a-b-c-d", mailbox.url, RELAY) == (
-        f"others may watch this game: `tractor watch 5-a-b-c-d --mailbox {mailbox.url} "
-        f"--relay {RELAY} --passphrase -` (with the table's passphrase)")
+    assert hosting.code_notes("5-a-b-c-d", mailbox.url, RELAY) == [
+        "others may watch: `tractor watch 5-a-b-c-d`",
+        f"  (adding --mailbox {mailbox.url} --relay {RELAY} --passphrase - (with the "
+        "table's passphrase))"]
+    assert refused.code_notes("5-a-b-c-d") == ["others may watch: `tractor watch 5-a-b-c-d`"]
+
+
+def test_a_passphrase_is_checked_over_a_code_and_typed_again_on_the_same_wormhole() -> None:
+    host = Host()
+    watchers = host.net.nodes[0].watchers
+    watchers.open = False  # (a table with a passphrase: only the host's desk takes them)
+    watchers.desk = WatchDesk("memnet", "correct horse", AttemptLimiter())
+    host.net.run(until=lambda: _mid_game(host.net))
+    host.advance(0.5)
+    (code,) = host.opened()
+    opened = ensureDeferred(open_code(host.clock, code, host.mailbox.url, RELAY,
+                                      create=host.mailbox.create, kind=WATCH_CODE))
+    host.advance(1)
+    _wormhole, endpoint = opened.result
+
+    def attempt(passphrase: str) -> WatchClient:
+        client = WatchClient(host.clock, passphrase=passphrase)
+        client.ended.addErrback(lambda _f: None)  # (read from ``failure``)
+        connectProtocol(endpoint, client)
+        host.advance(1)
+        return client
+    assert isinstance(attempt("wrong horse").failure, PassphraseRefused)
+    right = attempt("correct horse")  # a new connection on the same code
+    assert right.failure is None and right.spectator is not None
+    assert "serves one watcher" in str(attempt("correct horse").failure)
+    assert right.transport is not None and not right.ended.called
+    host.codes.close()
+    for node in host.net.nodes:
+        node.stop()

@@ -103,6 +103,9 @@ class _Refusing(Int32StringReceiver):
         assert self.transport is not None  # (connected)
         self.transport.loseConnection()
 
+    def stringReceived(self, data: bytes) -> None:
+        pass  # its hello, already answered
+
 
 @dataclass
 class _Used:
