@@ -201,3 +201,21 @@ def test_a_passphrase_is_checked_over_a_code_and_typed_again_on_the_same_wormhol
     host.codes.close()
     for node in host.net.nodes:
         node.stop()
+
+
+def test_a_mailbox_out_of_reach_is_said_once_and_the_code_opens_when_it_answers() -> None:
+    net = MemNet(seed=7, seated=True)
+    mailbox = FakeMailbox(net.clock, reachable=False)
+    lines: list[str] = []
+    codes = WatchCodes(net.clock, net.nodes[0], mailbox.url, RELAY,
+                       lambda code: lines.append(f"code {code}"), lines.append,
+                       create=mailbox.create)
+    codes.start()
+    net.clock.pump([0.1] * 300)
+    assert len(lines) == 1 and f"cannot reach the mailbox {mailbox.url}" in lines[0], lines
+    assert 4 <= mailbox.created <= 7  # tried again after 1, 2, 4, 8, 16 s: not every second
+    mailbox.reachable = True
+    net.clock.pump([0.1] * 400)
+    assert lines[1:2] == [f"the mailbox {mailbox.url} can be reached now: opening a watch code"]
+    assert len(lines) == 3 and lines[2].startswith("code "), lines
+    codes.close()
