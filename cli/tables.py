@@ -29,6 +29,7 @@ from tractor.cli.seat.human import HumanPlayer
 from tractor.cli.seat.netclient import NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
+from tractor.net.internet.seat_code_limits import code_problem
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
@@ -389,6 +390,10 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
 async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
     """Join an internet table by its seat code: the lobby through the code's wormhole, the
     game through a wormhole per pair of seats."""
+    problem = code_problem(args.address.strip().lower())
+    if problem is not None:  # (a watch code, a word missing: said before anything opens)
+        say(f"tractor: {problem}")
+        return 1
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
     lobby_wormhole: Any = None
