@@ -2,13 +2,15 @@
 host's seat opens one code at a time on the table's mailbox (`fake_wormhole`); a watcher
 with it catches up mid-game and follows the game live to the seats' results, over the
 LAN's watcher protocol on the code's wormhole; a seat code is refused at `tractor watch`
-and a watch code at `tractor join`, before any wormhole opens; a wrong guess spends the
-code (replaced, and the host told); codes stop at the watchers' limit and open again when
-a watcher leaves; `--no-watchers` opens none."""
+and a watch code at `tractor join`, before any wormhole opens, and a code's connection
+takes no seat; a wrong guess spends the code (replaced, and the host told); codes stop at
+the watchers' limit and open again when a watcher leaves; a passphrase is proved over a
+code; the mailbox out of reach is tried again with back-off; `--no-watchers` opens none."""
 
 from __future__ import annotations
 
 import argparse
+import struct
 from typing import Any
 
 import pytest
@@ -20,14 +22,16 @@ from memnet import MemNet  # noqa: E402
 from test_watch_mesh import _mid_game  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.endpoints import connectProtocol  # noqa: E402
+from twisted.internet.testing import StringTransport  # noqa: E402
 
 from tractor.cli.watch import _watch_code  # noqa: E402
 from tractor.cli.watch_hosting import WatchHosting  # noqa: E402
 from tractor.net.internet.lobby import open_code, open_seat_code  # noqa: E402
 from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
-from tractor.net.internet.watch_codes import WatchCodes  # noqa: E402
+from tractor.net.internet.watch_codes import CodeAddress, WatchCodes, WatchLink  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
 from tractor.net.lobby.guess_line import AttemptLimiter  # noqa: E402
+from tractor.net.mesh.handshake import pack_hello  # noqa: E402
 from tractor.net.mesh.watch_gate import WatchDesk  # noqa: E402
 from tractor.net.mesh.watching import PassphraseRefused, WatchClient  # noqa: E402
 
@@ -219,3 +223,13 @@ def test_a_mailbox_out_of_reach_is_said_once_and_the_code_opens_when_it_answers(
     assert lines[1:2] == [f"the mailbox {mailbox.url} can be reached now: opening a watch code"]
     assert len(lines) == 3 and lines[2].startswith("code "), lines
     codes.close()
+
+
+def test_a_watch_codes_connection_takes_a_watcher_never_a_seat() -> None:
+    net = MemNet(seed=7, seated=True)
+    host = net.nodes[3]  # (a lower seat's hello would be taken on its game port)
+    link = WatchLink(host, CodeAddress("watch code #1"), lambda _link, _served: None)
+    link.makeConnection(StringTransport())
+    hello = pack_hello(host.table, 1, host.raw_keys[1])
+    link.dataReceived(struct.pack("!I", len(hello)) + hello)
+    assert link.closing and link.seat is None
