@@ -30,6 +30,7 @@ from tractor.cli.seat.netclient import NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.internet.seat_code_limits import code_problem
+from tractor.net.internet.watch_codes import WatchCodes
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
@@ -60,7 +61,7 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
-from .watch_hosting import WatchHosting
+from .watch_hosting import WatchHosting, open_watch_codes, resumed_host_servers
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -458,6 +459,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     node = None
+    codes: WatchCodes | None = None
     checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
         try:
@@ -481,6 +483,9 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
         report_deaths(children, client.note)
+        servers = resumed_host_servers(meta, session.seat)
+        if servers is not None:  # an internet host's seat: watchers come with codes again
+            codes = open_watch_codes(reactor, node, *servers, client.note)
         for seat, child in ai_seats.items():  # waited for quietly while they start
             client.returning.expect(seat, alive_check(child))
             if not child.alive:  # it died before the screen could tell it
@@ -488,6 +493,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
         checking.close()
+        if codes is not None:
+            codes.close()
         if node is not None:
             node.stop()
         await stop_all(reactor, children)

@@ -25,9 +25,9 @@ from twisted.internet.endpoints import connectProtocol  # noqa: E402
 from twisted.internet.testing import StringTransport  # noqa: E402
 
 from tractor.cli.watch import _watch_code  # noqa: E402
-from tractor.cli.watch_hosting import WatchHosting  # noqa: E402
+from tractor.cli.watch_hosting import WatchHosting, resumed_host_servers  # noqa: E402
 from tractor.net.internet.lobby import open_code, open_seat_code  # noqa: E402
-from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
+from tractor.net.internet.rendezvous import WATCH_CODE, internet_address  # noqa: E402
 from tractor.net.internet.watch_codes import CodeAddress, WatchCodes, WatchLink  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
 from tractor.net.lobby.guess_line import AttemptLimiter  # noqa: E402
@@ -233,3 +233,14 @@ def test_a_watch_codes_connection_takes_a_watcher_never_a_seat() -> None:
     hello = pack_hello(host.table, 1, host.raw_keys[1])
     link.dataReceived(struct.pack("!I", len(hello)) + hello)
     assert link.closing and link.seat is None
+
+
+def test_a_resumed_internet_host_opens_watch_codes_again_and_no_other_seat_does() -> None:
+    address = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
+    host = {"addresses": {"0": address, "1": address}, "local_ai": True, "watchers": True}
+    assert resumed_host_servers(host, 0) == ("ws://198.18.0.1:4000/v1",
+                                             "tcp:198.18.0.1:4001")
+    assert resumed_host_servers({**host, "watchers": False}, 0) is None  # none, or a passphrase
+    assert resumed_host_servers({**host, "local_ai": False}, 0) is None  # a guest's seat
+    lan = {**host, "addresses": {"0": "tcp:192.0.2.5:4000"}}
+    assert resumed_host_servers(lan, 0) is None  # a LAN table: watchers have its address
