@@ -243,13 +243,15 @@ def _parser() -> argparse.ArgumentParser:
     p_join.set_defaults(seed=None)
 
     p_watch = sub.add_parser("watch", help="watch a table's game: what every seat sees, no hand")
-    p_watch.add_argument("address", nargs="?", metavar="ADDRESS",
-                         help="a seat's game address, HOST:PORT (the host shows it); "
-                         "without it, the games under way on the LAN are listed")
+    p_watch.add_argument("address", nargs="?", metavar="ADDRESS|CODE",
+                         help="a seat's game address, HOST:PORT, or an internet table's "
+                         "watch code (the host shows it); without it, the games under way "
+                         "on the LAN are listed")
     p_watch.add_argument("--plain", action="store_true",
                          help="plain lines instead of the full screen")
     p_watch.add_argument("--passphrase", default=None,
                          help="the table's passphrase ('-' to type it hidden)")
+    internet_options(p_watch)
 
     p_ai = sub.add_parser("ai", help="join a table as AI peers")
     ai_options(p_ai)

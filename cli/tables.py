@@ -29,6 +29,8 @@ from tractor.cli.seat.human import HumanPlayer
 from tractor.cli.seat.netclient import NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
+from tractor.net.internet.seat_code_limits import code_problem
+from tractor.net.internet.watch_codes import WatchCodes
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
@@ -59,7 +61,7 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
-from .watch_hosting import WatchHosting
+from .watch_hosting import WatchHosting, open_watch_codes, resumed_host_servers
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -268,11 +270,13 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         # leave with their parent), from their journals in the data folder.
         client = _seat_person(node, seating, key, args, {"local_ai": True})
         reporter[0] = client.note
-        if internet:  # a seat gone for good stops the table (no new table: see README)
-            return await _screen(client, args.plain)
         watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
                                 passphrase, lobby.limiter)
         hosting.append(watching)
+        if internet:  # a seat gone for good stops the table (no new table: see README)
+            # Its game ports listen on loopback only: watchers come with watch codes.
+            watching.open_codes(reactor, node, args.mailbox, args.relay, client.note)
+            return await _screen(client, args.plain)
         if watching.note() is not None:
             client.note(str(watching.note()))
         if not args.no_announce:
@@ -388,6 +392,10 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
 async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
     """Join an internet table by its seat code: the lobby through the code's wormhole, the
     game through a wormhole per pair of seats."""
+    problem = code_problem(args.address.strip().lower())
+    if problem is not None:  # (a watch code, a word missing: said before anything opens)
+        say(f"tractor: {problem}")
+        return 1
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, "127.0.0.1", grace=args.grace)
     lobby_wormhole: Any = None
@@ -452,6 +460,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     node = None
+    codes: WatchCodes | None = None
     checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
         try:
@@ -475,6 +484,9 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
         report_deaths(children, client.note)
+        servers = resumed_host_servers(meta, session.seat)
+        if servers is not None:  # an internet host's seat: watchers come with codes again
+            codes = open_watch_codes(reactor, node, *servers, client.note)
         for seat, child in ai_seats.items():  # waited for quietly while they start
             client.returning.expect(seat, alive_check(child))
             if not child.alive:  # it died before the screen could tell it
@@ -482,6 +494,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
         checking.close()
+        if codes is not None:
+            codes.close()
         if node is not None:
             node.stop()
         await stop_all(reactor, children)

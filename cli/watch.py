@@ -1,8 +1,10 @@
-"""`tractor watch ADDRESS`: follow a table as a watcher, on the full screen
-(`cli.screen.watch_screen`) or in plain lines (``--plain``, or when the output is no
-terminal).
+"""`tractor watch ADDRESS` (or `tractor watch CODE`): follow a table as a watcher, on the
+full screen (`cli.screen.watch_screen`) or in plain lines (``--plain``, or when the output
+is no terminal).
 
-A watcher connects to one seat's game port (the host says where when the game starts),
+A watcher connects to one seat's game port (the host says where when the game starts), or
+at an internet table opens the host's watch code (`tractor.net.internet.watch_codes`) and
+speaks the same protocol over its wormhole;
 gets the game's signed transcript so far and then every frame as it comes, and replays it
 with the seats' own checks (`tractor.net.mesh.watching.WatchClient`). It sees what every
 seat sees and never a hand; it sends nothing, so it can hold nobody up. The log is the one
@@ -14,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
@@ -25,7 +27,11 @@ from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.net.internet.lobby import open_code
+from tractor.net.internet.rendezvous import WATCH_CODE, is_seat_code
+from tractor.net.internet.seat_code_limits import code_problem
 from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
+from tractor.net.lobby.errors import LobbyError
 from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.watching import PassphraseRefused, WatchClient, WatchError
 from tractor.net.table.hand import TableHand
@@ -125,11 +131,19 @@ async def _find_game(reactor: Any, say: Callable[[str], None]) -> Announcement |
         found, lambda prompt: Deferred.fromFuture(asyncio.ensure_future(read(prompt))), say)
 
 
+#: How a watch reaches its seat: the connection made for a `WatchClient` (None: it could
+#: not be made, and the person was told why).
+Connect = Callable[[WatchClient], Coroutine[Any, Any, bool]]
+
+
 async def watch(reactor: Any, args: argparse.Namespace) -> int:
-    """Watch the table whose seat listens at ``args.address`` (or one picked from those
-    announced on the LAN) until the game ends there (or the person quits the screen)."""
+    """Watch the table whose seat listens at ``args.address`` (or whose host gave the watch
+    code ``args.address``, or one picked from those announced on the LAN) until the game
+    ends there (or the person quits the screen)."""
     say: Callable[[str], None] = getattr(args, "say", None) or _line
     address, needs_passphrase = getattr(args, "address", None), False
+    if address is not None and is_seat_code(address):
+        return await _watch_code(reactor, args, address.strip().lower(), say)
     if address is None:
         chosen = await _find_game(reactor, say)
         if chosen is None:
@@ -140,6 +154,49 @@ async def watch(reactor: Any, args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"tractor watch: {exc} (give the address the host showed: HOST:PORT)")
         return 2
+
+    async def by_address(client: WatchClient) -> bool:
+        endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
+        try:
+            await connectProtocol(endpoint, client)
+        except (OSError, ConnectError) as exc:  # (Twisted's refusals are not OSErrors)
+            say(f"tractor watch: cannot reach {host}:{port}: {exc}")
+            return False
+        return True
+    return await _watch_with(reactor, args, by_address, needs_passphrase, say)
+
+
+async def _watch_code(reactor: Any, args: argparse.Namespace, code: str,
+                      say: Callable[[str], None],
+                      create: Callable[..., Any] | None = None) -> int:
+    """Watch through the host's watch code: its wormhole, then the watch as on a LAN
+    (each passphrase try on a new connection of the same wormhole). ``create``: how a
+    wormhole is made (tests)."""
+    mailbox, relay = args.mailbox, args.relay
+    problem = code_problem(code, watch=True)
+    if problem is not None:  # (a seat code, a word missing: said before any wormhole opens)
+        say(f"tractor watch: {problem}")
+        return 1
+    say(f"looking for the game at {code} (mailbox {mailbox})...")
+    try:
+        wormhole, endpoint = await open_code(reactor, code, mailbox, relay, kind=WATCH_CODE,
+                                             create=create)
+    except LobbyError as exc:  # a seat code, a code typed wrong, the mailbox out of reach
+        say(f"tractor watch: {exc.why}")
+        return 1
+
+    async def by_code(client: WatchClient) -> bool:
+        await connectProtocol(endpoint, client)
+        return True
+    try:
+        return await _watch_with(reactor, args, by_code, False, say)
+    finally:
+        wormhole.close().addErrback(lambda _f: None)
+
+
+async def _watch_with(reactor: Any, args: argparse.Namespace, connect: Connect,
+                      needs_passphrase: bool, say: Callable[[str], None]) -> int:
+    """The watch, asking the passphrase again when it is missing or wrong."""
     given = getattr(args, "passphrase", None)
     screen = not getattr(args, "plain", True) and sys.stdout.isatty()
     for _ in range(PASSPHRASE_TRIES):
@@ -149,25 +206,21 @@ async def watch(reactor: Any, args: argparse.Namespace) -> int:
             say(f"tractor watch: {exc}")
             return 1
         try:
-            return await _watch_at(reactor, host, port, passphrase, screen, say)
+            return await _watch_at(reactor, connect, passphrase, screen, say)
         except PassphraseRefused as exc:
             say(f"tractor watch: {exc}")
             given, needs_passphrase = None, True  # (asked again, as `tractor join` does)
     return 1
 
 
-async def _watch_at(reactor: Any, host: str, port: int, passphrase: str | None, screen: bool,
+async def _watch_at(reactor: Any, connect: Connect, passphrase: str | None, screen: bool,
                     say: Callable[[str], None]) -> int:
-    """One watch of the seat at ``host``:``port``: its exit status (`PassphraseRefused`
+    """One watch of the seat ``connect`` reaches: its exit status (`PassphraseRefused`
     when the passphrase is missing or wrong)."""
     follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
     client = WatchClient(reactor, on_change=lambda: follow.changed(client),
                          passphrase=passphrase)
-    endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
-    try:
-        await connectProtocol(endpoint, client)
-    except (OSError, ConnectError) as exc:  # (Twisted's refusals are not OSErrors)
-        say(f"tractor watch: cannot reach {host}:{port}: {exc}")
+    if not await connect(client):
         return 1
     try:
         why = await follow.until_over(client)

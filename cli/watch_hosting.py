@@ -1,23 +1,32 @@
-"""What a LAN host's seat does for watchers once its game starts (`WatchHosting`): at a
+"""What a host's seat does for watchers once its game starts (`WatchHosting`): at a
 table with a passphrase it checks the watchers' passphrase (`net.mesh.watch_gate`, with
-the lobby's guess limits), and it announces the game on the LAN (kind ``"game"``, the
-host seat's game port) so that `tractor watch` alone lists it, as `tractor join` lists
-tables; a table that refuses watchers is announced too, saying so, so that a would-be
-watcher learns why instead of finding nothing.
+the lobby's guess limits); on a LAN it announces the game (kind ``"game"``, the host
+seat's game port) so that `tractor watch` alone lists it, as `tractor join` lists tables
+(a table that refuses watchers is announced too, saying so, so that a would-be watcher
+learns why instead of finding nothing); at an internet table it opens watch codes
+(`net.internet.watch_codes`), one at a time, each shown in the host's log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from twisted.internet.defer import maybeDeferred
 
+from tractor.net.internet.rendezvous import (
+    DEFAULT_MAILBOX,
+    DEFAULT_RELAY,
+    is_internet_address,
+    read_internet_address,
+)
+from tractor.net.internet.watch_codes import WatchCodes
 from tractor.net.lobby.discovery import PORT, DiscoveryError, pack_announcement, start_announcer
 from tractor.net.lobby.guess_line import AttemptLimiter
 from tractor.net.lobby.seating import Seating
 from tractor.net.lobby.table_settings import rules_summary
 from tractor.net.mesh.endpoints import endpoint_string
+from tractor.net.mesh.link import LinkNode
 from tractor.net.mesh.watch_gate import WatchDesk
 from tractor.net.mesh.watchers import Watchers
 
@@ -27,6 +36,45 @@ def watch_line(seating: Seating) -> str:
     address = seating.addresses.get(seating.seat, "")
     where = address[4:] if address.startswith("tcp:") else address
     return f"others may watch this game: `tractor watch {where}`"
+
+
+def code_notes(code: str, mailbox: str = DEFAULT_MAILBOX, relay: str = DEFAULT_RELAY,
+               passphrase: bool = False) -> list[str]:
+    """The log lines that give others a watch code: the command, then what a watcher adds
+    to it (the mailbox and relay when they are not the defaults: the watcher needs the
+    same; the passphrase at a table that has one)."""
+    extra = [f"{option} {value}" for option, value, default in (
+        ("--mailbox", mailbox, DEFAULT_MAILBOX), ("--relay", relay, DEFAULT_RELAY))
+        if value != default]
+    if passphrase:
+        extra.append("--passphrase - (with the table's passphrase)")
+    notes = [f"others may watch: `tractor watch {code}`"]
+    return notes + ([f"  (adding {' '.join(extra)})"] if extra else [])
+
+
+def open_watch_codes(reactor: Any, node: LinkNode, mailbox: str, relay: str,
+                     note: Callable[[str], None], passphrase: bool = False,
+                     create: Callable[..., Any] | None = None) -> WatchCodes:
+    """An internet host seat's watch codes, started, each told with `code_notes`."""
+    def told(code: str) -> None:
+        for line in code_notes(code, mailbox, relay, passphrase):
+            note(line)
+    codes = WatchCodes(reactor, node, mailbox, relay, told, note, create=create)
+    codes.start()
+    return codes
+
+
+def resumed_host_servers(meta: Mapping[str, Any], seat: int) -> tuple[str, str] | None:
+    """The mailbox and relay for the watch codes of a resumed seat, from its journal's
+    ``meta``: an internet table's host seat (it ran this machine's AI seats) whose table
+    takes watchers without a passphrase (a resumed seat does not hold the passphrase's
+    check); else None."""
+    address = meta.get("addresses", {}).get(str(seat))
+    takes_watchers = meta.get("watchers", True) is not False  # (as `resume_seat` reads it)
+    if not (meta.get("local_ai") and not meta.get("practice") and takes_watchers
+            and is_internet_address(address)):
+        return None
+    return read_internet_address(address)
 
 
 class WatchHosting:
@@ -42,6 +90,7 @@ class WatchHosting:
         self.refused = refused
         self.passphrase = passphrase
         self._announcer: Any = None
+        self.codes: WatchCodes | None = None  #: an internet table's watch codes
         if passphrase and not refused:
             watchers.desk = WatchDesk(seating.name, passphrase, limiter)
 
@@ -53,6 +102,22 @@ class WatchHosting:
         if self.passphrase:
             return line[:-1] + " --passphrase -` (with the table's passphrase)"
         return line
+
+    def code_notes(self, code: str, mailbox: str = DEFAULT_MAILBOX,
+                   relay: str = DEFAULT_RELAY) -> list[str]:
+        """The log lines that give others a watch code (`code_notes`)."""
+        return code_notes(code, mailbox, relay, bool(self.passphrase))
+
+    def open_codes(self, reactor: Any, node: LinkNode, mailbox: str, relay: str,
+                   note: Callable[[str], None],
+                   create: Callable[..., Any] | None = None) -> WatchCodes | None:
+        """At an internet table: open watch codes, each told with `code_notes` (none when
+        the host refused watchers). ``create``: how a wormhole is made (tests)."""
+        if self.refused:
+            return None
+        self.codes = open_watch_codes(reactor, node, mailbox, relay, note,
+                                      bool(self.passphrase), create)
+        return self.codes
 
     def announcement(self, address: str, instance: str) -> bytes:
         """The game's LAN announcement as it stands now."""
@@ -75,6 +140,8 @@ class WatchHosting:
                  "address")
 
     def stop(self) -> None:
+        if self.codes is not None:
+            self.codes.close()
         if self._announcer is not None:
             maybeDeferred(self._announcer.stopListening)
             self._announcer = None

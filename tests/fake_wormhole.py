@@ -24,6 +24,7 @@ from wormhole._wordlist import even_words_lowercase, odd_words_lowercase
 from wormhole.errors import ServerConnectionError, WormholeClosed, WrongPasswordError
 
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
+from tractor.net.internet.rendezvous import APPID
 from tractor.net.lobby.errors import WrongCode
 from tractor.net.lobby.host_protocol import LobbyHost
 from tractor.net.lobby.seating import Participant
@@ -66,32 +67,41 @@ class FakeDilated:
     def __init__(self, wormhole: FakeWormhole) -> None:
         self.wormhole = wormhole
         self.dilated = Once()
-        self.factory: Any = None  #: what the host listens with on the lobby subchannel
+        #: What the host listens with, by subchannel name (the lobby's, the watchers').
+        self.factories: dict[str, Any] = {}
 
     def when_dilated(self) -> Deferred[Any]:
         return self.dilated.when()
 
-    def listener_for(self, _name: str) -> FakeDilated:
-        return self
+    def listener_for(self, name: str) -> FakeListener:
+        return FakeListener(self, name)
+
+    def connector_for(self, name: str) -> FakeEndpoint:
+        return FakeEndpoint(self.wormhole, name)
+
+
+class FakeListener:
+    def __init__(self, dilated: FakeDilated, name: str) -> None:
+        self.dilated, self.name = dilated, name
 
     def listen(self, factory: Any) -> Deferred[Any]:
-        self.factory = factory
+        self.dilated.factories[self.name] = factory
         return succeed(self)
-
-    def connector_for(self, _name: str) -> FakeEndpoint:
-        return FakeEndpoint(self.wormhole)
 
 
 class FakeEndpoint:
-    """A joiner's subchannel to the host's lobby: an in-memory connection (`iosim`)."""
+    """A joiner's subchannel to the host's lobby (or a watcher's to its watchers): an
+    in-memory connection (`iosim`), to what the other side listens with on that name."""
 
-    def __init__(self, wormhole: FakeWormhole) -> None:
-        self.wormhole = wormhole
+    def __init__(self, wormhole: FakeWormhole, name: str) -> None:
+        self.wormhole, self.name = wormhole, name
 
     def connect(self, factory: Any) -> Deferred[Any]:
         peer = self.wormhole.peer
-        assert peer is not None and peer.dilation.factory is not None, "nobody listens"
-        server = peer.dilation.factory.buildProtocol(None)
+        assert peer is not None, "no peer"
+        listening = peer.dilation.factories.get(self.name)
+        assert listening is not None, f"nobody listens on {self.name}"
+        server = listening.buildProtocol(None)
         client = factory.buildProtocol(None)
         pump = iosim.connect(server, iosim.FakeTransport(server, True), client,
                              iosim.FakeTransport(client, False), greet=False)
@@ -101,8 +111,8 @@ class FakeEndpoint:
 
 
 class FakeWormhole:
-    def __init__(self, mailbox: FakeMailbox) -> None:
-        self.mailbox = mailbox
+    def __init__(self, mailbox: FakeMailbox, appid: str = "") -> None:
+        self.mailbox, self.appid = mailbox, appid
         self.code_seen, self.key, self.verifier = Once(), Once(), Once()
         self.dilation = FakeDilated(self)
         self.code: str | None = None
@@ -145,16 +155,24 @@ class FakeMailbox:
                  url: str = "ws://127.0.0.1:9/v1") -> None:
         self.clock, self.rng, self.reachable, self.url = clock, random.Random(seed), \
             reachable, url
-        self.hosts: dict[str, FakeWormhole] = {}  #: nameplate -> a host's waiting wormhole
+        #: nameplate -> a host's waiting wormhole (an application's nameplates are its
+        #: own, as on the mailbox server: `_key`)
+        self.hosts: dict[str, FakeWormhole] = {}
         self.allocations: list[tuple[float, int]] = []  #: (when, words) of every request
         self.answered: set[str] = set()  #: nameplates someone answered (one try each)
         self.pumps: list[Any] = []
         self.created = 0
 
-    def create(self, _appid: str, _url: str, _reactor: Any, dilation: bool = True
+    def create(self, appid: str, _url: str, _reactor: Any, dilation: bool = True
                ) -> FakeWormhole:
         self.created += 1
-        return FakeWormhole(self)
+        return FakeWormhole(self, appid)
+
+    @staticmethod
+    def _key(w: FakeWormhole, nameplate: str) -> str:
+        """Where ``w``'s nameplate is kept: the seat codes' as they are (their tests name
+        them so), another application's apart ("APPID NAMEPLATE")."""
+        return nameplate if w.appid in (APPID, "") else f"{w.appid} {nameplate}"
 
     def allocate(self, w: FakeWormhole, words: int) -> None:
         if w.closed:
@@ -163,15 +181,16 @@ class FakeMailbox:
             w._fail_all(ServerConnectionError(self.url, ConnectionRefusedError(
                 "Connection refused")))
             return
-        nameplate = str(next(n for n in range(1, 10**6) if str(n) not in self.hosts))
+        nameplate = str(next(n for n in range(1, 10**6)
+                             if self._key(w, str(n)) not in self.hosts))
         w.code = "-".join([nameplate] + [(ODD, EVEN)[i % 2][self.rng.randrange(256)]
                                          for i in range(words)])
-        self.hosts[nameplate] = w
+        self.hosts[self._key(w, nameplate)] = w
         w.code_seen.fire(w.code)
 
     def answer(self, joiner: FakeWormhole, code: str) -> None:
         """A joiner's code meets the host's wormhole at its nameplate: one try."""
-        nameplate = code.split("-", 1)[0]
+        nameplate = self._key(joiner, code.split("-", 1)[0])
         host = self.hosts.get(nameplate)
         if host is None or nameplate in self.answered or not self.reachable:
             return  # nobody there (or crowded): the joiner waits

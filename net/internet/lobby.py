@@ -24,7 +24,7 @@ from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 
 from tractor.net.internet.mesh import prefer_direct_connections
-from tractor.net.internet.rendezvous import APPID, LOBBY_SUBPROTOCOL
+from tractor.net.internet.rendezvous import APPID, LOBBY_SUBPROTOCOL, SEAT_CODE, CodeKind
 from tractor.net.internet.seat_code_limits import (
     CODE_WORDS,
     GuessBudget,
@@ -425,19 +425,20 @@ def _wrong_code_text(exc: BaseException) -> str | None:
     return None
 
 
-async def open_seat_code(reactor: Any, code: str, mailbox: str, relay: str,
-                         wait: float = JOIN_WAIT,
-                         create: Callable[..., Any] | None = None) -> tuple[Any, Any]:
-    """Open the wormhole behind a seat code: (the wormhole: close it after the start, the
-    client endpoint of the host's lobby on it: each connection a new subchannel, so a
-    wrong passphrase can be typed again on the same code). Raises `WrongCode` (typed
-    wrong, not a seat code at all, or nobody waits at it within ``wait`` seconds) or
-    `LobbyClosed` (the mailbox cannot be reached)."""
+async def open_code(reactor: Any, code: str, mailbox: str, relay: str,
+                    wait: float = JOIN_WAIT, create: Callable[..., Any] | None = None,
+                    kind: CodeKind = SEAT_CODE) -> tuple[Any, Any]:
+    """Open the wormhole behind a seat code (``kind``: a code of another kind, a watch
+    code): (the wormhole: close it after the start, the client endpoint of the host's
+    lobby on it (of its watchers, for a watch code): each connection a new subchannel, so
+    a wrong passphrase can be typed again on the same code). Raises `WrongCode` (typed
+    wrong, not a code of that kind at all, or nobody waits at it within ``wait`` seconds)
+    or `LobbyClosed` (the mailbox cannot be reached)."""
     code = code.strip().lower()
-    problem = code_problem(code)
+    problem = code_problem(code, kind.watch)
     if problem is not None:
         raise WrongCode(problem, "mailbox")
-    w = _create(create)(APPID, mailbox, reactor, dilation=True)
+    w = _create(create)(kind.appid, mailbox, reactor, dilation=True)
     opened = False
     try:
         w.set_code(code)
@@ -465,13 +466,20 @@ async def open_seat_code(reactor: Any, code: str, mailbox: str, relay: str,
         if not isinstance(inner, _wormhole_failures()):
             raise  # a bug under a Deferred list's wrapping: it goes up
         if _wrong_code_text(inner) is not None:
-            raise WrongCode(f"{code} is not the host's code: it was typed wrong, or "
-                            "already used (ask the host for a new one)", "mailbox") from None
+            again = ("each watch code serves one watcher: the host's log shows the next"
+                     if kind.watch else "ask the host for a new one")
+            name = kind.name if kind.watch else "code"
+            raise WrongCode(f"{code} is not the host's {name}: it was typed wrong, or "
+                            f"already used ({again})", "mailbox") from None
         raise LobbyClosed(f"cannot reach the mailbox {mailbox}: {inner}", "mailbox") from None
     finally:
         if not opened:  # refused, out of reach, or a bug: the wormhole is of no use
             w.close().addErrback(lambda _f: None)
-    return w, dilated.connector_for(LOBBY_SUBPROTOCOL)
+    return w, dilated.connector_for(kind.subprotocol)
+
+
+#: (Its first and most common use.)
+open_seat_code = open_code
 
 
 async def join_by_code(reactor: Any, code: str, me: Participant, mailbox: str, relay: str,

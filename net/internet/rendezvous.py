@@ -8,11 +8,16 @@ it; Dilation then gives the pair a durable connection, direct when one side can 
 other, else glued through a transit relay. Neither server sees a card: what crosses them
 is encrypted, and every frame is signed and the deck committed as on a LAN.
 
-Two kinds of code:
+Three kinds of code:
 
-- A *seat code* (``7-guitarist-revenge``): allocated by the host's mailbox for one free
-  seat, read out to a friend, who runs ``tractor join 7-guitarist-revenge``; the lobby runs
-  over that wormhole.
+- A *seat code* (``7-guitarist-revenge-bodyguard``): allocated by the host's mailbox for
+  one free seat, read out to a friend, who runs ``tractor join CODE``; the lobby runs over
+  that wormhole.
+- A *watch code* (four words, ``5-guitarist-revenge-bodyguard-tactics``): opened by the
+  host's seat once the game started, for one watcher (``tractor watch CODE``); the LAN's
+  watcher protocol runs over that wormhole (`net.internet.watch_codes`). Its own
+  application id, subchannel and length (`CodeKind`): a watch code never reaches a
+  lobby, and a seat code never reaches the watchers.
 - A *pair code*, one for every pair of seats, for the game's links. Both seats of a pair
   work it out alone from an X25519 agreement between their two seat keys (the Ed25519 keys
   of the seating, converted by libsodium) and the table id, so only those two know it: a
@@ -29,17 +34,21 @@ mailbox and the relay the host chose); it is part of the table id like any addre
 ('ws://198.18.0.1:4000/v1', 'tcp:198.18.0.1:4001')
 >>> is_seat_code("7-guitarist-revenge"), is_seat_code("tcp:192.0.2.5:40123")
 (True, False)
+>>> is_watch_code("5-guitarist-revenge-bodyguard-tactics"), is_watch_code("7-a-b-c")
+(True, False)
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
 from nacl import bindings as sodium
 from nacl.exceptions import CryptoError
 
 from tractor.net.errors import NetError
+from tractor.net.internet.seat_code_limits import CODE_WORDS, WATCH_CODE_WORDS
 
 #: The application id: it keeps this program's nameplates apart from file transfers on a
 #: shared mailbox server (the same id on every seat).
@@ -51,11 +60,36 @@ PREFIX = "wormhole:"
 #: The subchannel names (Dilation) of the lobby and of the game's links.
 LOBBY_SUBPROTOCOL = "tractor-lobby"
 MESH_SUBPROTOCOL = "tractor-mesh"
+#: Watch codes' application id (their nameplates are apart from seat codes') and subchannel.
+WATCH_APPID = "tuolaji.tractor/watch/v1"
+WATCH_SUBPROTOCOL = "tractor-watch"
 MAX_URL = 200
 
 _URL = re.compile(r"wss?://[A-Za-z0-9.\-\[\]:]+(/[A-Za-z0-9._~/\-]*)?")
 _RELAY = re.compile(r"tcp:([A-Za-z0-9.\-]+):(\d{1,5})")  # a host name or an IPv4 address
 _SEAT_CODE = re.compile(r"\d{1,18}-[a-z]+(-[a-z]+)+")
+
+
+@dataclass(frozen=True)
+class CodeKind:
+    """What sets one kind of code apart: its name for a person, its words after the
+    number, the application id its wormholes use, the subchannel the host listens on, and
+    the command that takes it."""
+
+    name: str
+    words: int
+    appid: str
+    subprotocol: str
+    command: str
+
+    @property
+    def watch(self) -> bool:
+        return self.subprotocol == WATCH_SUBPROTOCOL
+
+
+SEAT_CODE = CodeKind("seat code", CODE_WORDS, APPID, LOBBY_SUBPROTOCOL, "tractor join")
+WATCH_CODE = CodeKind("watch code", WATCH_CODE_WORDS, WATCH_APPID, WATCH_SUBPROTOCOL,
+                      "tractor watch")
 
 
 class RendezvousError(NetError, ValueError):
@@ -101,6 +135,11 @@ def is_seat_code(text: str) -> bool:
     return bool(_SEAT_CODE.fullmatch(text.strip().lower()))
 
 
+def is_watch_code(text: str) -> bool:
+    """Whether ``text`` reads as a watch code: a number and `WATCH_CODE_WORDS` words."""
+    return is_seat_code(text) and text.strip().count("-") == WATCH_CODE_WORDS
+
+
 def pair_secret(my_seed: bytes, their_public: bytes) -> bytes:
     """The X25519 secret of two seats, from this seat's Ed25519 seed (32 bytes) and the
     other's raw Ed25519 public key. Raises `RendezvousError` for a key that gives none (a
@@ -133,6 +172,7 @@ def pair_code(table: bytes, seat_a: int, seat_b: int, secret: bytes) -> str:
 
 
 __all__ = ["APPID", "DEFAULT_MAILBOX", "DEFAULT_RELAY", "LOBBY_SUBPROTOCOL",
-           "MESH_SUBPROTOCOL", "RendezvousError", "check_mailbox", "check_relay",
+           "MESH_SUBPROTOCOL", "WATCH_APPID", "WATCH_SUBPROTOCOL", "CodeKind", "SEAT_CODE",
+           "WATCH_CODE", "RendezvousError", "is_watch_code", "check_mailbox", "check_relay",
            "internet_address", "is_internet_address", "read_internet_address", "is_seat_code",
            "pair_secret", "pair_code"]

@@ -25,6 +25,12 @@ online, and the arithmetic (also in README.md, "Playing across the internet") is
 
 With 2 words (magic-wormhole's default) a single guess would already be right with 1 in
 65,536, over the bound: codes have 3 words.
+
+A *watch code* (`WATCH_CODE_WORDS` = 4 words: 256**4 = 4,294,967,296 codes behind its
+nameplate) lets one watcher follow an internet game (`net.internet.watch_codes`); one is
+open at a time, spent by a wrong guess and replaced within a `GuessBudget` of its own. Its
+length tells it from a seat code before any wormhole opens (`code_problem`), so a code
+typed at the wrong command spends nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ from tractor.rules import MAX_PLAYERS
 
 #: Words after a seat code's number (see the module's arithmetic).
 CODE_WORDS = 3
+#: Words after a watch code's number: one more than a seat code's, so the two kinds are
+#: told apart by their form.
+WATCH_CODE_WORDS = 4
 #: The choices for each word (magic-wormhole's PGP word list: one random byte a word).
 WORD_CHOICES = 256
 #: Codes spent without seating anyone (wrong guesses) that are replaced, in any 24 hours,
@@ -161,15 +170,21 @@ def _seat_words() -> tuple[set[str], set[str]] | None:
     return set(odd_words_lowercase), set(even_words_lowercase)
 
 
-def code_problem(code: str) -> str | None:
-    """Why ``code`` cannot be a seat code (a word missing, or one not in the word list),
-    said before any wormhole opens: a typo caught here spends none of the host's codes.
-    None if it may be one."""
+def code_problem(code: str, watch: bool = False) -> str | None:
+    """Why ``code`` cannot be a seat code (``watch``: a watch code): a word missing, one
+    not in the word list, or a code of the other kind, said before any wormhole opens: a
+    typo caught here spends none of the host's codes. None if it may be one."""
     number, _, rest = code.partition("-")
     words = rest.split("-") if rest else []
-    example = "7-guitarist-revenge-bodyguard"
-    if not number.isdigit() or len(words) != CODE_WORDS:
-        return (f"{code} is not a seat code: a seat code is a number and {CODE_WORDS} "
+    wanted, kind = (WATCH_CODE_WORDS, "watch code") if watch else (CODE_WORDS, "seat code")
+    example = "7-guitarist-revenge-bodyguard" + ("-tactics" if watch else "")
+    if number.isdigit() and len(words) == (CODE_WORDS if watch else WATCH_CODE_WORDS):
+        return (f"{code} is a seat code: `tractor join {code}` takes a seat with it; to "
+                "watch, ask the host for a watch code (its log shows one)" if watch else
+                f"{code} is a watch code: `tractor watch {code}` watches the game with it; "
+                "to take a seat, ask the host for a seat code")
+    if not number.isdigit() or len(words) != wanted:
+        return (f"{code} is not a {kind}: a {kind} is a number and {wanted} "
                 f"words, like {example}; check it with the host")
     lists = _seat_words()
     if lists is None:
@@ -179,6 +194,6 @@ def code_problem(code: str) -> str | None:
         if word not in allowed:
             near = difflib.get_close_matches(word, sorted(allowed), n=1)
             guess = f" (did you mean {near[0]!r}?)" if near else ""
-            return (f"{code} is not a seat code: {word!r} is not one of its words{guess}; "
+            return (f"{code} is not a {kind}: {word!r} is not one of its words{guess}; "
                     "check the code with the host")
     return None
