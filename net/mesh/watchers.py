@@ -129,6 +129,9 @@ class Watchers:
         self.per_source = per_source
         self.behind = behind
         self.open = True  #: False: the table takes no watchers
+        #: Why this seat refuses every watcher, when that says more than ``open`` False
+        #: (a resumed host that lost the table's passphrase: `cli.watch_hosting`).
+        self.refusing: str | None = None
         self.session: GameSession | None = None  #: this peer's game, once seated
         self.names: tuple[str, ...] = ()  #: every seat's name, as the seating gives them
         #: Where a game going on stood when this table began (`Seating.carry`).
@@ -231,6 +234,8 @@ class Watchers:
             watcher.send(frame)
 
     def _refusal(self, asked: bytes, proof: bool, link: WatcherLink) -> str | None:
+        if self.refusing is not None:
+            return self.refusing
         if self.desk is None and not self.open:
             return ("this seat does not check the table's passphrase: watch through the "
                     "host's game port (its log shows it, `tractor watch` lists it)"
