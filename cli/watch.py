@@ -20,11 +20,12 @@ from typing import Any, Protocol
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
 from twisted.internet.error import ConnectError
+from twisted.internet.interfaces import IReactorTime
 
 from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader
 from tractor.cli.seat.seat_log import SeatLog
-from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.cli.seat.watcher_client import CLOSES_AFTER, WatcherClient, watch_verdict
 from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
 from tractor.net.mesh.endpoints import parse_endpoint
 from tractor.net.mesh.watching import PassphraseRefused, WatchClient, WatchError
@@ -33,6 +34,7 @@ from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.phases import Phase
 
 from .watch_finding import choose_game
+from .watch_opening import opening_lines
 
 BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
           "the log), never a hand; nothing you do can hold the table up")
@@ -160,7 +162,7 @@ async def _watch_at(reactor: Any, host: str, port: int, passphrase: str | None, 
                     say: Callable[[str], None]) -> int:
     """One watch of the seat at ``host``:``port``: its exit status (`PassphraseRefused`
     when the passphrase is missing or wrong)."""
-    follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
+    follow: Following = ScreenFollowing(reactor) if screen else PlainFollowing(say)
     client = WatchClient(reactor, on_change=lambda: follow.changed(client),
                          passphrase=passphrase)
     endpoint = HostnameEndpoint(reactor, host.encode(), port, timeout=CONNECT_TIMEOUT)
@@ -204,9 +206,15 @@ class PlainFollowing:
             assert client.welcome is not None
             self.log = WatchLog(spectator, client.welcome.names, self.say)
             self.say(BANNER)
+            # What the full screen shows at once: the table, its rules, the teams, the trump.
+            for line in opening_lines(client.welcome.binding.name, spectator.session,
+                                      self.log.names):
+                self.say(line)
         self.log.changed()
-        if spectator.session.over and client.transport is not None:
-            client.transport.loseConnection()  # (the seat may keep its links up a while)
+        if spectator.halted is not None:  # the seats' verdict, from their signed votes
+            client.leave(watch_verdict(spectator.halted, self.log.names))
+        elif spectator.session.over:
+            client.leave("the game is over")  # (the seat may keep its links up a while)
 
     async def until_over(self, client: WatchClient) -> str:
         return await client.ended
@@ -216,7 +224,8 @@ class ScreenFollowing:
     """The watch on the full screen (`watch_screen`), until the person quits: the end of
     the watch shows in the banner and the screen stays for the person to read it."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: IReactorTime) -> None:
+        self.clock = clock  #: the time the screen stays once the watch ended
         self.view: WatcherClient | None = None
         self.screen: Deferred[None] | None = None
         #: Fires when the screen opens (the welcome came) or the watch ended before it.
@@ -236,10 +245,12 @@ class ScreenFollowing:
             self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
             self.begun.callback(None)
         self.view.changed()
-        if spectator.session.over and self.view.ended is None:
-            self.view.end("the game is over")
-            if client.transport is not None:
-                client.transport.loseConnection()
+        halted = spectator.halted
+        if self.view.ended is None and (halted is not None or spectator.session.over):
+            why = "The game is over" if halted is None else watch_verdict(halted,
+                                                                          self.view.names)
+            self._end(why)
+            client.leave(why)
 
     async def until_over(self, client: WatchClient) -> str:
         client.ended.addBoth(self._ended)
@@ -257,7 +268,14 @@ class ScreenFollowing:
 
     def _ended(self, result: Any) -> None:
         self.why = result if isinstance(result, str) else str(result.value)
-        if self.view is not None and self.view.ended is None:
-            self.view.end(self.why)
+        if self.view is not None:
+            self._end(self.why)
         elif not self.begun.called:
             self.begun.callback(None)
+
+    def _end(self, why: str) -> None:
+        """The watch ended: the screen says why and how to leave, and closes by itself once
+        there was time to read it."""
+        if self.view is not None and self.view.ended is None:
+            self.view.end(why)
+            self.clock.callLater(CLOSES_AFTER, self.view.close)

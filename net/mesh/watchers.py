@@ -29,6 +29,7 @@ from tractor.net.lobby.pake import Channel
 from tractor.net.lobby.seating import TableBinding
 from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.mesh.watch_gate import WatchDesk, WatchGate
+from tractor.net.referee.ballots import is_ballot
 from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
@@ -150,6 +151,8 @@ class Watchers:
         #: never leave, `wire.PeerNode._send_all`): kept from its watchers too, live and in
         #: the game so far (a few, made in the seconds before the table halts).
         self.withheld: set[bytes] = set()
+        #: The signed frames that show why this peer halted the table (`evidence`).
+        self.halt_evidence: list[bytes] = []
 
     def seat(self, session: GameSession) -> None:
         """This peer is seated: watchers get its game."""
@@ -228,7 +231,8 @@ class Watchers:
         welcome = {"t": "welcome", **self.welcome()}
         link.write_frame(encode(welcome) if sealed is None else sealed.seal(welcome))
         # Every signed frame of the game this peer holds (a frame held twice goes once).
-        sent = [f for f in dict.fromkeys(self.session.journal()) if f not in self.withheld]
+        sent = [f for f in dict.fromkeys([*self.session.journal(), *self.halt_evidence])
+                if f not in self.withheld]
         watcher.allowance = sum(len(f) for f in sent) + self.behind
         for frame in sent:
             watcher.send(frame)
@@ -275,9 +279,12 @@ class Watchers:
 
     def evidence(self, frames: Sequence[bytes]) -> list[bytes]:
         """The signed frames that show why this peer halts the table, as every seat is given
-        them (returned): the watchers get the deck's among them (they replay no referee's
-        ballot or complaint), and their replay finds the same fault, naming the same seat."""
-        self.publish([f for f in frames if _is_deck_frame(f)])
+        them (returned): the watchers get them too, now and when they come later (the
+        deck's, whose replay finds the same fault naming the same seat, and the referee's
+        ballots, which a watcher settles as the seats do: `referee.onlooker`)."""
+        shown = [f for f in frames if _is_deck_frame(f) or is_ballot(f)]
+        self.halt_evidence = shown
+        self.publish(shown)
         return list(frames)
 
     def paused(self, link: WatcherLink, paused: bool) -> None:
