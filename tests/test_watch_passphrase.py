@@ -63,10 +63,8 @@ class Watch:
 def table() -> Iterator[MemNet]:
     """A game stopped mid-way whose seats take no plain watchers (a table with a
     passphrase); seat 0 (the host) holds the passphrase."""
-    net = MemNet(seed=7, seated=True)
+    net = MemNet(seed=7, seated=True, watchers=False)  # (its id says so, as a lobby's)
     net.run(until=lambda: _mid_game(net))
-    for node in net.nodes:
-        node.watchers.open = False
     yield net
     for node in net.nodes:
         node.stop()
@@ -156,11 +154,9 @@ def test_passphrase_watchers_right_or_wrong_delay_nothing_and_blame_nobody() -> 
     """The same game with no watcher, then with watchers proving (or failing to prove)
     the passphrase mid-game: it ends at the same moment with the same results, no seat
     halted, and the one that knew the passphrase saw the seats' results."""
-    alone = MemNet(seed=7, seated=True)
+    alone = MemNet(seed=7, seated=True, watchers=False)
     alone.run()
-    net = MemNet(seed=7, seated=True)
-    for node in net.nodes:
-        node.watchers.open = False
+    net = MemNet(seed=7, seated=True, watchers=False)
     net.nodes[0].watchers.desk = WatchDesk("ann's table", PASSPHRASE)
     watches: list[Watch] = []
 

@@ -101,9 +101,9 @@ def read_welcome(value: Any) -> Welcome:
 
 def _read_binding(value: Any, players: int) -> TableBinding:
     """The welcome's rest of the table id (`TableBinding.to_data`), each field checked."""
-    if not (isinstance(value, list) and len(value) == 4):
+    if not (isinstance(value, list) and len(value) in (4, 5) and value[4:] in ([], [False])):
         raise WatchError("the welcome does not show what its table id binds")
-    name, addresses, kinds, nonce = value
+    name, addresses, kinds, nonce = value[:4]
     if not (type(name) is str and len(name) <= MAX_TABLE_NAME
             and isinstance(addresses, list) and len(addresses) == players
             and all(type(a) is str for a in addresses)
@@ -111,7 +111,7 @@ def _read_binding(value: Any, players: int) -> TableBinding:
             and all(k in KINDS for k in kinds)
             and type(nonce) is bytes and len(nonce) == NONCE_SIZE):
         raise WatchError("the welcome's table name, addresses, kinds or nonce cannot be read")
-    return TableBinding(name, tuple(addresses), tuple(kinds), nonce)
+    return TableBinding(name, tuple(addresses), tuple(kinds), nonce, len(value) == 4)
 
 
 class WatchClient(Int32StringReceiver, TimeoutMixin):
