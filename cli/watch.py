@@ -24,6 +24,7 @@ from twisted.internet.interfaces import IReactorTime
 
 from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader
+from tractor.cli.screen.wrapping import wrap_words
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import CLOSES_AFTER, WatcherClient, watch_verdict
 from tractor.net.lobby.discovery import Announcement, DiscoveryError, browse
@@ -179,7 +180,9 @@ async def _watch_at(reactor: Any, host: str, port: int, passphrase: str | None, 
         say(f"tractor watch: {exc}")
         return 1
     over = client.spectator is not None and client.spectator.session.over
-    say("the game is over" if over else f"the watch ended: {why}")
+    for line in wrap_words("the game is over" if over else f"the watch ended: {why}", 80,
+                           "  "):
+        say(line)
     return 0
 
 
@@ -222,7 +225,8 @@ class PlainFollowing:
 
 class ScreenFollowing:
     """The watch on the full screen (`watch_screen`), until the person quits: the end of
-    the watch shows in the banner and the screen stays for the person to read it."""
+    the watch shows in the banner with how to leave, and the screen closes by itself
+    `CLOSES_AFTER` seconds later (time to read it; the last line says it again)."""
 
     def __init__(self, clock: IReactorTime) -> None:
         self.clock = clock  #: the time the screen stays once the watch ended

@@ -228,8 +228,7 @@ def test_a_watcher_whose_seat_leaves_is_told_who_left_by_name(paused_game: MemNe
     client.connectionLost(Failure(ConnectionDone()))
     said: list[str] = []
     client.ended.addCallback(said.append)
-    assert said == ["p2, whose seat you watch through, left the table (the connection "
-                    "closed)"]
+    assert said == ["p2, whose seat you watch through, left the table"]
     paused_game.nodes[2].watchers.left(watch.link)
 
 

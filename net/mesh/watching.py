@@ -265,6 +265,5 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             name = self.through()
             # A seat's program that stops closes its links: its person left (or it failed).
             self.ended.callback(self._leaving or (
-                f"{name}, whose seat you watch through, left the table (the connection "
-                "closed)" if name is not None else
-                "the seat you watch through left the table (the connection closed)"))
+                f"{name}, whose seat you watch through, left the table" if name is not None
+                else "the seat you watch through left the table (it closed the connection)"))
