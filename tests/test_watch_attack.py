@@ -26,6 +26,7 @@ from twisted.internet.testing import StringTransport
 from tractor import Rules
 from tractor.cli.seat.netclient import verdict_text
 from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.cli.watch import PlainFollowing
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh import watching
@@ -281,6 +282,9 @@ def test_a_watcher_of_a_table_halted_by_the_referee_is_shown_the_verdict() -> No
     net.run(until=halted, limit=2000)
     assert isinstance(net.nodes[0].halted, Stalled)
     late = Watch(net, 2, 7952)
+    lines: list[str] = []
+    follow = PlainFollowing(lines.append)  # `tractor watch --plain`
+    late.client.on_change = lambda: follow.changed(late.client)
     for watch in (*watches, late):
         watch.pump()
         spectator = watch.client.spectator
@@ -291,6 +295,11 @@ def test_a_watcher_of_a_table_halted_by_the_referee_is_shown_the_verdict() -> No
     view = WatcherClient(late.client.spectator, net.names)  # the screens' words: the seats'
     view.changed()
     assert view.events()[-1] == verdict_text(net.nodes[0].halted, net.names)
+    assert late.client.transport.disconnecting  # plain lines: the watch ends on it
+    late.client.connectionLost()
+    said: list[str] = []
+    late.client.ended.addCallback(said.append)
+    assert said == [view.events()[-1]]
     for node in net.nodes:
         node.stop()
 
