@@ -61,7 +61,13 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
-from .watch_hosting import WatchHosting, open_watch_codes, resumed_host_servers
+from .watch_hosting import (
+    WatchHosting,
+    host_again,
+    hosting_meta,
+    open_watch_codes,
+    resumed_host_servers,
+)
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -268,10 +274,12 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             codes.close()  # the game's links are wormholes of their own
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder.
-        client = _seat_person(node, seating, key, args, {"local_ai": True})
+        no_watchers = getattr(args, "no_watchers", False)
+        client = _seat_person(node, seating, key, args, {"local_ai": True, **(
+            {} if internet else hosting_meta(no_watchers, passphrase, not args.no_announce))})
         reporter[0] = client.note
-        watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
-                                passphrase, lobby.limiter)
+        watching = WatchHosting(node.watchers, seating, no_watchers, passphrase,
+                                lobby.limiter)
         hosting.append(watching)
         if internet:  # a seat gone for good stops the table (no new table: see README)
             # Its game ports listen on loopback only: watchers come with watch codes.
@@ -461,6 +469,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     terminate_on_shutdown(reactor, children)
     node = None
     codes: WatchCodes | None = None
+    hosting: WatchHosting | None = None
     checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
         try:
@@ -487,12 +496,16 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         servers = resumed_host_servers(meta, session.seat)
         if servers is not None:  # an internet host's seat: watchers come with codes again
             codes = open_watch_codes(reactor, node, *servers, client.note)
+        # A LAN host's seat opens for watchers what it opened before the crash.
+        hosting = host_again(reactor, node, session, meta, client.note)
         for seat, child in ai_seats.items():  # waited for quietly while they start
             client.returning.expect(seat, alive_check(child))
             if not child.alive:  # it died before the screen could tell it
                 client.note(f"{child.how_it_ended()} (see ai.log)")
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
+        if hosting is not None:
+            hosting.stop()
         checking.close()
         if codes is not None:
             codes.close()

@@ -22,11 +22,13 @@ from typing import Any, Protocol
 from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, connectProtocol
 from twisted.internet.error import ConnectError
+from twisted.internet.interfaces import IReactorTime
 
 from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader
+from tractor.cli.screen.wrapping import wrap_words
 from tractor.cli.seat.seat_log import SeatLog
-from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.cli.seat.watcher_client import CLOSES_AFTER, WatcherClient, watch_verdict
 from tractor.net.internet.lobby import open_code
 from tractor.net.internet.rendezvous import WATCH_CODE, is_seat_code
 from tractor.net.internet.seat_code_limits import code_problem
@@ -39,6 +41,7 @@ from tractor.net.table.spectator import Spectator, WatchRefused
 from tractor.phases import Phase
 
 from .watch_finding import choose_game
+from .watch_opening import opening_lines
 
 BANNER = ("watching: you see what every seat sees of the game (plays, declarations, points, "
           "the log), never a hand; nothing you do can hold the table up")
@@ -217,7 +220,7 @@ async def _watch_at(reactor: Any, connect: Connect, passphrase: str | None, scre
                     say: Callable[[str], None]) -> int:
     """One watch of the seat ``connect`` reaches: its exit status (`PassphraseRefused`
     when the passphrase is missing or wrong)."""
-    follow: Following = ScreenFollowing() if screen else PlainFollowing(say)
+    follow: Following = ScreenFollowing(reactor) if screen else PlainFollowing(say)
     client = WatchClient(reactor, on_change=lambda: follow.changed(client),
                          passphrase=passphrase)
     if not await connect(client):
@@ -230,7 +233,9 @@ async def _watch_at(reactor: Any, connect: Connect, passphrase: str | None, scre
         say(f"tractor watch: {exc}")
         return 1
     over = client.spectator is not None and client.spectator.session.over
-    say("the game is over" if over else f"the watch ended: {why}")
+    for line in wrap_words("the game is over" if over else f"the watch ended: {why}", 80,
+                           "  "):
+        say(line)
     return 0
 
 
@@ -257,9 +262,15 @@ class PlainFollowing:
             assert client.welcome is not None
             self.log = WatchLog(spectator, client.welcome.names, self.say)
             self.say(BANNER)
+            # What the full screen shows at once: the table, its rules, the teams, the trump.
+            for line in opening_lines(client.welcome.binding.name, spectator.session,
+                                      self.log.names):
+                self.say(line)
         self.log.changed()
-        if spectator.session.over and client.transport is not None:
-            client.transport.loseConnection()  # (the seat may keep its links up a while)
+        if spectator.halted is not None:  # the seats' verdict, from their signed votes
+            client.leave(watch_verdict(spectator.halted, self.log.names))
+        elif spectator.session.over:
+            client.leave("the game is over")  # (the seat may keep its links up a while)
 
     async def until_over(self, client: WatchClient) -> str:
         return await client.ended
@@ -267,9 +278,11 @@ class PlainFollowing:
 
 class ScreenFollowing:
     """The watch on the full screen (`watch_screen`), until the person quits: the end of
-    the watch shows in the banner and the screen stays for the person to read it."""
+    the watch shows in the banner with how to leave, and the screen closes by itself
+    `CLOSES_AFTER` seconds later (time to read it; the last line says it again)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: IReactorTime) -> None:
+        self.clock = clock  #: the time the screen stays once the watch ended
         self.view: WatcherClient | None = None
         self.screen: Deferred[None] | None = None
         #: Fires when the screen opens (the welcome came) or the watch ended before it.
@@ -289,10 +302,12 @@ class ScreenFollowing:
             self.screen = Deferred.fromFuture(asyncio.ensure_future(run_watch_app(self.view)))
             self.begun.callback(None)
         self.view.changed()
-        if spectator.session.over and self.view.ended is None:
-            self.view.end("the game is over")
-            if client.transport is not None:
-                client.transport.loseConnection()
+        halted = spectator.halted
+        if self.view.ended is None and (halted is not None or spectator.session.over):
+            why = "The game is over" if halted is None else watch_verdict(halted,
+                                                                          self.view.names)
+            self._end(why)
+            client.leave(why)
 
     async def until_over(self, client: WatchClient) -> str:
         client.ended.addBoth(self._ended)
@@ -310,7 +325,14 @@ class ScreenFollowing:
 
     def _ended(self, result: Any) -> None:
         self.why = result if isinstance(result, str) else str(result.value)
-        if self.view is not None and self.view.ended is None:
-            self.view.end(self.why)
+        if self.view is not None:
+            self._end(self.why)
         elif not self.begun.called:
             self.begun.callback(None)
+
+    def _end(self, why: str) -> None:
+        """The watch ended: the screen says why and how to leave, and closes by itself once
+        there was time to read it."""
+        if self.view is not None and self.view.ended is None:
+            self.view.end(why)
+            self.clock.callLater(CLOSES_AFTER, self.view.close)

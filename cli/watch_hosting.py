@@ -5,10 +5,18 @@ seat's game port) so that `tractor watch` alone lists it, as `tractor join` list
 (a table that refuses watchers is announced too, saying so, so that a would-be watcher
 learns why instead of finding nothing); at an internet table it opens watch codes
 (`net.internet.watch_codes`), one at a time, each shown in the host's log.
+
+After a crash, `tractor resume` opens the same again (`resumed_hosting`) from what the
+host's journal keeps of it (`hosting_meta`): whether it announces, whether it refused
+watchers, and the table's passphrase. The passphrase is kept with the seat's identity key
+and deck secrets in the journal (a file of this user's only) while the game is unfinished;
+a resumed host whose journal does not hold it refuses watchers, saying why, rather than
+let them in without it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,7 +29,14 @@ from tractor.net.internet.rendezvous import (
     read_internet_address,
 )
 from tractor.net.internet.watch_codes import WatchCodes
-from tractor.net.lobby.discovery import PORT, DiscoveryError, pack_announcement, start_announcer
+from tractor.net.journal.store import UNFINISHED_SECRETS
+from tractor.net.lobby.discovery import (
+    PORT,
+    DiscoveryError,
+    instance_id,
+    pack_announcement,
+    start_announcer,
+)
 from tractor.net.lobby.guess_line import AttemptLimiter
 from tractor.net.lobby.seating import Seating
 from tractor.net.lobby.table_settings import rules_summary
@@ -29,6 +44,15 @@ from tractor.net.mesh.endpoints import endpoint_string
 from tractor.net.mesh.link import LinkNode
 from tractor.net.mesh.watch_gate import WatchDesk
 from tractor.net.mesh.watchers import Watchers
+from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.session import GameSession
+
+#: The journal's meta keys of the host's watch hosting (`hosting_meta`).
+HOSTING_KEY = "watch_hosting"
+PASSPHRASE_KEY = UNFINISHED_SECRETS[0]  #: (the journal forgets it once the game is over)
+#: What a watcher is told by a resumed host whose journal does not hold the passphrase.
+PASSPHRASE_LOST = ("this table's host came back after a crash without the table's "
+                   "passphrase: it takes no watchers for the rest of this game")
 
 
 def watch_line(seating: Seating) -> str:
@@ -145,3 +169,58 @@ class WatchHosting:
         if self._announcer is not None:
             maybeDeferred(self._announcer.stopListening)
             self._announcer = None
+
+
+def hosting_meta(refused: bool, passphrase: str | None, announce: bool) -> dict[str, Any]:
+    """What the host's journal keeps so that `tractor resume` opens the same for watchers
+    (`resumed_hosting`); the passphrase only when watchers prove it."""
+    meta: dict[str, Any] = {HOSTING_KEY: {"refused": refused, "announce": announce,
+                                          "passphrase": passphrase is not None}}
+    if passphrase is not None and not refused:
+        meta[PASSPHRASE_KEY] = passphrase
+    return meta
+
+
+def resumed_hosting(watchers: Watchers, session: GameSession, meta: dict[str, Any]
+                    ) -> tuple[WatchHosting, bool] | None:
+    """The host seat's watch hosting again, from its journal's ``meta``, and whether to
+    announce the game; None for a seat that hosted nothing (a guest's, an internet
+    table's, a game journaled before `hosting_meta`: its seats' start stands)."""
+    kept = meta.get(HOSTING_KEY)
+    if not isinstance(kept, dict):
+        return None
+    refused = kept.get("refused") is not False
+    passphrase = meta.get(PASSPHRASE_KEY)
+    if not isinstance(passphrase, str) or not passphrase:
+        passphrase = None
+    if kept.get("passphrase") is not False and passphrase is None and not refused:
+        watchers.refusing = PASSPHRASE_LOST  # (never open without it)
+        refused = True
+    addresses = {int(s): str(a) for s, a in meta.get("addresses", {}).items()}
+    seating = Seating(session.table, str(meta.get("table_name", "")), session.rules,
+                      session.seat, tuple(k.public_bytes_raw() for k in session.public_keys),
+                      addresses, tuple(watchers.names), tuple(meta.get("kinds", ())),
+                      watchers.carry, not refused and passphrase is None)
+    hosting = WatchHosting(watchers, seating, refused, passphrase, AttemptLimiter())
+    return hosting, kept.get("announce") is not False
+
+
+def host_again(reactor: Any, node: PeerNode, session: GameSession, meta: dict[str, Any],
+               note: Callable[[str], None], discovery_port: int = PORT
+               ) -> WatchHosting | None:
+    """After `tractor resume`: the host seat's watchers as before the crash (its log's
+    line on where to watch from, the game announced again on the LAN where it was), or
+    None for a seat that hosted nothing (`resumed_hosting`). Stop it with `stop`."""
+    resumed = resumed_hosting(node.watchers, session, meta)
+    if resumed is None:
+        return None
+    hosting, announce = resumed
+    line = hosting.note() or node.watchers.refusing  # (--no-watchers: nothing, as before)
+    if line is not None:
+        note(line)
+    # Where the seat listens again (`seat.resume_seat`): the port the game was announced at.
+    listening = re.fullmatch(r"tcp:(\d+):interface=(.+)", str(meta.get("listen", "")))
+    if announce and listening is not None:
+        hosting.announce(reactor, listening.group(2), int(listening.group(1)), instance_id(),
+                         note, discovery_port)
+    return hosting

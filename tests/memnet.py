@@ -22,7 +22,7 @@ from twisted.internet.testing import MemoryReactorClock
 
 from tractor import Rules
 from tractor.net.deck.envelope import Header, seal
-from tractor.net.lobby.seating import TableBinding
+from tractor.net.lobby.seating import TableBinding, seating_id
 from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
@@ -136,9 +136,11 @@ class MemNet:
     def __init__(self, seed: int = 1, seats: int = 4, hands: int = 1,
                  delay: Callable[[random.Random], float] | None = None,
                  rules: Rules | None = None, redial: float = 1.0,
-                 worker: float | None = None, seated: bool = False) -> None:
+                 worker: float | None = None, seated: bool = False,
+                 watchers: bool = True) -> None:
         """``seated``: the table id is a lobby's (`seating_id` of a made-up seating, which
-        every node's watchers show: `Watchers.binding`), not `TABLE`."""
+        every node's watchers show: `Watchers.binding`), not `TABLE`; ``watchers`` False:
+        of a table whose seats serve none (a passphrase's: its nodes refuse them)."""
         self.rng = random.Random(seed)
         #: Seconds each deck job takes in a node's worker (None: the decks work at once).
         self.worker = worker
@@ -155,10 +157,13 @@ class MemNet:
         public = [k.public_key() for k in self.keys]
         self.binding = TableBinding(
             "memnet", tuple(f"tcp:127.0.0.1:{6000 + s}" for s in range(seats)),
-            ("ai",) * seats, bytes([seed % 256]) * 16) if seated else None
+            ("ai",) * seats, bytes([seed % 256]) * 16, watchers) if seated else None
         self.names = tuple(f"p{s}" for s in range(seats))
-        self.table = TABLE if self.binding is None else self.binding.table_id(
-            self.rules, [raw_public(k) for k in self.keys], self.names, None)
+        # The id as a lobby makes it (`host_state`), not as a watcher checks it.
+        self.table = TABLE if self.binding is None else seating_id(
+            self.binding.name, self.rules, [raw_public(k) for k in self.keys],
+            dict(enumerate(self.binding.addresses)), self.names, self.binding.kinds,
+            self.binding.nonce, None, watchers)
         self.sessions = [GameSession(self.rules, self.table, s, self.keys[s], public,
                                      bytes([seed % 256, s, 7]) * 11,
                                      RandomPlayer(seed * 10 + s), max_hands=hands)
@@ -177,6 +182,7 @@ class MemNet:
                         deck_runner=None if self.worker is None else self._worker())
         if self.binding is not None:
             node.watchers.binding, node.watchers.names = self.binding, self.names
+            node.watchers.open = self.binding.watchers
         return node
 
     def _worker(self) -> Callable[[Callable[[], Any], Callable[[Any], None]], None]:

@@ -1,6 +1,7 @@
-"""Ctrl-C in a terminal, at many moments of `tractor play`, `host`, `join` and `resume`
-(issue 28, item 2): one plain line, exit status 130, the journal still readable and no AI
-child left behind; never a traceback.
+"""Ctrl-C in a terminal, at many moments of `tractor play`, `host`, `join`, `resume` and
+`watch` (issue 28, item 2; `watch`'s pick from the LAN's games and its passphrase: issue
+32): one plain line, exit status 130, the journal still readable and no AI child left
+behind; never a traceback. At `watch`'s prompts, Ctrl-D and an empty Enter too.
 
 Before: a KeyboardInterrupt traceback from inside an import (spake2) in the first 0.3 s of
 `tractor play`, an asyncio CancelledError after "main function encountered error" while
@@ -47,7 +48,25 @@ LOOPBACK = ["--no-announce", "--listen", "tcp:0:interface=127.0.0.1"]
 #: Ctrl-C moments (seconds after the start) of each command: 0.1 s apart overall.
 MOMENTS = {command: [round(0.1 + offset + 0.4 * k, 2) for k in range(8)]
            for command, offset in (("play", 0.0), ("host", 0.1), ("join", 0.2),
-                                   ("resume", 0.3))}
+                                   ("resume", 0.3), ("passphrase", 0.2))}
+MOMENTS["pick"] = MOMENTS["play"]
+#: `tractor` with one game under way heard on the LAN (`tractor watch` alone lists it),
+#: without multicast (this test sends nothing beyond loopback), and in half a second
+#: instead of two (the pick is asked sooner: more of the moments find it).
+ONE_GAME_HEARD = [sys.executable, "-P", "-c", r"""
+import sys
+from twisted.internet.task import deferLater
+from tractor.net.lobby import discovery
+
+def heard(reactor, seconds=2.0, kind=None, **_):
+    game = discovery.Announcement("game", "swept", "tcp:127.0.0.1:9", 8, 0, "2 decks", False,
+                                  "5eed", "127.0.0.1", 0.0)
+    return deferLater(reactor, 0.5, lambda: [game])
+
+discovery.browse = heard
+from tractor.cli.main import main
+sys.exit(main())
+"""]
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -63,9 +82,10 @@ class Interrupted:
     """``tractor argv`` in a pseudo-terminal, to be sent Ctrl-C ``moment`` seconds after
     it started; then, if the play screen asks "Quit?", Ctrl-C again."""
 
-    def __init__(self, argv: list[str], home: Path, moment: float) -> None:
+    def __init__(self, argv: list[str], home: Path, moment: float,
+                 main: list[str] = MAIN) -> None:
         self.home, self.moment = home, moment
-        self.term = Terminal(MAIN + argv, env_for(home), cols=100, rows=30)
+        self.term = Terminal(main + argv, env_for(home), cols=100, rows=30)
         self.started = time.time()
         self.presses = 0
         self.status: int | None = None
@@ -91,8 +111,8 @@ class Interrupted:
             return False
 
 
-def interrupt_all(argv: list[str], homes: dict[float, Path],
-                  stagger: float = 0.3) -> list[Interrupted]:
+def interrupt_all(argv: list[str], homes: dict[float, Path], stagger: float = 0.3,
+                  main: list[str] = MAIN) -> list[Interrupted]:
     """Each moment's run, started ``stagger`` seconds apart (all start-ups at once would
     crowd two cores), read together until every one has ended or waited 20 s since
     its Ctrl-C."""
@@ -104,7 +124,7 @@ def interrupt_all(argv: list[str], homes: dict[float, Path],
         now = time.time()
         if pending and now >= next_start:
             moment, home = pending.pop(0)
-            runs.append(Interrupted(argv, home, moment))
+            runs.append(Interrupted(argv, home, moment, main))
             live.append(runs[-1])
             next_start = now + stagger
         ready, _, _ = select.select([r.term.fd for r in live], [], [], 0.02)
@@ -176,15 +196,16 @@ def _gone_within(home: Path, seconds: float) -> bool:
     return True
 
 
-def sweep(argv: list[str], moments: list[float], home_for,
-          at_once: int = 8) -> dict[float, str]:
+def sweep(argv: list[str], moments: list[float], home_for, at_once: int = 8,
+          main: list[str] = MAIN, stagger: float = 0.3) -> dict[float, str]:
     """Interrupt ``argv`` at each moment, ``at_once`` runs overlapping; the report of
     each run that went wrong."""
     started = time.time()
     batches = [moments[k:k + at_once] for k in range(0, len(moments), at_once)]
     failed = {}
     for batch in batches:
-        for run in interrupt_all(argv, {moment: home_for(moment) for moment in batch}):
+        for run in interrupt_all(argv, {moment: home_for(moment) for moment in batch},
+                                 stagger, main):
             written = run.term.written()
             wrong = problems(run.status, written, run.home)
             if wrong:
@@ -251,3 +272,55 @@ def test_ctrl_c_at_any_moment_of_resume(saved_game, tmp_path):
     # One after another: every copy of the game listens on the same ports.
     failed = sweep(["resume", *FAST], MOMENTS["resume"], copy, at_once=1)
     assert not failed, failed
+
+
+@pytest.mark.parametrize("prompt", ["pick", "passphrase"])
+def test_ctrl_c_at_any_moment_of_watch(prompt, tmp_path):
+    argv, main = {"pick": (["watch"], ONE_GAME_HEARD),
+                  "passphrase": (["watch", "127.0.0.1:9", "--passphrase", "-"], MAIN)}[prompt]
+    # (Started 0.15 s apart: a watch that asks is lighter than a game that starts.)
+    failed = sweep(argv, MOMENTS[prompt], lambda moment: tmp_path / f"at-{moment}",
+                   main=main, stagger=0.15)
+    assert not failed, failed
+
+
+def _asked_again(written: str, prompt: str) -> bool:
+    """Whether ``prompt`` came again after the words on an empty passphrase."""
+    why, _, after = written.partition("an empty passphrase: type one")
+    return bool(why) and prompt in after
+
+
+#: At `tractor watch`'s prompts: the keys, then the program's last line and exit status.
+#: An empty Enter gives up the pick (as its prompt says, and as `tractor join`'s list
+#: does), and asks for the passphrase again.
+ANSWERS = [
+    ("pick", "\x04", "tractor watch: no game chosen", 1),
+    ("pick", "\r", "tractor watch: no game chosen", 1),
+    ("passphrase", "\x04", "tractor watch: no passphrase given: nothing was watched", 1),
+    ("passphrase", "\r", "tractor: interrupted", 130),  # (asked again: then Ctrl-C)
+]
+
+
+def test_ctrl_d_and_an_empty_enter_at_watchs_prompts(tmp_path):
+    terms = [Terminal((ONE_GAME_HEARD + ["watch"]) if prompt == "pick" else
+                      (MAIN + ["watch", "127.0.0.1:9", "--passphrase", "-"]),
+                      env_for(tmp_path / f"{k}"), cols=100, rows=30)
+             for k, (prompt, _, _, _) in enumerate(ANSWERS)]
+    try:
+        for term, (prompt, keys, last, status) in zip(terms, ANSWERS, strict=True):
+            asked = "watch which game?" if prompt == "pick" else "table passphrase:"
+            assert term.wait_for(asked, 30), term.written()[-2000:]
+            term.send(keys)
+            if status == 130:
+                assert term.wait_until(lambda _, t=term, a=asked: _asked_again(t.written(), a),
+                                       10), term.written()[-2000:]
+                term.send("\x03")
+            code = term.exited(20)
+            written = term.written()
+            assert code is not None and os.waitstatus_to_exitcode(code) == status, \
+                written[-2000:]
+            assert plain_lines(written)[-1] == last, written[-2000:]
+            assert not [word for word in NOISE if word in written], written[-2000:]
+    finally:
+        for term in terms:
+            term.close()

@@ -18,12 +18,15 @@ from typing import Any
 
 import msgpack
 import pytest
-from memnet import TABLE, MemNet, body_of, kind_of, resign
+from memnet import TABLE, MemNet, body_of, kind_of, resign, withhold
 from test_watch_mesh import Watch, _mid_game
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
 from tractor import Rules
+from tractor.cli.seat.netclient import verdict_text
+from tractor.cli.seat.watcher_client import WatcherClient
+from tractor.cli.watch import PlainFollowing
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh import watching
@@ -31,6 +34,7 @@ from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArri
 from tractor.net.mesh.watch_link import LINGER
 from tractor.net.mesh.watchers import MAX_PER_SOURCE, MAX_WATCHERS
 from tractor.net.mesh.watching import WatchClient, WatchError
+from tractor.net.referee.stall import Stalled
 from tractor.net.table.spectator import Spectator, WatchRefused
 
 
@@ -259,6 +263,45 @@ def test_a_watcher_of_a_table_that_halts_on_an_equivocation_is_shown_the_evidenc
     failure = watch.client.failure
     assert isinstance(failure, WatchRefused) and failure.seat == 3  # the seats' verdict
     assert "two different messages" in str(failure)
+
+
+def test_a_watcher_of_a_table_halted_by_the_referee_is_shown_the_verdict() -> None:
+    """Seat 1 never shuffles: the other seats vote and halt. The watchers (one there all
+    along, one come after the halt) settle the same signed votes: the seats' verdict."""
+    net = MemNet(seed=3, seated=True)
+    for dst in (0, 2, 3):
+        net.tamper[(1, dst)] = withhold("shuffle")
+    watches: list[Watch] = []
+
+    def halted() -> bool:
+        if not watches:
+            watches.append(Watch(net, 0, 7951))
+        watches[0].pump()
+        return all(node.halted is not None for node in (net.nodes[0], net.nodes[2]))
+
+    net.run(until=halted, limit=2000)
+    assert isinstance(net.nodes[0].halted, Stalled)
+    late = Watch(net, 2, 7952)
+    lines: list[str] = []
+    follow = PlainFollowing(lines.append)  # `tractor watch --plain`
+    late.client.on_change = lambda: follow.changed(late.client)
+    for watch in (*watches, late):
+        watch.pump()
+        spectator = watch.client.spectator
+        assert watch.client.failure is None and spectator is not None
+        assert isinstance(spectator.halted, Stalled)
+        assert (spectator.halted.seat, spectator.halted.what) == (1, "shuffle")
+        assert str(spectator.halted) == str(net.nodes[0].halted)
+    view = WatcherClient(late.client.spectator, net.names)  # the screens' words: the seats'
+    view.changed()
+    assert view.events()[-1] == verdict_text(net.nodes[0].halted, net.names)
+    assert late.client.transport.disconnecting  # plain lines: the watch ends on it
+    late.client.connectionLost()
+    said: list[str] = []
+    late.client.ended.addCallback(said.append)
+    assert said == [view.events()[-1]]
+    for node in net.nodes:
+        node.stop()
 
 
 def test_a_seat_that_sends_the_game_again_and_again_ends_the_watch(

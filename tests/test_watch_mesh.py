@@ -14,8 +14,10 @@ import msgpack
 import pytest
 from memnet import MemNet
 from twisted.internet.address import IPv4Address
+from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
+from twisted.python.failure import Failure
 
 from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.watch_link import HEARTBEAT
@@ -216,3 +218,34 @@ def test_a_quiet_game_still_beats_to_its_watchers_and_a_silent_seat_ends_the_wat
     assert client.failure is None
     clock.advance(2)
     assert isinstance(client.failure, WatchError) and "sent nothing" in str(client.failure)
+
+
+def test_a_watcher_whose_seat_leaves_is_told_who_left_by_name(paused_game: MemNet) -> None:
+    watch = Watch(paused_game, 2, 6500)
+    watch.pump()
+    client = watch.client
+    client.transport.peerAddr = IPv4Address("TCP", "127.0.0.1", 6002)  # p2's game port
+    client.connectionLost(Failure(ConnectionDone()))
+    said: list[str] = []
+    client.ended.addCallback(said.append)
+    assert said == ["p2, whose seat you watch through, left the table"]
+    paused_game.nodes[2].watchers.left(watch.link)
+
+
+def test_a_plain_watch_opens_with_the_table_its_rules_teams_and_trump(
+        paused_game: MemNet) -> None:
+    from tractor.cli.watch import BANNER, PlainFollowing
+
+    lines: list[str] = []
+    follow = PlainFollowing(lines.append)
+    watch = Watch(paused_game, 1, 6501)
+    watch.client.on_change = lambda: follow.changed(watch.client)
+    for _ in range(100):  # (the game so far, as fast as its transport takes it)
+        watch.pump()
+    assert lines[:4] == [BANNER,
+                         "table 'memnet': 4 seats, 2 decks, fixed teams",
+                         "teams: p0, p2 (team 0, level 2) against p1, p3 (team 1, level 2)",
+                         "hand 1, trump: rank 2, suit not declared yet"]
+    assert all(len(line) <= 80 for line in lines[1:])
+    assert any(line.startswith("after trick 2: ") for line in lines)  # the log follows
+    paused_game.nodes[1].watchers.drop(watch.link, "the test is over")

@@ -6,13 +6,26 @@ passphrase sends watchers to the host's."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from memnet import MemNet
 from test_watch_mesh import PacedTransport, _mid_game
+from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
+from tractor.cli.watch_hosting import (
+    HOSTING_KEY,
+    PASSPHRASE_KEY,
+    PASSPHRASE_LOST,
+    host_again,
+    hosting_meta,
+)
+from tractor.net.journal.store import Journal
+from tractor.net.lobby.discovery import PORT, Announcement, Browser
 from tractor.net.lobby.guess_line import AttemptLimiter
 from tractor.net.mesh.link import PeerLink
 from tractor.net.mesh.watch_gate import GATE_TIMEOUT, WatchDesk
@@ -50,10 +63,8 @@ class Watch:
 def table() -> Iterator[MemNet]:
     """A game stopped mid-way whose seats take no plain watchers (a table with a
     passphrase); seat 0 (the host) holds the passphrase."""
-    net = MemNet(seed=7, seated=True)
+    net = MemNet(seed=7, seated=True, watchers=False)  # (its id says so, as a lobby's)
     net.run(until=lambda: _mid_game(net))
-    for node in net.nodes:
-        node.watchers.open = False
     yield net
     for node in net.nodes:
         node.stop()
@@ -143,11 +154,9 @@ def test_passphrase_watchers_right_or_wrong_delay_nothing_and_blame_nobody() -> 
     """The same game with no watcher, then with watchers proving (or failing to prove)
     the passphrase mid-game: it ends at the same moment with the same results, no seat
     halted, and the one that knew the passphrase saw the seats' results."""
-    alone = MemNet(seed=7, seated=True)
+    alone = MemNet(seed=7, seated=True, watchers=False)
     alone.run()
-    net = MemNet(seed=7, seated=True)
-    for node in net.nodes:
-        node.watchers.open = False
+    net = MemNet(seed=7, seated=True, watchers=False)
     net.nodes[0].watchers.desk = WatchDesk("ann's table", PASSPHRASE)
     watches: list[Watch] = []
 
@@ -169,3 +178,89 @@ def test_passphrase_watchers_right_or_wrong_delay_nothing_and_blame_nobody() -> 
     assert [r.to_data() for r in knows.spectator.session.results] == net.results()[0]
     assert "wrong table passphrase" in str(wrong.failure)
     assert "host's game port" in str(elsewhere.failure)
+
+
+class Multicast:
+    """A reactor's multicast, for an announcer: what it would send, on demand."""
+
+    def __init__(self) -> None:
+        self.announcer: Any = None
+
+    def listenMulticast(self, port: int, protocol: Any, listenMultiple: bool) -> Any:  # noqa: N802
+        self.announcer = protocol
+        return self
+
+    def stopListening(self) -> None:  # noqa: N802
+        self.announcer = None
+
+    def heard(self) -> Announcement:
+        browser = Browser(Clock())
+        browser.datagramReceived(self.announcer.payload(), ("192.0.2.5", PORT))
+        (heard,) = browser.list("game")
+        return heard
+
+
+def _journaled(passphrase: str | None, kept: bool = True) -> dict[str, Any]:
+    """The host seat's meta as `tractor host` journals it (through JSON, as the journal
+    keeps it): where it listens, its table, and what it opened for watchers."""
+    meta = {"table_name": "ann's table", "kinds": ["person"] * 4, "watchers": False,
+            "addresses": {str(s): f"tcp:192.0.2.{5 + s}:{40124 + s}" for s in range(4)},
+            "listen": "tcp:40124:interface=0.0.0.0",
+            **hosting_meta(False, passphrase, True)}
+    if not kept:
+        meta.pop(PASSPHRASE_KEY)
+    return json.loads(json.dumps(meta))
+
+
+@pytest.fixture
+def resumed(table: MemNet) -> Iterator[MemNet]:
+    """Seat 0 (the host) as `tractor resume` brings it back: no desk of its lobby's."""
+    watchers = table.nodes[0].watchers
+    yield table
+    for link in list(watchers.served):
+        watchers.drop(link, "the test is over")
+    watchers.desk, watchers.refusing = None, None
+
+
+def test_a_resumed_host_takes_watchers_with_the_passphrase_its_journal_kept(
+        resumed: MemNet) -> None:
+    multicast, notes = Multicast(), []
+    hosting = host_again(multicast, resumed.nodes[0], resumed.sessions[0],
+                         _journaled(PASSPHRASE), notes.append)
+    assert hosting is not None
+    assert notes == ["others may watch this game: `tractor watch 192.0.2.5:40124 "
+                     "--passphrase -` (with the table's passphrase)"]
+    heard = multicast.heard()  # announced again at the same game port
+    assert (heard.kind, heard.address, heard.passphrase) == ("game", "tcp:192.0.2.5:40124",
+                                                             True)
+    assert heard.seats > 0
+    knows = Watch(resumed, 0, 7600, PASSPHRASE)
+    knows.pump()
+    assert knows.client.failure is None and knows.client.spectator is not None
+    without = Watch(resumed, 0, 7601, None)
+    without.pump()
+    assert str(without.client.failure) == NEEDS_PASSPHRASE
+    hosting.stop()
+    assert multicast.announcer is None
+
+
+def test_a_resumed_host_without_the_passphrase_refuses_watchers_saying_why(
+        resumed: MemNet) -> None:
+    multicast, notes = Multicast(), []
+    host_again(multicast, resumed.nodes[0], resumed.sessions[0],
+               _journaled(PASSPHRASE, kept=False), notes.append)
+    assert notes == [PASSPHRASE_LOST]
+    assert multicast.heard().seats == 0  # listed as taking no watchers
+    for port, passphrase in ((7602, PASSPHRASE), (7603, None)):
+        watch = Watch(resumed, 0, port, passphrase)
+        watch.pump()
+        assert str(watch.client.failure) == PASSPHRASE_LOST and watch.client.spectator is None
+
+
+def test_a_finished_game_leaves_no_passphrase_in_the_journal(tmp_path: Path) -> None:
+    journal = Journal(str(tmp_path / "journal.sqlite"))
+    journal.set_meta("g", _journaled(PASSPHRASE))
+    assert journal.meta("g")[PASSPHRASE_KEY] == PASSPHRASE
+    journal.mark_finished("g")
+    assert PASSPHRASE_KEY not in journal.meta("g")
+    assert journal.meta("g")[HOSTING_KEY]["passphrase"] is True

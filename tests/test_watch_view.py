@@ -16,11 +16,18 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
+from twisted.internet.task import Clock
 
 from tractor.actions import Play
 from tractor.cli.screen.app import capture
 from tractor.cli.screen.watch_screen import WatchView, build_watch_app
-from tractor.cli.seat.watcher_client import NO_MOVES, WATCHING, WatcherClient, is_watching
+from tractor.cli.seat.watcher_client import (
+    CLOSES_AFTER,
+    NO_MOVES,
+    WATCHING,
+    WatcherClient,
+    is_watching,
+)
 from tractor.net.table.spectator import Spectator
 from tractor.phases import Phase
 
@@ -151,3 +158,29 @@ def test_a_watcher_makes_no_move(game: dict[str, Any]) -> None:
     assert client.decision() is None and client.hint() is None
     assert client.submit(Play(0, (0,))) == NO_MOVES
     assert client.declaration_options() == []
+
+
+def test_a_watch_that_ended_says_why_and_how_to_leave_and_closes_by_itself() -> None:
+    from tractor.cli.watch import ScreenFollowing
+
+    net = MemNet(seed=5, hands=1)
+    client = WatcherClient(Spectator(net.rules, TABLE, [k.public_key() for k in net.keys]),
+                           NAMES)
+    clock = Clock()
+    follow = ScreenFollowing(clock)
+    follow.view = client
+    follow._ended("ann, whose seat you watch through, left the table")
+    assert client.banner() == (
+        "The watch ended: ann, whose seat you watch through, left the table · press q to "
+        f"leave (it closes by itself in {CLOSES_AFTER} s)")
+    closed: list[bool] = []
+    with create_pipe_input() as pipe:
+        app = build_watch_app(client, input=pipe, output=DummyOutput())
+        app.exit = lambda *a, **k: closed.append(True)  # type: ignore[method-assign]
+        screen = capture(app, 80, 24)
+        assert "left the table" in screen and "press q" in screen
+        assert all(len(line) <= 80 for line in screen.split("\n"))
+        clock.advance(CLOSES_AFTER - 1)
+        assert closed == []
+        clock.advance(1)
+        assert closed == [True]

@@ -159,7 +159,7 @@ def watch_layout(view: WatchView) -> Layout:
         Window(FittedText(lambda w, h: frame.status_fragments(client, w, h)), height=1,
                style="class:status"),
         Window(FittedText(lambda w, h: frame.banner_fragments(client, w, h)),
-               height=Dimension(min=1, max=3), dont_extend_height=True, style="class:banner"),
+               height=Dimension(min=1, max=4), dont_extend_height=True, style="class:banner"),
         ConditionalContainer(table, filter=~panel_open),
         ConditionalContainer(panel, filter=panel_open & ~log_panel),
         ConditionalContainer(log_page, filter=log_panel),
@@ -181,7 +181,7 @@ def build_watch_app(client: WatcherClient, input: Input | None = None,
     app.ttimeoutlen = 0.1  # a lone Esc closes a panel without a long wait
     view.app = app
     app.tractor_view = view  # type: ignore[attr-defined]
-    client.on_change = view.changed
+    client.on_change, client.on_close = view.changed, view.quit
     view.changed()
     return app
 
@@ -193,4 +193,4 @@ async def run_watch_app(client: WatcherClient, input: Input | None = None,
     try:
         await app.run_async()
     finally:
-        client.on_change = None
+        client.on_change = client.on_close = None

@@ -7,7 +7,8 @@ number no seat has (`rules.players`), so no row is "(you)" and nothing is "in yo
 it is never asked for a move (`decision` is None, `submit` refuses), gives no hints and
 says nothing at the table. The log is a seat's (`SeatLog`), with each hand's result; a
 finished hand's summary shows until the person closes it, as a seat's does, but the game
-never waits for it.
+never waits for it. A table halted by the referee shows its verdict, as the seats show it
+(`watch_verdict`), from the seats' signed votes the watcher settled itself.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from tractor.actions import Action
 from tractor.cards import format_cards
 from tractor.cli.screen.summary_view import strip_entry
 from tractor.cli.seat.client import Hint
+from tractor.cli.seat.netclient import verdict_text
 from tractor.cli.seat.seat_log import SeatLog
+from tractor.net.referee.refereeing import SeatGone
 from tractor.net.table.hand import TableHand
 from tractor.net.table.session import GameSession
 from tractor.net.table.spectator import Spectator
@@ -30,6 +33,19 @@ from tractor.phases import Decision, Phase
 #: The banner a watcher always sees.
 WATCHING = "watching · you see no hand and cannot hold the table up"
 NO_MOVES = "you are watching: a watcher makes no moves"
+#: Seconds the screen stays once the watch ended (time to read why), unless `q` comes first.
+CLOSES_AFTER = 30
+
+
+def watch_verdict(exc: BaseException, names: Sequence[str]) -> str:
+    """The verdict a table halted on, in the seats' words (`netclient.verdict_text`); a
+    seat gone is said without its seconds (a watcher is not told the table's grace)."""
+    if isinstance(exc, SeatGone):
+        who = (f"seat {exc.seat} ({names[exc.seat]})" if 0 <= exc.seat < len(names)
+               else f"seat {exc.seat}")
+        return (f"The table stopped: {who} left (no connection past the table's grace "
+                "period: every other seat voted so, signed); the hand ends without a result")
+    return verdict_text(exc, names)
 
 
 def is_watching(obs: Observation) -> bool:
@@ -52,6 +68,13 @@ def public_observation(hand: TableHand) -> Observation:
     return replace(obs, seat=public.players)
 
 
+def game_observation(session: GameSession) -> Observation:
+    """What anybody may know of ``session``'s hand being played, with the game's record."""
+    record = GameRecord(session.rules, len(session.results), tuple(session.levels),
+                        session.winner, tuple(r.public() for r in session.results))
+    return replace(public_observation(session.current), game=record)
+
+
 class WatcherClient:
     """The screens' `TableClient` on a `Spectator` (see the module docstring). Call
     `changed` after every frame that moved the game."""
@@ -63,6 +86,7 @@ class WatcherClient:
         self.seat = self.rules.players  #: no seat
         self.names = list(names) or [f"seat {s}" for s in range(self.rules.players)]
         self.on_change: Callable[[], None] | None = None
+        self.on_close: Callable[[], None] | None = None  #: closes the screen showing it
         self.ended: str | None = None  #: why the watch ended, once it did
         self._events: list[str] = []
         self.log = SeatLog(self._events, self.names, self.rules.players)
@@ -79,10 +103,7 @@ class WatcherClient:
         return self.spectator.session
 
     def observation(self) -> Observation:
-        session = self.session
-        record = GameRecord(self.rules, len(session.results), tuple(session.levels),
-                            session.winner, tuple(r.public() for r in session.results))
-        return replace(public_observation(session.current), game=record)
+        return game_observation(self.session)
 
     def decision(self) -> Decision | None:
         return None
@@ -110,7 +131,8 @@ class WatcherClient:
 
     def banner(self) -> str | None:
         if self.ended is not None:
-            return f"{WATCHING}. The watch ended: {self.ended}"
+            why = self.ended if self.ended[:1].isupper() else f"The watch ended: {self.ended}"
+            return f"{why} · press q to leave (it closes by itself in {CLOSES_AFTER} s)"
         return WATCHING
 
     def summary(self) -> dict[str, Any] | None:
@@ -128,12 +150,22 @@ class WatcherClient:
         session = self.session
         self.log.redeals(session)
         self.log.hand(session.current)
+        halted = self.spectator.halted
+        if halted is not None and not self.log.halt_told:
+            self.log.halt_told = True
+            self._events.append(watch_verdict(halted, self.names))
         self._notify()
 
     def end(self, why: str) -> None:
-        """The watch is over (the game ended, or the connection did)."""
+        """The watch is over (the game ended, the table halted, or the connection did)."""
         self.ended = why
         self._notify()
+
+    def close(self) -> None:
+        """Close the screen that shows this watch (the person had `CLOSES_AFTER` s to read
+        why it ended)."""
+        if self.on_close is not None:
+            self.on_close()
 
     def _notify(self) -> None:
         if self.on_change is not None:

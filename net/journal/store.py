@@ -28,6 +28,10 @@ from tractor.net.journal.sqlite_file import open_database, verify
 from tractor.records import HandResult
 from tractor.rules import Rules
 
+#: Meta keys of secrets a game needs only while it may be resumed (a LAN host's table
+#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`): removed once
+#: the game is over.
+UNFINISHED_SECRETS = ("watch_passphrase",)
 #: A key's length in ``games.public_keys`` (the seats' raw Ed25519 keys, one after another).
 _KEY_BYTES = 32
 
@@ -203,12 +207,22 @@ class Journal:
                             (json.dumps(list(winners)) if finished and winners else None, game))
             if finished:
                 self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+                self._forget_secrets(game)
 
     def mark_finished(self, game: str) -> None:
         """The game will not go on here (its table halted, or it moved to a new table):
         `tractor history` lists it as over and `tractor resume` does not offer it."""
         with self.db:
             self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+            self._forget_secrets(game)
+
+    def _forget_secrets(self, game: str) -> None:
+        """(In the caller's transaction) the game is over: `UNFINISHED_SECRETS` go."""
+        meta = self.meta(game)
+        if any(key in meta for key in UNFINISHED_SECRETS):
+            for key in UNFINISHED_SECRETS:
+                meta.pop(key, None)
+            self.db.execute("UPDATE meta SET data = ? WHERE game = ?", (json.dumps(meta), game))
 
     def results(self, game: str) -> list[dict[str, Any]]:
         return [h.result for h in self.hands(game)]

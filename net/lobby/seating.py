@@ -142,28 +142,33 @@ class Seating:
         if not self.nonce:
             return None
         return TableBinding(self.name, tuple(self.addresses[s] for s in sorted(self.addresses)),
-                            self.kinds, self.nonce)
+                            self.kinds, self.nonce, self.watchers)
 
 
 @dataclass(frozen=True)
 class TableBinding:
     """The parts of a table id a watcher is not otherwise given: the table's name, every
-    seat's game address (in seat order) and kind, and the host's nonce."""
+    seat's game address (in seat order) and kind, the host's nonce, and whether the seats
+    serve watchers (False at a table with a passphrase, whose host's seat alone serves them
+    once they prove it: `mesh.watch_gate`)."""
 
     name: str
     addresses: tuple[str, ...]
     kinds: tuple[str, ...]
     nonce: bytes
+    watchers: bool = True
 
     def to_data(self) -> list[Any]:
-        return [self.name, list(self.addresses), list(self.kinds), self.nonce]
+        """Four fields, and a fifth, False, when the seats serve no watcher (a welcome of a
+        table that serves them reads as it always did)."""
+        return [self.name, list(self.addresses), list(self.kinds), self.nonce,
+                *([] if self.watchers else [False])]
 
     def table_id(self, rules: Rules, keys: Iterable[bytes], names: Iterable[str],
                  carry: tuple[Any, ...] | None) -> bytes:
-        """The id of the table these parts and the rest make (a table that serves
-        watchers: one that refuses them never gives this)."""
+        """The id of the table these parts and the rest make."""
         return seating_id(self.name, rules, keys, dict(enumerate(self.addresses)), names,
-                          self.kinds, self.nonce, carry, True)
+                          self.kinds, self.nonce, carry, self.watchers)
 
 
 def read_carry(value: Any, rules: Rules, who: str, exc: type[LobbyError]) -> tuple[Any, ...]:

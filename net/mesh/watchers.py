@@ -29,6 +29,7 @@ from tractor.net.lobby.pake import Channel
 from tractor.net.lobby.seating import TableBinding
 from tractor.net.mesh.watch_arrivals import WatchArrivals
 from tractor.net.mesh.watch_gate import WatchDesk, WatchGate
+from tractor.net.referee.ballots import is_ballot
 from tractor.net.table.session import GameSession
 
 WATCH_VERSION = "tractor-watch/1"
@@ -129,6 +130,9 @@ class Watchers:
         self.per_source = per_source
         self.behind = behind
         self.open = True  #: False: the table takes no watchers
+        #: Why this seat refuses every watcher, when that says more than ``open`` False
+        #: (a resumed host that lost the table's passphrase: `cli.watch_hosting`).
+        self.refusing: str | None = None
         self.session: GameSession | None = None  #: this peer's game, once seated
         self.names: tuple[str, ...] = ()  #: every seat's name, as the seating gives them
         #: Where a game going on stood when this table began (`Seating.carry`).
@@ -147,6 +151,8 @@ class Watchers:
         #: never leave, `wire.PeerNode._send_all`): kept from its watchers too, live and in
         #: the game so far (a few, made in the seconds before the table halts).
         self.withheld: set[bytes] = set()
+        #: The signed frames that show why this peer halted the table (`evidence`).
+        self.halt_evidence: list[bytes] = []
 
     def seat(self, session: GameSession) -> None:
         """This peer is seated: watchers get its game."""
@@ -225,12 +231,15 @@ class Watchers:
         welcome = {"t": "welcome", **self.welcome()}
         link.write_frame(encode(welcome) if sealed is None else sealed.seal(welcome))
         # Every signed frame of the game this peer holds (a frame held twice goes once).
-        sent = [f for f in dict.fromkeys(self.session.journal()) if f not in self.withheld]
+        sent = [f for f in dict.fromkeys([*self.session.journal(), *self.halt_evidence])
+                if f not in self.withheld]
         watcher.allowance = sum(len(f) for f in sent) + self.behind
         for frame in sent:
             watcher.send(frame)
 
     def _refusal(self, asked: bytes, proof: bool, link: WatcherLink) -> str | None:
+        if self.refusing is not None:
+            return self.refusing
         if self.desk is None and not self.open:
             return ("this seat does not check the table's passphrase: watch through the "
                     "host's game port (its log shows it, `tractor watch` lists it)"
@@ -270,9 +279,12 @@ class Watchers:
 
     def evidence(self, frames: Sequence[bytes]) -> list[bytes]:
         """The signed frames that show why this peer halts the table, as every seat is given
-        them (returned): the watchers get the deck's among them (they replay no referee's
-        ballot or complaint), and their replay finds the same fault, naming the same seat."""
-        self.publish([f for f in frames if _is_deck_frame(f)])
+        them (returned): the watchers get them too, now and when they come later (the
+        deck's, whose replay finds the same fault naming the same seat, and the referee's
+        ballots, which a watcher settles as the seats do: `referee.onlooker`)."""
+        shown = [f for f in frames if _is_deck_frame(f) or is_ballot(f)]
+        self.halt_evidence = shown
+        self.publish(shown)
         return list(frames)
 
     def paused(self, link: WatcherLink, paused: bool) -> None:

@@ -101,9 +101,9 @@ def read_welcome(value: Any) -> Welcome:
 
 def _read_binding(value: Any, players: int) -> TableBinding:
     """The welcome's rest of the table id (`TableBinding.to_data`), each field checked."""
-    if not (isinstance(value, list) and len(value) == 4):
+    if not (isinstance(value, list) and len(value) in (4, 5) and value[4:] in ([], [False])):
         raise WatchError("the welcome does not show what its table id binds")
-    name, addresses, kinds, nonce = value
+    name, addresses, kinds, nonce = value[:4]
     if not (type(name) is str and len(name) <= MAX_TABLE_NAME
             and isinstance(addresses, list) and len(addresses) == players
             and all(type(a) is str for a in addresses)
@@ -111,7 +111,7 @@ def _read_binding(value: Any, players: int) -> TableBinding:
             and all(k in KINDS for k in kinds)
             and type(nonce) is bytes and len(nonce) == NONCE_SIZE):
         raise WatchError("the welcome's table name, addresses, kinds or nonce cannot be read")
-    return TableBinding(name, tuple(addresses), tuple(kinds), nonce)
+    return TableBinding(name, tuple(addresses), tuple(kinds), nonce, len(value) == 4)
 
 
 class WatchClient(Int32StringReceiver, TimeoutMixin):
@@ -137,6 +137,7 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         self.failure: Exception | None = None
         self.copies = 0  #: frames taken that changed nothing (`MAX_COPIES`)
         self._seat_hello = False  #: the seat's hello (to seats) came: nothing more before
+        self._leaving: str | None = None  #: why this watcher ends the watch itself (`leave`)
 
     def callLater(self, period: float, func: Callable[[], object]) -> IDelayedCall:
         """(`TimeoutMixin`'s timer: on ``clock``.)"""
@@ -235,7 +236,34 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
         if self.transport is not None:
             self.transport.loseConnection()
 
+    def leave(self, why: str) -> None:
+        """The watcher ends the watch itself (the game is over, the table halted): ``ended``
+        fires with ``why`` once the connection is closed."""
+        self._leaving = why
+        if self.transport is not None:
+            self.transport.loseConnection()
+
+    def through(self) -> str | None:
+        """The name of the seat this watcher watches through, when the welcome's game
+        addresses show which (the address connected to, else its port alone if only one
+        seat has it); None if they do not."""
+        if self.welcome is None or self.transport is None:
+            return None
+        peer = self.transport.getPeer()
+        host, port = getattr(peer, "host", None), getattr(peer, "port", None)
+        ports = [a.rsplit(":", 1)[-1] for a in self.welcome.binding.addresses]
+        for seat, address in enumerate(self.welcome.binding.addresses):
+            if address in (f"tcp:{host}:{port}", f"tcp:[{host}]:{port}"):
+                return self.welcome.names[seat]
+        if ports.count(str(port)) == 1:
+            return self.welcome.names[ports.index(str(port))]
+        return None
+
     def connectionLost(self, reason: Failure | None = None) -> None:
         self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
         if not self.ended.called:
-            self.ended.callback("the seat you watch through closed the connection")
+            name = self.through()
+            # A seat's program that stops closes its links: its person left (or it failed).
+            self.ended.callback(self._leaving or (
+                f"{name}, whose seat you watch through, left the table" if name is not None
+                else "the seat you watch through left the table (it closed the connection)"))

@@ -115,6 +115,7 @@ def journaled_binding(meta: dict[str, Any], players: int) -> TableBinding | None
         addresses = meta["addresses"]
         return TableBinding(str(meta["table_name"]),
                             tuple(str(addresses[str(s)]) for s in range(players)),
-                            tuple(str(k) for k in meta["kinds"]), bytes.fromhex(meta["nonce"]))
+                            tuple(str(k) for k in meta["kinds"]), bytes.fromhex(meta["nonce"]),
+                            meta.get("watchers", True) is not False)
     except (KeyError, TypeError, ValueError):
         return None

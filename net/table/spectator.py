@@ -13,6 +13,10 @@ rules open them.
 Frames may come in any order and more than once (the chains put each seat's messages in
 order); a frame whose signature, shape or content a seat would refuse is refused here and
 named (`WatchRefused`), and the replay stops: whoever fed it is not to be trusted.
+
+A table that halts on the referee's verdict (a seat held it up) gives its watchers the
+seats' signed ballots that show it: the spectator settles them as the seats do
+(`referee.onlooker`), and ``halted`` is then the verdict the seats halted on.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tractor.net.deck.envelope import FrameError, NoRoom, peek_hand
 from tractor.net.deck.errors import DeckError, Replay, TranscriptSplit, ViewMismatch
 from tractor.net.errors import NetError
+from tractor.net.referee.ballots import BallotError, is_ballot
+from tractor.net.referee.onlooker import Onlooker
 from tractor.net.table.errors import TableError
 from tractor.net.table.hand import TableHand
 from tractor.net.table.player import Undecided
@@ -61,6 +67,7 @@ class Spectator:
         self.session = GameSession(rules, table, rules.players, Ed25519PrivateKey.generate(),
                                    public_keys, _NO_SEED, Nobody(), carry=carry)
         self.refused: WatchRefused | None = None  #: why the replay stopped, if it did
+        self.referee = Onlooker(table, public_keys)  #: the ballots of a halt, settled
         self.taken = 0  #: frames applied (copies and frames of finished hands not counted)
         self._made(self.session.start())
 
@@ -69,12 +76,23 @@ class Spectator:
         """The hand being played (or the last one, once the game is over)."""
         return self.session.current
 
+    @property
+    def halted(self) -> Exception | None:
+        """The referee's verdict the table halted on, once its signed ballots came."""
+        return self.referee.verdict
+
     def take(self, frame: bytes) -> bool:
         """Check and apply one frame; False if it changed nothing (a copy, a frame of a hand
         already settled). Raises `WatchRefused` (and takes nothing more after it)."""
         if self.refused is not None:
             raise self.refused
         session = self.session
+        if is_ballot(frame):
+            try:
+                return self.referee.take(frame, session.current.deck.config.hand)
+            except BallotError as exc:
+                return self._refuse(None, f"the seat you watch through sent a ballot that is "
+                                          f"not one of the table's seats': {exc.reason}", frame)
         try:
             hand = peek_hand(frame)
             if hand < session.current.deck.config.hand:
