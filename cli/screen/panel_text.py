@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen import render
 from tractor.cli.seat.client import TableClient
 from tractor.phases import Phase
@@ -82,7 +83,8 @@ def panel_text(panel: str | None, client: TableClient, width: int = 80, height: 
         keys = keys_for(rules)
         friends = f"\n{FRIENDS_LEGEND}" if rules is not None and rules.mode == "friends" else ""
         return ("Keys\n" + render.help_text(keys, columns=2 if width >= 64 else 1)
-                + "\n\n" + LEGEND + friends + "\n\nEsc closes this help.")
+                + "\n\n" + LEGEND + friends + "\n\n" + table_rules_text(client.rules)
+                + "\n\nEsc closes this help.")
     if panel == "tracker":
         return render.tracker_text(obs, names, width) + "\n\nEsc closes."
     if panel == "last":

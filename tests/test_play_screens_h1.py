@@ -1,0 +1,46 @@
+"""The new-user pass on the play screens (issue 32): the table's rules during play, the
+plain help at 80 columns, the log of a hide_played table, the kitty thief's burial, the
+take-back key only when a take-back can work."""
+
+from __future__ import annotations
+
+from local_client import LocalClient
+from prompt_toolkit.utils import get_cwidth
+
+from tractor import Rules
+from tractor.cli.rules_text import table_rules_text
+from tractor.cli.screen.panel_text import panel_text
+from tractor.cli.screen.plain import PlainSession
+
+
+def _plain(rules: Rules | None = None) -> tuple[PlainSession, list[str]]:
+    said: list[str] = []
+    return PlainSession(LocalClient(rules, seed=1), said.append), said
+
+
+def test_plain_help_fits_80_columns_line_by_line() -> None:
+    session, said = _plain(Rules(mode="friends", players=5))
+    session.handle("help")
+    lines = "".join(said).splitlines()
+    assert any(line.lstrip().startswith("undo") for line in lines)
+    assert any(line.lstrip().startswith("rules") for line in lines)
+    too_wide = [line for line in lines if get_cwidth(line) > 80]
+    assert not too_wide, too_wide
+
+
+def test_the_table_rules_that_differ_show_in_plain_and_in_the_help_panel() -> None:
+    rules = Rules(kitty_theft=True, takebacks=True)
+    text = table_rules_text(rules)
+    assert "kitty_theft=true" in text and "takebacks=true" in text
+    assert "hide_played" not in text and "decks" not in text
+    session, said = _plain(rules)
+    session.handle("rules")
+    assert text in "".join(said)
+    assert text in panel_text("help", LocalClient(rules, seed=1))
+
+
+def test_a_table_at_the_defaults_says_so() -> None:
+    assert "every option at its default" in table_rules_text(Rules())
+    session, said = _plain()
+    session.handle("rules")
+    assert "every option at its default" in "".join(said)
