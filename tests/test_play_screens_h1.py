@@ -10,7 +10,9 @@ from prompt_toolkit.utils import get_cwidth
 from tractor import Rules
 from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen.panel_text import panel_text
+from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.plain import PlainSession
+from tractor.cli.screen.render import to_text
 
 
 def _plain(rules: Rules | None = None) -> tuple[PlainSession, list[str]]:
@@ -44,3 +46,20 @@ def test_a_table_at_the_defaults_says_so() -> None:
     session, said = _plain()
     session.handle("rules")
     assert "every option at its default" in "".join(said)
+
+
+def test_the_whole_log_of_a_hide_played_table_says_why_it_has_no_plays() -> None:
+    hidden = LocalClient(Rules(hide_played=True), seed=1)
+    assert "hide_played" in panel_text("log", hidden)
+    assert "hide_played" not in panel_text("log", LocalClient(seed=1))
+    said: list[str] = []
+    PlainSession(hidden, said.append).handle("log")
+    assert "hide_played" in "".join(said)
+
+
+def test_the_note_under_the_log_title_leaves_the_page_its_rows() -> None:
+    hidden = LocalClient(Rules(hide_played=True), seed=1)
+    panels = Panels(hidden)
+    panels.log_drawn(80, 10)
+    page = to_text(panels.log_fragments(80, 10)).split("\n")
+    assert len(page) <= 10 and "hide_played" in page[1]

@@ -13,6 +13,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen import render
+from tractor.cli.screen.hidden_play import log_note
 from tractor.cli.seat.client import TableClient
 from tractor.phases import Phase
 from tractor.rules import Rules
@@ -90,7 +91,8 @@ def panel_text(panel: str | None, client: TableClient, width: int = 80, height: 
     if panel == "last":
         return render.last_trick_text(obs, names) + "\n\nEsc closes."
     if panel == "log":
-        return render.to_text(log_page(client.events(), names, log_back, 80, 16))
+        return render.to_text(log_page(client.events(), names, log_back, 80, 16,
+                                       log_note(client.rules)))
     if panel == "summary":
         summary = client.summary()
         if summary is None:
@@ -139,17 +141,19 @@ def declare_text(client: TableClient) -> str:
 
 
 def log_page(events: Sequence[str], names: Sequence[str], back: int, width: int,
-             height: int) -> StyleAndTextTuples:
+             height: int, note: str | None = None) -> StyleAndTextTuples:
     """The whole log (g): a page of it, the newest at the bottom unless scrolled ``back``
-    lines."""
+    lines; ``note``, a line under the title that stays (`hidden_play.log_note`)."""
     lines = render.log_lines(events, width, names)
-    page = max(1, height - 2)
+    page = max(1, height - 2 - (1 if note else 0))
     end = len(lines) - max(0, min(back, len(lines) - page))
     start = max(0, end - page)
     where = f" · lines {start + 1}-{end} of {len(lines)}" if len(lines) > page else ""
     more = "PgUp/PgDn ↑↓ scroll · Home/End oldest/newest · " if len(lines) > page else ""
     page_text: StyleAndTextTuples = [("class:panel.title", f"Event log (latest last){where}"),
                                      ("", "\n")]
+    if note:
+        page_text += [("class:dim", note[:width]), ("", "\n")]
     page_text += [("", line + "\n") for line in lines[start:end]]
     page_text.append(("class:dim", f"{more}Esc closes"))
     return page_text

@@ -35,7 +35,7 @@ from tractor.cli.screen.cards_input import (
     auction_answer,
     parse_selection,
 )
-from tractor.cli.screen.hidden_play import hint_refusal
+from tractor.cli.screen.hidden_play import hint_refusal, log_note
 from tractor.cli.screen.moves import typed_call
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
@@ -246,6 +246,9 @@ class PlainSession:
         elif cmd == "rules":
             self.say(table_rules_text(client.rules))
         elif cmd == "log":
+            note = log_note(client.rules)
+            if note:
+                self.say(note)
             for event in client.events():
                 self.say(f"· {event}")
         elif cmd == "say":
