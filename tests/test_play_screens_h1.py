@@ -4,15 +4,20 @@ take-back key only when a take-back can work."""
 
 from __future__ import annotations
 
+import random
+
 from local_client import LocalClient
 from prompt_toolkit.utils import get_cwidth
+from test_takeback import _at_play, _plain_play
 
 from tractor import Rules
 from tractor.cli.rules_text import table_rules_text
+from tractor.cli.screen.frame import keys_text
 from tractor.cli.screen.panel_text import panel_text
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.plain import PlainSession
 from tractor.cli.screen.render import to_text
+from tractor.hand import Hand
 
 
 def _plain(rules: Rules | None = None) -> tuple[PlainSession, list[str]]:
@@ -63,3 +68,34 @@ def test_the_note_under_the_log_title_leaves_the_page_its_rows() -> None:
     panels.log_drawn(80, 10)
     page = to_text(panels.log_fragments(80, 10)).split("\n")
     assert len(page) <= 10 and "hide_played" in page[1]
+
+
+class _Waiting:
+    """A seat that waits for the others (no decision) at a hand of the rules core."""
+
+    def __init__(self, hand: Hand, seat: int) -> None:
+        self.hand, self.seat, self.rules = hand, seat, hand.rules
+
+    def decision(self) -> None:
+        return None
+
+    def takeback_refusal(self) -> str | None:
+        return self.hand.takeback_refusal(self.seat)
+
+
+def test_the_take_back_key_shows_only_while_the_rules_core_allows_one() -> None:
+    hand = _at_play(Rules(takebacks=True), 4)
+    rng = random.Random(4)
+    seat = hand.to_act()
+    assert seat is not None
+    waiting = _Waiting(hand, seat)
+    assert "u take back" not in keys_text(waiting, None, False)  # nothing played yet
+    hand.apply(_plain_play(hand, rng))
+    assert "u take back" in keys_text(waiting, None, False)
+    hand.apply(_plain_play(hand, rng))  # the next seat played: too late
+    assert "u take back" not in keys_text(waiting, None, False)
+    off = _at_play(Rules(), 4)
+    seat = off.to_act()
+    assert seat is not None
+    off.apply(_plain_play(off, rng))
+    assert "u take back" not in keys_text(_Waiting(off, seat), None, False)

@@ -65,7 +65,7 @@ def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
         return " type the calls, Enter call · i hint · o cards out · ? help "
     verbs = {Decision.PLAY: "play", Decision.BURY: "bury", Decision.SHOW: "show",
              Decision.BID: "bid", Decision.NAME: "name trump"}
-    if decision is None and client.rules.takebacks:  # after this seat's play, say
+    if decision is None and client.takeback_refusal() is None:  # the rules core says u works
         return " u take back · ←→ Space select · Tab complete · i hint · l last · ? help "
     verb = "play" if decision is None else verbs[decision]
     return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
