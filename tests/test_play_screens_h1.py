@@ -9,15 +9,21 @@ import random
 from local_client import LocalClient
 from prompt_toolkit.utils import get_cwidth
 from test_takeback import _at_play, _plain_play
+from test_takeback_table import NAMES, _table, _until
 
 from tractor import Rules
+from tractor.actions import Play
+from tractor.cards import format_cards
 from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen.frame import keys_text
 from tractor.cli.screen.panel_text import panel_text
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.plain import PlainSession
 from tractor.cli.screen.render import to_text
+from tractor.cli.seat.seat_log import SeatLog
 from tractor.hand import Hand
+from tractor.net.table.player import RandomPlayer
+from tractor.phases import Decision
 
 
 def _plain(rules: Rules | None = None) -> tuple[PlainSession, list[str]]:
@@ -99,3 +105,29 @@ def test_the_take_back_key_shows_only_while_the_rules_core_allows_one() -> None:
     assert seat is not None
     off.apply(_plain_play(off, rng))
     assert "u take back" not in keys_text(_Waiting(off, seat), None, False)
+
+
+def test_a_take_back_of_the_play_that_ended_a_trick_logs_its_winner_once() -> None:
+    deal, tables, _players = _table(2)
+    _until(deal, tables, lambda: all(len(t.tricks) == 1 for t in tables))
+    leader = tables[0].trick.leader if tables[0].trick else 0
+    taker = (leader + 3) % 4  # plays the trick's last card
+    for k in range(4):
+        seat = (leader + k) % 4
+        _until(deal, tables, lambda seat=seat: tables[seat].waiting == Decision.PLAY)
+        deal.broadcast(seat, tables[seat].decide(RandomPlayer(5 + k).play(tables[seat].view())))
+    _until(deal, tables, lambda: all(len(t.tricks) == 2 for t in tables))
+    log = SeatLog([], NAMES, 4)
+    log.hand(tables[taker])
+    played = tables[taker].tricks[1].plays[3]
+    assert log.lines[-1] == f"{NAMES[taker]} plays {format_cards(played, True)}"
+    deal.broadcast(taker, tables[taker].take_back())
+    _until(deal, tables, lambda: tables[taker].playing.takebacks.events != [])
+    deal.run()
+    log.hand(tables[taker])
+    assert log.lines[-1] == f"{NAMES[taker]} took back {format_cards(played, True)}"
+    deal.broadcast(taker, tables[taker].decide(Play(taker, played)))  # final now
+    deal.run()
+    log.hand(tables[taker])
+    assert [line for line in log.lines if line.startswith("trick 2 to")] == [log.lines[-1]]
+    assert log.lines[-2] == f"{NAMES[taker]} plays {format_cards(played, True)}"
