@@ -6,23 +6,30 @@ from __future__ import annotations
 
 import random
 
+from helpers import T
 from local_client import LocalClient
 from prompt_toolkit.utils import get_cwidth
+from test_kitty_theft import EAST, NORTH, SOUTH, WEST, declared_hand, north_buries
+from test_table_friends import play
+from test_table_theft import ONE_THEFT, SETUP, Thief
 from test_takeback import _at_play, _plain_play
 from test_takeback_table import NAMES, _table, _until
 
 from tractor import Rules
-from tractor.actions import Play
+from tractor.actions import Bury, Declare, Play
 from tractor.cards import format_cards
 from tractor.cli.rules_text import table_rules_text
+from tractor.cli.screen import render
 from tractor.cli.screen.frame import keys_text
 from tractor.cli.screen.panel_text import panel_text
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.plain import PlainSession
 from tractor.cli.screen.render import to_text
+from tractor.cli.screen.table_view import middle_lines
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.hand import Hand
-from tractor.net.table.player import RandomPlayer
+from tractor.net.table.player import RandomPlayer, SeatView
+from tractor.observation import Observation
 from tractor.phases import Decision
 
 
@@ -131,3 +138,57 @@ def test_a_take_back_of_the_play_that_ended_a_trick_logs_its_winner_once() -> No
     log.hand(tables[taker])
     assert [line for line in log.lines if line.startswith("trick 2 to")] == [log.lines[-1]]
     assert log.lines[-2] == f"{NAMES[taker]} plays {format_cards(played, True)}"
+
+
+def _stolen() -> Hand:
+    """North buried; East overcalls with a pair of 2s and takes the kitty (tests/
+    test_kitty_theft.py's hand)."""
+    hand = declared_hand()
+    north_buries(hand)
+    hand.apply(Declare(EAST, T("2S 2S")))
+    return hand
+
+
+def test_the_table_names_the_thief_burying_the_kitty_it_took() -> None:
+    hand = _stolen()
+    names = ["North", "East", "South", "West"]
+    for seat in (NORTH, SOUTH, WEST):
+        assert middle_lines(hand.observe(seat), names, 40)[0] == "East took the kitty and buries 8"
+    assert middle_lines(hand.observe(EAST), names, 40)[0] == "you took the kitty: bury 8 cards"
+
+
+def test_the_thief_sees_plus_marks_on_the_cards_it_took_and_the_starter_none() -> None:
+    hand = _stolen()
+    obs = hand.observe(EAST)
+    assert obs.kitty is not None and sorted(obs.kitty) == sorted(T("5H 10H KH 3D 4D 6D 7D 8D"))
+    assert Observation.from_data(obs.to_data()) == obs
+    order = render.hand_order(obs)
+    assert sorted(order[p] for p in render.talon_positions(obs)) == sorted(obs.kitty)
+    assert "+" in to_text(render.hand_fragments(obs))
+    starter = hand.observe(NORTH)  # it buried already: nothing of its hand is marked
+    assert render.talon_positions(starter) == set()
+    assert hand.observe(SOUTH).kitty is None
+
+
+class _KittyWatcher(Thief):
+    """A `Thief` that notes what its observation says it took, at each of its burials."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.seen: list[tuple[tuple[int, ...] | None, tuple[int, ...] | None]] = []
+
+    def bury(self, view: SeatView, count: int) -> Bury:
+        self.seen.append((view.observation.kitty, view.observation.talon))
+        return super().bury(view, count)
+
+
+def test_between_peers_the_thief_is_shown_the_kitty_it_took() -> None:
+    players = [_KittyWatcher(ONE_THEFT * 10 + s) for s in range(4)]
+    tables = play(ONE_THEFT, SETUP, players)
+    table = tables[0]
+    (thief, _), = table.public.thefts
+    first = sorted(table.deck.deck_order()[p] % 54 for p in table.deck.burials[0])
+    kitty, _talon = players[thief].seen[-1]
+    assert kitty is not None and sorted(kitty) == first
+    starter = table.public.starter
+    assert starter is not None and players[starter].seen[0][0] is None

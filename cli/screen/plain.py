@@ -41,7 +41,7 @@ from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
 from tractor.friends import format_calls
 from tractor.observation import Observation
-from tractor.phases import ANSWERS, Decision, Phase
+from tractor.phases import ANSWERS, Decision
 
 HELP = """\
 Commands:
@@ -191,8 +191,10 @@ class PlainSession:
     def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
-        if obs.phase == Phase.TALON and obs.talon:
-            rows.append(f"  {'talon':<8}{render.cards_label(obs.talon)} (in your hand now)")
+        taken = render.taken_to_bury(obs)
+        if taken:
+            rows.append(f"  {render.taken_word(obs):<8}{render.cards_label(taken)} "
+                        "(in your hand now)")
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
 
     # --- answers ---------------------------------------------------------------------------
