@@ -19,13 +19,15 @@ from tractor import Rules
 from tractor.actions import Bury, Declare, Play
 from tractor.cards import format_cards
 from tractor.cli.rules_text import table_rules_text
-from tractor.cli.screen import render
+from tractor.cli.screen import frame, render
 from tractor.cli.screen.frame import keys_text
 from tractor.cli.screen.panel_text import panel_text
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.plain import PlainSession
 from tractor.cli.screen.render import to_text
 from tractor.cli.screen.table_view import middle_lines
+from tractor.cli.screen.trick_hold import TrickHold
+from tractor.cli.screen.view import PlayView
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.hand import Hand
 from tractor.net.table.player import RandomPlayer, SeatView
@@ -192,3 +194,43 @@ def test_between_peers_the_thief_is_shown_the_kitty_it_took() -> None:
     assert kitty is not None and sorted(kitty) == first
     starter = table.public.starter
     assert starter is not None and players[starter].seen[0][0] is None
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_a_trick_finished_as_the_next_is_led_stays_on_the_table_a_pace() -> None:
+    client = LocalClient(seed=3)
+    view = PlayView(client)
+    clock = _Clock()
+    view.trick_hold = TrickHold(1.5, clock)
+    view.sync()
+    for _ in range(30):  # the person's plays (the hint's) until one ends a trick that is
+        before = len(client.observation().tricks)  # followed at once by the next lead
+        while client.decision() not in (Decision.PLAY, None):
+            hint = client.hint()
+            assert hint is not None
+            view.send(hint)
+        hint = client.hint()
+        assert hint is not None and view.send(hint)
+        obs = client.observation()
+        if len(obs.tricks) > before and obs.current:
+            break
+    else:
+        raise AssertionError("no trick ended with the next one led at once")
+    winner = client.names[obs.tricks[-1].winner]
+
+    def table() -> str:  # the ring of seats, without the log under it
+        pane = to_text(frame.table_pane(client, 80, 14, view.trick_hold.shown))
+        return pane.split("── latest")[0]
+    assert "won" in table() and f"trick {len(obs.tricks)} to {winner}" in table()
+    clock.t += 1.5  # the pace is over: the next trick shows, its lead marked
+    assert "won" not in table() and "led" in table()
+    clock.t -= 1.0
+    view.key_pressed()  # a key: the person looked, the table goes on
+    assert view.trick_hold.shown(obs) == obs
