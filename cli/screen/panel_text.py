@@ -50,7 +50,7 @@ AUCTION_KEYS = {"85 Enter", "H Enter"}
 #: What the marks at the table mean (the help panel, the README).
 LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: the trick's "
           "leader and the winner of the trick just played · in your hand, + a card from "
-          "the talon (while you bury).")
+          "the talon or the kitty you took (while you bury).")
 
 
 #: The keys of find-a-friend only (at its tables, after the others).
