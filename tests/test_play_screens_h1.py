@@ -5,6 +5,7 @@ take-back key only when a take-back can work."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from helpers import T
 from local_client import LocalClient
@@ -217,7 +218,9 @@ def test_a_trick_finished_as_the_next_is_led_stays_on_the_table_a_pace() -> None
             assert hint is not None
             view.send(hint)
         hint = client.hint()
+        view.trick_hold.key_starts()  # Enter plays it
         assert hint is not None and view.send(hint)
+        view.key_pressed()  # the key of the play that ended a trick leaves it held
         obs = client.observation()
         if len(obs.tricks) > before and obs.current:
             break
@@ -232,5 +235,21 @@ def test_a_trick_finished_as_the_next_is_led_stays_on_the_table_a_pace() -> None
     clock.t += 1.5  # the pace is over: the next trick shows, its lead marked
     assert "won" not in table() and "led" in table()
     clock.t -= 1.0
-    view.key_pressed()  # a key: the person looked, the table goes on
+    assert view.trick_hold.shown(obs) != obs
+    view.trick_hold.key_starts()
+    view.key_pressed()  # the next key: the person looked, the table goes on
     assert view.trick_hold.shown(obs) == obs
+
+
+def test_a_trick_held_as_the_table_moved_gives_way_at_the_persons_next_key() -> None:
+    client = LocalClient(seed=3)
+    while not client.observation().tricks or not client.observation().current:
+        hint = client.hint()
+        assert hint is not None and client.submit(hint) is None
+    obs = client.observation()
+    hold = TrickHold(1.5, _Clock())
+    hold.look(replace(obs, tricks=obs.tricks[:-1]))
+    assert hold.look(obs) and hold.shown(obs) != obs  # an AI's card ended it
+    hold.key_starts()
+    hold.key_pressed()
+    assert hold.shown(obs) == obs

@@ -34,6 +34,10 @@ class TrickHold:
         self._seen: tuple[int, int] | None = None  #: (hand, tricks finished) at the last look
         self._held = 0  #: the number of the trick held (from 1)
         self._until = 0.0
+        self._in_key = False  #: a key is acting now (`key_starts`)
+        #: The hold began while a key acted (the person's own play ended the trick): that
+        #: key does not release it, the next one does.
+        self._by_key = False
 
     def look(self, obs: Observation) -> bool:
         """Follow the table; True when a trick has just finished and is now held (the
@@ -43,11 +47,19 @@ class TrickHold:
         if not finished or self.pace <= 0 or obs.phase != Phase.PLAY:
             return False
         self._held, self._until = len(obs.tricks), self.now() + self.pace
+        self._by_key = self._in_key
         return True
 
-    def release(self) -> None:
-        """The person pressed a key: the table shows where it stands."""
-        self._until = 0.0
+    def key_starts(self) -> None:
+        """Before a key acts."""
+        self._in_key = True
+
+    def key_pressed(self) -> None:
+        """After a key acted: unless its own play ended the trick held, the person has
+        looked and the table shows where it stands."""
+        if not self._by_key:
+            self._until = 0.0
+        self._in_key = self._by_key = False
 
     def shown(self, obs: Observation) -> Observation:
         """What the table pane shows: ``obs``, or while a trick is held, ``obs`` with the

@@ -325,7 +325,7 @@ class PlayView:
         """After every key: a key other than the one that asked takes the question back,
         and a finished trick held on the table gives way to the next."""
         self.quitting.key_pressed()
-        self.trick_hold.release()
+        self.trick_hold.key_pressed()
 
     def start_chat(self) -> None:
         self.chat.start()
