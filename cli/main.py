@@ -174,7 +174,8 @@ def _parser() -> argparse.ArgumentParser:
                        "(default: %(default)s)")
         p.add_argument("--deal-pace", type=_pace, default=DEAL_PACE, metavar="SECONDS",
                        help="seconds per card you are dealt, so the deal can be followed "
-                       "(0: as fast as possible; default: %(default)s)")
+                       "(0: as fast as possible, asking only at the last chance to "
+                       "declare; default: %(default)s)")
 
     def internet_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--mailbox", default=DEFAULT_MAILBOX, type=_mailbox, metavar="URL",

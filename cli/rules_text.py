@@ -1,4 +1,11 @@
-"""The rules summary `tractor rules` prints (the full reference is seeds/README.md)."""
+"""The rules summary `tractor rules` prints (the full reference is seeds/README.md), and
+the options of one table that differ from the defaults (`table_rules_text`)."""
+
+from __future__ import annotations
+
+from tractor.cli.screen.wrapping import wrap_words
+from tractor.net.lobby.table_settings import option_text
+from tractor.rules import Rules
 
 RULES_SUMMARY = """\
 TRACTOR (Sheng Ji, 拖拉机): the rules this program implements
@@ -123,3 +130,16 @@ Variants (talon doubling per card, must play a tractor when held, other deck
 counts) and every choice made where the rule texts are silent: seeds/README.md
 in the source tree.
 """
+
+
+def table_rules_text(rules: Rules, width: int = 80) -> str:
+    """The options of a table's ``rules`` that differ from the defaults, as `tractor rules`
+    names them (``NAME=VALUE``), in lines of at most ``width``: what the full screen's
+    help panel (?) and ``--plain``'s ``rules`` command show during play."""
+    default = Rules()
+    changed = [f"{n}={option_text(getattr(rules, n))}" for n in Rules.option_names()
+               if getattr(rules, n) != getattr(default, n)]
+    if not changed:
+        return "Rules of this table: every option at its default (see `tractor rules`)."
+    head = "Rules of this table that differ from the defaults (see `tractor rules`):"
+    return "\n".join([head, *wrap_words("  " + "  ".join(changed), width, "  ")])

@@ -219,6 +219,9 @@ class LocalClient:
     def banner(self) -> str | None:
         return None
 
+    def takeback_refusal(self) -> str | None:
+        return self.game.hand.takeback_refusal(self.seat)
+
     def summary(self) -> dict[str, Any] | None:
         return self._summary
 

@@ -64,7 +64,7 @@ class OpenDeck:
         self.verdicts: dict[int, dict[str, Any]] = {}
         self.starter: int | None = None
         self.exchanger: int | None = None  #: holds the kitty (no kitty theft here)
-        self.kitty = SimpleNamespace(pending=None)  #: no theft under way, ever
+        self.kitty = SimpleNamespace(pending=None, thefts=[])  #: no theft, ever
         self.burials: list[list[int]] = []
         self._sent = 0
         self._applying = -1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from local_client import LocalClient
@@ -29,8 +30,9 @@ from tractor.formats import classify_faces
 from tractor.game import Game
 from tractor.hand import Hand
 from tractor.net.deck.local import LocalDeal
+from tractor.net.table.player import WAIT, SeatView
 from tractor.net.table.session import GameSession
-from tractor.phases import Decision
+from tractor.phases import Decision, Phase
 from tractor.rules import team_of
 from tractor.scoring import points_of
 from tractor.trick import failed_components, winner_of
@@ -403,14 +405,31 @@ def test_a_declaration_in_the_held_window_goes_out_at_once():
     assert table.client.observation().declarations[-1] == (0, choice)
 
 
-def test_pace_zero_deals_as_before_without_the_clock():
-    table = PacedTable(pace=0.0)
-    while table.client.observation().phase == "deal":
-        assert table.client.decision() == Decision.DECLARE  # the deal stops only for a declaration
-        assert table.client.submit(Pass(0)) is None
-        table.run()
-    assert table.clock.seconds() == 0 and not table.clock.getDelayedCalls()
-    assert table.person.holding is None
+def test_pace_zero_deals_without_the_clock_and_stops_only_at_the_last_chance():
+    # --deal-pace 0 (--plain's scripts, a quick game): the deal stopped at every new
+    # offer. It runs through as fast as the peers go; the final window asks the person.
+    for seed in (4, 5, 6):
+        table = PacedTable(pace=0.0, seed=seed)
+        obs = table.client.observation()
+        assert obs.phase != "deal" and len(obs.hand) == 25
+        assert table.clock.seconds() == 0 and not table.clock.getDelayedCalls()
+        assert table.person.holding is None
+        if table.client.decision() == Decision.DECLARE:
+            assert table.sessions[1].current.waiting_on() == {0: "declaration window"}
+            assert table.client.declaration_options()
+            assert table.client.submit(Pass(0)) is None
+            table.run()
+        assert table.client.observation().phase not in ("deal", "declare")
+
+
+def test_pace_zero_an_offer_while_the_cards_come_does_not_stop_the_deal():
+    person = HumanPlayer(deal_pace=0.0)
+    person.on_hold = lambda: None  # a `DealPace` governs the deal (never called at pace 0)
+    dealing = replace(Game(seed=1).observe(0), phase=Phase.DEAL, cards_dealt=12)
+    view = SeatView(0, [], None, None, None, "2", dealing)
+    assert person.declare(view, [(0,)]) == Pass(0)
+    last = replace(dealing, phase=Phase.DECLARE, cards_dealt=100)  # the last chance asks
+    assert person.declare(SeatView(0, [], None, None, None, "2", last), [(0,)]) is WAIT
 
 
 def test_new_declarations_are_told_once_in_the_log():
@@ -422,10 +441,14 @@ def test_new_declarations_are_told_once_in_the_log():
 
 
 def test_a_hint_during_the_deal_is_a_declaration_offered_or_a_pass():
-    table = PacedTable(pace=0.0)
+    table = PacedTable(pace=0.4)
     table.client.hinter = StrategyPlayer(hint_strategy("easy", 3), Rules(), 3).action
     asked = 0
     while table.client.observation().phase == "deal":
+        if table.client.decision() is None:  # no offer now: the next card
+            table.clock.advance(0.4)
+            table.run()
+            continue
         hint = table.client.advice()
         assert hint is not None
         asked += 1

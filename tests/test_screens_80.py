@@ -191,6 +191,9 @@ class FrozenClient:
     def next_hand(self) -> None:
         pass
 
+    def takeback_refusal(self) -> str:
+        return "this table stays where it is"
+
 
 def game_moments(players: int) -> Iterator[tuple[str, LocalClient]]:
     """A whole hand at a table of ``players``, stopping (the client as it is) at the

@@ -87,6 +87,7 @@ class Hand(PublicHand):
         self.hands: list[list[int]] = [[] for _ in range(rules.players)]
         self.talon: list[int] = []
         self.buried: list[int] = []
+        self.kitty: list[int] = []  #: kitty theft: the buried cards the last thief took
         self.log: list[Action] = []
         self._to_bury: list[int] = []
 
@@ -121,6 +122,7 @@ class Hand(PublicHand):
         hand.hands = [list(h) for h in hands]
         hand.talon = list(talon)
         hand.buried = list(buried)
+        hand.kitty = []  # a thief's kitty is in its hand: nothing to tell apart in a search
         hand.log = []  # the action log is not public (draw order, burials): left empty
         hand._to_bury = []
         if deck is None:
@@ -181,7 +183,7 @@ class Hand(PublicHand):
 
     def _move_stolen(self, seat: int) -> None:
         self.hands[seat].extend(self.buried)
-        self.buried = []
+        self.kitty, self.buried = self.buried, []
 
     def _move_played(self, seat: int, faces: tuple[int, ...]) -> None:
         hand = self.hands[seat]
@@ -419,7 +421,7 @@ class Hand(PublicHand):
     def observe(self, seat: int) -> Observation:
         """Exactly what ``seat`` may know, typed (`tractor.observation.Observation`)."""
         self.check_seat(seat)
-        return self.observe_seat(seat, self.hands[seat], self.talon, self.buried)
+        return self.observe_seat(seat, self.hands[seat], self.talon, self.buried, self.kitty)
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Exactly what ``seat`` may know, as plain data (`Observation.to_data`)."""

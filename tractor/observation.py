@@ -123,6 +123,10 @@ class Observation:
     #: Kitty theft: each overcall that took the kitty after a burial, in order (each is in
     #: ``declarations`` too); the last one's seat holds the kitty.
     thefts: tuple[Declaration, ...] = ()
+    #: Kitty theft: the buried cards this seat took by its overcall, shown to it while it
+    #: holds them to bury again (None otherwise), as ``talon`` is to the starter.
+    kitty: tuple[Face, ...] | None = None
+
     @property
     def players(self) -> int:
         return len(self.hand_sizes)
@@ -182,6 +186,8 @@ class Observation:
             data["friends"] = list(self.friends)
         if self.thefts:
             data["thefts"] = [[s, format_cards(f)] for s, f in self.thefts]
+        if self.kitty is not None:
+            data["kitty"] = format_cards(self.kitty)
         if self.game is not None:
             data.update(self.game.to_data())
         return data
@@ -234,6 +240,7 @@ class Observation:
             calls=parse_calls(d["calls"]) if d.get("calls") else (),
             friends=tuple(d.get("friends", ())),
             thefts=tuple((s, _faces(f)) for s, f in d.get("thefts", ())),
+            kitty=_faces(d["kitty"]) if d.get("kitty") is not None else None,
         )
 
 

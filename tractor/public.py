@@ -107,17 +107,21 @@ class PublicHand(DealingRules, AuctionRules, PlayRules, TheftRules):
 
     def observe_seat(self, seat: Seat, hand: Sequence[Face],
                      talon: Sequence[Face] | None = None,
-                     buried: Sequence[Face] | None = None) -> Observation:
+                     buried: Sequence[Face] | None = None,
+                     kitty: Sequence[Face] | None = None) -> Observation:
         """Exactly what ``seat`` may know: the public state, its own ``hand``, and the
         talon and burial when the seat knows them (the starter, or everyone once the talon
-        is turned over at the end). The one place a `tractor.observation.Observation` is
-        made: the rules core's `tractor.hand.Hand.observe` and the peers' table call it."""
+        is turned over at the end); with kitty theft, the ``kitty`` the last thief took,
+        to that thief while it buries. The one place a `tractor.observation.Observation`
+        is made: the rules core's `tractor.hand.Hand.observe` and the peers' table call
+        it."""
         self.check_seat(seat)
         phase = self.phase
         show_talon = seat == self.starter and phase in (TALON, THEFT, PLAY, DONE)
         # With kitty theft the buried cards are the last exchanger's (the starter's without).
         knows_burial = seat == self.exchanger or self.talon_turned() or (
             phase == DONE and self.rules.show_talon)
+        burying_kitty = phase == TALON and bool(self.thefts) and seat == self.exchanger
         return Observation(
             seat=seat,
             phase=phase,
@@ -149,6 +153,7 @@ class PublicHand(DealingRules, AuctionRules, PlayRules, TheftRules):
             calls=self.sides.calls if self.sides is not None else (),
             friends=self.sides.friends if self.sides is not None else (),
             thefts=tuple(self.thefts),
+            kitty=tuple(kitty) if kitty and burying_kitty else None,
         )
 
     @classmethod

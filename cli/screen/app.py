@@ -66,6 +66,7 @@ def build_app(client: TableClient, input: Input | None = None,
     app.tractor_view = view  # type: ignore[attr-defined]
 
     app.before_render += lambda _app: view.focus()
+    app.key_processor.before_key_press += lambda _kp: view.trick_hold.key_starts()
     app.key_processor.after_key_press += lambda _kp: view.key_pressed()
     client.on_change = view.changed
     return app

@@ -5,10 +5,13 @@ for the key bar, of what the screen is showing)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render, table_view
 from tractor.cli.seat.client import TableClient
+from tractor.observation import Observation
 from tractor.phases import Decision
 
 
@@ -28,10 +31,13 @@ def banner_fragments(client: TableClient, width: int, height: int) -> StyleAndTe
             for i, line in enumerate(lines)]
 
 
-def table_pane(client: TableClient, width: int, height: int) -> StyleAndTextTuples:
-    """The seats around the trick, and the log beside or under them."""
-    return table_view.table_pane(client.observation(), client.names, client.events(),
-                                 width, height)
+def table_pane(client: TableClient, width: int, height: int,
+               shown: Callable[[Observation], Observation] | None = None) -> StyleAndTextTuples:
+    """The seats around the trick, and the log beside or under them (``shown``: what of
+    the table to show, `trick_hold.TrickHold.shown`)."""
+    obs = client.observation()
+    return table_view.table_pane(shown(obs) if shown is not None else obs, client.names,
+                                 client.events(), width, height)
 
 
 def prompt_text(client: TableClient) -> str:
@@ -65,7 +71,7 @@ def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
         return " type the calls, Enter call · i hint · o cards out · ? help "
     verbs = {Decision.PLAY: "play", Decision.BURY: "bury", Decision.SHOW: "show",
              Decision.BID: "bid", Decision.NAME: "name trump"}
-    if decision is None and client.rules.takebacks:  # after this seat's play, say
+    if decision is None and client.takeback_refusal() is None:  # the rules core says u works
         return " u take back · ←→ Space select · Tab complete · i hint · l last · ? help "
     verb = "play" if decision is None else verbs[decision]
     return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "

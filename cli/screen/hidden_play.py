@@ -11,6 +11,7 @@ from __future__ import annotations
 from tractor.cli.screen.card_text import rules_of
 from tractor.observation import Observation
 from tractor.phases import Decision, Phase
+from tractor.rules import Rules
 
 TRACKER_OFF = ("No tracker at this table: the cards played are hidden while the hand is "
                "played (hide_played).")
@@ -18,6 +19,15 @@ LAST_TRICK_HIDDEN = ("The last trick is hidden once the next one is led at this 
                      "(hide_played): only the trick in play shows.")
 NO_PLAY_HINT = ("No hint for a play at this table: the cards played are hidden "
                 "(hide_played), and a hint would remember them for you.")
+
+#: The whole log's line at a ``hide_played`` table (its plays are never logged).
+PLAYS_NOT_LOGGED = "This table hides played cards (hide_played): the log leaves out the plays."
+
+
+def log_note(rules: Rules) -> str | None:
+    """The line the whole log (g, ``log``) shows at a table whose log leaves out the plays
+    (`cli.seat.seat_log`), so their absence is not a mystery; None elsewhere."""
+    return PLAYS_NOT_LOGGED if rules.hide_played else None
 
 
 def hides_played(obs: Observation) -> bool:

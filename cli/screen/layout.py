@@ -63,7 +63,7 @@ def layout(view: PlayView) -> Layout:
     banner = Condition(safe(lambda: bool(client.banner())))
     log_panel = Condition(lambda: view.panel == "log")
     panels = view.panels
-    main = Window(FittedText(lambda w, h: frame.table_pane(client, w, h)))
+    main = Window(FittedText(lambda w, h: frame.table_pane(client, w, h, view.trick_hold.shown)))
     panel = Window(FittedText(panels.fragments, panels.drawn))
     log_page = Window(FittedText(panels.log_fragments, panels.log_drawn))
     input_line = Window(

@@ -53,7 +53,7 @@ class MessageLine:
         prompt = render.decision_prompt(decision, obs, self.client.names,
                                         self.client.declaration_options())
         if decision == Decision.BURY and render.talon_positions(obs):
-            prompt += " + marks the cards from the talon."
+            prompt += f" + marks the cards from the {render.taken_word(obs)}."
         return [("", prompt)]
 
     def pane(self, width: int, height: int) -> StyleAndTextTuples:

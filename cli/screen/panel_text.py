@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen import render
+from tractor.cli.screen.hidden_play import log_note
 from tractor.cli.seat.client import TableClient
 from tractor.phases import Phase
 from tractor.rules import Rules
@@ -48,7 +50,7 @@ AUCTION_KEYS = {"85 Enter", "H Enter"}
 #: What the marks at the table mean (the help panel, the README).
 LEGEND = ("At the table: ▶ the seat to play · ★ the starter · led / won: the trick's "
           "leader and the winner of the trick just played · in your hand, + a card from "
-          "the talon (while you bury).")
+          "the talon or the kitty you took (while you bury).")
 
 
 #: The keys of find-a-friend only (at its tables, after the others).
@@ -82,13 +84,15 @@ def panel_text(panel: str | None, client: TableClient, width: int = 80, height: 
         keys = keys_for(rules)
         friends = f"\n{FRIENDS_LEGEND}" if rules is not None and rules.mode == "friends" else ""
         return ("Keys\n" + render.help_text(keys, columns=2 if width >= 64 else 1)
-                + "\n\n" + LEGEND + friends + "\n\nEsc closes this help.")
+                + "\n\n" + LEGEND + friends + "\n\n" + table_rules_text(client.rules)
+                + "\n\nEsc closes this help.")
     if panel == "tracker":
         return render.tracker_text(obs, names, width) + "\n\nEsc closes."
     if panel == "last":
         return render.last_trick_text(obs, names) + "\n\nEsc closes."
     if panel == "log":
-        return render.to_text(log_page(client.events(), names, log_back, 80, 16))
+        return render.to_text(log_page(client.events(), names, log_back, 80, 16,
+                                       log_note(client.rules)))
     if panel == "summary":
         summary = client.summary()
         if summary is None:
@@ -137,17 +141,19 @@ def declare_text(client: TableClient) -> str:
 
 
 def log_page(events: Sequence[str], names: Sequence[str], back: int, width: int,
-             height: int) -> StyleAndTextTuples:
+             height: int, note: str | None = None) -> StyleAndTextTuples:
     """The whole log (g): a page of it, the newest at the bottom unless scrolled ``back``
-    lines."""
+    lines; ``note``, a line under the title that stays (`hidden_play.log_note`)."""
     lines = render.log_lines(events, width, names)
-    page = max(1, height - 2)
+    page = max(1, height - 2 - (1 if note else 0))
     end = len(lines) - max(0, min(back, len(lines) - page))
     start = max(0, end - page)
     where = f" · lines {start + 1}-{end} of {len(lines)}" if len(lines) > page else ""
     more = "PgUp/PgDn ↑↓ scroll · Home/End oldest/newest · " if len(lines) > page else ""
     page_text: StyleAndTextTuples = [("class:panel.title", f"Event log (latest last){where}"),
                                      ("", "\n")]
+    if note:
+        page_text += [("class:dim", note[:width]), ("", "\n")]
     page_text += [("", line + "\n") for line in lines[start:end]]
     page_text.append(("class:dim", f"{more}Esc closes"))
     return page_text

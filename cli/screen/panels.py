@@ -11,6 +11,7 @@ from __future__ import annotations
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render
+from tractor.cli.screen.hidden_play import log_note
 from tractor.cli.screen.panel_text import log_page, panel_text
 from tractor.cli.seat.client import TableClient
 
@@ -126,8 +127,10 @@ class Panels:
     def log_fragments(self, width: int, height: int) -> StyleAndTextTuples:
         """The log panel: a page of the whole log, the newest at the bottom unless
         scrolled."""
-        return log_page(self.client.events(), self.client.names, self.log.back, width, height)
+        return log_page(self.client.events(), self.client.names, self.log.back, width, height,
+                        log_note(self.client.rules))
 
     def log_drawn(self, width: int, height: int) -> None:
+        noted = log_note(self.client.rules) is not None  # its line stays under the title
         self.log.drawn(len(render.log_lines(self.client.events(), width, self.client.names)),
-                       height)
+                       height - noted)

@@ -6,8 +6,9 @@ standard input on a pipe, so a whole game can be scripted line by line; the inpu
 are echoed then, so a transcript reads like a session.
 
 Commands at the prompt: cards to play (``AS AS``, ``10h``, ``♠A``, ``BJ``), ``hint``,
-``last``, ``tracker``, ``table``, ``log``, ``say TEXT``, ``undo``, ``help``, ``pass``, ``quit``; a
-number picks a declaration; after a hand, an empty line (or ``next``) goes on.
+``last``, ``tracker``, ``table``, ``rules``, ``log``, ``say TEXT``, ``undo``, ``help``,
+``pass``, ``quit``; a number picks a declaration; after a hand, an empty line (or ``next``)
+goes on.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from prompt_toolkit.utils import get_cwidth
 from tractor.actions import Action, Bid, Bury, Call, Declare, NameTrump, Pass, Play, Show, TakeBack
 from tractor.cards import format_cards
 from tractor.cli.prompts import end_prompt
+from tractor.cli.rules_text import table_rules_text
 from tractor.cli.screen import friends_view, render
 from tractor.cli.screen.cards_input import (
     HandCompleter,
@@ -33,13 +35,13 @@ from tractor.cli.screen.cards_input import (
     auction_answer,
     parse_selection,
 )
-from tractor.cli.screen.hidden_play import hint_refusal
+from tractor.cli.screen.hidden_play import hint_refusal, log_note
 from tractor.cli.screen.moves import typed_call
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.cli.stdin_lines import read_line
 from tractor.friends import format_calls
 from tractor.observation import Observation
-from tractor.phases import ANSWERS, Decision, Phase
+from tractor.phases import ANSWERS, Decision
 
 HELP = """\
 Commands:
@@ -54,10 +56,11 @@ Commands:
   last                 the last trick
   tracker              the cards still out
   table                the table again
+  rules                this table's rules that differ from the defaults
   log                  the whole event log
   say TEXT             chat to the table
-  undo                 take back your last play, until the next seat plays (when the
-                       table's rules allow it: takebacks=true, as at `tractor play`)
+  undo                 take back your last play until the next seat plays
+                       (at tables with takebacks=true, as at `tractor play`)
   help                 this list
   quit                 leave the game
 After a hand: an empty line (or next) starts the next one."""
@@ -188,8 +191,10 @@ class PlainSession:
     def hand_text(self, obs: Observation) -> str:
         rows = [f"  {label:<8}{render.cards_label(faces)}"
                 for label, faces in render.hand_groups(obs)]
-        if obs.phase == Phase.TALON and obs.talon:
-            rows.append(f"  {'talon':<8}{render.cards_label(obs.talon)} (in your hand now)")
+        taken = render.taken_to_bury(obs)
+        if taken:
+            rows.append(f"  {render.taken_word(obs):<8}{render.cards_label(taken)} "
+                        "(in your hand now)")
         return "Your hand:\n" + ("\n".join(rows) if rows else "  (no cards)")
 
     # --- answers ---------------------------------------------------------------------------
@@ -216,7 +221,8 @@ class PlainSession:
         if cmd in ("help", "?"):
             self.say(HELP)
             if client.rules.mode == "friends":
-                self.say(f"Find-a-friend: {friends_view.call_help(client.rules)}")
+                text = f"Find-a-friend: {friends_view.call_help(client.rules)}"
+                self.say("\n".join(render.wrap_words(text, min(80, self.width() or 80), "  ")))
         elif cmd == "hint":
             refused = hint_refusal(self._obs(), client.decision())
             if refused is not None:
@@ -239,7 +245,12 @@ class PlainSession:
             obs = self._obs()
             self.say(render.table_text(obs, client.names))
             self.say(self.hand_text(obs))
+        elif cmd == "rules":
+            self.say(table_rules_text(client.rules))
         elif cmd == "log":
+            note = log_note(client.rules)
+            if note:
+                self.say(note)
             for event in client.events():
                 self.say(f"· {event}")
         elif cmd == "say":
@@ -483,7 +494,7 @@ def _needs_no_question(line: str) -> bool:
     """A command that acts whatever the table waits for (leaving, chat, looking)."""
     return line.strip().partition(" ")[0].lower() in (
         "quit", "exit", "q", "say", "log", "help", "?", "table", "last", "tracker", "undo",
-        "takeback")
+        "takeback", "rules")
 
 
 def _isatty(stream: Any) -> bool:

@@ -116,12 +116,27 @@ def hand_groups(obs: Observation) -> list[tuple[str, list[int]]]:
     return out
 
 
+def taken_to_bury(obs: Observation) -> tuple[int, ...]:
+    """The cards this seat took into its hand to bury now: the starter's talon, or with
+    kitty theft the kitty it took by its overcall (empty when it does not bury now)."""
+    if obs.phase != Phase.TALON or obs.exchanger != obs.seat:
+        return ()
+    return obs.kitty or (obs.talon if not obs.thefts else None) or ()
+
+
+def taken_word(obs: Observation) -> str:
+    """What the cards this seat buries from came from: "kitty" (a thief's) or "talon"."""
+    return "kitty" if obs.thefts else "talon"
+
+
 def talon_positions(obs: Observation) -> set[int]:
-    """Positions in `hand_order` of the cards that came from the talon, while the starter
-    has them in hand to bury (a face held twice, once from the talon: its first copy)."""
-    if obs.phase != Phase.TALON or not obs.talon:
+    """Positions in `hand_order` of the cards that came from the talon (or the kitty a
+    thief took), while this seat has them in hand to bury (a face held twice, once from
+    the talon: its first copy)."""
+    taken = taken_to_bury(obs)
+    if not taken:
         return set()
-    left = Counter(obs.talon)
+    left = Counter(taken)
     marked: set[int] = set()
     for pos, f in enumerate(hand_order(obs)):
         if left[f]:
@@ -279,9 +294,9 @@ def table_fragments(obs: Observation, names: Sequence[str],
         last = tricks[-1]
         out.append(("class:dim", f"Last: trick {len(tricks)} to {names[last.winner]}, "
                                  f"{last.points} points\n"))
-    if obs.talon and phase == Phase.TALON:
-        out.append(("class:label", "Talon: "))
-        out += cards_fragments(obs.talon, color)
+    if taken_to_bury(obs):
+        out.append(("class:label", f"{taken_word(obs).capitalize()}: "))
+        out += cards_fragments(taken_to_bury(obs), color)
         out.append(("", "\n"))
     elif obs.buried and phase == Phase.PLAY:
         out.append(("class:dim", f"Buried: {cards_label(obs.buried)}\n"))
@@ -377,7 +392,7 @@ def _status(obs: Observation, names: Sequence[str], decision: Decision | None,
     elif decision == Decision.DECLARE:
         what = "you may declare trumps"
     elif decision == Decision.BURY:
-        what = "your turn: bury cards from the talon"
+        what = f"your turn: bury cards from the {taken_word(obs)}"
     elif decision == Decision.CALL:
         what = "your turn: call your friends"
     elif decision == Decision.PLAY:

@@ -272,12 +272,14 @@ def middle_lines(obs: Observation, names: Sequence[str], width: int) -> list[str
     elif phase in (Phase.BID, Phase.SHOW, Phase.NAME):
         out.append(render.auction_line(obs, names))
     elif phase == Phase.TALON:
-        starter = obs.starter
-        if starter == obs.seat:
-            out.append(f"you take the talon: bury {render.talon_size(obs)} cards")
+        burier = obs.exchanger  # the starter, or with kitty theft the last thief
+        took = "took the kitty" if obs.thefts else "takes the talon"
+        if burier == obs.seat:
+            out.append(f"you {'took the kitty' if obs.thefts else 'take the talon'}: bury "
+                       f"{render.talon_size(obs)} cards")
         else:
-            who = names[starter] if starter is not None else "the starter"
-            out.append(f"{who} takes the talon and buries {render.talon_size(obs)}")
+            who = names[burier] if burier is not None else "the starter"
+            out.append(f"{who} {took} and buries {render.talon_size(obs)}")
     elif phase == Phase.CALL:
         calls = render.count(friends_view.friend_calls(obs), "friend")
         if obs.starter == obs.seat:

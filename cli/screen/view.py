@@ -10,6 +10,7 @@ it follows the table as it moves (`sync`) and turns keys into moves. The key bin
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from prompt_toolkit.application import Application
@@ -23,6 +24,7 @@ from tractor.cli.screen.moves import typed_move
 from tractor.cli.screen.panels import Panels
 from tractor.cli.screen.quitting import QuitQuestion
 from tractor.cli.screen.selection import HandSelection
+from tractor.cli.screen.trick_hold import TrickHold
 from tractor.cli.seat.client import Hint, TableClient
 from tractor.observation import Observation
 from tractor.phases import Decision
@@ -46,6 +48,7 @@ class PlayView:
         self.chat = ChatLine()
         self.hints = HintAsker(client, self.notes, self._take_hint, lambda: self.app)
         self.message_line = MessageLine(client, self.notes, self.quitting, self.input)
+        self.trick_hold = TrickHold()
         # What the table showed at the last `sync`: a change opens or closes a panel,
         # and a new decision clears the messages about the last one.
         self._last_decision: str | None = None
@@ -163,6 +166,18 @@ class PlayView:
                 self.info = ""
         self._last_decision = decision
         self._last_turn = turn
+        if self.trick_hold.look(obs):
+            self._redraw_after(self.trick_hold.pace)
+
+    def _redraw_after(self, seconds: float) -> None:
+        """Draw again when ``seconds`` have passed (a held trick's pace is over)."""
+        if self.app is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop running (a test drives the view alone): no redraw
+            return
+        loop.call_later(seconds + 0.01, lambda: self.app.invalidate() if self.app else None)
 
     def changed(self) -> None:
         """The client's on_change: redraw (called on the loop's thread)."""
@@ -307,8 +322,10 @@ class PlayView:
             self.app.exit()
 
     def key_pressed(self) -> None:
-        """After every key: a key other than the one that asked takes the question back."""
+        """After every key: a key other than the one that asked takes the question back,
+        and a finished trick held on the table gives way to the next."""
         self.quitting.key_pressed()
+        self.trick_hold.key_pressed()
 
     def start_chat(self) -> None:
         self.chat.start()

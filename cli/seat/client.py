@@ -105,3 +105,8 @@ class TableClient(Protocol):
     def next_hand(self) -> None:
         """The person has read the summary: go on with the next hand."""
         ...
+
+    def takeback_refusal(self) -> str | None:
+        """Why this seat may not take back a play now, in the rules core's words
+        (`tractor.takeback`); None: a take-back (`TakeBack`) may be asked now."""
+        ...

@@ -1,7 +1,8 @@
 """The log lines of one hand at a peer table, in the order things happened.
 
 `table_events` reads the replicated table (`TableHand`): declarations, then every play,
-each trick's winner right after its last play. That list only grows at its end while the
+each trick's winner right after its last play (when this seat's play ended the trick and
+may still be taken back, once it stands). That list only grows at its end while the
 hand goes on, so the screen's log takes the new lines from it after every change, and
 chat lines as they arrive.
 
@@ -87,7 +88,8 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             seat = (t.leader + k) % hand.n
             for place, faces, finished in t.taken:  # before the play made again there
                 if place == k:
-                    out += _taken_back(who, seat, k, faces, number, finished, plays[seat])
+                    told = finished if seat != hand.me else None  # this seat's: held back
+                    out += _taken_back(who, seat, k, faces, number, told, plays[seat])
                     plays[seat] += 1
             if k >= len(t.plays):
                 continue
@@ -111,17 +113,28 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             if sides is not None and starter is not None:
                 out += _reveals(sides, seat, faces, starter, who, plays[seat])
             plays[seat] += 1
-        if number <= len(hand.tricks) and t.plays:
+        if number <= len(hand.tricks) and t.plays and not _may_be_taken_back(hand, number):
             last = out[-1]
             out.append(Event(f"trick {number} to {who(t.winner)}, {t.points} points",
                              last.seat, "play", last.key))
     return out
 
 
+def _may_be_taken_back(hand: TableHand, number: int) -> bool:
+    """Whether trick ``number`` (from 1) was ended by this seat's play, which the rules core
+    still lets it take back (`tractor.takeback`): its winner is not logged yet, so a
+    take-back does not make the log tell one result, the take-back, then another; it is
+    logged once the play stands (the table shows the finished trick meanwhile)."""
+    last = hand.public.takebacks.last
+    return (last is not None and last.seat == hand.me and last.turn[0] == number - 1
+            and hand.public.takeback_refusal(hand.me) is None)
+
+
 def _taken_back(who: Callable[[int], str], seat: int, place: int, faces: tuple[int, ...],
                 number: int, finished: tuple[int, int] | None, key: int) -> list[Event]:
     """A play taken back (`Rules.takebacks`): the play as it was logged, its trick's end
-    if it finished one, then the take-back ("South took back ♠A")."""
+    if it finished one and that was logged (``finished``: another seat's play, logged
+    before its take-back came), then the take-back ("South took back ♠A")."""
     cards = format_cards(faces, True)
     out = [Event(f"{who(seat)} {'plays' if place else 'leads'} {cards}", seat, "play", key)]
     if finished is not None:

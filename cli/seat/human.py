@@ -33,9 +33,12 @@ class HumanPlayer(Undecided):
     moment (``chosen``), and this seat's next window posts it, as on a card table where
     one declares while the cards are dealt.
 
-    With no pace (0: the deal runs as fast as the peers go), and in the final window
-    after the last card, the table waits for the person when the hand allows a
-    declaration they have not let pass (``declined``)."""
+    With no pace (0: the deal runs as fast as the peers go, a second or two) the deal
+    does not stop for an offer either: this seat's windows are passed at once, and no
+    offer is made while the cards come (it would be gone before it could be read). In
+    the final window after the last card (the last chance) the table waits for the
+    person when the hand allows a declaration they have not let pass (``declined``); so
+    it does at every window without a `DealPace` (``on_hold`` None)."""
 
     def __init__(self, deal_pace: float = 0.0) -> None:
         self.declined: set[tuple[int, ...]] = set()
@@ -60,7 +63,10 @@ class HumanPlayer(Undecided):
             return WAIT
         if self.chosen is not None and self.chosen not in options:
             self.chosen = None  # another seat's declaration overcalled it
-        if self.deal_pace > 0 and self.on_hold is not None and view.observation.phase == Phase.DEAL:
+        if self.on_hold is not None and view.observation.phase == Phase.DEAL:
+            if self.deal_pace <= 0:  # no pace: the deal runs through, the last chance asks
+                self.holding = None
+                return Pass(view.seat)
             if self.holding != dealt:  # the table asks again at every frame: hold once
                 self.holding = dealt
                 self.on_hold()  # the pace's end answers it (with ``chosen``, if any)
@@ -139,8 +145,9 @@ class DealPace:
         self.changed()
 
     def deal_on(self) -> None:
-        """The person is back from the summary: the deal that waited for them goes on (it
-        stops again for a declaration they may make, and keeps its pace)."""
+        """The person is back from the summary: the deal that waited for them goes on at
+        its pace, or at once with none (the last chance stops for a declaration they may
+        make)."""
         table = self.session.current
         person = self.person
         if table.waiting != Decision.DECLARE or self.node.halted is not None:
@@ -148,6 +155,9 @@ class DealPace:
         if self.dealing():  # held for the pace; offers are made meanwhile
             person.holding = table.public.drawn
             self.hold()
+            return
+        if table.public.phase == Phase.DEAL:  # no pace: the deal runs through
+            self.answer_window()
             return
         if any(o not in person.declined for o in table.declaration_options()):
             return  # the person decides: the screen asks

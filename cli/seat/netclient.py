@@ -254,6 +254,9 @@ class NetClient:
     def summary(self) -> dict[str, Any] | None:
         return self._summary
 
+    def takeback_refusal(self) -> str | None:
+        return self.session.current.takeback_refusal()
+
     def next_hand(self) -> None:
         self._summary = None
         self._shown = None

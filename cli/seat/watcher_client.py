@@ -138,6 +138,9 @@ class WatcherClient:
     def summary(self) -> dict[str, Any] | None:
         return self._summary
 
+    def takeback_refusal(self) -> str | None:
+        return "a watcher plays no seat"
+
     def next_hand(self) -> None:
         """The person closed the summary (the game did not wait for it)."""
         self._summary = None

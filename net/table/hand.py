@@ -390,9 +390,12 @@ class TableHand:
         talon_pos = range(deck.config.dealt, deck.config.size)
         talon = [deck.cards[p] % 54 for p in talon_pos if p in deck.cards]
         buried = [deck.cards[p] % 54 for p in deck.buried if p in deck.cards]
+        thefts = deck.kitty.thefts
+        taken = thefts[-1].positions if thefts and thefts[-1].thief == self.me else []
+        kitty = [deck.cards[p] % 54 for p in taken if p in deck.cards]
         return self.public.observe_seat(
             self.me, self.my_faces(), talon if len(talon) == len(talon_pos) else None,
-            buried or None)
+            buried or None, kitty if kitty and len(kitty) == len(taken) else None)
 
     # --- this seat's own moves, by name (a test's dishonest seat replaces one) --------------------
 
