@@ -23,6 +23,7 @@ from tractor.net.lobby.messages import (
     MAX_NAME,
     MAX_TABLE_NAME,
     NONCE_SIZE,
+    SETTINGS_DIGEST,
     FieldReader,
 )
 from tractor.net.lobby.seat_names import ai_seat_name
@@ -37,6 +38,7 @@ from tractor.net.lobby.seating import (
 from tractor.net.lobby.table_settings import SettingRefused, changed_rules, resized, swapped
 from tractor.net.lobby.tokens import TokenBook
 from tractor.net.mesh.endpoints import endpoint_string
+from tractor.net.mesh.gate import LastFew
 from tractor.rules import MAX_PLAYERS, Rules
 
 HOST = -1  #: the connection id of the host's own participant in `HostLobby`
@@ -69,6 +71,9 @@ _JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat")
 #: ignored, so a guest cannot keep the table busy un-readying everyone.
 MOVE_LIMIT = 5
 MOVE_WINDOW = 60.0
+#: The settings shown since the last change (`Roster.digest`) that a ``ready`` may name: a
+#: roster per join or leave, bounded (a ``ready`` that old is taken for a stale one).
+MAX_SHOWN = 64
 
 
 class HostLobby:
@@ -100,6 +105,9 @@ class HostLobby:
         self.seats: list[_Member | None] = [None] * rules.players
         self.conns: dict[int, _Conn] = {}
         self.seating: Seating | None = None
+        #: The settings every roster since the last change showed (`Roster.digest`): a
+        #: guest's ``ready`` for any of them stands, one for older settings does not.
+        self._shown: list[bytes] = LastFew(MAX_SHOWN)
         self.me = me
         if me is not None:
             seat = me.wanted_seat if me.wanted_seat is not None and \
@@ -140,6 +148,9 @@ class HostLobby:
 
     def broadcast(self, now: float) -> list[Send]:
         """The roster for every seated connection (each with its own ``you``)."""
+        digest = self.roster(now).digest()
+        if not self._shown or self._shown[-1] != digest:
+            self._shown.append(digest)
         return [(c, self._roster_message(self.roster(now, c))) for c in self.joined()]
 
     # --- connections ------------------------------------------------------------------------
@@ -167,9 +178,16 @@ class HostLobby:
                 raise BadLobbyMessage(f"{printable(kind)[:20]!r} before joining", who)
             return self._join(conn, c, msg, who, now)
         if kind == "ready":
-            flag = FieldReader(msg, who, ("t", "ready")).get("ready", bool)
+            r = FieldReader(msg, who, ("t", "ready", "for"))
+            flag = r.get("ready", bool)
+            seen = r.blob("for", SETTINGS_DIGEST) if "for" in msg else None
             member = self.seats[c.seat]
             assert member is not None
+            if flag and seen is not None and seen not in self._shown \
+                    and member.participant.kind != "ai":
+                # Said to settings changed since (a change crossed it on the way): the
+                # guest sees the change and says ready again. (An AI plays any.)
+                return []
             member.ready = flag
             return self._changed(now)
         if kind == "leave":
@@ -318,6 +336,7 @@ class HostLobby:
         """Take the new seats; every person must say ready again (an AI plays any rules
         and seat, and never asks: it stays ready)."""
         self.seats = seats
+        self._shown.clear()
         for seat, member in enumerate(seats):
             if member is None:
                 continue
