@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from test_lobby_settings import deliver, names, person, readiness, table
 
-from tractor.net.lobby.errors import BadLobbyMessage, BadStart
+from tractor.net.lobby.errors import BadLobbyMessage, BadStart, LobbyError
 from tractor.net.lobby.guest_state import GuestLobby
 from tractor.net.lobby.host_state import HostLobby
 from tractor.net.lobby.seating import Seating, seating_id
@@ -194,3 +194,44 @@ def test_a_ready_naming_made_up_settings_is_not_taken():
     deliver(guests, state.receive(1, guests[1].ready_message(False), 1.0))
     assert state.receive(1, {"t": "ready", "ready": True, "for": bytes(16)}, 1.0) == []
     assert readiness(state)[1] is False
+
+
+# --- hostile rules maps and addresses from the host --------------------------------------------
+
+#: Rules maps a host may send: unknown options (one named with terminal escapes), values of
+#: every wrong type, numbers far out of range, a map over the size a lobby message allows.
+HOSTILE_RULES: list[Any] = [
+    {"\x1b]0;owned\x07\x1b[2J": 1}, {"decks\x00": 2}, {"players": 2**64 - 1},
+    {"throw_penalty": -2**63}, {"decks": 2.5}, {"decks": float("nan")}, {"mode": "\x1b[31m"},
+    {"declaration": "x" * 900}, {"start_level": ["2"]}, {"talon_cards": {"a": 1}},
+    {"must_defend": "\x1b[2J" * 10}, {"players": True}, {1: 2}, [], "rules", None,
+    {f"o{i}": i for i in range(60)},
+]
+
+
+def hostile(base: dict[str, Any], value: Any) -> dict[str, Any]:
+    msg = copy.deepcopy(base)
+    msg["rules"] = value
+    return msg
+
+
+def check_refused(guest: GuestLobby, msg: dict[str, Any]) -> None:
+    """The guest refuses ``msg`` with a `LobbyError` whose words a terminal can show."""
+    from tractor.net.codec import encode
+    from tractor.net.lobby.messages import unpack
+
+    with pytest.raises(LobbyError) as caught:
+        guest.receive(unpack(encode(msg), "host"))  # as it comes off the wire
+    why = caught.value.why
+    assert why.isprintable() and len(why) <= 200, why
+
+
+@pytest.mark.parametrize("rules", HOSTILE_RULES, ids=range(len(HOSTILE_RULES)))
+def test_hostile_rules_in_a_roster_or_a_start_are_refused_in_printable_words(rules):
+    state, guests, start = honest_start()
+    roster = state.broadcast(1.0)[1][1]
+    assert guests[2].roster is not None
+    kept = guests[2].roster
+    check_refused(guests[2], hostile(roster, rules))
+    check_refused(guests[2], hostile(start, rules))
+    assert guests[2].roster == kept and guests[2].seating is None
