@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 from test_lobby_settings import deliver, names, person, readiness, table
 
+from tractor.net.codec import encode
+from tractor.net.internet.rendezvous import internet_address
 from tractor.net.lobby.errors import BadLobbyMessage, BadStart, LobbyError
 from tractor.net.lobby.guest_state import GuestLobby
 from tractor.net.lobby.host_state import HostLobby
+from tractor.net.lobby.messages import unpack
 from tractor.net.lobby.seating import Seating, seating_id
 from tractor.rules import Rules
 
@@ -217,9 +220,6 @@ def hostile(base: dict[str, Any], value: Any) -> dict[str, Any]:
 
 def check_refused(guest: GuestLobby, msg: dict[str, Any]) -> None:
     """The guest refuses ``msg`` with a `LobbyError` whose words a terminal can show."""
-    from tractor.net.codec import encode
-    from tractor.net.lobby.messages import unpack
-
     with pytest.raises(LobbyError) as caught:
         guest.receive(unpack(encode(msg), "host"))  # as it comes off the wire
     why = caught.value.why
@@ -235,3 +235,18 @@ def test_hostile_rules_in_a_roster_or_a_start_are_refused_in_printable_words(rul
     check_refused(guests[2], hostile(roster, rules))
     check_refused(guests[2], hostile(start, rules))
     assert guests[2].roster == kept and guests[2].seating is None
+
+
+@pytest.mark.parametrize("bad", [[], {}, ["x"], 7, None, b"wormhole:"])
+def test_a_start_mixing_an_internet_address_with_junk_is_refused_not_a_crash(bad):
+    """An internet table's address beside a value that is no address at all (a list, a
+    map: no text to compare) is a bad start, as a mix of addresses is (it was a TypeError
+    out of the guest's link)."""
+    internet = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
+    state, guests, start = honest_start()
+    msg = copy.deepcopy(start)
+    msg["addresses"] = [internet, bad, internet, internet]
+    guest = guests[2]
+    guest.mailbox = "ws://198.18.0.1:4000/v1"
+    with pytest.raises(BadStart):
+        guest.receive(msg)

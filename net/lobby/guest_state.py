@@ -243,7 +243,7 @@ class GuestLobby:
         who = self.who
         if not any(is_internet_address(a) for a in addrs):
             return False
-        if len(set(addrs)) != 1:
+        if any(type(a) is not str for a in addrs) or len(set(addrs)) != 1:
             raise BadStart("an internet table gives every seat the same address", who)
         try:
             mailbox, _relay = read_internet_address(addrs[0])
