@@ -17,7 +17,7 @@ from tractor.net.codec import encode
 from tractor.net.internet.rendezvous import internet_address
 from tractor.net.lobby.errors import BadLobbyMessage, BadStart, LobbyError
 from tractor.net.lobby.guest_state import GuestLobby
-from tractor.net.lobby.host_state import HostLobby
+from tractor.net.lobby.host_state import MOVE_LIMIT, MOVE_WINDOW, HostLobby
 from tractor.net.lobby.messages import unpack
 from tractor.net.lobby.seating import Seating, seating_id
 from tractor.rules import Rules
@@ -250,3 +250,33 @@ def test_a_start_mixing_an_internet_address_with_junk_is_refused_not_a_crash(bad
     guest.mailbox = "ws://198.18.0.1:4000/v1"
     with pytest.raises(BadStart):
         guest.receive(msg)
+
+
+# --- a flood of seat requests ----------------------------------------------------------------
+
+
+def test_a_guest_that_leaves_and_joins_again_gets_no_new_seat_requests_for_it():
+    """`MOVE_LIMIT` moves a `MOVE_WINDOW` per guest: one that leaves and joins again (a new
+    connection, or a new key) from the same address does not start a new count, else
+    it could un-ready every person at will."""
+    state, guests = table(1, players=6)
+    moves, conn = 0, 1
+    for round_ in range(4):
+        for _ in range(MOVE_LIMIT + 1):
+            seat = state.conns[conn].seat
+            free = next(s for s in range(6) if state.seats[s] is None and s != seat)
+            if state.receive(conn, GuestLobby.sit_message(free), 1.0 + round_):
+                moves += 1
+        state.receive(conn, GuestLobby.leave_message(), 1.0 + round_)
+        conn += 1
+        state.connect(conn, f"192.0.2.20:{6000 + conn}", "192.0.2.20", "192.0.2.1")
+        guests[conn] = GuestLobby(person(10 + conn))
+        deliver(guests, state.receive(conn, guests[conn].join_message(), 1.0 + round_))
+    assert moves == MOVE_LIMIT
+    # Another address has its own count; and after the window this one may move again.
+    state.connect(99, "192.0.2.77:7000", "192.0.2.77", "192.0.2.1")
+    guests[99] = GuestLobby(person(30))
+    deliver(guests, state.receive(99, guests[99].join_message(), 5.0))
+    assert state.receive(99, GuestLobby.sit_message(5), 5.0) != []
+    free = next(s for s in range(6) if state.seats[s] is None)
+    assert state.receive(conn, GuestLobby.sit_message(free), 1.0 + MOVE_WINDOW + 1) != []

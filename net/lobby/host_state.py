@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tractor.net.lobby.addresses import is_loopback, usable
@@ -61,14 +61,14 @@ class _Conn:
     local_ip: str
     token: bytes | None  # token id, if the connection proved a seat token
     seat: int | None = None
-    moves: list[float] = field(default_factory=list)  # when it last asked for a seat
 
 
 Send = tuple[int, dict[str, Any]]  #: (connection id, message)
 
 _JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat")
 #: A guest may ask for another seat this many times a `MOVE_WINDOW`; more asks are
-#: ignored, so a guest cannot keep the table busy un-readying everyone.
+#: ignored, so a guest cannot keep the table busy un-readying everyone. Counted per
+#: address: leaving and joining again (a new connection, a new key) starts no new count.
 MOVE_LIMIT = 5
 MOVE_WINDOW = 60.0
 #: The settings shown since the last change (`Roster.digest`) that a ``ready`` may name: a
@@ -104,6 +104,8 @@ class HostLobby:
         self.tokens = TokenBook(entropy)
         self.seats: list[_Member | None] = [None] * rules.players
         self.conns: dict[int, _Conn] = {}
+        #: Address -> when guests from there moved within the last `MOVE_WINDOW`.
+        self._moves: dict[str, list[float]] = {}
         self.seating: Seating | None = None
         #: The settings every roster since the last change showed (`Roster.digest`): a
         #: guest's ``ready`` for any of them stands, one for older settings does not.
@@ -313,12 +315,14 @@ class HostLobby:
         """A guest asks for a free seat. A seat taken meanwhile (or gone with a smaller
         table), a table going on, or a guest asking too often changes nothing: the guest
         sees in the next roster where it sits."""
-        c.moves = [t for t in c.moves if t > now - MOVE_WINDOW]
-        if len(c.moves) >= MOVE_LIMIT or self.carry is not None or c.seat is None \
+        self._moves = {ip: kept for ip, times in self._moves.items()
+                       if (kept := [t for t in times if t > now - MOVE_WINDOW])}
+        moves = self._moves.setdefault(c.peer_ip, [])
+        if len(moves) >= MOVE_LIMIT or self.carry is not None or c.seat is None \
                 or seat == c.seat or seat >= len(self.seats) \
                 or self.seats[seat] is not None or seat in self._pending(now):
             return []
-        c.moves.append(now)
+        moves.append(now)
         return self._rearranged(swapped(self.seats, c.seat, seat, ()), now)
 
     def _may_change(self) -> None:
