@@ -15,6 +15,7 @@ from test_lobby_settings import deliver, names, person, readiness, table
 
 from tractor.net.codec import encode
 from tractor.net.internet.rendezvous import internet_address
+from tractor.net.lobby.discovery import BadAnnouncement, pack_announcement, parse_announcement
 from tractor.net.lobby.errors import BadLobbyMessage, BadStart, LobbyError
 from tractor.net.lobby.guest_state import GuestLobby
 from tractor.net.lobby.host_state import MOVE_LIMIT, MOVE_WINDOW, HostLobby
@@ -280,3 +281,40 @@ def test_a_guest_that_leaves_and_joins_again_gets_no_new_seat_requests_for_it():
     assert state.receive(99, GuestLobby.sit_message(5), 5.0) != []
     free = next(s for s in range(6) if state.seats[s] is None)
     assert state.receive(conn, GuestLobby.sit_message(free), 1.0 + MOVE_WINDOW + 1) != []
+
+
+# --- names a terminal would act on -----------------------------------------------------------
+
+ESCAPES = ["\x1b[2J", "Ann\x07", "Bo\u202eb", "\x9b31m", "a\nb", "tab\there"]
+
+
+@pytest.mark.parametrize("name", ESCAPES, ids=range(len(ESCAPES)))
+def test_a_name_a_terminal_would_act_on_never_reaches_a_listing(name):
+    """A joiner's name (a person's or an AI's), a seat's or the table's name in a roster,
+    a table's name or rules summary heard on the LAN: each is refused where it comes in,
+    so `roster_lines` and `table_line` only ever print checked words."""
+    state, guests = table(1, players=4)
+    state.connect(7, "192.0.2.27:5007", "192.0.2.27", "192.0.2.1")
+    for kind in ("human", "ai"):
+        join = {**GuestLobby(person(7)).join_message(), "name": name, "kind": kind}
+        with pytest.raises(BadLobbyMessage):
+            state.receive(7, join, 1.0)
+    roster = state.broadcast(1.0)[0][1]
+    for change in (lambda m: m["seats"][0].__setitem__(0, name),
+                   lambda m: m.__setitem__("name", name)):
+        msg = copy.deepcopy(roster)
+        change(msg)
+        with pytest.raises(BadLobbyMessage):
+            guests[1].receive(msg)
+    good = pack_announcement("table", "Ann", "tcp:0.0.0.0:40123", 4, 1, "2 decks")
+
+    def forged(field: bytes, text: str) -> bytes:  # the field's msgpack string replaced
+        out = good.replace(bytes([0xa0 | len(field)]) + field,
+                           bytes([0xd9, len(text.encode())]) + text.encode())
+        assert out != good
+        return out
+
+    for field in (b"Ann", b"2 decks"):
+        assert parse_announcement(forged(field, "Zed"), "192.0.2.5", 0.0)  # (the forgery)
+        with pytest.raises(BadAnnouncement):
+            parse_announcement(forged(field, name), "192.0.2.5", 0.0)
