@@ -23,11 +23,11 @@ from tractor.net.lobby.messages import (
     MAX_NAME,
     MAX_TABLE_NAME,
     NONCE_SIZE,
-    SETTINGS_DIGEST,
     FieldReader,
 )
 from tractor.net.lobby.seat_names import ai_seat_name
 from tractor.net.lobby.seating import (
+    SETTINGS_DIGEST,
     Participant,
     Roster,
     SeatInfo,

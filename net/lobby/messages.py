@@ -26,7 +26,6 @@ NONCE_SIZE = 16
 TOKEN_SIZE = 32
 TOKEN_ID_SIZE = 8
 FINGERPRINT_SIZE = 8
-SETTINGS_DIGEST = 16  #: the settings a ``ready`` names (`seating.Roster.digest`)
 
 #: A lobby message's bounds besides the lengths each call names: a start message for 12
 #: seats (the largest) holds about a hundred values, nested three deep.

@@ -17,18 +17,12 @@ from typing import Any
 
 from tractor.cards import RANKS
 from tractor.net.lobby.errors import LobbyError
-from tractor.net.lobby.messages import (
-    FINGERPRINT_SIZE,
-    KEY_SIZE,
-    KINDS,
-    MAX_NAME,
-    SETTINGS_DIGEST,
-    pack,
-)
+from tractor.net.lobby.messages import FINGERPRINT_SIZE, KEY_SIZE, KINDS, MAX_NAME, pack
 from tractor.rules import MAX_PLAYERS, Rules
 
 SEATING_VERSION = "tractor-seating/1"
 SETTINGS_VERSION = "tractor-ready/1"
+SETTINGS_DIGEST = 16  #: bytes of the settings a ``ready`` names (`Roster.digest`)
 
 #: What a person says ready to: the rules, and who sits where (each seat's key fingerprint,
 #: None for an empty seat).
