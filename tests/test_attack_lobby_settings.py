@@ -174,6 +174,9 @@ def test_an_ai_seat_takes_any_start_the_table_makes():
     deliver(guests, state.host_ready(True, 2.0))
     assert state.seating is not None and isinstance(guests[3].seating, Seating)
     assert guests[3].seating.rules == Rules(throw_penalty=0)
+    # Its ready names no settings (an older host reads it as it always did); a person's
+    # does.
+    assert "for" not in guests[3].ready_message(True) and "for" in guests[1].ready_message(True)
 
 
 # --- a hostile guest -------------------------------------------------------------------------

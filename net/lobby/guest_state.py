@@ -92,7 +92,8 @@ class GuestLobby:
         no other game than the one it said ready to (`receive`)."""
         msg: dict[str, Any] = {"t": "ready", "ready": bool(ready)}
         self.ready_for, self.agreed = None, False
-        if ready and self.roster is not None:
+        # An AI plays any settings: its ready names none (as an older host reads it).
+        if ready and self.roster is not None and self.me.kind != "ai":
             msg["for"] = self.roster.digest()
             self.ready_for, self.agreed = self.roster.settings(), True
         return msg
