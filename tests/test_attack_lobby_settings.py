@@ -132,7 +132,7 @@ def test_a_start_with_other_rules_or_seats_than_the_guest_said_ready_to_is_refus
     for lie in (restarted(start, Rules(throw_penalty=0)),
                 restarted(start, Rules(decks=3)),
                 restarted(start, order=[0, 3, 2, 1])):  # its partner swapped
-        with pytest.raises(BadStart, match="other rules or seats"):
+        with pytest.raises(BadStart, match="other rules or seats than we saw"):
             guest.receive(lie)
         assert guest.seating is None
     assert isinstance(guest.receive(copy.deepcopy(start)), Seating)
@@ -144,7 +144,7 @@ def test_a_start_the_guest_never_said_ready_to_is_refused():
     state, guests, start = honest_start()
     fresh = GuestLobby(person(2))
     fresh.roster = guests[2].roster  # the same rosters, but no ready said
-    with pytest.raises(BadStart, match="did not say ready to"):
+    with pytest.raises(BadStart, match="a start we did not say ready to"):
         fresh.receive(copy.deepcopy(start))
     # Ready, then a roster with new rules (the host un-readies it), then a start with the
     # rules it said ready to: refused (the host changed them since).
@@ -152,7 +152,7 @@ def test_a_start_the_guest_never_said_ready_to_is_refused():
     changed = copy.deepcopy(state.broadcast(1.0)[1][1])
     changed["rules"] = Rules(throw_penalty=0).to_data()
     guest.receive(changed)
-    with pytest.raises(BadStart, match="did not say ready to"):
+    with pytest.raises(BadStart, match="a start we did not say ready to"):
         guest.receive(copy.deepcopy(start))
     # An unready said after the ready: no start either.
     other = GuestLobby(person(3))
@@ -160,7 +160,7 @@ def test_a_start_the_guest_never_said_ready_to_is_refused():
     other.ready_message(True)
     other.ready_message(False)
     three = restarted(start)  # (the table id is the same: the start for seat 2 and 3)
-    with pytest.raises(BadStart, match="did not say ready to"):
+    with pytest.raises(BadStart, match="a start we did not say ready to"):
         other.receive(three)
 
 

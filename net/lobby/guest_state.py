@@ -140,11 +140,9 @@ class GuestLobby:
             return
         roster = self.roster
         if roster is None or not self.agreed:
-            raise BadStart("the host starts a game we did not say ready to (not since its "
-                           "last change of the rules or seats)", self.who)
+            raise BadStart("a start we did not say ready to", self.who)
         if (seating.rules, tuple(fingerprint(k) for k in seating.keys)) != roster.settings():
-            raise BadStart("the start has other rules or seats than the roster we said "
-                           "ready to", self.who)
+            raise BadStart("a start with other rules or seats than we saw", self.who)
 
     def _read_roster(self, msg: Any) -> Roster:
         who = self.who
