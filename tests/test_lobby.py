@@ -147,18 +147,18 @@ def test_start_only_when_every_seat_is_taken_and_everybody_is_ready():
     state = lobby()
     guests = seat_guests(state, [person(1), person(2)])
     for c in guests:
-        assert not any(m["t"] == "start" for _, m in state.receive(c, {"t": "ready",
-                                                                       "ready": True}, 0.0))
+        assert not any(m["t"] == "start" for _, m in state.receive(
+            c, guests[c].ready_message(True), 0.0))
     state.host_ready(True, 0.0)
     assert not state.started  # a seat is still empty
     state.host_ready(False, 0.0)
     guests |= seat_guests_from(state, 3, person(3))
-    state.receive(3, {"t": "ready", "ready": True}, 0.0)
+    state.receive(3, guests[3].ready_message(True), 0.0)
     assert not state.started  # the host is not ready
-    state.receive(3, {"t": "ready", "ready": False}, 0.0)  # unready again
+    state.receive(3, guests[3].ready_message(False), 0.0)  # unready again
     sends = state.host_ready(True, 0.0)
     assert not state.started and not any(m["t"] == "start" for _, m in sends)
-    sends = state.receive(3, {"t": "ready", "ready": True}, 0.0)
+    sends = state.receive(3, guests[3].ready_message(True), 0.0)
     starts = [(c, m) for c, m in sends if m["t"] == "start"]
     assert sorted(c for c, _ in starts) == [1, 2, 3] and state.started
     seatings = [s for s in deliver(guests, sends) if isinstance(s, Seating)]
@@ -357,7 +357,7 @@ def started_lobby() -> tuple[HostLobby, dict[int, GuestLobby], dict[str, Any]]:
     state = lobby()
     guests = seat_guests(state, [person(1), person(2), person(3)])
     for c in guests:
-        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+        state.receive(c, guests[c].ready_message(True), 0.0)
     sends = state.host_ready(True, 0.0)
     start = next(m for c, m in sends if c == 2 and m["t"] == "start")
     for conn, msg in sends:  # every guest sees the rosters, not the start yet
@@ -761,7 +761,7 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it(rules, c
         guests[i] = GuestLobby(person(i, seat=i), expect_carry=carry)
         deliver(guests, state.receive(i, GuestLobby(person(i, seat=i)).join_message(), 0.0))
     for c in guests:
-        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+        state.receive(c, guests[c].ready_message(True), 0.0)
     sends = state.host_ready(True, 0.0)
     start = next(m for c, m in sends if c == 2 and m["t"] == "start")
     for conn, msg in sends:
@@ -777,6 +777,7 @@ def test_a_game_that_goes_on_carries_its_place_and_each_guest_checks_it(rules, c
     # A guest that does not expect a carry still checks the table id covers it.
     plain = GuestLobby(person(2, seat=2))
     plain.roster = guests[2].roster
+    plain.ready_message(True)
     seating = plain.receive(copy.deepcopy(start))
     assert seating.carry == carry
     assert seating.table != seating_id(NAME, rules, seating.keys, seating.addresses,
@@ -819,7 +820,7 @@ def test_an_internet_table_gives_every_seat_its_address_and_guests_follow_it_wit
     state = HostLobby(NAME, Rules(), person(0), nonce=b"n" * 16, internet=internet)
     guests = seat_guests(state, [person(1), person(2), person(3)])
     for c in guests:
-        state.receive(c, {"t": "ready", "ready": True}, 0.0)
+        state.receive(c, guests[c].ready_message(True), 0.0)
     sends = state.host_ready(True, 0.0)
     start = next(m for c, m in sends if c == 2 and m["t"] == "start")
     assert start["addresses"] == [internet] * 4

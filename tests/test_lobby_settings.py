@@ -45,7 +45,7 @@ def table(guests_count: int = 2, players: int = 4, kinds: tuple[str, ...] = ()
         state.connect(i, f"192.0.2.20:{5000 + i}", "192.0.2.20", "192.0.2.1")
         guests[i] = GuestLobby(person(i, kind))
         deliver(guests, state.receive(i, guests[i].join_message(), 0.0))
-        deliver(guests, state.receive(i, GuestLobby.ready_message(True), 0.0))
+        deliver(guests, state.receive(i, guests[i].ready_message(True), 0.0))
     if guests_count < players - 1:
         deliver(guests, state.host_ready(True, 0.0))
     return state, guests
@@ -70,7 +70,7 @@ def readiness(state: HostLobby) -> list[bool | None]:
 def test_a_rules_change_reaches_every_guest_and_un_readies_every_person_not_the_ai():
     state, guests = table(3, kinds=("human", "human", "ai"))
     assert readiness(state) == [False, True, True, True]
-    deliver(guests, state.receive(1, GuestLobby.ready_message(False), 0.5))
+    deliver(guests, state.receive(1, guests[1].ready_message(False), 0.5))
     sends = state.change_rules({"throw_penalty": 0, "decks": 3}, 1.0)
     deliver(guests, sends)
     assert state.rules == Rules(throw_penalty=0, decks=3)
@@ -150,7 +150,7 @@ def test_the_host_sits_and_swaps_and_every_guest_sees_its_new_seat():
     assert guests[2].roster is not None and guests[2].roster.you == 1
     assert state.conns[1].seat == 2 and state.conns[2].seat == 1
     # A guest's own messages still act on its new seat.
-    deliver(guests, state.receive(1, GuestLobby.ready_message(True), 3.0))
+    deliver(guests, state.receive(1, guests[1].ready_message(True), 3.0))
     assert readiness(state)[2] is True
 
 
@@ -159,9 +159,9 @@ def test_the_start_binds_the_rules_and_seats_as_they_stand():
     deliver(guests, state.change_rules({"throw_penalty": 0}, 1.0))
     deliver(guests, state.swap(0, 2, 1.0))
     for conn in (1, 2):
-        deliver(guests, state.receive(conn, GuestLobby.ready_message(True), 2.0))
+        deliver(guests, state.receive(conn, guests[conn].ready_message(True), 2.0))
     assert state.seating is None  # the host and conn 3 are not ready again yet
-    deliver(guests, state.receive(3, GuestLobby.ready_message(True), 2.0))
+    deliver(guests, state.receive(3, guests[3].ready_message(True), 2.0))
     sends = state.host_ready(True, 2.0)
     deliver(guests, sends)
     assert state.seating is not None and state.seating.rules == Rules(throw_penalty=0)
@@ -212,7 +212,7 @@ def test_a_guest_flooding_seat_requests_is_bounded_and_the_lobby_still_starts():
         guests[conn] = GuestLobby(person(conn))
         deliver(guests, state.receive(conn, guests[conn].join_message(), 2.0))
     for conn in (1, 2, 3):
-        deliver(guests, state.receive(conn, GuestLobby.ready_message(True), 2.0))
+        deliver(guests, state.receive(conn, guests[conn].ready_message(True), 2.0))
     assert state.receive(1, GuestLobby.sit_message(0), 3.0) == []  # no free seat anyway
     deliver(guests, state.host_ready(True, 3.0))
     assert state.seating is not None

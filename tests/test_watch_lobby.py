@@ -36,7 +36,7 @@ def start(watchers: bool) -> tuple[dict[str, Any], GuestLobby, HostLobby]:
         for c, msg in state.receive(conn, guests[conn].join_message(), 0.0):
             guests[c].receive(copy.deepcopy(msg))
     for conn in guests:
-        state.receive(conn, {"t": "ready", "ready": True}, 0.0)
+        state.receive(conn, guests[conn].ready_message(True), 0.0)
     message = next(m for c, m in state.host_ready(True, 0.0) if c == 2 and m["t"] == "start")
     return message, guests[2], state
 

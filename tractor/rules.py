@@ -323,7 +323,10 @@ class Rules:
             raise RulesError("rules must be a map of option names to values")
         unknown = set(data) - set(_FIELD_TYPES)
         if unknown:
-            raise RulesError(f"unknown rules option(s): {', '.join(sorted(unknown))[:200]}")
+            # Named as a terminal can show them: a peer's words go into the sentence.
+            shown = ("".join(c if c.isprintable() else "?" for c in name)
+                     for name in sorted(unknown))
+            raise RulesError(f"unknown rules option(s): {', '.join(shown)[:200]}")
         return cls(**data)
 
 

@@ -116,7 +116,7 @@ class LobbyGuest:
 
     def ready(self, ready: bool = True) -> None:
         if self.link is not None:
-            self.link.send_message(GuestLobby.ready_message(ready))
+            self.link.send_message(self.state.ready_message(ready))
 
     def sit(self, seat: int) -> None:
         """Ask the host for the free seat ``seat`` (the next roster shows where we sit)."""

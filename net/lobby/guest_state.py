@@ -34,6 +34,7 @@ from tractor.net.lobby.seating import (
     Roster,
     SeatInfo,
     Seating,
+    Settings,
     fingerprint,
     read_carry,
     seating_id,
@@ -86,6 +87,10 @@ class GuestLobby:
         #: The mailbox this guest reached the lobby through (a seat code), if it did: an
         #: internet table's start must name that mailbox.
         self.mailbox: str | None = None
+        #: The settings this guest last said ready to (None: not ready), and whether they
+        #: still stand: shown again since the host last changed the settings.
+        self.ready_for: Settings | None = None
+        self.agreed = False
 
     def join_message(self) -> dict[str, Any]:
         me = self.me
@@ -95,9 +100,17 @@ class GuestLobby:
             msg["level"] = me.level
         return msg
 
-    @staticmethod
-    def ready_message(ready: bool) -> dict[str, Any]:
-        return {"t": "ready", "ready": bool(ready)}
+    def ready_message(self, ready: bool) -> dict[str, Any]:
+        """Say ready (or not) to the settings of the roster this guest has seen last: the
+        host takes no ``ready`` for settings it changed since, and a person's seat starts
+        no other game than the one it said ready to (`receive`)."""
+        msg: dict[str, Any] = {"t": "ready", "ready": bool(ready)}
+        self.ready_for, self.agreed = None, False
+        # An AI plays any settings: its ready names none (as an older host reads it).
+        if ready and self.roster is not None and self.me.kind != "ai":
+            msg["for"] = self.roster.digest()
+            self.ready_for, self.agreed = self.roster.settings(), True
+        return msg
 
     @staticmethod
     def sit_message(seat: int) -> dict[str, Any]:
@@ -120,13 +133,30 @@ class GuestLobby:
             raise error_for(r.get("code", str), r.get("why", str), who)
         if kind == "roster":
             roster = self._read_roster(msg)
+            if self.roster is not None and roster.moved(self.roster):
+                self.agreed = False  # the host changed the settings: ready again
+            if self.ready_for is not None and roster.settings() == self.ready_for:
+                self.agreed = True  # (changed back to them: the host takes the ready)
             self.roster = roster
             return roster
         if kind == "start":
             seating = self.verify_start(msg)
+            self._said_ready_to(seating)
             self.seating = seating
             return seating
         raise BadLobbyMessage(f"unknown message type {printable(kind)[:20]!r}", who)
+
+    def _said_ready_to(self, seating: Seating) -> None:
+        """A person's seat starts only the game the last roster showed, with settings it
+        said ready to since the host last changed them (`BadStart` otherwise: a start the
+        host made up, or raced with a change). An AI plays any rules and seat."""
+        if self.me.kind == "ai":
+            return
+        roster = self.roster
+        if roster is None or not self.agreed:
+            raise BadStart("a start we did not say ready to", self.who)
+        if (seating.rules, tuple(fingerprint(k) for k in seating.keys)) != roster.settings():
+            raise BadStart("a start with other rules or seats than we saw", self.who)
 
     def _read_roster(self, msg: Any) -> Roster:
         who = self.who
@@ -227,7 +257,7 @@ class GuestLobby:
         who = self.who
         if not any(is_internet_address(a) for a in addrs):
             return False
-        if len(set(addrs)) != 1:
+        if any(type(a) is not str for a in addrs) or len(set(addrs)) != 1:
             raise BadStart("an internet table gives every seat the same address", who)
         try:
             mailbox, _relay = read_internet_address(addrs[0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tractor.net.lobby.addresses import is_loopback, usable
@@ -28,6 +28,7 @@ from tractor.net.lobby.messages import (
 )
 from tractor.net.lobby.seat_names import ai_seat_name
 from tractor.net.lobby.seating import (
+    SETTINGS_DIGEST,
     Participant,
     Roster,
     SeatInfo,
@@ -38,6 +39,7 @@ from tractor.net.lobby.seating import (
 from tractor.net.lobby.table_settings import SettingRefused, changed_rules, resized, swapped
 from tractor.net.lobby.tokens import TokenBook
 from tractor.net.mesh.endpoints import endpoint_string
+from tractor.net.mesh.gate import LastFew
 from tractor.rules import MAX_PLAYERS, Rules
 
 HOST = -1  #: the connection id of the host's own participant in `HostLobby`
@@ -60,16 +62,19 @@ class _Conn:
     local_ip: str
     token: bytes | None  # token id, if the connection proved a seat token
     seat: int | None = None
-    moves: list[float] = field(default_factory=list)  # when it last asked for a seat
 
 
 Send = tuple[int, dict[str, Any]]  #: (connection id, message)
 
 _JOIN_FIELDS = ("t", "name", "key", "port", "kind", "seat", "level")
 #: A guest may ask for another seat this many times a `MOVE_WINDOW`; more asks are
-#: ignored, so a guest cannot keep the table busy un-readying everyone.
+#: ignored, so a guest cannot keep the table busy un-readying everyone. Counted per
+#: address: leaving and joining again (a new connection, a new key) starts no new count.
 MOVE_LIMIT = 5
 MOVE_WINDOW = 60.0
+#: The settings shown since the last change (`Roster.digest`) that a ``ready`` may name: a
+#: roster per join or leave, bounded (a ``ready`` that old is taken for a stale one).
+MAX_SHOWN = 64
 
 
 class HostLobby:
@@ -100,7 +105,12 @@ class HostLobby:
         self.tokens = TokenBook(entropy)
         self.seats: list[_Member | None] = [None] * rules.players
         self.conns: dict[int, _Conn] = {}
+        #: Address -> when guests from there moved within the last `MOVE_WINDOW`.
+        self._moves: dict[str, list[float]] = {}
         self.seating: Seating | None = None
+        #: The settings every roster since the last change showed (`Roster.digest`): a
+        #: guest's ``ready`` for any of them stands, one for older settings does not.
+        self._shown: list[bytes] = LastFew(MAX_SHOWN)
         self.me = me
         if me is not None:
             seat = me.wanted_seat if me.wanted_seat is not None and \
@@ -141,6 +151,9 @@ class HostLobby:
 
     def broadcast(self, now: float) -> list[Send]:
         """The roster for every seated connection (each with its own ``you``)."""
+        digest = self.roster(now).digest()
+        if not self._shown or self._shown[-1] != digest:
+            self._shown.append(digest)
         return [(c, self._roster_message(self.roster(now, c))) for c in self.joined()]
 
     # --- connections ------------------------------------------------------------------------
@@ -168,9 +181,16 @@ class HostLobby:
                 raise BadLobbyMessage(f"{printable(kind)[:20]!r} before joining", who)
             return self._join(conn, c, msg, who, now)
         if kind == "ready":
-            flag = FieldReader(msg, who, ("t", "ready")).get("ready", bool)
+            r = FieldReader(msg, who, ("t", "ready", "for"))
+            flag = r.get("ready", bool)
+            seen = r.blob("for", SETTINGS_DIGEST) if "for" in msg else None
             member = self.seats[c.seat]
             assert member is not None
+            if flag and seen is not None and seen not in self._shown \
+                    and member.participant.kind != "ai":
+                # Said to settings changed since (a change crossed it on the way): the
+                # guest sees the change and says ready again. (An AI plays any.)
+                return []
             member.ready = flag
             return self._changed(now)
         if kind == "leave":
@@ -298,12 +318,14 @@ class HostLobby:
         """A guest asks for a free seat. A seat taken meanwhile (or gone with a smaller
         table), a table going on, or a guest asking too often changes nothing: the guest
         sees in the next roster where it sits."""
-        c.moves = [t for t in c.moves if t > now - MOVE_WINDOW]
-        if len(c.moves) >= MOVE_LIMIT or self.carry is not None or c.seat is None \
+        self._moves = {ip: kept for ip, times in self._moves.items()
+                       if (kept := [t for t in times if t > now - MOVE_WINDOW])}
+        moves = self._moves.setdefault(c.peer_ip, [])
+        if len(moves) >= MOVE_LIMIT or self.carry is not None or c.seat is None \
                 or seat == c.seat or seat >= len(self.seats) \
                 or self.seats[seat] is not None or seat in self._pending(now):
             return []
-        c.moves.append(now)
+        moves.append(now)
         return self._rearranged(swapped(self.seats, c.seat, seat, ()), now)
 
     def _may_change(self) -> None:
@@ -321,6 +343,7 @@ class HostLobby:
         """Take the new seats; every person must say ready again (an AI plays any rules
         and seat, and never asks: it stays ready)."""
         self.seats = seats
+        self._shown.clear()
         for seat, member in enumerate(seats):
             if member is None:
                 continue

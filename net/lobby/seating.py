@@ -28,6 +28,12 @@ from tractor.net.lobby.messages import (
 from tractor.rules import MAX_PLAYERS, Rules
 
 SEATING_VERSION = "tractor-seating/1"
+SETTINGS_VERSION = "tractor-ready/1"
+SETTINGS_DIGEST = 16  #: bytes of the settings a ``ready`` names (`Roster.digest`)
+
+#: What a person says ready to: the rules, and who sits where (each seat's key fingerprint,
+#: None for an empty seat).
+Settings = tuple[Rules, tuple[str | None, ...]]
 
 
 def fingerprint(key: bytes) -> str:
@@ -97,6 +103,29 @@ class Roster:
 
     def empty_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is None]
+
+    def settings(self) -> Settings:
+        """What a person says ``ready`` to at this roster (readiness and reservations
+        aside)."""
+        return self.rules, tuple(None if s is None else s.fingerprint for s in self.seats)
+
+    def digest(self) -> bytes:
+        """`settings` in `SETTINGS_DIGEST` bytes: a guest's ``ready`` names them, so the host
+        takes no ``ready`` for settings it changed since."""
+        rules, seats = self.settings()
+        data = [SETTINGS_VERSION, sorted([k, v] for k, v in rules.to_data().items()),
+                list(seats)]
+        return hashlib.sha256(pack(data)).digest()[:SETTINGS_DIGEST]
+
+    def moved(self, before: Roster) -> bool:
+        """Whether the host changed the settings between ``before`` and this roster, the
+        next one: other rules, or someone seated in both at another seat (what un-readies
+        every person, `HostLobby._rearranged`; someone joining or leaving does not)."""
+        if self.rules != before.rules or len(self.seats) != len(before.seats):
+            return True
+        was = {s.fingerprint: i for i, s in enumerate(before.seats) if s is not None}
+        return any(s is not None and was.get(s.fingerprint, i) != i
+                   for i, s in enumerate(self.seats))
 
 
 @dataclass(frozen=True)
