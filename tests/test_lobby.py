@@ -193,8 +193,9 @@ def test_ai_seats_say_their_level_and_every_seat_of_the_start_knows_it():
         if bad != "hard":
             state.drop(conn, 0.0)
     guests |= seat_guests_from(state, 20, person(3))  # a person says no level
-    for c in (1, 8, 20):
+    for c in (1, 8):
         state.receive(c, {"t": "ready", "ready": True}, 0.0)
+    state.receive(20, guests[20].ready_message(True), 0.0)
     sends = state.host_ready(True, 0.0)
     start = next(m for _, m in sends if m["t"] == "start")
     assert start["ai_levels"] == [None, "hard", "hard", None]
@@ -202,13 +203,13 @@ def test_ai_seats_say_their_level_and_every_seat_of_the_start_knows_it():
     assert host is not None and host.levels == (None, "hard", "hard", None)
     assert host.table == seating_id(NAME, host.rules, host.keys, host.addresses, host.names,
                                     host.kinds, b"n" * 16)  # the levels are not in it
-    seating = GuestLobby(person(3)).receive(copy.deepcopy(start))
+    seating = guests[20].receive(copy.deepcopy(start))
     assert isinstance(seating, Seating) and seating.level_of(1) == "hard"
     assert seating.level_of(0) is None and seating.level_of(7) is None
     # A start's levels from a hostile host: only AI seats' levels of the right shape.
     for levels, said in ((["hard", "easy", "HARD", "easy"], (None, "easy", None, None)),
                          (["hard"] * 3, ()), ("hard", ()), ([None] * 4, ())):
-        seating = GuestLobby(person(3)).receive(copy.deepcopy(start) | {"ai_levels": levels})
+        seating = GuestLobby(person(3)).verify_start(copy.deepcopy(start) | {"ai_levels": levels})
         assert isinstance(seating, Seating) and seating.levels == said
     with pytest.raises(ValueError):
         Participant("Ann", bytes(32), 4000, "human", level="hard")  # a person has none
