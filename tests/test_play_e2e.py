@@ -50,7 +50,8 @@ def test_play_plain_a_whole_hand_from_a_pipe(tmp_path):
     hist = subprocess.run([sys.executable, "-P", "-m", "tractor.cli.main", "history"],
                           capture_output=True, text=True, timeout=60,
                           env=tractor_env(tmp_path))
-    assert re.search(r"seat 0 with AI 1, AI 2, AI 3  [1-9] hand\(s\)", hist.stdout), hist.stdout
+    assert re.search(r"seat 0 with AI 1, AI 2, AI 3\n +unfinished in hand ([2-9]|\d\d) ",
+                     hist.stdout), hist.stdout  # (hand 1 finished: "Hand 1 is over.")
 
 
 def test_play_full_screen_a_whole_hand_from_the_keyboard(tmp_path):
