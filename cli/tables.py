@@ -281,9 +281,11 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         watching.open_on_lan(reactor, (interface, port), lobby.instance, client.note,
                              lobby.discovery_port)
         match = re.search(r"interface=([^:]+)", args.listen)
+        # At a new table (a seat gone for good) the same watch hosting opens there.
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
-                      fill_local=fill_local, before_fill=lambda: retire(children))
+                      fill_local=fill_local, before_fill=lambda: retire(children),
+                      hosting=watching)
         try:
             return await _screen(client, args.plain)
         finally:

@@ -11,7 +11,8 @@ refused watchers, and the table's passphrase. The passphrase is kept with the se
 identity key and deck secrets in the journal (a file of this user's only) while the game is
 unfinished. After a crash, `tractor resume` opens the same again (`host_again`, the one
 place that decides it for a LAN or an internet host); a resumed host whose journal does not
-hold the passphrase refuses watchers, saying why, rather than let them in without it.
+hold the passphrase refuses watchers, saying why, rather than let them in without it. A
+game that goes on at a new table (`cli.seat.goes_on`) opens the same there (`moved`).
 """
 
 from __future__ import annotations
@@ -156,6 +157,19 @@ class WatchHosting:
         self.discovery_port = discovery_port
         if self.announce_game and listening is not None:
             self.announce(reactor, *listening, instance, note, discovery_port)
+
+    def moved(self, reactor: Any, node: PeerNode, seating: Seating, interface: str,
+              port: int, note: Callable[[str], None]) -> WatchHosting:
+        """The game gone on at a new table (`cli.seat.goes_on`), whose seat is ``node``
+        with its game port on ``interface`` and ``port``: this table's hosting stopped,
+        the same opened there (refused or not, the passphrase's desk with the guesses
+        counted so far, the log's line with the new address, the announcement)."""
+        self.stop()
+        again = WatchHosting(node.watchers, seating, self.refused, self.passphrase,
+                             self.limiter, self.announce_game)
+        again.open_on_lan(reactor, (interface, port), instance_id(), note,
+                          self.discovery_port)
+        return again
 
     def announcement(self, address: str, instance: str) -> bytes:
         """The game's LAN announcement as it stands now."""
