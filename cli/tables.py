@@ -30,7 +30,6 @@ from tractor.cli.seat.netclient import NetClient
 from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.internet.seat_code_limits import code_problem
-from tractor.net.internet.watch_codes import WatchCodes
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
@@ -61,13 +60,7 @@ from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
-from .watch_hosting import (
-    WatchHosting,
-    host_again,
-    hosting_meta,
-    open_watch_codes,
-    resumed_host_servers,
-)
+from .watch_hosting import WatchHosting, host_again
 
 PASSPHRASE_TRIES = 3  #: passphrases a joiner may type before join gives up
 
@@ -272,28 +265,27 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             codes=None if codes is None else _codes_command(codes)))
         if codes is not None:
             codes.close()  # the game's links are wormholes of their own
-        # After a crash, `tractor resume` brings back this machine's AI seats too (they
-        # leave with their parent), from their journals in the data folder.
-        no_watchers = getattr(args, "no_watchers", False)
-        client = _seat_person(node, seating, key, args, {"local_ai": True, **(
-            {} if internet else hosting_meta(no_watchers, passphrase, not args.no_announce))})
-        reporter[0] = client.note
-        watching = WatchHosting(node.watchers, seating, no_watchers, passphrase,
-                                lobby.limiter)
+        watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
+                                passphrase, lobby.limiter,
+                                announce=not args.no_announce and not internet)
         hosting.append(watching)
+        # After a crash, `tractor resume` brings back this machine's AI seats too (they
+        # leave with their parent), from their journals in the data folder, and opens
+        # for watchers what this seat opened (`watching.kept()`: LAN or internet).
+        client = _seat_person(node, seating, key, args, {"local_ai": True, **watching.kept()})
+        reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             # Its game ports listen on loopback only: watchers come with watch codes.
             watching.open_codes(reactor, node, args.mailbox, args.relay, client.note)
             return await _screen(client, args.plain)
-        if watching.note() is not None:
-            client.note(str(watching.note()))
-        if not args.no_announce:
-            watching.announce(reactor, interface, port, lobby.instance, client.note,
-                              lobby.discovery_port)
+        watching.open_on_lan(reactor, (interface, port), lobby.instance, client.note,
+                             lobby.discovery_port)
         match = re.search(r"interface=([^:]+)", args.listen)
+        # At a new table (a seat gone for good) the same watch hosting opens there.
         goes = GoesOn(reactor, args, client, seating, lobby.address,
                       match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
-                      fill_local=fill_local, before_fill=lambda: retire(children))
+                      fill_local=fill_local, before_fill=lambda: retire(children),
+                      hosting=watching)
         try:
             return await _screen(client, args.plain)
         finally:
@@ -468,7 +460,6 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     node = None
-    codes: WatchCodes | None = None
     hosting: WatchHosting | None = None
     checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
@@ -493,10 +484,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
         report_deaths(children, client.note)
-        servers = resumed_host_servers(meta, session.seat)
-        if servers is not None:  # an internet host's seat: watchers come with codes again
-            codes = open_watch_codes(reactor, node, *servers, client.note)
-        # A LAN host's seat opens for watchers what it opened before the crash.
+        # A host's seat opens for watchers what it opened before the crash: on a LAN its
+        # announcement and line, at an internet table new watch codes.
         hosting = host_again(reactor, node, session, meta, client.note)
         for seat, child in ai_seats.items():  # waited for quietly while they start
             client.returning.expect(seat, alive_check(child))
@@ -507,8 +496,6 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         if hosting is not None:
             hosting.stop()
         checking.close()
-        if codes is not None:
-            codes.close()
         if node is not None:
             node.stop()
         await stop_all(reactor, children)

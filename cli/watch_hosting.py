@@ -6,12 +6,13 @@ seat's game port) so that `tractor watch` alone lists it, as `tractor join` list
 learns why instead of finding nothing); at an internet table it opens watch codes
 (`net.internet.watch_codes`), one at a time, each shown in the host's log.
 
-After a crash, `tractor resume` opens the same again (`resumed_hosting`) from what the
-host's journal keeps of it (`hosting_meta`): whether it announces, whether it refused
-watchers, and the table's passphrase. The passphrase is kept with the seat's identity key
-and deck secrets in the journal (a file of this user's only) while the game is unfinished;
-a resumed host whose journal does not hold it refuses watchers, saying why, rather than
-let them in without it.
+The host's journal keeps what it opened (`hosting_meta`): whether it announces, whether it
+refused watchers, and the table's passphrase. The passphrase is kept with the seat's
+identity key and deck secrets in the journal (a file of this user's only) while the game is
+unfinished. After a crash, `tractor resume` opens the same again (`host_again`, the one
+place that decides it for a LAN or an internet host); a resumed host whose journal does not
+hold the passphrase refuses watchers, saying why, rather than let them in without it. A
+game that goes on at a new table (`cli.seat.goes_on`) opens the same there (`moved`).
 """
 
 from __future__ import annotations
@@ -88,35 +89,37 @@ def open_watch_codes(reactor: Any, node: LinkNode, mailbox: str, relay: str,
     return codes
 
 
-def resumed_host_servers(meta: Mapping[str, Any], seat: int) -> tuple[str, str] | None:
-    """The mailbox and relay for the watch codes of a resumed seat, from its journal's
-    ``meta``: an internet table's host seat (it ran this machine's AI seats) whose table
-    takes watchers without a passphrase (a resumed seat does not hold the passphrase's
-    check); else None."""
+def _internet_servers(meta: Mapping[str, Any], seat: int) -> tuple[str, str] | None:
+    """The mailbox and relay of an internet table's seat, from its journal's ``meta``
+    (None: a LAN table's seat)."""
     address = meta.get("addresses", {}).get(str(seat))
-    takes_watchers = meta.get("watchers", True) is not False  # (as `resume_seat` reads it)
-    if not (meta.get("local_ai") and not meta.get("practice") and takes_watchers
-            and is_internet_address(address)):
-        return None
-    return read_internet_address(address)
+    return read_internet_address(address) if is_internet_address(address) else None
 
 
 class WatchHosting:
     """The host seat's watchers, from the start to the end of its game. ``refused``: the
     host ran `--no-watchers`; ``passphrase``: the table's; ``limiter``: the lobby's guess
-    limits (a watcher's guesses count with the guests'); ``interface`` and ``port``: where
-    the seat's game port listens; ``instance``: the id the lobby was announced with."""
+    limits (a watcher's guesses count with the guests'); ``announce``: whether a LAN
+    table's game is announced (never an internet table's)."""
 
     def __init__(self, watchers: Watchers, seating: Seating, refused: bool,
-                 passphrase: str | None, limiter: AttemptLimiter) -> None:
+                 passphrase: str | None, limiter: AttemptLimiter,
+                 announce: bool = False) -> None:
         self.watchers = watchers
         self.seating = seating
         self.refused = refused
         self.passphrase = passphrase
+        self.limiter = limiter
+        self.announce_game = announce
+        self.discovery_port = PORT  #: where the game was announced (tests: another)
         self._announcer: Any = None
         self.codes: WatchCodes | None = None  #: an internet table's watch codes
         if passphrase and not refused:
             watchers.desk = WatchDesk(seating.name, passphrase, limiter)
+
+    def kept(self) -> dict[str, Any]:
+        """What the seat's journal keeps of this hosting (`hosting_meta`)."""
+        return hosting_meta(self.refused, self.passphrase, self.announce_game)
 
     def note(self) -> str | None:
         """The line the host's log shows on where to watch from (None: nobody may)."""
@@ -143,6 +146,31 @@ class WatchHosting:
                                       bool(self.passphrase), create)
         return self.codes
 
+    def open_on_lan(self, reactor: Any, listening: tuple[str, int] | None, instance: str,
+                    note: Callable[[str], None], discovery_port: int = PORT) -> None:
+        """At a LAN table: the log's line on where to watch from (none when the host
+        refused watchers), and the game announced (if the host announces it) from
+        ``listening``, the interface and port of the seat's game port (None: unknown)."""
+        line = self.note()
+        if line is not None:
+            note(line)
+        self.discovery_port = discovery_port
+        if self.announce_game and listening is not None:
+            self.announce(reactor, *listening, instance, note, discovery_port)
+
+    def moved(self, reactor: Any, node: PeerNode, seating: Seating, interface: str,
+              port: int, note: Callable[[str], None]) -> WatchHosting:
+        """The game gone on at a new table (`cli.seat.goes_on`), whose seat is ``node``
+        with its game port on ``interface`` and ``port``: this table's hosting stopped,
+        the same opened there (refused or not, the passphrase's desk with the guesses
+        counted so far, the log's line with the new address, the announcement)."""
+        self.stop()
+        again = WatchHosting(node.watchers, seating, self.refused, self.passphrase,
+                             self.limiter, self.announce_game)
+        again.open_on_lan(reactor, (interface, port), instance_id(), note,
+                          self.discovery_port)
+        return again
+
     def announcement(self, address: str, instance: str) -> bytes:
         """The game's LAN announcement as it stands now."""
         places = 0 if self.refused else self.watchers.limit
@@ -166,6 +194,7 @@ class WatchHosting:
     def stop(self) -> None:
         if self.codes is not None:
             self.codes.close()
+            self.codes = None
         if self._announcer is not None:
             maybeDeferred(self._announcer.stopListening)
             self._announcer = None
@@ -181,13 +210,27 @@ def hosting_meta(refused: bool, passphrase: str | None, announce: bool) -> dict[
     return meta
 
 
-def resumed_hosting(watchers: Watchers, session: GameSession, meta: dict[str, Any]
-                    ) -> tuple[WatchHosting, bool] | None:
-    """The host seat's watch hosting again, from its journal's ``meta``, and whether to
-    announce the game; None for a seat that hosted nothing (a guest's, an internet
-    table's, a game journaled before `hosting_meta`: its seats' start stands)."""
+def _kept_hosting(meta: Mapping[str, Any], seat: int) -> dict[str, Any] | None:
+    """The journal's record of the seat's hosting; for an internet host's seat journaled
+    before it kept one (it ran this machine's AI seats), what it opened then: codes only
+    at a table that took watchers without a passphrase. None: the seat hosted nothing (a
+    guest's, a practice game's, a LAN game journaled before `hosting_meta`)."""
     kept = meta.get(HOSTING_KEY)
-    if not isinstance(kept, dict):
+    if isinstance(kept, dict):
+        return kept
+    if meta.get("local_ai") and not meta.get("practice") and _internet_servers(meta, seat):
+        return {"refused": meta.get("watchers", True) is False, "announce": False,
+                "passphrase": False}
+    return None
+
+
+def resumed_hosting(watchers: Watchers, session: GameSession, meta: dict[str, Any]
+                    ) -> WatchHosting | None:
+    """The host seat's watch hosting again, from its journal's ``meta`` (`_kept_hosting`;
+    None for a seat that hosted nothing: its seats' start stands). Never announced on the
+    LAN from an internet table."""
+    kept = _kept_hosting(meta, session.seat)
+    if kept is None:
         return None
     refused = kept.get("refused") is not False
     passphrase = meta.get(PASSPHRASE_KEY)
@@ -201,26 +244,31 @@ def resumed_hosting(watchers: Watchers, session: GameSession, meta: dict[str, An
                       session.seat, tuple(k.public_bytes_raw() for k in session.public_keys),
                       addresses, tuple(watchers.names), tuple(meta.get("kinds", ())),
                       watchers.carry, not refused and passphrase is None)
-    hosting = WatchHosting(watchers, seating, refused, passphrase, AttemptLimiter())
-    return hosting, kept.get("announce") is not False
+    announce = (kept.get("announce") is not False
+                and _internet_servers(meta, session.seat) is None)
+    return WatchHosting(watchers, seating, refused, passphrase, AttemptLimiter(), announce)
 
 
 def host_again(reactor: Any, node: PeerNode, session: GameSession, meta: dict[str, Any],
-               note: Callable[[str], None], discovery_port: int = PORT
-               ) -> WatchHosting | None:
-    """After `tractor resume`: the host seat's watchers as before the crash (its log's
-    line on where to watch from, the game announced again on the LAN where it was), or
-    None for a seat that hosted nothing (`resumed_hosting`). Stop it with `stop`."""
-    resumed = resumed_hosting(node.watchers, session, meta)
-    if resumed is None:
+               note: Callable[[str], None], discovery_port: int = PORT,
+               create: Callable[..., Any] | None = None) -> WatchHosting | None:
+    """After `tractor resume`: the host seat's watchers as before the crash (the one
+    place that decides what a resumed seat opens): at an internet table new watch codes
+    (their watchers prove the passphrase as before); on a LAN its log's line on where to
+    watch from and the game announced again where it was. A host whose journal lost the
+    passphrase says why it takes no watchers. None for a seat that hosted nothing
+    (`resumed_hosting`). Stop it with `stop`; ``create``: how a wormhole is made (tests)."""
+    hosting = resumed_hosting(node.watchers, session, meta)
+    if hosting is None:
         return None
-    hosting, announce = resumed
-    line = hosting.note() or node.watchers.refusing  # (--no-watchers: nothing, as before)
-    if line is not None:
-        note(line)
+    if node.watchers.refusing is not None:
+        note(node.watchers.refusing)  # (--no-watchers: nothing, as before)
+    servers = _internet_servers(meta, session.seat)
+    if servers is not None:
+        hosting.open_codes(reactor, node, *servers, note, create)
+        return hosting
     # Where the seat listens again (`seat.resume_seat`): the port the game was announced at.
     listening = re.fullmatch(r"tcp:(\d+):interface=(.+)", str(meta.get("listen", "")))
-    if announce and listening is not None:
-        hosting.announce(reactor, listening.group(2), int(listening.group(1)), instance_id(),
-                         note, discovery_port)
+    hosting.open_on_lan(reactor, None if listening is None else (
+        listening.group(2), int(listening.group(1))), instance_id(), note, discovery_port)
     return hosting

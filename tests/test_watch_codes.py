@@ -5,7 +5,8 @@ LAN's watcher protocol on the code's wormhole; a seat code is refused at `tracto
 and a watch code at `tractor join`, before any wormhole opens, and a code's connection
 takes no seat; a wrong guess spends the code (replaced, and the host told); codes stop at
 the watchers' limit and open again when a watcher leaves; a passphrase is proved over a
-code; the mailbox out of reach is tried again with back-off; `--no-watchers` opens none."""
+code; the mailbox out of reach is tried again with back-off; `--no-watchers` opens none;
+a resumed host opens codes again, whose watchers prove the passphrase its journal kept."""
 
 from __future__ import annotations
 
@@ -25,7 +26,13 @@ from twisted.internet.endpoints import connectProtocol  # noqa: E402
 from twisted.internet.testing import StringTransport  # noqa: E402
 
 from tractor.cli.watch import _watch_code  # noqa: E402
-from tractor.cli.watch_hosting import WatchHosting, resumed_host_servers  # noqa: E402
+from tractor.cli.watch_hosting import (  # noqa: E402
+    PASSPHRASE_KEY,
+    PASSPHRASE_LOST,
+    WatchHosting,
+    host_again,
+    hosting_meta,
+)
 from tractor.net.internet.lobby import open_code, open_seat_code  # noqa: E402
 from tractor.net.internet.rendezvous import WATCH_CODE, internet_address  # noqa: E402
 from tractor.net.internet.watch_codes import CodeAddress, WatchCodes, WatchLink  # noqa: E402
@@ -33,6 +40,7 @@ from tractor.net.lobby.errors import WrongCode  # noqa: E402
 from tractor.net.lobby.guess_line import AttemptLimiter  # noqa: E402
 from tractor.net.mesh.handshake import pack_hello  # noqa: E402
 from tractor.net.mesh.watch_gate import WatchDesk  # noqa: E402
+from tractor.net.mesh.watchers import NEEDS_PASSPHRASE  # noqa: E402
 from tractor.net.mesh.watching import PassphraseRefused, WatchClient  # noqa: E402
 
 
@@ -235,12 +243,91 @@ def test_a_watch_codes_connection_takes_a_watcher_never_a_seat() -> None:
     assert link.closing and link.seat is None
 
 
-def test_a_resumed_internet_host_opens_watch_codes_again_and_no_other_seat_does() -> None:
-    address = internet_address("ws://198.18.0.1:4000/v1", "tcp:198.18.0.1:4001")
-    host = {"addresses": {"0": address, "1": address}, "local_ai": True, "watchers": True}
-    assert resumed_host_servers(host, 0) == ("ws://198.18.0.1:4000/v1",
-                                             "tcp:198.18.0.1:4001")
-    assert resumed_host_servers({**host, "watchers": False}, 0) is None  # none, or a passphrase
-    assert resumed_host_servers({**host, "local_ai": False}, 0) is None  # a guest's seat
-    lan = {**host, "addresses": {"0": "tcp:192.0.2.5:4000"}}
-    assert resumed_host_servers(lan, 0) is None  # a LAN table: watchers have its address
+class Resumed:
+    """Seat 0 of a game, as `tractor resume` brings back an internet host's seat journaled
+    with ``meta`` (its table's address added; ``passphrase``: a table whose seats take no
+    plain watchers): what `host_again` opened (``hosting``) and told its log
+    (``lines``). (The game is at its start: a watcher's catching up mid-game is shown
+    above.)"""
+
+    def __init__(self, meta: dict[str, Any], passphrase: bool) -> None:
+        self.net = MemNet(seed=7, seated=True, watchers=not passphrase)
+        self.clock = self.net.clock
+        self.mailbox = FakeMailbox(self.clock, seed=3)
+        address = internet_address(self.mailbox.url, RELAY)
+        meta = {"addresses": {str(s): address for s in range(4)}, "table_name": "t",
+                "listen": "tcp:40124:interface=127.0.0.1", "watchers": not passphrase,
+                **meta}
+        self.lines: list[str] = []
+        self.hosting = host_again(self.clock, self.net.nodes[0], self.net.sessions[0],
+                                  meta, self.lines.append, create=self.mailbox.create)
+        self.advance(0.5)
+
+    def advance(self, seconds: float) -> None:
+        for _ in range(int(seconds * 10)):
+            self.clock.advance(0.1)
+            self.mailbox.flush()
+
+    def stop(self) -> None:
+        if self.hosting is not None:
+            self.hosting.stop()
+        for node in self.net.nodes:
+            node.stop()
+
+
+def test_a_resumed_internet_host_opens_codes_whose_watchers_prove_the_passphrase() -> None:
+    # As `tractor host --internet --passphrase` journals its seat (even were the LAN
+    # announcement asked for, an internet table's game is never announced there).
+    host = Resumed({"local_ai": True, **hosting_meta(False, "correct horse", True)},
+                   passphrase=True)
+    assert host.hosting is not None and host.hosting.codes is not None
+    code = host.lines[0].split("`")[1].split()[-1]
+    assert host.lines == [f"others may watch: `tractor watch {code}`",
+                          f"  (adding --mailbox {host.mailbox.url} --relay {RELAY} "
+                          "--passphrase - (with the table's passphrase))"]
+    opened = ensureDeferred(open_code(host.clock, code, host.mailbox.url, RELAY,
+                                      create=host.mailbox.create, kind=WATCH_CODE))
+    host.advance(1)
+    _wormhole, endpoint = opened.result
+
+    def attempt(passphrase: str | None) -> WatchClient:
+        client = WatchClient(host.clock, passphrase=passphrase)
+        client.ended.addErrback(lambda _f: None)  # (read from ``failure``)
+        connectProtocol(endpoint, client)
+        host.advance(1)
+        return client
+    assert str(attempt(None).failure) == NEEDS_PASSPHRASE
+    right = attempt("correct horse")  # (a new connection on the same code)
+    assert right.failure is None and right.spectator is not None
+    host.stop()
+
+
+def test_a_resumed_internet_host_without_the_passphrase_says_why_and_opens_no_code(
+        ) -> None:
+    meta = {"local_ai": True, **hosting_meta(False, "correct horse", False)}
+    meta.pop(PASSPHRASE_KEY)  # (a journal that lost it)
+    host = Resumed(meta, passphrase=True)
+    host.advance(2)
+    assert host.hosting is not None and host.hosting.codes is None
+    assert host.lines == [PASSPHRASE_LOST] and host.mailbox.created == 0
+    assert host.net.nodes[0].watchers.refusing == PASSPHRASE_LOST
+    host.stop()
+
+
+@pytest.mark.parametrize(("meta", "opens"), [
+    ({"local_ai": True, **hosting_meta(False, None, False)}, True),
+    ({"local_ai": True, **hosting_meta(True, None, False)}, False),  # --no-watchers
+    ({}, False),  # a guest's seat
+    # Journaled before the host's seat kept its hosting: codes where watchers needed none.
+    ({"local_ai": True}, True),
+    ({"local_ai": True, "watchers": False}, False),  # (none, or a passphrase)
+])
+def test_a_resumed_internet_seat_opens_codes_only_as_its_host_did(
+        meta: dict[str, Any], opens: bool) -> None:
+    host = Resumed(meta, passphrase=False)
+    codes = None if host.hosting is None else host.hosting.codes
+    assert (codes is not None) == opens and host.mailbox.created == int(opens)
+    # (the code's line and its --mailbox and --relay: the tests' servers)
+    assert [line[:19] for line in host.lines] == ["others may watch: `", "  (adding --mailbox"
+                                                  ] * opens
+    host.stop()

@@ -11,7 +11,9 @@ for AI players for the gone seat and
 the seats AI held, and the people still at the table rejoin it automatically in their own
 seats (a guest accepts only a start that carries exactly the game it was playing).
 Everyone takes the new seat with a fresh identity and deck, and the screen goes on with the
-new table.
+new table. The host's seat opens for watchers at the new table what it opened at the first
+(`WatchHosting.moved`: the same refusal or passphrase, the new game port announced and told
+in the log) and its journal keeps that for `tractor resume`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tractor.cli.options import journal_path
 from tractor.cli.screen.words import count
 from tractor.cli.seat.human import HumanPlayer
 from tractor.cli.seat.netclient import NetClient
+from tractor.cli.watch_hosting import WatchHosting
 from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
 from tractor.net.journal.store import Journal
 from tractor.net.lobby.addresses import parse_endpoint
@@ -68,7 +71,8 @@ class GoesOn:
     ``host`` is None for a guest (who rejoins ``lobby_address``); for the host it is the
     lobby set-up: ``fill_local`` and ``passphrase``, and ``interface`` to listen on.
     ``marks``: what the seat's journal meta says of the game wherever it is played (a
-    practice game's marks and level), kept at each new table too.
+    practice game's marks and level), kept at each new table too. ``hosting``: the host
+    seat's watch hosting (a LAN table's), opened again at each new table.
     """
 
     def __init__(self, reactor: Any, args: argparse.Namespace, client: NetClient,
@@ -76,7 +80,8 @@ class GoesOn:
                  passphrase: str | None = None,
                  fill_local: Callable[[int, str, list[bytes]], None] | None = None,
                  before_fill: Callable[[], None] | None = None,
-                 marks: dict[str, Any] | None = None) -> None:
+                 marks: dict[str, Any] | None = None,
+                 hosting: WatchHosting | None = None) -> None:
         self.reactor = reactor
         self.args = args
         self.client = client
@@ -88,11 +93,14 @@ class GoesOn:
         self.fill_local = fill_local
         self.before_fill = before_fill
         self.marks = dict(marks or {})
+        self.hosting = hosting
         self.nodes: list[PeerNode] = []
         self.watch(client.node)
 
     def stop(self) -> None:
         """The person left: close every table this game was played at."""
+        if self.hosting is not None:
+            self.hosting.stop()
         for node in self.nodes:
             node.stop()
 
@@ -141,15 +149,21 @@ class GoesOn:
             self.client.note(f"seat {gone} is gone: waiting for the host to go on with an "
                              "AI in that seat")
             seating = await self._rejoin(me, carry)
+        hosting = self.hosting
         take_seat(node, seating, key, HumanPlayer(getattr(self.args, "deal_pace", 0.0)),
                   Journal(journal_path()),
                   # A practice game stays one at its new table (`tractor resume` is
-                  # patient with it, `tractor stats` knows its AI level).
+                  # patient with it, `tractor stats` knows its AI level); a host's seat
+                  # opens for watchers there after `tractor resume` too.
                   meta={**self.marks, "carried": True,
-                        "local_ai": self.fill_local is not None})
+                        "local_ai": self.fill_local is not None,
+                        **({} if hosting is None else hosting.kept())})
         old.stop()
         self.seating = seating
         self.client.rebind(node, list(seating.names))
+        if hosting is not None:
+            self.hosting = hosting.moved(self.reactor, node, seating, self.interface, port,
+                                         self.client.note)
         self.watch(node)
 
     async def _host(self, me: Participant, carry: tuple[Any, ...], gone: int) -> Seating:
