@@ -9,6 +9,7 @@ from helpers import T, build_deck
 
 from tractor import Hand, Rules
 from tractor.actions import Declare, Draw, Pass
+from tractor.ai.players.explain import reason
 from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.ai.players.search import SearchStrategy
 from tractor.phases import TALON, THEFT
@@ -44,33 +45,47 @@ def window(hands: dict[int, str]) -> Hand:
     return h
 
 
-def answer(h: Hand, seat: int) -> Declare | Pass:
+def answer(h: Hand, seat: int, why: str) -> Declare | Pass:
+    """The heuristic's answer for ``seat`` (the search player's too), whose hint says
+    ``why``."""
     action = HeuristicStrategy().act(h, seat)
     assert SearchStrategy("easy").act(h, seat) == action  # (the search's is the heuristic's)
     assert isinstance(action, Declare | Pass)
+    assert reason(h.observe(seat), action, RULES) == why
     return action
 
 
 def test_a_defender_with_the_small_jokers_and_no_hearts_takes_the_kitty() -> None:
     h = window({EAST: EAST_NO_HEARTS})
     # Jokers alone are few trumps, but ♥ trumps are North's suit and nearly none of East's.
-    assert answer(h, EAST) == Declare(EAST, T("BJ BJ"))
+    assert answer(h, EAST, "take the kitty: their ♥ trumps are 3 of your 25 cards") \
+        == Declare(EAST, T("BJ BJ"))
     h.apply(Declare(EAST, T("BJ BJ")))
     assert (h.phase, h.to_act()) == (TALON, EAST)
 
 
 def test_a_defender_long_in_the_standing_trump_leaves_the_kitty() -> None:
     h = window({EAST: EAST_LONG_HEARTS})
-    assert answer(h, EAST) == Pass(EAST)
+    assert answer(h, EAST, "pass: the ♥ trumps stand, 14 of your 25 cards") == Pass(EAST)
 
 
 def test_the_partner_takes_the_kitty_with_a_trump_that_suits_it_better() -> None:
     h = window({SOUTH: SOUTH_SPADES})
     h.apply(Pass(EAST))
-    assert answer(h, SOUTH) == Declare(SOUTH, T("2S 2S"))
+    assert answer(h, SOUTH, "take the kitty: 11 of your 25 are ♠ trumps, 5 under ♥") \
+        == Declare(SOUTH, T("2S 2S"))
 
 
 def test_the_partner_leaves_the_kitty_for_a_trump_that_suits_it_less() -> None:
     h = window({SOUTH: SOUTH_HEARTS})
     h.apply(Pass(EAST))
-    assert answer(h, SOUTH) == Pass(SOUTH)
+    assert answer(h, SOUTH, "pass: your partner's ♥ trumps stand, 8 of your 25 cards") \
+        == Pass(SOUTH)
+
+
+def test_a_seat_with_no_overcall_is_told_so() -> None:
+    h = window({SOUTH: "3S 4S 5S 6S 7S 8S 9S 10S JS QS 3D 4D 5D 6D 7D 8D 9D 10D "
+                        "3C 4C 5C 6C 7C 8C 9C"})  # (no pair of 2s, no jokers)
+    h.apply(Pass(EAST))
+    assert not h.declarable(SOUTH, h.hands[SOUTH])
+    assert answer(h, SOUTH, "pass: nothing to overcall with") == Pass(SOUTH)

@@ -30,7 +30,7 @@ from tractor.dealing import declaration_options, declared_trump
 from tractor.follow import legal_follows
 from tractor.formats import PAIR, SINGLE, THROW, TRACTOR, Format, classify_faces
 from tractor.observation import Observation
-from tractor.phases import BID, DEAL, DECLARE
+from tractor.phases import BID, DEAL, DECLARE, THEFT
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of
@@ -57,6 +57,8 @@ def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
         text = _call_reason(obs, action, rules)
     elif isinstance(action, Bury):
         text = _bury_reason(obs, list(action.faces), rules)
+    elif obs.phase == THEFT and isinstance(action, Declare | Pass):
+        text = _theft_reason(obs, action.faces if isinstance(action, Declare) else None, rules)
     elif isinstance(action, Declare):
         text = _declare_reason(obs, action.faces)
     elif isinstance(action, Pass):
@@ -315,6 +317,34 @@ def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
     count = trumps_with(held, declared_trump(faces, obs.trump_rank))
     return (f"declare {format_cards(faces, symbols=True)}: {count} of your {len(held)} "
             "cards would be trumps")
+
+
+def _trump_name(trump: Trump) -> str:
+    return SUIT_SYMBOLS[trump.suit] if trump.suit is not None else "jokers"
+
+
+def _theft_reason(obs: Observation, faces: Sequence[int] | None, rules: Rules) -> str:
+    """The kitty-theft window: how many of the seat's cards the standing trump makes
+    trumps, against the overcall's (``faces``; None: a pass), and whose kitty it is."""
+    standing = obs.trump
+    if standing is None or obs.exchanger is None:
+        return "passes"
+    held = obs.hand
+    have = trumps_with(held, standing, rules)
+    name = _trump_name(standing)
+    partner = rules.mode != "friends" and team_of(obs.exchanger) == team_of(obs.seat)
+    if faces is None:
+        if not obs.declarations or not declaration_options(
+                held, obs.trump_rank, obs.declarations[-1][1], rules.no_trump_jokers):
+            return "pass: nothing to overcall with"
+        whose = "your partner's" if partner else "the"
+        return f"pass: {whose} {name} trumps stand, {have} of your {len(held)} cards"
+    new = declared_trump(faces, obs.trump_rank)
+    if partner:
+        return (f"take the kitty: {trumps_with(held, new, rules)} of your {len(held)} are "
+                f"{_trump_name(new)} trumps, {have} under {name}")
+    whose = "the" if rules.mode == "friends" else "their"  # (no sides yet in find-a-friend)
+    return f"take the kitty: {whose} {name} trumps are {have} of your {len(held)} cards"
 
 
 def _bid_reason(obs: Observation, points: int, rules: Rules) -> str:
