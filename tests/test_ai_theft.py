@@ -72,7 +72,7 @@ def test_a_defender_long_in_the_standing_trump_leaves_the_kitty() -> None:
 def test_the_partner_takes_the_kitty_with_a_trump_that_suits_it_better() -> None:
     h = window({SOUTH: SOUTH_SPADES})
     h.apply(Pass(EAST))
-    assert answer(h, SOUTH, "take the kitty: 11 of your 25 are ♠ trumps, 5 under ♥") \
+    assert answer(h, SOUTH, "take the kitty: ♠: you hold 11 of 36 trumps; ♥: 5 of 36") \
         == Declare(SOUTH, T("2S 2S"))
 
 

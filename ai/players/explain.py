@@ -323,6 +323,11 @@ def _trump_name(trump: Trump) -> str:
     return SUIT_SYMBOLS[trump.suit] if trump.suit is not None else "jokers"
 
 
+def _all_trumps(trump: Trump, rules: Rules) -> int:
+    """How many cards of the game are trumps under ``trump``."""
+    return trumps_with(range(54), trump, rules) * rules.decks
+
+
 def _theft_reason(obs: Observation, faces: Sequence[int] | None, rules: Rules) -> str:
     """The kitty-theft window: how many of the seat's cards the standing trump makes
     trumps, against the overcall's (``faces``; None: a pass), and whose kitty it is."""
@@ -340,9 +345,10 @@ def _theft_reason(obs: Observation, faces: Sequence[int] | None, rules: Rules) -
         whose = "your partner's" if partner else "the"
         return f"pass: {whose} {name} trumps stand, {have} of your {len(held)} cards"
     new = declared_trump(faces, obs.trump_rank)
-    if partner:
-        return (f"take the kitty: {trumps_with(held, new, rules)} of your {len(held)} are "
-                f"{_trump_name(new)} trumps, {have} under {name}")
+    if partner:  # (jokers alone are few trumps: a share of all of them says more)
+        return (f"take the kitty: {_trump_name(new)}: you hold {trumps_with(held, new, rules)} "
+                f"of {_all_trumps(new, rules)} trumps; {name}: {have} of "
+                f"{_all_trumps(standing, rules)}")
     whose = "the" if rules.mode == "friends" else "their"  # (no sides yet in find-a-friend)
     return f"take the kitty: {whose} {name} trumps are {have} of your {len(held)} cards"
 
