@@ -4,19 +4,25 @@ would hold the connection for ever), and only then; on a StringTransport and a C
 
 from __future__ import annotations
 
-from test_wire_hostile import link_for, seated_game
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from test_wire_hostile import TABLE, link_for
 from twisted.internet.task import Clock
 
+from tractor import Rules
 from tractor.net.mesh.linger import LINGER
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.player import RandomPlayer
+from tractor.net.table.session import GameSession
 
 
-def seated_node() -> tuple[PeerNode, Clock, list]:
-    d, sessions = seated_game()
+def seated_node() -> tuple[PeerNode, Clock, list[Ed25519PrivateKey]]:
+    """Seat 0's node at a table of four, before the game starts (the links need no more)."""
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([9, s]) * 16) for s in range(4)]
+    session = GameSession(Rules(), TABLE, 0, keys[0], [k.public_key() for k in keys],
+                          bytes([7, 0]) * 16, RandomPlayer(70))
     clock = Clock()
-    return PeerNode(clock, sessions[0], [raw_public(k) for k in d.signing_keys]), clock, \
-        d.signing_keys
+    return PeerNode(clock, session, [raw_public(k) for k in keys]), clock, keys
 
 
 def test_a_replaced_link_whose_other_end_stopped_reading_is_aborted_after_the_linger():
