@@ -89,3 +89,14 @@ def test_a_seat_with_no_overcall_is_told_so() -> None:
     h.apply(Pass(EAST))
     assert not h.declarable(SOUTH, h.hands[SOUTH])
     assert answer(h, SOUTH, "pass: nothing to overcall with") == Pass(SOUTH)
+
+
+def test_a_defender_that_took_the_kitty_buries_its_points() -> None:
+    h = window({EAST: EAST_NO_HEARTS})
+    h.apply(Declare(EAST, T("BJ BJ")))
+    # Buried, the kings and tens are out of the declarers' reach (and count for the
+    # defenders, multiplied, if they win the last trick).
+    burial = HeuristicStrategy().act(h, EAST)
+    assert sorted(burial.faces) == sorted(T("10D KD 10S KS 10C 10C KC KC"))
+    assert reason(h.observe(EAST), burial, RULES) \
+        == "hides 80 points from the declarers, keeps every trump"

@@ -292,7 +292,10 @@ def _bury_reason(obs: Observation, faces: list[int], rules: Rules) -> str:
             left.remove(f)
     emptied = [e for e in range(4) if any(es[f] == e for f in faces)
                and not any(es[f] == e for f in left)]
-    parts = [f"buries {points} points" if points else "buries no points"]
+    # (A defender that took the kitty buries points for its side: `heuristic.choose_burial`.)
+    defender = obs.declarers is not None and obs.seat not in obs.declaring
+    parts = [(f"hides {points} points from the declarers" if defender
+              else f"buries {points} points") if points else "buries no points"]
     if emptied:
         parts.append("empties " + " ".join(suit_text(e) for e in emptied))
     parts.append("keeps every trump" if not trumps else f"{trumps} trumps")
