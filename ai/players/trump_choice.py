@@ -5,9 +5,9 @@ deal, and the auction's bid, card shown and trump named (seed 001).
   are clearly more than a fair third of the hand; overcall an opponent with a pair when
   much stronger; never overcall the partner.
 - **Steal the kitty** (`Rules.kitty_theft`) from an opponent unless the standing trump
-  suits this hand clearly better than the overcall's (an overcall also takes away the
-  trump the opponents chose and buried for); from the partner only with an overcall that
-  suits the hand at least as well.
+  suits this hand much better than the overcall's (an overcall also takes away the trump
+  the opponents chose and buried for, and the thief buries its points); from the partner
+  only with an overcall that suits the hand at least as well.
 - **Bid** while the hand's best suit makes it stronger than average; **show** the
   highest card as a declarer, the lowest as a defender; **name** the strongest suit.
 
@@ -112,14 +112,17 @@ def choose_declaration(know: Knowledge) -> Declare | None:
 #: How much weaker an overcall's trump may leave the hand than the standing one, each
 #: measured above its fair share (`above_fair`), for the heuristic to take an opponent's
 #: kitty: the overcall also takes away the trump the opponents chose and buried for (their
-#: long suit, the voids they made). `python bench/theft.py --branches` (8,000 hands, each
-#: chance played out both ways), a defender's gain in points a hand by how much weaker its
-#: hand is left: with a pair +7 at 0.1 to 0.15, up to +24 when stronger; with jokers -1 at
-#: 0.1 to 0.15, +6 at 0.05 to 0.1, up to +33; beyond 0.15 both lost (-2 to -21).
-OPPONENT_MARGIN = 0.15
+#: long suit, the voids they made), and the thief buries its points out of their reach
+#: (`heuristic.choose_burial`). `python bench/theft.py --branches` (8,000 hands, each
+#: chance played out both ways): a defender taking the kitty gained +15 to +71 points a
+#: hand in every band down to 0.25 weaker (+17, 95% CI +2 to +32, at 0.2 to 0.25); below,
+#: +13 (-14 to +40, 43 chances). In deal pairs: this margin over 0.15, +0.018 levels a pair
+#: (95% CI +0.004 to +0.032); stealing at any margin over this one, -0.002 (-0.008 to
+#: +0.004).
+OPPONENT_MARGIN = 0.25
 #: The same for the partner's kitty (its trump is the side's own): only an overcall that
-#: makes the hand at least as strong; measured there +7 to +20 points a hand, and from
-#: -13 to +10 just below (jokers lost first).
+#: makes the hand at least as strong; measured there +8 to +23 points a hand, and from
+#: -14 to +17 below (jokers lost from 0.05 weaker on).
 PARTNER_MARGIN = 0.0
 
 
