@@ -30,8 +30,8 @@ from tractor.cli.watch import PlainFollowing
 from tractor.net.deck.envelope import MAX_FRAME, Header, chain_digest, open_frame, seal
 from tractor.net.deck.errors import ViewMismatch
 from tractor.net.mesh import watching
+from tractor.net.mesh.linger import LINGER
 from tractor.net.mesh.watch_arrivals import PER_SOURCE, TOTAL, WINDOW, WatchArrivals
-from tractor.net.mesh.watch_link import LINGER
 from tractor.net.mesh.watchers import MAX_PER_SOURCE, MAX_WATCHERS
 from tractor.net.mesh.watching import WatchClient, WatchError
 from tractor.net.referee.stall import Stalled

@@ -30,7 +30,7 @@ from tractor.dealing import declaration_options, declared_trump
 from tractor.follow import legal_follows
 from tractor.formats import PAIR, SINGLE, THROW, TRACTOR, Format, classify_faces
 from tractor.observation import Observation
-from tractor.phases import BID, DEAL, DECLARE
+from tractor.phases import BID, DEAL, DECLARE, THEFT
 from tractor.rules import Rules, team_of
 from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of
@@ -57,6 +57,8 @@ def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
         text = _call_reason(obs, action, rules)
     elif isinstance(action, Bury):
         text = _bury_reason(obs, list(action.faces), rules)
+    elif obs.phase == THEFT and isinstance(action, Declare | Pass):
+        text = _theft_reason(obs, action.faces if isinstance(action, Declare) else None, rules)
     elif isinstance(action, Declare):
         text = _declare_reason(obs, action.faces)
     elif isinstance(action, Pass):
@@ -290,7 +292,10 @@ def _bury_reason(obs: Observation, faces: list[int], rules: Rules) -> str:
             left.remove(f)
     emptied = [e for e in range(4) if any(es[f] == e for f in faces)
                and not any(es[f] == e for f in left)]
-    parts = [f"buries {points} points" if points else "buries no points"]
+    # (A defender that took the kitty buries points for its side: `heuristic.choose_burial`.)
+    defender = obs.declarers is not None and obs.seat not in obs.declaring
+    parts = [(f"hides {points} points from the declarers" if defender
+              else f"buries {points} points") if points else "buries no points"]
     if emptied:
         parts.append("empties " + " ".join(suit_text(e) for e in emptied))
     parts.append("keeps every trump" if not trumps else f"{trumps} trumps")
@@ -315,6 +320,40 @@ def _declare_reason(obs: Observation, faces: Sequence[int]) -> str:
     count = trumps_with(held, declared_trump(faces, obs.trump_rank))
     return (f"declare {format_cards(faces, symbols=True)}: {count} of your {len(held)} "
             "cards would be trumps")
+
+
+def _trump_name(trump: Trump) -> str:
+    return SUIT_SYMBOLS[trump.suit] if trump.suit is not None else "jokers"
+
+
+def _all_trumps(trump: Trump, rules: Rules) -> int:
+    """How many cards of the game are trumps under ``trump``."""
+    return trumps_with(range(54), trump, rules) * rules.decks
+
+
+def _theft_reason(obs: Observation, faces: Sequence[int] | None, rules: Rules) -> str:
+    """The kitty-theft window: how many of the seat's cards the standing trump makes
+    trumps, against the overcall's (``faces``; None: a pass), and whose kitty it is."""
+    standing = obs.trump
+    if standing is None or obs.exchanger is None:
+        return "passes"
+    held = obs.hand
+    have = trumps_with(held, standing, rules)
+    name = _trump_name(standing)
+    partner = rules.mode != "friends" and team_of(obs.exchanger) == team_of(obs.seat)
+    if faces is None:
+        if not obs.declarations or not declaration_options(
+                held, obs.trump_rank, obs.declarations[-1][1], rules.no_trump_jokers):
+            return "pass: nothing to overcall with"
+        whose = "your partner's" if partner else "the"
+        return f"pass: {whose} {name} trumps stand, {have} of your {len(held)} cards"
+    new = declared_trump(faces, obs.trump_rank)
+    if partner:  # (jokers alone are few trumps: a share of all of them says more)
+        return (f"take the kitty: {_trump_name(new)}: you hold {trumps_with(held, new, rules)} "
+                f"of {_all_trumps(new, rules)} trumps; {name}: {have} of "
+                f"{_all_trumps(standing, rules)}")
+    whose = "the" if rules.mode == "friends" else "their"  # (no sides yet in find-a-friend)
+    return f"take the kitty: {whose} {name} trumps are {have} of your {len(held)} cards"
 
 
 def _bid_reason(obs: Observation, points: int, rules: Rules) -> str:

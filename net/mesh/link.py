@@ -31,6 +31,7 @@ from tractor.net.mesh.handshake import (
     pack_hello,
     pack_proof,
 )
+from tractor.net.mesh.linger import Linger
 from tractor.net.mesh.traffic import Traffic
 from tractor.net.mesh.watch_link import WatcherConnection, watch_over
 from tractor.net.mesh.watchers import Watchers, is_watch_hello
@@ -101,6 +102,9 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
         self.last_sent = 0.0  #: when this link last sent a frame (heartbeats fill gaps)
         self.deadline = HELLO_TIMEOUT  #: seconds to prove a seat (less for a stranger)
         self.closing = False  #: `close` was called: nothing more is read from it
+        #: Aborts the connection if its close has not finished in time (`linger.LINGER`):
+        #: an end that stops reading would hold it open for ever.
+        self.linger = Linger(node.clock)
         #: Set when a watcher, not a seat, came on this connection (`net.mesh.watchers`).
         self.watcher: WatcherConnection | None = None
 
@@ -155,8 +159,8 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
                 self.transport.loseConnection()
             except closed_transport_errors() as exc:  # a subchannel closed first says so
                 self.log.debug("closing {who}: {why}", who=self._who(), why=exc)
-            if self.watcher is not None:  # (a watcher that never reads is cut off)
-                self.watcher.closed()
+            else:
+                self.linger.closed(self.transport)
 
     def timeoutConnection(self) -> None:
         self.log.warn("dropping {who}: no message in time", who=self._who())
@@ -227,10 +231,10 @@ class PeerLink(Int32StringReceiver, TimeoutMixin):
 
     def connectionLost(self, reason: Failure | None = None) -> None:
         self.setTimeout(None)  # type: ignore[no-untyped-call]  # (Twisted: unannotated)
+        self.linger.lost()
         self.node.connections.discard(self)
         self.node.admission.release(self)
         if self.watcher is not None:
             self.node.watchers.left(self.watcher)
-            self.watcher.gone()
         if self.up and self.seat is not None:
             self.node.link_down(self.seat, self)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from twisted.internet.interfaces import IDelayedCall, IPushProducer, IReactorTime, ITransport
+from twisted.internet.interfaces import IPushProducer, IReactorTime, ITransport
 from twisted.internet.task import LoopingCall
 from zope.interface import implementer
 
@@ -21,11 +21,6 @@ from tractor.net.mesh.watchers import Watchers
 #: person thinks): a watcher that hears nothing for `watching.SILENCE` takes the seat for
 #: gone. A seat's links beat as often (`wire.HEARTBEAT`).
 HEARTBEAT = 3.0
-#: Seconds a watcher's connection closed by this peer (dropped, refused, or the peer stops)
-#: has to take what was written to it before it is cut off: a TCP close waits until the
-#: other end read everything, so one that never reads would keep its descriptor and its
-#: frames here for ever.
-LINGER = 10.0
 
 
 class Watched(Protocol):
@@ -45,35 +40,17 @@ class Watched(Protocol):
 class WatcherConnection:
     """One watcher's link, as `Watchers` sees it (`watchers.WatcherLink`)."""
 
-    def __init__(self, link: Watched, clock: IReactorTime) -> None:
+    def __init__(self, link: Watched) -> None:
         self.link = link
-        self.clock = clock
         peer = link.transport.getPeer() if link.transport is not None else None
         self.source = source_of(str(getattr(peer, "host", "?")))  #: (`Watchers` bounds it)
-        self._cut: IDelayedCall | None = None  #: the end of its `LINGER`, once closed
 
     def write_frame(self, frame: bytes) -> None:
         self.link.sendString(frame)
 
     def close(self) -> None:
+        """(One that never reads what it was sent is cut off: `linger.Linger`.)"""
         self.link.close()
-        self.closed()
-
-    def closed(self) -> None:
-        """Its link was closed here: cut it off if it is still open after `LINGER`."""
-        if self._cut is None:
-            self._cut = self.clock.callLater(LINGER, self._cut_off)
-
-    def _cut_off(self) -> None:
-        transport = self.link.transport
-        abort = getattr(transport, "abortConnection", None)
-        if abort is not None:
-            abort()
-
-    def gone(self) -> None:
-        """Its connection is lost: nothing to cut off."""
-        if self._cut is not None and self._cut.active():
-            self._cut.cancel()
 
 
 @implementer(IPushProducer)
@@ -99,7 +76,7 @@ def watch_over(link: Watched, watchers: Watchers, hello: bytes,
     """Serve the watcher that sent ``hello`` on ``link`` (or refuse it, closing the link),
     with a heartbeat while the game is quiet; one proving the passphrase has
     `GATE_TIMEOUT` seconds to finish."""
-    connection = WatcherConnection(link, clock)
+    connection = WatcherConnection(link)
     transport = link.transport
     if transport is not None and hasattr(transport, "registerProducer"):
         # Before the transcript is written: the transport pauses it as its buffer fills.
