@@ -178,6 +178,8 @@ def test_refusals_out_of_turn_chat_and_banners():
     assert c.banner() == ("This seat waited too long for seat 3 (West)'s play and voted so; "
                           "the hand ends if every other seat votes the same, and goes on if "
                           "one of them has it")
+    t.node.refereeing.voted = [(1, "gone")]  # its link stayed down past the grace period
+    assert c.banner().startswith("This seat waited too long for seat 1 (East) and voted so")
     t.node.refereeing.voted = []
     t.node.halted = SeatGone(2, 120)
     assert c.banner().startswith("The table stopped: seat 2 (North) left.")

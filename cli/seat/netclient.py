@@ -26,6 +26,7 @@ from tractor.cli.seat.seat_log import SeatLog
 from tractor.net.deck.errors import Equivocation, KeyTimeout
 from tractor.net.mesh.intake import ProcessingFailure
 from tractor.net.mesh.wire import WARN_BEFORE, PeerNode
+from tractor.net.referee.machine import GONE
 from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import MOVE_DEADLINE, Stalled
 from tractor.net.table.hand import TableHand
@@ -236,7 +237,9 @@ class NetClient:
         now = self.node.clock.seconds()
         voted = self.node.refereeing.open_votes()
         if voted:
-            who = ", ".join(f"{self.log.who(seat)}'s {what}" for seat, what in voted)
+            # (a vote on a seat whose link stayed down names no step: "gone")
+            who = ", ".join(self.log.who(seat) + ("" if what == GONE else f"'s {what}")
+                            for seat, what in voted)
             return (f"This seat waited too long for {who} and voted so; the hand ends if "
                     "every other seat votes the same, and goes on if one of them has it")
         left = self.node.decision_time_left()
