@@ -221,6 +221,24 @@ def test_hostile_handshake_frames_are_refused_and_change_nothing():
     assert h is not None and h.channel is not None
 
 
+
+def test_a_hello_of_another_version_is_refused_in_words_on_both_sides():
+    """An older tractor's guest (lobby protocol 1) at this host, and this guest at an older
+    host: refused at the hello, saying why, not later at a field one side lacks."""
+    old_hello = msgpack.unpackb(GuestHandshake(None).hello(), raw=False) | {
+        "v": "tractor-lobby/1"}
+    step = host_for(None).receive(msgpack.packb(old_hello), 0.0)
+    assert isinstance(step.error, LobbyError) and step.send is not None
+    assert "the guest's tractor speaks tractor-lobby/1, this one tractor-lobby/2" in str(
+        step.error)
+    guest = GuestHandshake(None)
+    guest.hello()
+    welcome = msgpack.unpackb(host_for(None).receive(GuestHandshake(None).hello(), 0.0).send,
+                              raw=False) | {"v": "tractor-lobby/1"}
+    step = guest.receive(msgpack.packb(welcome))
+    assert isinstance(step.error, LobbyError)
+    assert "the host's tractor speaks tractor-lobby/1" in str(step.error)
+
 def refused_key_messages(other: bytes, same: bytes) -> list[tuple[str, bytes]]:
     """SPAKE2 messages ``finish`` refuses, one of each kind (`pake.KEY_EXCHANGE_REFUSALS`),
     with the name of what it raises: from the other side (``other``) a point not on the

@@ -48,6 +48,7 @@ from tractor.net.lobby.errors import (
     UnexpectedPassphrase,
     WrongPassphrase,
     error_for,
+    printable,
 )
 from tractor.net.lobby.guess_line import Attempt, AttemptLimiter, Place
 from tractor.net.lobby.messages import (
@@ -62,7 +63,10 @@ from tractor.net.lobby.messages import (
 )
 from tractor.net.lobby.tokens import TokenBook, token_id
 
-LOBBY_VERSION = "tractor-lobby/1"
+#: The lobby's protocol, said in the first message each way. /2: a `ready` names the settings
+#: it was said to, an AI says its level, a start carries the AI seats' levels (issue 32). A
+#: different version is refused at the hello, in words, rather than at a field it lacks.
+LOBBY_VERSION = "tractor-lobby/2"
 PAKE_MESSAGE_SIZE = 33  #: side byte + an Ed25519 group element
 MAX_PASSPHRASE = 256
 ID_GUEST = b"tractor-lobby/1 guest"
@@ -75,6 +79,16 @@ MAX_WAIT = 3600  #: seconds a guest agrees to wait for its turn
 #: outside the group or the zero point (plain `ValueError`). Anything else is a bug.
 KEY_EXCHANGE_REFUSALS = (SPAKEError, NotOnCurve, ValueError)
 
+
+
+def other_version(theirs: str, side: str) -> str:
+    """The refusal of a hello in another version of the lobby's protocol.
+
+    >>> other_version("tractor-lobby/1", "guest")[:48]
+"the guest's tractor speaks tractor-lobby/1, this"
+    """
+    return (f"the {side}'s tractor speaks {printable(theirs)[:24]}, this one {LOBBY_VERSION}: "
+            "both need the same version")
 
 def passphrase_bytes(passphrase: str) -> bytes:
     """The password SPAKE2 runs with: the passphrase in NFC, so the same words typed on two
@@ -211,7 +225,7 @@ class GuestHandshake:
             fields = ("v", "name", "nonce", "confirm") + (("pake",) if self._spake else ())
             r = FieldReader(welcome, who, fields)
             if r.get("v", str) != LOBBY_VERSION:
-                raise BadLobbyMessage("unsupported lobby protocol", who)
+                raise BadLobbyMessage(other_version(r.get("v", str), "host"), who)
             name = r.text("name", MAX_TABLE_NAME)
             host_nonce = r.blob("nonce", NONCE_SIZE)
             confirm = r.blob("confirm", 32)
@@ -345,7 +359,7 @@ class HostHandshake:
                                            "token": ("pake", "tid")}[mode]
         r = FieldReader(msg, who, fields)
         if r.get("v", str) != LOBBY_VERSION:
-            raise BadLobbyMessage("unsupported lobby protocol", who)
+            raise BadLobbyMessage(other_version(r.get("v", str), "guest"), who)
         guest_nonce = r.blob("nonce", NONCE_SIZE)
         guest_msg = r.blob("pake", PAKE_MESSAGE_SIZE) if mode != "none" else b""
         tid = r.blob("tid", TOKEN_ID_SIZE) if mode == "token" else b""
