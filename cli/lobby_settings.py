@@ -123,14 +123,44 @@ class SettingsCommands:
         self.lobby.sit(seat)
 
 
+#: Columns of a listing's entry: 80 less its number ("  1. ") in front.
+ENTRY_WIDTH = 75
+#: Characters of a table's name shown in a listing (a name may be 48).
+NAME_SHOWN = 30
+#: ... and at least, however long the rest of its line (an IPv6 address, say).
+NAME_SHORTEST = 10
+
+
+def listing_entry(name: str, lead: str, summary: str, tail: str) -> str:
+    """One entry of a listing of tables or games: "name: lead  summary  tail" on one line
+    when it fits `ENTRY_WIDTH`, else the rules ``summary`` on a line of its own under it
+    (indented under the entry's start); a long name is cut with "..." (to fit the line, but
+    never under `NAME_SHORTEST`).
+
+    >>> listing_entry("Ann", "4 seats", "2 decks", "1 free  tcp:192.0.2.5:40123")
+    'Ann: 4 seats  2 decks  1 free  tcp:192.0.2.5:40123'
+    >>> print(listing_entry("A" * 40, "4 seats", "x" * 30, "1 free  tcp:192.0.2.5:40123"))
+    AAAAAAAAAAAAAAAAAAAAAAAAAAA...: 4 seats  1 free  tcp:192.0.2.5:40123
+         xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+    """
+    rest = f": {lead}  {tail}"
+    shown = max(NAME_SHORTEST, min(NAME_SHOWN, ENTRY_WIDTH - len(rest)))  # (the tail first)
+    if len(name) > shown:
+        name = name[:shown - 3] + "..."
+    one = "  ".join(part for part in (f"{name}: {lead}", summary, tail) if part)
+    if len(one) <= ENTRY_WIDTH or not summary:
+        return one
+    return f"{name}{rest}\n     {summary[:ENTRY_WIDTH]}"
+
+
 def table_line(ann: Announcement) -> str:
     """One table heard on the LAN as `tractor join` lists it: "Ann's table: 4 seats  2 decks
     find-a-friend  1 free  tcp:192.0.2.5:40123" (the summary is the host's own words,
-    whatever version it runs: shown as sent, its characters already checked printable)."""
+    whatever version it runs: shown as sent, its characters already checked printable);
+    fitted to 80 columns by `listing_entry`."""
     lock = "  (passphrase)" if ann.passphrase else ""
-    summary = f"  {ann.rules}" if ann.rules else ""
-    return (f"{ann.name}: {ann.seats} seats{summary}  {ann.seats - ann.taken} free{lock}"
-            f"  {ann.address}")
+    return listing_entry(ann.name, f"{ann.seats} seats", ann.rules,
+                         f"{ann.seats - ann.taken} free{lock}  {ann.address}")
 
 
 def roster_news(old: Roster | None, new: Roster, is_host: bool) -> list[str]:

@@ -11,18 +11,20 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from tractor.net.lobby.discovery import Announcement
 
+from .lobby_settings import listing_entry
+
 #: Reads one line typed by the person, after a prompt (None: the input ended).
 Read = Callable[[str], Awaitable[str | None]]
 
 
 def game_line(ann: Announcement) -> str:
     """One game as the list shows it: "ann's table: game under way  2 decks  1 of 8
-    watchers  (passphrase)  tcp:192.0.2.5:40124"."""
-    summary = f"  {ann.rules}" if ann.rules else ""
+    watchers  (passphrase)  tcp:192.0.2.5:40124" (fitted by `listing_entry`)."""
     lock = "  (passphrase)" if ann.passphrase else ""
     watchers = ("takes no watchers" if ann.seats == 0
                 else f"{ann.taken} of {ann.seats} watchers")
-    return f"{ann.name}: game under way{summary}  {watchers}{lock}  {ann.address}"
+    return listing_entry(ann.name, "game under way", ann.rules,
+                         f"{watchers}{lock}  {ann.address}")
 
 
 def why_not(ann: Announcement) -> str | None:

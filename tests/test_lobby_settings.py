@@ -392,19 +392,28 @@ def test_an_announcement_carries_the_main_rules_and_join_lists_them():
     data = pack_announcement("table", "Ann's table", "tcp:0.0.0.0:40123", 5, 4,
                              rules_summary(rules), False, "abcd")
     ann = parse_announcement(data, "192.0.2.5", 0.0)
-    assert table_line(ann) == ("Ann's table: 5 seats  2 decks  find-a-friend  1 house rule  "
-                               "1 free  tcp:192.0.2.5:40123")
+    assert table_line(ann) == ("Ann's table: 5 seats  1 free  tcp:192.0.2.5:40123\n"
+                               "     2 decks  find-a-friend  1 house rule")  # (84 on one)
     # The longest summary fits the announcement's bound.
     widest = Rules(players=12, decks=6, declaration="auction", throw_penalty=0,
                    must_play_tractor=True, start_level="A", win="reach_ace",
                    tractor_across_rank=False, rank_and_jokers_in_tractors=False)
     pack_announcement("table", "x", "tcp:0.0.0.0:1", 12, 0, rules_summary(widest))
+    # A long name and the widest summary: the listing still fits 80 columns ("  1. " first),
+    # the summary on a line of its own, the name cut.
+    long = parse_announcement(pack_announcement(
+        "table", "N" * 48, "tcp:0.0.0.0:40123", 12, 0, rules_summary(widest), True, "ab"),
+        "192.0.2.5", 0.0)
+    lines = f"  1. {table_line(long)}".split("\n")
+    assert len(lines) == 2 and all(len(line) <= 80 for line in lines), lines
+    assert lines[0].endswith("12 free  (passphrase)  tcp:192.0.2.5:40123")
+    assert lines[1].strip() == rules_summary(widest)[:75]
     # An announcement of an older version (its own summary, a passphrase) still reads.
     old = parse_announcement(pack_announcement(
         "table", "Bo", "tcp:0.0.0.0:40124", 4, 1, "4 players, 2 decks, reveal", True, "ef"),
         "192.0.2.6", 0.0)
-    assert table_line(old) == ("Bo: 4 seats  4 players, 2 decks, reveal  3 free  "
-                               "(passphrase)  tcp:192.0.2.6:40124")
+    assert table_line(old) == ("Bo: 4 seats  3 free  (passphrase)  tcp:192.0.2.6:40124\n"
+                               "     4 players, 2 decks, reveal")
 
 
 # --- an internet table -----------------------------------------------------------------------
