@@ -49,7 +49,7 @@ def test_the_starter_calls_half_the_table_less_itself_by_default(players, calls)
     (dict(friends=1), "option of mode=friends"),
     (dict(players=6, mode="friends", declaration="auction"), "declaration=reveal"),
     (dict(mode="pairs"), "mode must be teams or friends"),
-    (dict(players=5, mode="friends", friend_cards="aces"), "friend_cards must be"),
+    (dict(players=5, mode="friends", friend_cards="aces"), "friend_cards is"),
     (dict(players=5, mode="friends", friend_join="never"), "friend_join must be"),
     (dict(players=13, mode="friends"), "players must be 4 to 12"),
 ])

@@ -72,7 +72,7 @@ def test_must_defend_levels_are_written_with_slashes_and_read_back():
     assert parse_rules("must_defend=k/10/5").must_defend == "5/10/K"
     assert Rules.from_data(MD.to_data()) == MD
     assert parse_rules("must_defend=none").must_defend == ""
-    with pytest.raises(RulesError, match="must_defend lists levels .* not '1'"):
+    with pytest.raises(RulesError, match="must_defend lists levels joined by '/'.*; not '1'"):
         parse_rules("must_defend=1/5")
     with pytest.raises(RulesError, match="option must_defend must be str"):
         Rules(must_defend=5)  # type: ignore[arg-type]

@@ -58,9 +58,9 @@ def test_defaults_are_the_rules_as_they_were():
 
 
 @pytest.mark.parametrize(("data", "reason"), [
-    ({"throw_ruff": "biggest"}, "throw_ruff must be highest_pair or largest_component .*"
+    ({"throw_ruff": "biggest"}, "throw_ruff must be highest_pair or largest_component.*"
                                 "not 'biggest'"),
-    ({"throw_forced": "thrower"}, "throw_forced must be lowest or first_claimant .*"
+    ({"throw_forced": "thrower"}, "throw_forced must be lowest or first_claimant.*"
                                   "not 'thrower'"),
     ({"throw_ruff": 1}, "option throw_ruff must be str, not 1"),
     ({"throw_forced": None}, "option throw_forced must be str, not None"),
@@ -387,3 +387,14 @@ def test_the_rules_summary_fits_80_columns():
     # A person's terminal is 80 columns: a longer line breaks mid-word there.
     long = [line for line in RULES_SUMMARY.splitlines() if len(line) > 80]
     assert long == []
+
+
+def test_every_options_refusal_of_a_short_word_fits_80_columns():
+    """`tractor play --rules NAME=banana` prints "tractor: " and the refusal: one line at 80
+    columns for each option (a long value typed makes it longer, as typed)."""
+    for name in Rules.option_names():
+        for value in ("Banana", "99", "-1"):
+            try:
+                parse_rules(f"{name}={value}")
+            except RulesError as exc:
+                assert len(f"tractor: {exc}") <= 80, exc

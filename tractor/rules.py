@@ -133,16 +133,16 @@ class Rules:
         if not 1 <= self.decks <= MAX_DECKS:
             raise RulesError(f"decks must be 1 to {MAX_DECKS}")
         if self.mode not in MODES:
-            raise RulesError(f"mode must be {' or '.join(MODES)} (fixed teams, or find-a-"
-                             f"friend), not {self.mode!r:.40}")
+            raise RulesError(f"mode must be {' or '.join(MODES)} (find-a-friend), "
+                             f"not {self.mode!r:.40}")
         if not 4 <= self.players <= MAX_PLAYERS:
             raise RulesError(f"players must be 4 to {MAX_PLAYERS}")
         if self.mode == "teams" and self.players % 2:
             raise RulesError(f"players must be an even number from 4 to {MAX_PLAYERS} "
                              "(teams alternate seats); an odd table plays mode=friends")
         if self.friend_cards not in FRIEND_CARDS:
-            raise RulesError(f"friend_cards must be {', '.join(FRIEND_CARDS)}, "
-                             f"not {self.friend_cards!r:.40}")
+            raise RulesError(f"friend_cards is {', '.join(FRIEND_CARDS[:-1])} or "
+                             f"{FRIEND_CARDS[-1]}; not {self.friend_cards!r:.20}")
         if self.friend_join not in FRIEND_JOIN:
             raise RulesError(f"friend_join must be {' or '.join(FRIEND_JOIN)}, "
                              f"not {self.friend_join!r:.40}")
@@ -168,15 +168,15 @@ class Rules:
         if self.win not in ("past_ace", "reach_ace"):
             raise RulesError(f"unknown win condition {self.win!r}")
         if self.throw_ruff not in THROW_RUFFS:
-            raise RulesError(f"throw_ruff must be {' or '.join(THROW_RUFFS)} (who wins a throw "
-                             f"several seats ruff), not {self.throw_ruff!r:.40}")
+            raise RulesError(f"throw_ruff must be {' or '.join(THROW_RUFFS)}, "
+                             f"not {self.throw_ruff!r:.40}")
         if self.throw_forced not in THROW_FORCED:
-            raise RulesError(f"throw_forced must be {' or '.join(THROW_FORCED)} (the part a "
-                             f"failed throw is forced to), not {self.throw_forced!r:.40}")
+            raise RulesError(f"throw_forced must be {' or '.join(THROW_FORCED)}, "
+                             f"not {self.throw_forced!r:.40}")
         self._check_house_rules()
         if self.start_level not in RANKS:
-            raise RulesError(f"start level must be one of {', '.join(RANKS)}, "
-                             f"not {self.start_level!r:.40}")
+            raise RulesError(f"start_level must be a level, 2 to 10, J, Q, K or A; "
+                             f"not {self.start_level!r:.30}")
         if self.throw_penalty < 0:
             raise RulesError("throw penalty cannot be negative")
         if self.level_step_points is not None and (
@@ -209,8 +209,8 @@ class Rules:
         # Read in any case, but a refusal quotes the level as it was written.
         bad = [x for x in typed if x.upper() not in RANKS]
         if bad:
-            raise RulesError(f"must_defend lists levels (2 to 10, J, Q, K, A) separated by "
-                             f"{LEVEL_SEPARATOR!r}, as 5/10/K; not {bad[0]!r:.40}")
+            raise RulesError(f"must_defend lists levels joined by {LEVEL_SEPARATOR!r}, as "
+                             f"5/10/K; not {bad[0]!r:.40}")
         levels = [x.upper() for x in typed]
         # One spelling of each set, so peers that write it otherwise agree on the rules.
         canonical = LEVEL_SEPARATOR.join(r for r in RANKS if r in levels)
