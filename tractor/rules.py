@@ -141,8 +141,8 @@ class Rules:
             raise RulesError(f"players must be an even number from 4 to {MAX_PLAYERS} "
                              "(teams alternate seats); an odd table plays mode=friends")
         if self.friend_cards not in FRIEND_CARDS:
-            raise RulesError(f"friend_cards is {', '.join(FRIEND_CARDS[:-1])} or "
-                             f"{FRIEND_CARDS[-1]}; not {self.friend_cards!r:.20}")
+            raise RulesError(f"friend_cards is {'/'.join(FRIEND_CARDS)}; "
+                             f"not {self.friend_cards!r:.20}")
         if self.friend_join not in FRIEND_JOIN:
             raise RulesError(f"friend_join must be {' or '.join(FRIEND_JOIN)}, "
                              f"not {self.friend_join!r:.40}")
