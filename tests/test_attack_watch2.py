@@ -6,11 +6,27 @@ field, and at the lobby's ``ready`` digests (stale, flooded, malformed)."""
 
 from __future__ import annotations
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from types import SimpleNamespace
 
-from tractor.net.referee.ballots import BallotError, pack_ballot
-from tractor.net.referee.machine import Ballot, Item
-from tractor.net.referee.onlooker import Onlooker
+import pytest
+
+pytest.importorskip("wormhole")
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+
+from fake_wormhole import RELAY, FakeMailbox  # noqa: E402
+from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.task import Clock  # noqa: E402
+
+from tractor.net.internet.lobby import open_code  # noqa: E402
+from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
+from tractor.net.internet.seat_code_limits import DAY, FIRST_WAIT, REPLACED_PER_DAY  # noqa: E402
+from tractor.net.internet.watch_codes import WatchCodes  # noqa: E402
+from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.mesh.watchers import MAX_WATCHERS  # noqa: E402
+from tractor.net.referee.ballots import BallotError, pack_ballot  # noqa: E402
+from tractor.net.referee.machine import Ballot, Item  # noqa: E402
+from tractor.net.referee.onlooker import Onlooker  # noqa: E402
 
 TABLE = b"t" * 32
 
@@ -48,3 +64,88 @@ def test_a_seat_flooding_its_watcher_with_its_own_ballots_hand_after_hand_is_for
         held = {item.hand for item in onlooker.referee.ballots}
         assert held <= {hand - 1, hand}, (hand, held)
     assert onlooker.verdict is None
+
+
+def test_lone_partial_forged_and_other_table_ballots_show_no_verdict() -> None:
+    """The seat watched through (seat 0) shows its watcher ballots the seats never settled
+    on: its own vote on an honest seat, two of the three votes a blame needs, a vote it
+    signed as seat 2 with its own key, seat 2's real vote from another table: no verdict,
+    and the forged and foreign ones end the watch without naming a seat."""
+    keys = _keys()
+    onlooker = _onlooker(keys)
+    item = Item(0, 1, 3)
+    assert onlooker.take(_vote(keys[0], 0, item), 0)
+    assert onlooker.take(_vote(keys[3], 3, item), 0)  # (seat 3's real one: two of three)
+    assert onlooker.verdict is None
+    for frame, why in ((_vote(keys[0], 2, item), "signature"),
+                       (_vote(keys[2], 2, item, table=b"o" * 32), "another table")):
+        try:
+            onlooker.take(frame, 0)
+        except BallotError as exc:
+            assert why in exc.reason
+        else:
+            raise AssertionError("a ballot not of this table's seat 2 was taken")
+    assert onlooker.verdict is None
+    # Ballots on a hand far from the replay's count for nothing, even a full set.
+    far = Item(5, 1, 0)
+    assert not any(onlooker.take(_vote(keys[s], s, far), 0) for s in (0, 2, 3))
+    assert onlooker.verdict is None
+
+
+def test_a_seat_can_make_its_watcher_blame_no_seat_but_itself() -> None:
+    """Seat 0 signs a vote and a pass on one item (a vote on honest seat 1's move, then a
+    pass): the evidence names seat 0, the only signer; never seat 1 it voted against."""
+    keys = _keys()
+    onlooker = _onlooker(keys)
+    item = Item(0, 1, 2)
+    onlooker.take(_vote(keys[0], 0, item), 0)
+    onlooker.take(_pass(keys[0], 0, item), 0)
+    assert onlooker.verdict is not None and getattr(onlooker.verdict, "seat", None) == 0
+
+
+# --- A: watch codes ---------------------------------------------------------------------------
+
+class _Seat:
+    """What `WatchCodes` reads of the host's seat: its clock, a game going on, its
+    watchers' limit, its connections (a budget runs over a day: no game is played)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.session = SimpleNamespace(over=False)
+        self.watchers = SimpleNamespace(limit=MAX_WATCHERS, served={})
+        self.connections: set[object] = set()
+
+
+def test_guessing_every_watch_code_for_a_day_opens_no_more_than_the_budget() -> None:
+    """A stranger guesses each watch code as it opens, the wrong words through
+    `open_code` or a guess that never finishes (the host's key only), and again for a
+    day: the codes opened are the first and `REPLACED_PER_DAY` replacements, the third
+    and later only after their waits; a day after the first spent, replacements again."""
+    clock = Clock()
+    mailbox = FakeMailbox(clock, seed=5)
+    opened: list[tuple[float, str]] = []
+    lines: list[str] = []
+    codes = WatchCodes(clock, _Seat(clock), mailbox.url, RELAY,
+                       lambda code: opened.append((clock.seconds(), code)), lines.append,
+                       create=mailbox.create)
+    codes.start()
+    refused: list[object] = []
+    for step in range(int(DAY / 5)):
+        for code in mailbox.open_codes():
+            if step % 2:
+                mailbox.silent_guess(code.split("-", 1)[0])
+            else:
+                ensureDeferred(open_code(clock, mailbox.wrong_code(code), mailbox.url, RELAY,
+                                         create=mailbox.create, kind=WATCH_CODE)
+                               ).addErrback(lambda f: refused.append(f.trap(WrongCode)))
+        clock.advance(5)
+    assert refused and codes.used == {}
+    assert len(opened) == 1 + REPLACED_PER_DAY, (len(opened), lines[-1])
+    times = [t for t, _ in opened[1:]]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert gaps[1] >= FIRST_WAIT and gaps[2] >= 2 * FIRST_WAIT, gaps
+    assert "paused for up to a day" in lines[-1]
+    for _ in range(int(FIRST_WAIT)):
+        clock.advance(5)
+    assert len(opened) == 2 + REPLACED_PER_DAY  # the day since the first is over
+    codes.close()
