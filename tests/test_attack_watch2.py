@@ -7,6 +7,7 @@ field, and at the lobby's ``ready`` digests (stale, flooded, malformed)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -15,15 +16,25 @@ pytest.importorskip("wormhole")
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
 from fake_wormhole import RELAY, FakeMailbox  # noqa: E402
+from test_watch_codes import Host  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.endpoints import connectProtocol  # noqa: E402
+from twisted.internet.protocol import Protocol  # noqa: E402
 from twisted.internet.task import Clock  # noqa: E402
 
 from tractor.net.internet.lobby import open_code  # noqa: E402
 from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
-from tractor.net.internet.seat_code_limits import DAY, FIRST_WAIT, REPLACED_PER_DAY  # noqa: E402
-from tractor.net.internet.watch_codes import WatchCodes  # noqa: E402
+from tractor.net.internet.seat_code_limits import (  # noqa: E402
+    DAY,
+    FIRST_WAIT,
+    REPLACED_PER_DAY,
+    code_problem,
+)
+from tractor.net.internet.watch_codes import WATCH_HOLD, WatchCodes, WatchLink  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.mesh.link import HELLO_TIMEOUT  # noqa: E402
 from tractor.net.mesh.watchers import MAX_WATCHERS  # noqa: E402
+from tractor.net.mesh.watching import WatchClient  # noqa: E402
 from tractor.net.referee.ballots import BallotError, pack_ballot  # noqa: E402
 from tractor.net.referee.machine import Ballot, Item  # noqa: E402
 from tractor.net.referee.onlooker import Onlooker  # noqa: E402
@@ -149,3 +160,57 @@ def test_guessing_every_watch_code_for_a_day_opens_no_more_than_the_budget() -> 
         clock.advance(5)
     assert len(opened) == 2 + REPLACED_PER_DAY  # the day since the first is over
     codes.close()
+
+
+def test_many_connections_on_one_watch_code_take_one_place_and_hellos_that_never_come_end(
+        ) -> None:
+    """A watcher with a code opens one subchannel that never says hello, then many more
+    at once: the one that never speaks is closed at the handshake's deadline, every other
+    is refused in the watchers' words while it is open, and the code, once nobody is on it
+    for `WATCH_HOLD` s, closes (its place free: the next code opens)."""
+    host = Host()
+    host.advance(0.5)
+    (code,) = host.opened()
+    opened = ensureDeferred(open_code(host.clock, code, host.mailbox.url, RELAY,
+                                      create=host.mailbox.create, kind=WATCH_CODE))
+    host.advance(1)
+    _wormhole, endpoint = opened.result
+    node = host.net.nodes[0]
+    mute = Protocol()
+    connectProtocol(endpoint, mute)
+    refused = []
+    for _ in range(20):
+        client = WatchClient(host.clock)
+        client.ended.addErrback(lambda _f: None)
+        connectProtocol(endpoint, client)
+        refused.append(client)
+    host.advance(0.5)
+    assert all("serves one watcher" in str(c.failure) for c in refused)
+    assert sum(isinstance(link, WatchLink) for link in node.connections) == 1
+    assert len(host.opened()) == 2  # the next watcher's code
+    host.advance(HELLO_TIMEOUT)
+    assert not any(isinstance(link, WatchLink) for link in node.connections)
+    assert mute.transport is not None and mute.transport.disconnected  # type: ignore[attr-defined]
+    host.advance(WATCH_HOLD)
+    assert host.codes.used == {}  # the code closed: its place is free
+    host.codes.close()
+
+
+@pytest.mark.parametrize("number", ["\N{SUPERSCRIPT TWO}", "\N{ARABIC-INDIC DIGIT THREE}"])
+def test_a_code_whose_number_is_not_ascii_digits_is_refused_before_any_wormhole(
+        number: str) -> None:
+    """``str.isdigit`` takes a superscript or an Arabic-Indic digit: such a code went to
+    the wormhole, which refused it as a mailbox out of reach (or waited at a nameplate no
+    host has). Its form is refused first, with what a code is."""
+    for code, watch in ((f"{number}-guitarist-revenge-bodyguard-tactics", True),
+                        (f"{number}-guitarist-revenge-bodyguard", False)):
+        problem = code_problem(code, watch=watch)
+        assert problem is not None and "is a number and" in problem, problem
+    clock = Clock()
+    mailbox = FakeMailbox(clock)
+    refused: list[Any] = []
+    ensureDeferred(open_code(clock, f"{number}-guitarist-revenge-bodyguard-tactics",
+                             mailbox.url, RELAY, create=mailbox.create, kind=WATCH_CODE)
+                   ).addErrback(lambda f: refused.append(f.trap(WrongCode) and f.value))
+    assert refused and "is not a watch code" in refused[0].why
+    assert mailbox.created == 0
