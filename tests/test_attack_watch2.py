@@ -32,12 +32,15 @@ from tractor.net.internet.seat_code_limits import (  # noqa: E402
 )
 from tractor.net.internet.watch_codes import WATCH_HOLD, WatchCodes, WatchLink  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.lobby.messages import NONCE_SIZE  # noqa: E402
+from tractor.net.lobby.seating import TableBinding  # noqa: E402
 from tractor.net.mesh.link import HELLO_TIMEOUT  # noqa: E402
 from tractor.net.mesh.watchers import MAX_WATCHERS  # noqa: E402
-from tractor.net.mesh.watching import WatchClient  # noqa: E402
+from tractor.net.mesh.watching import WatchClient, WatchError, read_welcome  # noqa: E402
 from tractor.net.referee.ballots import BallotError, pack_ballot  # noqa: E402
 from tractor.net.referee.machine import Ballot, Item  # noqa: E402
 from tractor.net.referee.onlooker import Onlooker  # noqa: E402
+from tractor.rules import Rules  # noqa: E402
 
 TABLE = b"t" * 32
 
@@ -214,3 +217,32 @@ def test_a_code_whose_number_is_not_ascii_digits_is_refused_before_any_wormhole(
                    ).addErrback(lambda f: refused.append(f.trap(WrongCode) and f.value))
     assert refused and "is not a watch code" in refused[0].why
     assert mailbox.created == 0
+
+
+# --- C: the welcome's fifth field -------------------------------------------------------------
+
+def _welcome(watchers: bool, said: list[Any] | None = None) -> dict[str, Any]:
+    """A welcome of a table whose seats serve watchers (or not), its binding's fields as
+    ``said`` when given (what a lying seat sends)."""
+    rules = Rules(players=4)
+    keys = [bytes([s + 1]) * 32 for s in range(4)]
+    names = ["Ann", "Bo", "Cy", "Di"]
+    binding = TableBinding("t", tuple(f"tcp:192.0.2.{s}:40123" for s in range(4)),
+                           ("human",) * 4, bytes(NONCE_SIZE), watchers)
+    return {"t": "welcome", "table": binding.table_id(rules, keys, names, None),
+            "rules": rules.to_data(), "keys": keys, "names": names, "carry": None,
+            "seating": binding.to_data() if said is None else said}
+
+
+@pytest.mark.parametrize("watchers", [True, False])
+def test_a_seat_that_lies_in_the_welcomes_no_watchers_field_is_refused(
+        watchers: bool) -> None:
+    """The fifth field (False: the seats serve no watcher, a passphrase table's host seat
+    alone does) is part of the table id: a seat that drops it, adds it or says True is
+    refused before the watch begins."""
+    assert read_welcome(_welcome(watchers)).binding.watchers is watchers
+    fields = _welcome(watchers)["seating"][:4]
+    lies = [[*fields, False]] if watchers else [fields]
+    for said in [*lies, [*fields, True], [*fields, False, False], [*fields, None]]:
+        with pytest.raises(WatchError, match="table id"):
+            read_welcome(_welcome(watchers, said))
