@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("wormhole")
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
-
 from fake_wormhole import RELAY, FakeMailbox  # noqa: E402
+from test_lobby_settings import deliver, person, readiness, table  # noqa: E402
 from test_watch_codes import Host  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.endpoints import connectProtocol  # noqa: E402
@@ -32,13 +32,16 @@ from tractor.net.internet.seat_code_limits import (  # noqa: E402
 )
 from tractor.net.internet.watch_codes import WATCH_HOLD, WatchCodes, WatchLink  # noqa: E402
 from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.lobby.guest_state import GuestLobby  # noqa: E402
+from tractor.net.lobby.host_state import MAX_SHOWN  # noqa: E402
 from tractor.net.lobby.messages import NONCE_SIZE  # noqa: E402
 from tractor.net.lobby.seating import TableBinding  # noqa: E402
 from tractor.net.mesh.link import HELLO_TIMEOUT  # noqa: E402
 from tractor.net.mesh.watchers import MAX_WATCHERS  # noqa: E402
 from tractor.net.mesh.watching import WatchClient, WatchError, read_welcome  # noqa: E402
+from tractor.net.referee import machine  # noqa: E402
 from tractor.net.referee.ballots import BallotError, pack_ballot  # noqa: E402
-from tractor.net.referee.machine import Ballot, Item  # noqa: E402
+from tractor.net.referee.machine import MAX_BALLOTS, Ballot, Item  # noqa: E402
 from tractor.net.referee.onlooker import Onlooker  # noqa: E402
 from tractor.rules import Rules  # noqa: E402
 
@@ -246,3 +249,48 @@ def test_a_seat_that_lies_in_the_welcomes_no_watchers_field_is_refused(
     for said in [*lies, [*fields, True], [*fields, False, False], [*fields, None]]:
         with pytest.raises(WatchError, match="table id"):
             read_welcome(_welcome(watchers, said))
+
+
+def test_each_ballot_of_a_flood_is_settled_alone_not_with_every_ballot_held(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat watched through floods its watcher with its own ballots, all within the
+    bounds: each one kept settled every item held again (a 12-seat table's flood of one
+    hand window, 1,248 ballots, took 3.3 s of the watcher's time; the seats' referee is
+    the same one). Now only the ballot's item is settled again: as many settlings as
+    ballots, not their square."""
+    calls = []
+    real = machine.settle
+    monkeypatch.setattr(machine, "settle", lambda *a: calls.append(1) or real(*a))
+    keys = _keys()
+    onlooker = _onlooker(keys)
+    frames = [_vote(keys[0], 0, Item(0, 1, m)) for m in range(MAX_BALLOTS)]
+    frames += [_pass(keys[0], 0, Item(0, s, m)) for s in (1, 2, 3) for m in range(40)]
+    kept = sum(onlooker.take(frame, 0) for frame in frames)
+    assert kept == MAX_BALLOTS + 3 * 40
+    assert len(calls) <= kept, len(calls)
+
+
+# --- D: the lobby's ready digests -------------------------------------------------------------
+
+def test_a_flood_of_rosters_never_makes_a_stale_ready_count_nor_drops_the_standing_one(
+        ) -> None:
+    """A hostile guest joins and leaves seat 2 again and again (a roster each, more than
+    the `MAX_SHOWN` the host keeps): guest 1's ``ready`` said before a swap stays refused
+    however the flood ends, and one said to the settings that stand is taken (the last
+    roster's digest is never evicted)."""
+    state, guests = table(2, players=4)
+    deliver(guests, state.receive(1, guests[1].ready_message(False), 0.5))
+    stale = guests[1].ready_message(True)
+    deliver(guests, state.swap(2, 3, 1.0))  # guest 2 to the empty seat 3: a change
+    assert state.receive(1, stale, 1.5) == []
+    for i in range(MAX_SHOWN + 5):
+        conn = 100 + i
+        state.connect(conn, f"198.18.0.9:{7000 + i}", "198.18.0.9", "192.0.2.1")
+        hostile = GuestLobby(person(50 + i))
+        state.receive(conn, hostile.join_message(), 2.0)
+        if i < MAX_SHOWN + 4:
+            state.receive(conn, GuestLobby.leave_message(), 2.0)
+    assert state.receive(1, stale, 3.0) == [] and readiness(state)[1] is False
+    deliver(guests, state.broadcast(3.0))
+    state.receive(1, guests[1].ready_message(True), 3.0)
+    assert readiness(state)[1] is True
