@@ -6,6 +6,7 @@ field, and at the lobby's ``ready`` digests (stale, flooded, malformed)."""
 
 from __future__ import annotations
 
+import struct
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,7 +22,9 @@ from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.endpoints import connectProtocol  # noqa: E402
 from twisted.internet.protocol import Protocol  # noqa: E402
 from twisted.internet.task import Clock  # noqa: E402
+from twisted.internet.testing import StringTransport  # noqa: E402
 
+from tractor.net.codec import encode  # noqa: E402
 from tractor.net.internet.lobby import open_code  # noqa: E402
 from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
 from tractor.net.internet.seat_code_limits import (  # noqa: E402
@@ -294,3 +297,23 @@ def test_a_flood_of_rosters_never_makes_a_stale_ready_count_nor_drops_the_standi
     deliver(guests, state.broadcast(3.0))
     state.receive(1, guests[1].ready_message(True), 3.0)
     assert readiness(state)[1] is True
+
+
+ESCAPE = "\x1b]0;owned\x07\x1b[2J"
+
+
+def test_words_of_a_hostile_seat_reach_a_watchers_terminal_only_printable() -> None:
+    """Anybody at a watch code or a game port may answer a watcher with a refusal in its
+    own words, or make up a whole table (its id binds what it says): a refusal's escapes
+    are shown as "?", a table name or address with escapes is refused."""
+    client = WatchClient(Clock())
+    client.ended.addErrback(lambda _f: None)  # (read from ``failure``)
+    client.makeConnection(StringTransport())
+    data = encode({"t": "refused", "why": f"go away{ESCAPE}"})
+    client.dataReceived(struct.pack("!I", len(data)) + data)
+    assert isinstance(client.failure, WatchError)
+    assert str(client.failure).isprintable() and "go away" in str(client.failure)
+    fields = _welcome(True)["seating"]
+    for said in ([ESCAPE, *fields[1:]], [fields[0], [ESCAPE, *fields[1][1:]], *fields[2:]]):
+        with pytest.raises(WatchError, match="cannot be read"):
+            read_welcome(_welcome(True, said))
