@@ -34,7 +34,7 @@ from tractor.net.internet.seat_code_limits import (  # noqa: E402
     code_problem,
 )
 from tractor.net.internet.watch_codes import WATCH_HOLD, WatchCodes, WatchLink  # noqa: E402
-from tractor.net.lobby.errors import WrongCode  # noqa: E402
+from tractor.net.lobby.errors import BadLobbyMessage, WrongCode  # noqa: E402
 from tractor.net.lobby.guest_state import GuestLobby  # noqa: E402
 from tractor.net.lobby.host_state import MAX_SHOWN  # noqa: E402
 from tractor.net.lobby.messages import NONCE_SIZE  # noqa: E402
@@ -317,3 +317,15 @@ def test_words_of_a_hostile_seat_reach_a_watchers_terminal_only_printable() -> N
     for said in ([ESCAPE, *fields[1:]], [fields[0], [ESCAPE, *fields[1][1:]], *fields[2:]]):
         with pytest.raises(WatchError, match="cannot be read"):
             read_welcome(_welcome(True, said))
+
+
+@pytest.mark.parametrize("digest", [None, 16, True, b"x" * 15, b"x" * 17, [b"x" * 16],
+                                    "x" * 16, {"d": b"x" * 16}])
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_ready_digest_of_the_wrong_size_or_type_is_refused_changing_nothing(
+        digest: Any, flag: bool) -> None:
+    state, _guests = table(2, players=4)
+    before = readiness(state)
+    with pytest.raises(BadLobbyMessage, match="for"):
+        state.receive(1, {"t": "ready", "ready": flag, "for": digest}, 1.0)
+    assert readiness(state) == before
