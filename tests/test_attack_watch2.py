@@ -20,11 +20,12 @@ from test_lobby_settings import deliver, person, readiness, table  # noqa: E402
 from test_watch_codes import Host  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.endpoints import connectProtocol  # noqa: E402
-from twisted.internet.protocol import Protocol  # noqa: E402
+from twisted.internet.protocol import Factory, Protocol  # noqa: E402
 from twisted.internet.task import Clock  # noqa: E402
-from twisted.internet.testing import StringTransport  # noqa: E402
+from twisted.internet.testing import MemoryReactorClock, StringTransport  # noqa: E402
 
 from tractor.net.codec import encode  # noqa: E402
+from tractor.net.internet.dilation import dilate_only  # noqa: E402
 from tractor.net.internet.lobby import open_code  # noqa: E402
 from tractor.net.internet.rendezvous import WATCH_CODE  # noqa: E402
 from tractor.net.internet.seat_code_limits import (  # noqa: E402
@@ -329,3 +330,47 @@ def test_a_ready_digest_of_the_wrong_size_or_type_is_refused_changing_nothing(
     with pytest.raises(BadLobbyMessage, match="for"):
         state.receive(1, {"t": "ready", "ready": flag, "for": digest}, 1.0)
     assert readiness(state) == before
+
+
+def test_subchannels_of_names_nobody_listens_on_are_refused_not_held() -> None:
+    """A watcher with a code opens subchannels of made-up names (and would write on
+    them): the library held each, and every byte on it, for ever; the host's code refuses
+    them, and a watcher's wormhole (which listens on nothing) refuses the host's."""
+    host = Host()
+    host.advance(0.5)
+    (code,) = host.opened()
+    opened = ensureDeferred(open_code(host.clock, code, host.mailbox.url, RELAY,
+                                      create=host.mailbox.create, kind=WATCH_CODE))
+    host.advance(1)
+    wormhole, _endpoint = opened.result
+    refused: list[Any] = []
+    for i in range(50):
+        wormhole.dilation.connector_for(f"x{i}").connect(Factory.forProtocol(Protocol)
+                                                         ).addErrback(refused.append)
+    (used,) = host.codes.used.values()
+    assert used.wormhole.dilation._manager._subprotocol_factories.held == []
+    assert len(refused) == 50
+    used.wormhole.dilation.connector_for("x").connect(Factory.forProtocol(Protocol)
+                                                      ).addErrback(refused.append)
+    assert wormhole.dilation._manager._subprotocol_factories.held == [] and len(refused) == 51
+    host.codes.close()
+
+
+def test_the_librarys_own_dilation_is_told_the_names_it_takes() -> None:
+    """magic-wormhole 0.24 itself (no network: a memory reactor that never runs): told
+    the expected names, it still held an open of another name; `dilate_only` makes it
+    refuse one."""
+    from wormhole import create
+    from wormhole._dilation.subchannel import SubchannelAddress, UnexpectedSubprotocol
+
+    reactor = MemoryReactorClock()
+    told = create("tractor/test", "ws://127.0.0.1:9/v1", reactor, dilation=True).dilate(
+        expected_subprotocols=["tractor-watch"])
+    held = told._manager._subprotocol_factories
+    held._got_open(object(), SubchannelAddress("made-up"))  # (held, as 0.24 does)
+    assert list(held._pending_opens) == ["made-up"]
+    dilated = dilate_only(create("tractor/test", "ws://127.0.0.1:9/v1", reactor,
+                                 dilation=True), ["tractor-watch"])
+    with pytest.raises(UnexpectedSubprotocol):
+        dilated._manager._subprotocol_factories._got_open(object(),
+                                                          SubchannelAddress("made-up"))
