@@ -2,12 +2,12 @@
 
 magic-wormhole holds every subchannel the other side opens under a name nothing listens
 on, with every byte sent on it, until something listens on that name: a watcher with a
-watch code (or a guest with a seat code) that opened subchannels of made-up names and
-wrote on them would fill the host's memory, and a host the joiner's (which listens on
-nothing). The library refuses such names when told the ones expected
-(``expected_subprotocols``), but magic-wormhole 0.24 keeps the list without giving it to
-the part that reads the other side's opens (checked against the library in
-tests/test_attack_watch2.py): `dilate_only` gives it there as well.
+watch code (or a guest with a seat code, or a seat on its pair's wormhole) that opened
+subchannels of made-up names and wrote on them would fill the other side's memory, and a
+host the joiner's (which listens on nothing). The library refuses such names when told
+the ones expected (``expected_subprotocols``), but magic-wormhole 0.24 keeps the list
+without giving it to the part that reads the other side's opens (checked against the
+library in tests/test_attack_watch2.py): `dilate_only` gives it there as well.
 """
 
 from __future__ import annotations
