@@ -14,6 +14,7 @@ fails with `ServerConnectionError`, as the library's does).
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 from twisted.internet.defer import Deferred, ensureDeferred, fail, succeed
@@ -63,10 +64,21 @@ class Once:
                 d.callback(value)
 
 
+class FakeDemultiplex:
+    """Where the library puts the other side's subchannels (`SubchannelDemultiplex`), as
+    magic-wormhole 0.24 makes it: without the names expected (``_expected`` None: one of a
+    name nothing listens on is held, its bytes with it, in ``held``)."""
+
+    def __init__(self) -> None:
+        self._expected: list[str] | None = None
+        self.held: list[str] = []
+
+
 class FakeDilated:
     def __init__(self, wormhole: FakeWormhole) -> None:
         self.wormhole = wormhole
         self.dilated = Once()
+        self._manager = SimpleNamespace(_subprotocol_factories=FakeDemultiplex())
         #: What the host listens with, by subchannel name (the lobby's, the watchers').
         self.factories: dict[str, Any] = {}
 
@@ -100,9 +112,14 @@ class FakeEndpoint:
         peer = self.wormhole.peer
         assert peer is not None, "no peer"
         listening = peer.dilation.factories.get(self.name)
-        assert listening is not None, f"nobody listens on {self.name}"
-        server = listening.buildProtocol(None)
         client = factory.buildProtocol(None)
+        if listening is None:  # as the library does with a name nobody listens on
+            demultiplex = peer.dilation._manager._subprotocol_factories
+            if demultiplex._expected is not None and self.name not in demultiplex._expected:
+                return fail(ConnectionRefusedError(f"{self.name}: not expected"))
+            demultiplex.held.append(self.name)
+            return succeed(client)
+        server = listening.buildProtocol(None)
         pump = iosim.connect(server, iosim.FakeTransport(server, True), client,
                              iosim.FakeTransport(client, False), greet=False)
         self.wormhole.mailbox.pumps.append(pump)
@@ -139,8 +156,9 @@ class FakeWormhole:
     def get_verifier(self) -> Deferred[Any]:
         return self.verifier.when()
 
-    def dilate(self, transit_relay_location: str | None = None) -> FakeDilated:
-        return self.dilation
+    def dilate(self, transit_relay_location: str | None = None, **_options: Any
+               ) -> FakeDilated:
+        return self.dilation  # (``expected_subprotocols`` ignored, as 0.24 does)
 
     def close(self) -> Deferred[Any]:
         if not self.closed:

@@ -23,6 +23,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 
+from tractor.net.internet.dilation import dilate_only
 from tractor.net.internet.mesh import prefer_direct_connections
 from tractor.net.internet.rendezvous import APPID, LOBBY_SUBPROTOCOL, SEAT_CODE, CodeKind
 from tractor.net.internet.seat_code_limits import (
@@ -218,7 +219,7 @@ class SeatCodes:
         key.addCallback(lambda _k: self.clock.callLater(GUESS_SILENCE, self._silent, number,
                                                         verified))
         key.addErrback(lambda _f: None)
-        dilated = w.dilate(transit_relay_location=self.relay)
+        dilated = dilate_only(w, [LOBBY_SUBPROTOCOL], transit_relay_location=self.relay)
         await DeferredList([verified, dilated.when_dilated()], fireOnOneErrback=True,
                            consumeErrors=True)
         if self.waiting.pop(number, None) is None:
@@ -443,7 +444,7 @@ async def open_code(reactor: Any, code: str, mailbox: str, relay: str,
     try:
         w.set_code(code)
         verified = w.get_verifier()
-        dilated = w.dilate(transit_relay_location=relay)
+        dilated = dilate_only(w, [], transit_relay_location=relay)  # (it only connects)
         timer: Deferred[None] = Deferred()
 
         def time_up() -> None:

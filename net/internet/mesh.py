@@ -30,6 +30,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from tractor.net.internet.dilation import dilate_only
 from tractor.net.internet.rendezvous import (
     APPID,
     MESH_SUBPROTOCOL,
@@ -138,8 +139,10 @@ class PairLink:
         w = create(APPID, self.mailbox, self.node.reactor, dilation=True)
         self.wormhole = w
         w.set_code(self.code)
-        dilated = w.dilate(transit_relay_location=self.relay, no_listen=self.relay_only,
-                           on_status_update=lambda status: self._status(generation, status))
+        # The higher seat listens for the link (see below); the lower one only opens it.
+        dilated = dilate_only(w, [MESH_SUBPROTOCOL] if self.node.seat > self.seat else [],
+                              transit_relay_location=self.relay, no_listen=self.relay_only,
+                              on_status_update=lambda status: self._status(generation, status))
         await dilated.when_dilated()
         if self.stopped or generation != self.generation:
             return

@@ -175,6 +175,9 @@ def code_problem(code: str, watch: bool = False) -> str | None:
     not in the word list, or a code of the other kind, said before any wormhole opens: a
     typo caught here spends none of the host's codes. None if it may be one."""
     number, _, rest = code.partition("-")
+    # The mailbox's nameplates are ASCII digits: `str.isdigit` takes "²" and "٣" too,
+    # which the library refuses (said as a mailbox out of reach) or no host ever has.
+    number = number if number.isascii() else ""
     words = rest.split("-") if rest else []
     wanted, kind = (WATCH_CODE_WORDS, "watch code") if watch else (CODE_WORDS, "seat code")
     example = "7-guitarist-revenge-bodyguard" + ("-tactics" if watch else "")

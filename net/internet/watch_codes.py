@@ -32,6 +32,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from tractor.net.codec import encode
+from tractor.net.internet.dilation import dilate_only
 from tractor.net.internet.lobby import GUESS_SILENCE, _create, _reason, _root, _wrong_code_text
 from tractor.net.internet.rendezvous import WATCH_CODE
 from tractor.net.internet.seat_code_limits import GuessBudget, MailboxBackoff
@@ -199,7 +200,8 @@ class WatchCodes:
         key.addCallback(lambda _k: self.clock.callLater(GUESS_SILENCE, self._silent, number,
                                                         verified))
         key.addErrback(lambda _f: None)
-        dilated = w.dilate(transit_relay_location=self.relay)
+        dilated = dilate_only(w, [WATCH_CODE.subprotocol],
+                              transit_relay_location=self.relay)
         await DeferredList([verified, dilated.when_dilated()], fireOnOneErrback=True,
                            consumeErrors=True)
         if number != self.number or self.waiting is not w:

@@ -21,7 +21,7 @@ from tractor.errors import TractorError
 from tractor.net.codec import CodecError, Limits, decode
 from tractor.net.deck.envelope import MAX_FRAME
 from tractor.net.errors import NetError
-from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, WrongPassphrase
+from tractor.net.lobby.errors import BadLobbyMessage, LobbyError, WrongPassphrase, printable
 from tractor.net.lobby.messages import KEY_SIZE, KINDS, MAX_NAME, MAX_TABLE_NAME, NONCE_SIZE
 from tractor.net.lobby.pake import Channel, GuestHandshake
 from tractor.net.lobby.seating import TableBinding, read_carry
@@ -104,9 +104,11 @@ def _read_binding(value: Any, players: int) -> TableBinding:
     if not (isinstance(value, list) and len(value) in (4, 5) and value[4:] in ([], [False])):
         raise WatchError("the welcome does not show what its table id binds")
     name, addresses, kinds, nonce = value[:4]
-    if not (type(name) is str and len(name) <= MAX_TABLE_NAME
+    # Printable: a seat may make up a whole table (its id binds what it says, not that
+    # seats agreed to it), and the name is shown (`watch_opening`).
+    if not (type(name) is str and len(name) <= MAX_TABLE_NAME and name.isprintable()
             and isinstance(addresses, list) and len(addresses) == players
-            and all(type(a) is str for a in addresses)
+            and all(type(a) is str and a.isprintable() for a in addresses)
             and isinstance(kinds, list) and len(kinds) == players
             and all(k in KINDS for k in kinds)
             and type(nonce) is bytes and len(nonce) == NONCE_SIZE):
@@ -195,7 +197,8 @@ class WatchClient(Int32StringReceiver, TimeoutMixin):
             why = value.get("why")
             if why == NEEDS_PASSPHRASE:
                 raise PassphraseRefused(why)
-            raise WatchError(str(why)[:200] if type(why) is str else "the seat refused")
+            # (The seat's own words: a terminal must not act on them.)
+            raise WatchError(printable(why[:200]) if type(why) is str else "the seat refused")
         if self.handshake is not None:
             self._proving(data)
             return

@@ -369,7 +369,10 @@ class Referee:
         cast = self.ballots.get(ballot.item, {}).get(ballot.signer, ())
         if ballot in cast or not (own or self.keeps(ballot)):
             return self, ()
-        return self._record(ballot)._after(now, ())
+        # Only this item's ballots changed: every other item stands as the last event
+        # left it (its passes cast, its settling done), so only this one is gone over
+        # again (over every item, a flood's ballots each cost as many as were held).
+        return self._record(ballot)._after(now, (), (ballot.item,))
 
     def keeps(self, ballot: Ballot) -> bool:
         """Whether `heard` would keep ``ballot``: not heard before (nor this peer's own
@@ -422,12 +425,15 @@ class Referee:
 
     # --- what follows any event --------------------------------------------------------------
 
-    def _after(self, now: float, out: tuple[Effect, ...]) -> tuple[Referee, tuple[Effect, ...]]:
-        """Passes due, items settled, the verdict: after every event."""
+    def _after(self, now: float, out: tuple[Effect, ...],
+               changed: tuple[Item, ...] | None = None) -> tuple[Referee, tuple[Effect, ...]]:
+        """Passes due, items settled, the verdict: after every event. ``changed``: the
+        only items whose ballots the event changed (None: any, or the table)."""
         effects = list(out)
         nxt = self
+        items = sorted(nxt.ballots) if changed is None else sorted(changed)
         if nxt.verdict is None:
-            for item in sorted(nxt.ballots):
+            for item in items:
                 if not nxt.own(item) and item.seat != nxt.me and nxt._past(item):
                     effects.append(Cast(Ballot(item, nxt.me, True)))
         # Cast each ballot once, and hold it as cast at once (its frame comes back signed).
@@ -440,7 +446,7 @@ class Referee:
                 nxt = nxt._record(e.ballot)
             unique.append(e)
         settled = dict(nxt.settled)
-        for item in sorted(nxt.ballots):
+        for item in (sorted(nxt.ballots) if changed is None else items):
             # A settled item is settled again too: a signer's second, contrary ballot may
             # come after its first settled the item (every peer must catch it, whichever
             # of the two it heard first).

@@ -7,7 +7,8 @@ why, from the seats' signatures alone: the seat it watches through cannot make o
 A watcher casts nothing and waits on nobody: it only counts the ballots it is given. Each
 is read and its signature checked (`ballots.read_ballot`); the referee's own bounds keep
 what a hostile seat can make it hold small (`Referee.keeps`), and only ballots on the hand
-being played and the ones beside it count.
+being played and the ones beside it count, and are held (older ones are forgotten as the
+replay moves on, as the seats forget theirs).
 """
 
 from __future__ import annotations
@@ -35,12 +36,20 @@ class Onlooker:
         # grace is known here.
         self.referee = Referee.start(seats, seats, timing(math.nan, 0.0))
         self.verdict: Exception | None = None
+        self.hand = 0  #: the replay's hand at the last ballot (older hands are forgotten)
 
     def take(self, frame: bytes, hand: int) -> bool:
         """One ballot frame, the watcher's replay being at ``hand``: whether it was kept
         (False: a copy, a flood past the bounds, a ballot on another hand). Raises
         `ballots.BallotError` for one that is not a ballot of this table's seats."""
         ballot = read_ballot(frame, self.table, self.keys, "the seat you watch through")
+        if hand > self.hand:
+            # As the seats do (`judging.forget_before`): the ballots of hands before the one
+            # beside the replay's count no more; held, a seat watched through could make its
+            # watcher keep its own ballots of every hand of the game (and settle each new one
+            # over them all).
+            self.hand = hand
+            self.referee = self.referee.forget_before(hand - 1)
         if not hand - 1 <= ballot.item.hand <= hand + 1:
             return False
         before = self.referee
