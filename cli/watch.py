@@ -25,7 +25,7 @@ from twisted.internet.error import ConnectError
 from twisted.internet.interfaces import IReactorTime
 
 from tractor.cli.passphrase import Asking, ask_passphrase
-from tractor.cli.prompts import GaveUp, LineReader
+from tractor.cli.prompts import GaveUp, LineReader, fit
 from tractor.cli.screen.wrapping import wrap_words
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import CLOSES_AFTER, WatcherClient, watch_verdict
@@ -112,8 +112,9 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def _line(text: str) -> None:
-    """One line on standard output, at once (a pipe would hold it back otherwise)."""
-    print(text, flush=True)
+    """One line on standard output, at once (a pipe would hold it back otherwise), folded
+    between words on a terminal (`fit`): the terminal would cut inside a name or a card."""
+    print(fit(text), flush=True)
 
 
 async def _find_game(reactor: Any, say: Callable[[str], None]) -> Announcement | None:

@@ -252,6 +252,7 @@ def test_summary_text_declarers_keep_the_talon_and_game_over() -> None:
     assert "Team 0 (declarers) goes up 3 levels." in text
     assert "Levels: team 0 Q → A, team 1 5" in text
     assert text.splitlines()[-1] == "Game over: team 0 wins!"
+    assert "Next starter" not in text  # the game has no next hand
 
 
 def test_events_text_keeps_whole_latest_events() -> None:

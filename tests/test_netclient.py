@@ -182,7 +182,8 @@ def test_refusals_out_of_turn_chat_and_banners():
     assert c.banner().startswith("This seat waited too long for seat 1 (East) and voted so")
     t.node.refereeing.voted = []
     t.node.halted = SeatGone(2, 120)
-    assert c.banner().startswith("The table stopped: seat 2 (North) left.")
+    assert c.banner() == ("The table stopped: seat 2 (North) left. No connection for 120 s, "
+                          "so this hand ends without a result")  # the seat named once
     assert c.decision() is None and c.submit(Pass(0)) == "it is not your turn"
     bad = verdict_text(TableError(3, "claimed to beat a throw with cards that do not"),
                        c.names)

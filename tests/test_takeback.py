@@ -151,3 +151,24 @@ def test_no_throw_no_last_card_no_more_than_the_limit_and_not_when_off() -> None
     with pytest.raises(IllegalAction, match="last card of the hand cannot be taken back"):
         hand.apply(TakeBack(play.seat))  # the hand is over: scored at its last card
 
+
+
+def test_a_seat_that_used_its_take_backs_is_told_so_after_the_next_seat_played() -> None:
+    hand = _at_play(Rules(takebacks=True), 5)
+    rng = random.Random(4)
+    seat = hand.to_act()
+    assert seat is not None
+    used = 0
+    while used < TAKEBACKS_PER_HAND:
+        play = _plain_play(hand, rng)
+        hand.apply(play)
+        if play.seat == seat and hand.takeback_refusal(seat) is None:
+            hand.apply(TakeBack(seat))
+            hand.apply(_plain_play(hand, rng))  # made again: final
+            used += 1
+    while hand.to_act() != seat:
+        hand.apply(_plain_play(hand, rng))
+    hand.apply(_plain_play(hand, rng))
+    hand.apply(_plain_play(hand, rng))  # the next seat plays at once: its play was final
+    refusal = hand.takeback_refusal(seat)
+    assert refusal is not None and f"took back {TAKEBACKS_PER_HAND} plays" in refusal, refusal

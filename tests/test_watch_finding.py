@@ -7,10 +7,13 @@ with a passphrase (the lobby's guess limits, carried on)."""
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 from collections.abc import Iterator
 
 from twisted.internet.task import Clock
 
+from tractor.cli import watch as watch_command
 from tractor.cli.watch_finding import choose_game, game_line
 from tractor.cli.watch_hosting import WatchHosting
 from tractor.net.lobby.discovery import PORT, Announcement, Browser
@@ -104,3 +107,25 @@ def test_nothing_is_asked_when_no_game_can_be_watched_and_enter_gives_up() -> No
     assert chosen is None and "none of these games can be watched now" in said[-1]
     chosen, said = _choose([_ann("open")], [""])
     assert chosen is None and said[-1] == "tractor watch: no game chosen"
+
+
+class _Terminal(io.StringIO):
+    """Standard output as an 80-column terminal (what `prompts.fit` asks of it)."""
+
+    columns = 80
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_list_and_plain_lines_fold_between_words_on_a_terminal(monkeypatch) -> None:
+    heard = Announcement("game", "ann's table", "tcp:192.0.2.5:40124", MAX_WATCHERS, 2,
+                         "2 decks  fixed teams  2 house rules", True, "a1b2", "192.0.2.5", 0.0)
+    line = f"  1. {game_line(heard)}"
+    assert len(line) > 80
+    out = _Terminal()
+    monkeypatch.setattr(sys, "stdout", out)
+    watch_command._line(line)
+    shown = out.getvalue().splitlines()
+    assert len(shown) == 2 and all(len(row) < 80 for row in shown), shown
+    assert " ".join(row.strip() for row in shown).split() == line.split()

@@ -32,6 +32,8 @@ from .rules import Rules, Seat
 #: hold the table up by taking back again and again).
 TAKEBACKS_PER_HAND = 3
 
+_ALL_USED = f"you took back {TAKEBACKS_PER_HAND} plays in this hand, the most the table allows"
+
 
 @dataclass(frozen=True, slots=True)
 class LastPlay:
@@ -71,8 +73,7 @@ class TakeBacks:
         if turn == self.final_turn:
             return "a play made again after a take-back is final"
         if self.used[seat] >= TAKEBACKS_PER_HAND:
-            return (f"you took back {TAKEBACKS_PER_HAND} plays in this hand, the most the "
-                    "table allows")
+            return _ALL_USED
         return None
 
     def refusal(self, rules: Rules, seat: Seat) -> str | None:
@@ -81,6 +82,10 @@ class TakeBacks:
             return "the rules of this table allow no take-backs (takebacks=false)"
         last = self.last
         if last is None or last.seat != seat:
+            if self.used[seat] >= TAKEBACKS_PER_HAND:
+                # Its plays are final now, so the next seat plays at once (an AI does not
+                # wait for a take-back that cannot come): the limit is the reason to give.
+                return _ALL_USED
             return ("there is no play of yours to take back: only the last play can be, "
                     "before the next seat plays")
         return last.final

@@ -85,11 +85,12 @@ def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[st
     say("Levels: " + ", ".join(
         f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
         for t in (0, 1)))
-    if auction:
+    over = bool(summary.get("game_over"))  # no next hand then: the last line says who won
+    if auction and not over:
         dealer = (obs.first + 1) % n
         say(f"Next hand: {names[dealer]} deals and bids first; the auction picks the "
             "declarers.")
-    else:
+    elif not over:
         nxt = res["next_starter"]
         say(f"Next starter: {names[nxt]} (seat {nxt}); team {res['next_declarers']} "
             "declares.")

@@ -42,8 +42,9 @@ def verdict_text(exc: BaseException, names: Sequence[str]) -> str:
     seat = getattr(exc, "seat", None)
     who = f"seat {seat} ({names[seat]})" if isinstance(seat, int) and 0 <= seat < len(
         names) else "a peer"
-    if isinstance(exc, SeatGone):
-        return f"The table stopped: {who} left. {exc}"
+    if isinstance(exc, SeatGone):  # (not `exc`'s own words: they name the seat again)
+        return (f"The table stopped: {who} left. No connection for {exc.seconds:.0f} s, so "
+                "this hand ends without a result")
     if isinstance(exc, KeyTimeout):
         return f"The table stopped: {who} {exc.reason}; the hand ends without a result"
     if isinstance(exc, Stalled):
