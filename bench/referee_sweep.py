@@ -34,6 +34,8 @@ DEEP = {
                                   hostile_until=4),
     "an equivocating mover, then a move": Scenario(script=(2, 1), hostile=2, ballots=0,
                                                    versions=2, until=8, hostile_until=2),
+    "a staller, and a voter that leaves on its verdict": Scenario(
+        script=(1, 2), hostile=2, ballots=0, until=10, hostile_until=4, leaves=True),
 }
 QUICK = ("a staller that owes the first move", "two false ballots")
 

@@ -27,6 +27,7 @@ from tractor.ai.hosting.runner import (
 from tractor.ai.hosting.takeback_wait import MAX_TAKEBACK_WAIT, TAKEBACK_GRACE
 from tractor.ai.players.strategies import make_strategy
 from tractor.net.journal.store import Journal
+from tractor.net.mesh.leaving import closed
 from tractor.net.table.seat import resume_seat
 
 from .options import AddressError, data_dir, lobby_endpoint
@@ -126,6 +127,7 @@ async def _resume_ai(reactor: Any, path: str) -> int:
         return 1
     finally:
         node.stop()
+        await closed(reactor, lambda: node.connections)  # its last ballots leave first
         executor.stop()
 
 

@@ -11,7 +11,11 @@ it likes, or never. The hostile seat, from a menu, may: send each of its moves t
 subset of seats at any time (or never: a withheld move), send a second, different version
 of a move (equivocation), sign votes and passes on any item and send them to any seat
 (false notices, replays of the same ballot are no-ops), and flood ballots (one action: more
-than the referee keeps).
+than the referee keeps). With `Scenario.leaves`, an honest peer that reaches a verdict may
+leave at once (an AI process exits on it, a person quits): it acts no more, its link goes
+down at every other peer, and what it sent before it went still arrives (its node waits for
+its links to take it, `net.mesh.leaving`; `Scenario.flushed` False drops what it sent in
+that last step, as a process that exited at once did).
 
 Checked in every state: no honest peer's verdict names an honest seat; no referee keeps
 more than its bound of ballots of one signer in a hand. Checked in every final
@@ -109,6 +113,13 @@ class Scenario:
     #: fits the real table (a relay takes a second or two, a tick stands for a third of the
     #: shortest deadline); 1 lets honest messages cross a tick too (the deeper sweep).
     delay: int = 0
+    #: An honest peer that reaches a verdict leaves at once (an AI process exits, a person
+    #: quits): it acts no more and its link goes down at every other peer.
+    leaves: bool = False
+    #: What a peer that leaves sent before it went still arrives: its node waits for its
+    #: links to take it (`net.mesh.leaving`). False: what it sent in the step it decided is
+    #: lost (a process that exits at once: its reactor drops what it has not sent).
+    flushed: bool = True
 
     def moves_of(self, seat: int) -> int:
         return sum(s == seat for s in self.script)
@@ -121,10 +132,11 @@ class World:
     flight: tuple[Msg, ...]
     spent: frozenset[object] = frozenset()  #: what the hostile seat did (each act once)
     timers: frozenset[int] = frozenset()  #: peers whose timer has not fired at ``now``
+    left: frozenset[int] = frozenset()  #: honest peers that left on their verdict
 
     def fingerprint(self) -> object:
         return (self.now, tuple(p.fingerprint() if p else None for p in self.peers),
-                self.flight, self.spent, self.timers)
+                self.flight, self.spent, self.timers, self.left)
 
 
 class Violation(AssertionError):
@@ -222,13 +234,14 @@ def _deliver(scn: Scenario, w: World, m: Msg) -> World:
     peers[m.dst] = p
     flight = list(w.flight)
     flight.remove(m)
-    return _canonical(replace(w, peers=tuple(peers), flight=tuple(flight + msgs)))
+    nxt = replace(w, peers=tuple(peers), flight=tuple(flight))
+    return _canonical(_leave(scn, nxt, m.dst, msgs))
 
 
 def _tick(scn: Scenario, w: World) -> World:
     """The clock moves on one tick: each honest peer's timer is due (each fires on its own,
     in any order among the deliveries: the peers' clocks are a little apart)."""
-    due = frozenset(s for s, p in enumerate(w.peers) if p is not None)
+    due = frozenset(s for s, p in enumerate(w.peers) if p is not None and s not in w.left)
     return replace(w, now=w.now + 1, timers=due)
 
 
@@ -240,15 +253,34 @@ def _timer(scn: Scenario, w: World, seat: int) -> World:
     p = _settle(scn, w, seat, _effects(w, seat, replace(p, ref=ref), out, msgs), msgs)
     peers = list(w.peers)
     peers[seat] = p
-    return _canonical(replace(w, peers=tuple(peers), flight=w.flight + tuple(msgs),
-                              timers=w.timers - {seat}))
+    nxt = replace(w, peers=tuple(peers), timers=w.timers - {seat})
+    return _canonical(_leave(scn, nxt, seat, msgs))
+
+
+def _leave(scn: Scenario, w: World, seat: int, msgs: list[Msg]) -> World:
+    """``msgs``, what ``seat`` sent in its step, go out; if that step gave it a verdict
+    and peers leave on theirs, it leaves: at once, and (unless flushed) with ``msgs`` lost.
+    Every other peer's link to it goes down."""
+    p = w.peers[seat]
+    assert p is not None
+    if not scn.leaves or p.ref.verdict is None or seat in w.left:
+        return replace(w, flight=w.flight + tuple(msgs))
+    kept = tuple(msgs) if scn.flushed else ()
+    peers = list(w.peers)
+    for s, other in enumerate(peers):
+        if other is not None and s != seat and s not in w.left:
+            ref, out = other.ref.link_down(seat, float(w.now))
+            assert not out
+            peers[s] = replace(other, ref=ref)
+    return replace(w, peers=tuple(peers), flight=w.flight + kept, left=w.left | {seat},
+                   timers=w.timers - {seat})
 
 
 def _useless(w: World, m: Msg) -> bool:
     """A message that changes nothing where it goes (a copy of what it holds)."""
     p = w.peers[m.dst]
-    if p is None:
-        return True  # the hostile seat knows everything already
+    if p is None or m.dst in w.left:
+        return True  # the hostile seat knows everything already; a peer gone takes nothing
     if isinstance(m.payload, Frame):
         return m.payload in p.held
     return not p.ref.keeps(m.payload)
@@ -269,7 +301,7 @@ def _hostile_acts(scn: Scenario, w: World) -> Iterator[tuple[str, object, list[M
     h = scn.hostile
     if h is None or w.now > scn.hostile_until:
         return
-    honest = [s for s in range(SEATS) if s != h]
+    honest = [s for s in range(SEATS) if s != h and s not in w.left]
     for k in range(scn.moves_of(h)):
         for v in range(scn.versions):
             for d in honest:

@@ -22,6 +22,7 @@ from tractor.net.referee.machine import (
     Referee,
     TableNow,
     Timing,
+    replace,
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -217,6 +218,22 @@ def test_the_model_checker_finds_a_referee_that_blames_on_two_votes(monkeypatch)
     monkeypatch.setattr(R, "settle", two_votes_suffice)
     with pytest.raises(Violation, match="end differently"):
         explore(SCENARIOS["a staller that moves late or never"])
+
+
+#: A staller, and a peer that leaves the moment it reaches its verdict (an AI process that
+#: exits, a person who quits); the deeper table: bench/referee_sweep.py.
+LEAVING = Scenario(script=(1, 2), hostile=2, ballots=0, until=6, hostile_until=3, leaves=True)
+
+
+def test_a_peer_that_leaves_on_its_verdict_leaves_the_table_the_same_verdict():
+    """Its own vote that completed the verdict, sent as it left, reaches every other peer
+    (`net.mesh.leaving`): every peer ends on the same blame. Had it been lost (a process
+    that exits at once: seen at a LAN table), the others could never decide."""
+    report = explore(LEAVING)
+    assert report.finals > 0 and \
+        any("blame" in k for k in report.outcomes)  # the leaving interleavings are explored
+    with pytest.raises(Violation, match="end differently"):
+        explore(replace(LEAVING, flushed=False))
 
 
 @pytest.mark.slow

@@ -37,6 +37,7 @@ from tractor.net.lobby.ai_server import serve_ai
 from tractor.net.lobby.errors import AiServerBusy
 from tractor.net.lobby.guest_protocol import join_table
 from tractor.net.lobby.seating import Participant, Seating
+from tractor.net.mesh.leaving import closed
 from tractor.net.mesh.loopback import raw_public
 from tractor.net.mesh.wire import GRACE
 from tractor.net.table.seat import game_id, listen_node, take_seat
@@ -119,6 +120,9 @@ async def play_ai_seat(reactor: Any, address: str, strategy: str = "search",
         if watch is not None and watch.running:
             watch.stop()
         node.stop()
+        # What this seat wrote last (its vote that completed a verdict, the verdict's
+        # evidence) leaves before the process may exit (`net.mesh.leaving`).
+        await closed(reactor, lambda: node.connections)
         if own is not None:
             own.stop()
 

@@ -36,10 +36,11 @@ settles any vote as ``came``. A single vote (a hostile seat naming whom it likes
 nothing: nobody backs it with a wait of its own. Why every honest peer ends the same: the
 owner is blamed only if every other seat voted, and a vote is never withdrawn, so no seat
 passed and no peer settles the item as ``came``; a seat that both voted and passed is
-caught by its two signatures, whichever peer saw which first. A peer that voted may still
-take the late message and play on meanwhile: a verdict is on the item's hand, which the
-table forfeits wherever it stands (``tests/referee_model.py`` checks all of this over
-every interleaving of small tables).
+caught by its two signatures, whichever peer saw which first (a peer whose own vote made
+the set sends it before it leaves on its verdict: `net.mesh.leaving`; without it the others
+could never decide). A peer that voted may still take the late message and play on
+meanwhile: a verdict is on the item's hand, which the table forfeits wherever it stands
+(``tests/referee_model.py`` checks all of this over every interleaving of small tables).
 
 Per-peer state machine of one item (``now`` is always given, never read):
 
