@@ -255,6 +255,33 @@ def test_select_by_cursor_and_space() -> None:
     run(go())
 
 
+def test_space_after_a_completion_separates_then_selects_again() -> None:
+    # Following ♦8 ♦8, Tab completed KD and Space then selected the card under the cursor
+    # ("KD AH": "No card you hold fits there."). Seed 1: seat 0 follows ♠J holding
+    # ♠Q ♠10 ♠4 ♠3, the cursor on BJ.
+    line = PlayView(follow_client()).hand_line
+    assert line.hand()[line.cursor] == parse_faces("BJ")[0]
+    line.input.insert_text("3")
+    assert line.complete(1) == "" and line.input.text == "3S "  # the one card that fits
+    line.space()
+    assert line.input.text == "3S "
+    line.space()  # a Space more, with no completion since: the card under the cursor
+    assert line.input.text == "3S BJ "
+    # Several fit: Tab lists them and types the first; Space keeps it, and separates.
+    line.place("")
+    line.input.insert_text("s")
+    line.complete(1)
+    assert line.input.complete_state is not None and line.input.text == "QS "
+    line.space()
+    assert line.input.text == "QS " and line.input.complete_state is None
+    line.place("")
+    line.input.insert_text("3")
+    line.complete(1)
+    line.move(1)  # the cursor moved after the completion: Space selects under it
+    line.space()
+    assert line.input.text == "3S 2S "
+
+
 def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
     async def go() -> None:
         client = follow_client()
