@@ -27,6 +27,7 @@ from twisted.internet.interfaces import IReactorTime
 from tractor.cli.passphrase import Asking, ask_passphrase
 from tractor.cli.prompts import GaveUp, LineReader, fit
 from tractor.cli.screen.wrapping import wrap_words
+from tractor.cli.seat.hand_log import trick_line
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.cli.seat.watcher_client import CLOSES_AFTER, WatcherClient, watch_verdict
 from tractor.net.internet.lobby import open_code
@@ -101,8 +102,14 @@ class WatchLog:
         for i, faces in enumerate(public.current):
             sizes[(public.leader + i) % players] += len(faces)
         left = ", ".join(f"{name} {size}" for name, size in zip(self.names, sizes, strict=True))
-        self.lines.append(f"after trick {tricks}: defenders hold {public.defender_points} "
-                          f"points; cards left: {left}")
+        status = (f"after trick {tricks}: defenders hold {public.defender_points} points; "
+                  f"cards left: {left}")
+        # Right under the trick's own line: several frames at once (catching up, a quick
+        # lead) also logged the next trick's plays, and the status came after them.
+        last = hand.tricks[-1]
+        ended = trick_line(tricks, self.names[last.winner], last.points)
+        at = max((i for i, line in enumerate(self.lines) if line == ended), default=None)
+        self.lines.insert(len(self.lines) if at is None else at + 1, status)
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -19,7 +19,7 @@ from prompt_toolkit.input import DummyInput, create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from tractor import Play, Rules
+from tractor import Pass, Play, Rules
 from tractor.cards import format_cards, parse_faces
 from tractor.cli.screen import render
 from tractor.cli.screen.app import build_app, capture, view_of
@@ -253,6 +253,33 @@ def test_select_by_cursor_and_space() -> None:
             inp.send_text(DOWN)  # next suit row wraps to the first row
             await until(lambda: view.cursor == 0)
     run(go())
+
+
+def test_space_after_a_completion_separates_then_selects_again() -> None:
+    # Following ♦8 ♦8, Tab completed KD and Space then selected the card under the cursor
+    # ("KD AH": "No card you hold fits there."). Seed 1: seat 0 follows ♠J holding
+    # ♠Q ♠10 ♠4 ♠3, the cursor on BJ.
+    line = PlayView(follow_client()).hand_line
+    assert line.hand()[line.cursor] == parse_faces("BJ")[0]
+    line.input.insert_text("3")
+    assert line.complete(1) == "" and line.input.text == "3S "  # the one card that fits
+    line.space()
+    assert line.input.text == "3S "
+    line.space()  # a Space more, with no completion since: the card under the cursor
+    assert line.input.text == "3S BJ "
+    # Several fit: Tab lists them and types the first; Space keeps it, and separates.
+    line.place("")
+    line.input.insert_text("s")
+    line.complete(1)
+    assert line.input.complete_state is not None and line.input.text == "QS "
+    line.space()
+    assert line.input.text == "QS " and line.input.complete_state is None
+    line.place("")
+    line.input.insert_text("3")
+    line.complete(1)
+    line.move(1)  # the cursor moved after the completion: Space selects under it
+    line.space()
+    assert line.input.text == "3S 2S "
 
 
 def test_illegal_play_keeps_the_input_and_shows_the_reason() -> None:
@@ -522,6 +549,48 @@ def test_a_slow_hint_thinks_off_the_screen_and_enter_meanwhile_plays_it() -> Non
             assert not view.hint_pending and view.error == ""
             assert client.threads and client.threads[0] != threading.main_thread().name
     run(go())
+
+
+class PassHintClient(SlowHintClient):
+    """A slow hint that says pass (seed 5: seat 0 is asked to declare); the moves sent are
+    kept."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.sent: list[Any] = []
+
+    def advice(self) -> Any:
+        from tractor.cli.seat.client import Hint
+
+        return Hint(Pass(self.seat), "a single is easily overcalled")
+
+    def submit(self, action: Any) -> str | None:
+        self.sent.append(action)
+        return super().submit(action)
+
+
+def test_enter_accepts_a_hinted_pass_in_the_declaration_panel() -> None:
+    # The hint said "pass ... (press p)" and Enter did nothing there (elsewhere Enter
+    # accepts the hint): a tester's table stalled 5 minutes.
+    async def go(early: bool) -> None:
+        client = PassHintClient(seed=5)
+        assert client.decision() == Decision.DECLARE
+        async with running(client) as (view, inp):
+            assert view.panel == "declare"
+            inp.send_text("i")
+            await until(lambda: view.hint_pending)
+            if early:  # Enter while it thinks: the pass is sent when it comes
+                inp.send_text(ENTER)
+                await until(lambda: "played when it comes" in view.info)
+            client.release.set()
+            if not early:
+                await until(lambda: view.info.startswith("Hint: pass"))
+                assert view.info.endswith("(Enter to accept)") and not client.sent
+                inp.send_text(ENTER)
+            await until(lambda: bool(client.sent))
+            assert client.sent == [Pass(0)] and client.decision() != Decision.DECLARE
+    run(go(early=False))
+    run(go(early=True))
 
 
 def test_a_hint_for_a_position_gone_by_is_dropped() -> None:

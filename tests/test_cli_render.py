@@ -151,7 +151,9 @@ def test_deal_line_and_declarations() -> None:
         h.apply(h.random_action(random.Random(0), declare_chance=0))
     h.apply(next(a for a in h.legal_actions(0) if a.kind == "declare"))
     text = render.table_text(obs_of(h), NAMES)
-    assert "suit not declared yet" in text
+    # The trump line agrees with the declaration beside it (it said "suit not declared
+    # yet" beside "declared ♥2").
+    assert "Trump  rank 2, suit ♥ so far" in text and "not declared" not in text
     assert "Dealing: 12 cards drawn · declared ♥2 by You" in text
     assert "Team 0 (You, AI 2): level 2" in text
 

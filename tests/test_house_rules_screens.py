@@ -11,6 +11,7 @@ from local_client import LocalClient
 from tractor import Hand, Rules
 from tractor.actions import Action, Declare, Draw, Pass, Play
 from tractor.cli.screen import render, table_view
+from tractor.cli.screen.frame import keys_text
 from tractor.cli.screen.hidden_play import LAST_TRICK_HIDDEN, NO_PLAY_HINT, TRACKER_OFF
 from tractor.cli.screen.panel_text import declare_text
 from tractor.cli.screen.plain import PlainSession
@@ -69,6 +70,9 @@ def test_no_hint_for_a_play_on_either_screen():
     view = PlayView(client)
     view.hint()
     assert view.info == NO_PLAY_HINT and not view.hint_pending
+    # The key bar offers no hint there either (it said "i hint"), and does elsewhere.
+    assert "hint" not in keys_text(client, None, False)
+    assert "i hint" in keys_text(at_my_play(Rules(), led=True), None, False)
     # A table without the option hints as before.
     plain = at_my_play(Rules(), led=True)
     said.clear()

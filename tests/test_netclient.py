@@ -171,6 +171,19 @@ def test_refusals_out_of_turn_chat_and_banners():
     t.node.seat = 3  # lower seats dial higher ones: seat 1 would dial us
     assert c.banner().startswith("no link with seat 1 (East) for 4 s: it has not connected "
                                  "to this peer; no link with seat 2 (North) for 13 s: cannot")
+    # Seats with the same reason are named once (five seats' same words overflowed the
+    # banner's lines and hid the next entry); the longest wait is said.
+    t.node.seat, t.node.down_since[3] = 0, 10.0
+    assert c.banner().startswith("no link with seats 1, 3 (East, West) for 4 s: no answer "
+                                 "yet from their addresses; no link with seat 2 (North) for "
+                                 "13 s: cannot reach it at tcp:198.18.0.12:4000")
+    del t.node.reachability.dial_errors[2]
+    assert c.banner() == ("no link with seats 1, 2, 3 (East, North, West) for 13 s: no answer "
+                          "yet from their addresses (the hand ends after 120 s without them)")
+    del t.node.down_since[3]
+    t.node.seat = 3
+    assert c.banner() == ("no link with seats 1, 2 (East, North) for 13 s: they have not "
+                          "connected to this peer (the hand ends after 120 s without them)")
     t.node.clock.advance(MOVE_DEADLINE - 60)  # this peer's play is still owed at 253 s
     assert c.banner() == ("Decide within 47 s: the other seats end the hand when a seat "
                           "keeps the table waiting 5 minutes")

@@ -98,6 +98,9 @@ class _Waiting:
     def takeback_refusal(self) -> str | None:
         return self.hand.takeback_refusal(self.seat)
 
+    def observation(self) -> Observation:
+        return self.hand.observe(self.seat)
+
 
 def test_the_take_back_key_shows_only_while_the_rules_core_allows_one() -> None:
     hand = _at_play(Rules(takebacks=True), 4)

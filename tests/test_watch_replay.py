@@ -138,3 +138,24 @@ def test_a_watchers_log_tells_every_hand_and_trick_and_no_hand_of_its_own(
     for line in status:  # at the end of a trick every seat holds as many cards
         counts = {part.rsplit(" ", 1)[1] for part in line.split("cards left: ")[1].split(", ")}
         assert len(counts) == 1, line
+
+
+def test_a_watchers_status_line_follows_its_own_trick_when_frames_come_in_batches(
+        game: dict[str, Any]) -> None:
+    # Moves that came at once (catching up, a quick lead) put "after trick N" under trick
+    # N+1's plays ("trick 10 to Gus / Gus leads ♣7 / after trick 10 ...").
+    from tractor.cli.watch import WatchLog
+
+    net = game["net"]
+    watcher = _spectator(net)
+    lines: list[str] = []
+    log = WatchLog(watcher, ("ann", "bob", "cat", "dan"), lines.append)
+    for k, frame in enumerate(_unique(net.sessions[2].journal())):
+        if watcher.take(frame) and k % 5 == 0:
+            log.changed()
+    log.changed()
+    status = [k for k, line in enumerate(lines) if line.startswith("after trick ")]
+    assert len(status) > 5
+    for k in status:
+        number = lines[k].split(":")[0].removeprefix("after trick ")
+        assert lines[k - 1].startswith(f"trick {number} to "), lines[k - 2:k + 2]

@@ -20,6 +20,8 @@ from twisted.internet.task import Clock
 
 from tractor.actions import Play
 from tractor.cli.screen.app import capture
+from tractor.cli.screen.frame import status_fragments
+from tractor.cli.screen.render import to_text
 from tractor.cli.screen.watch_screen import WatchView, build_watch_app
 from tractor.cli.seat.watcher_client import (
     CLOSES_AFTER,
@@ -42,9 +44,9 @@ def _feed(net: MemNet, spectator: Spectator, client: WatcherClient) -> None:
 
 @pytest.fixture(scope="module")
 def game() -> dict[str, Any]:
-    """One hand at four seats, watched from its fifth trick (two cards on the table), then
-    to its end."""
-    net = MemNet(seed=5, hands=1)
+    """A game at four seats, watched from its first hand's fifth trick (two cards on the
+    table), then to the next hand's first card."""
+    net = MemNet(seed=5, hands=2)
     spectator = Spectator(net.rules, TABLE, [k.public_key() for k in net.keys])
     client = WatcherClient(spectator, NAMES)
 
@@ -60,9 +62,17 @@ def game() -> dict[str, Any]:
            "tracker": _screen(client, lambda app: _keys(app, "o")),
            "hands": [seats.public.size_of(s) for s in range(4)],
            "held": [set(net.sessions[s].current.my_faces()) for s in range(4)]}
-    net.run(begin=False)
-    _feed(net, spectator, client)
-    return {"net": net, "client": client, "mid": mid}
+    # To the next hand's first card, the status line read after every frame.
+    net.run(begin=False, until=lambda: net.sessions[1].hand_no == 1
+            and net.sessions[1].current.public.drawn > 0)
+    over = []
+    for frame in dict.fromkeys(net.sessions[1].journal()):
+        if spectator.take(frame):
+            client.changed()
+            over.append("hand over" in to_text(status_fragments(client, 80)))
+            if over[-1]:  # the summary is due while the hand is over
+                assert client.summary() is client.last_summary() is not None
+    return {"net": net, "client": client, "mid": mid, "over": over}
 
 
 @pytest.fixture
@@ -184,3 +194,18 @@ def test_a_watch_that_ended_says_why_and_how_to_leave_and_closes_by_itself() -> 
         assert closed == []
         clock.advance(1)
         assert closed == [True]
+
+
+
+def test_the_status_says_hand_over_only_until_the_next_hand_deals(
+        game: dict[str, Any]) -> None:
+    # The watcher keeps the last hand's summary (s shows it again): the status line said
+    # "hand over: read the summary" for the whole next hand, even after Esc.
+    client, over = game["client"], game["over"]
+    assert True in over and not over[-1]  # said at the hand's end, not once it deals on
+    assert client.summary() is None and client.last_summary() is not None
+    assert client.session.hand_no == 1 and client.observation().cards_dealt > 0
+    with create_pipe_input() as pipe:
+        app = build_watch_app(client, input=pipe, output=DummyOutput())
+        _keys(app, Keys.Escape, "s")  # (a new screen opens it by itself: closed first)
+        assert _view(app).panel == "summary" and "Hand 1 is over." in capture(app, 80, 24)

@@ -199,7 +199,8 @@ def _hide_panel(view: PlayView) -> None:
 
 
 def _declare_enter(view: PlayView) -> None:
-    if view.input.text.strip():
+    # (a hint still being worked out: Enter plays it when it comes, as elsewhere)
+    if view.input.text.strip() or view.hint_pending:
         view.enter()
     else:
         view.info = "Press the number of a declaration, or p to let it go by."

@@ -45,6 +45,8 @@ from tractor.trump import Ladder
 
 _SEPARATORS = re.compile(r"[\s,]+")
 _PARTIAL = re.compile(r"[^\s,]*$")
+#: The word a typed pass is (a bid's, and the hinted pass at a declaration).
+PASS_WORD = "pass"
 #: Characters that can appear in typed card text (the screens use the others as keys).
 CARD_CHARS = frozenset("0123456789AKQJTSHDCBR" + "akqjtshdcbr" + "".join(SUIT_SYMBOLS.values()))
 
@@ -239,8 +241,8 @@ class HandCompleter(Completer):
 
 
 __all__ = [
-    "CARD_CHARS", "HandCompleter", "SelectionError", "card_label", "follow_candidates",
-    "matches_partial",
+    "CARD_CHARS", "PASS_WORD", "HandCompleter", "SelectionError", "card_label",
+    "follow_candidates", "matches_partial",
     "parse_partial", "parse_selection", "parse_token", "selection_text", "split_tokens",
     "toggle_in_text",
 ]
@@ -259,7 +261,7 @@ def auction_answer(decision: Decision, text: str, seat: int) -> Action | None:
     """
     word = text.strip().lower()
     if decision == Decision.BID:
-        if word in ("pass", "p", "0"):
+        if word in (PASS_WORD, "p", "0"):
             return Pass(seat)
         # ASCII digits only: "²" and "①" are digits to str.isdigit, not to int().
         return Bid(seat, int(word)) if word.isascii() and word.isdigit() and len(word) <= 4 \

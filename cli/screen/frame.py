@@ -10,6 +10,7 @@ from collections.abc import Callable
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from tractor.cli.screen import render, table_view
+from tractor.cli.screen.hidden_play import hides_played
 from tractor.cli.seat.client import TableClient
 from tractor.observation import Observation
 from tractor.phases import Decision
@@ -71,7 +72,9 @@ def keys_text(client: TableClient, panel: str | None, chatting: bool) -> str:
         return " type the calls, Enter call · i hint · o cards out · ? help "
     verbs = {Decision.PLAY: "play", Decision.BURY: "bury", Decision.SHOW: "show",
              Decision.BID: "bid", Decision.NAME: "name trump"}
+    # While a hide_played table plays its hand, i gives no hint (`hidden_play`): not shown.
+    hint = "" if hides_played(client.observation()) else " i hint ·"
     if decision is None and client.takeback_refusal() is None:  # the rules core says u works
-        return " u take back · ←→ Space select · Tab complete · i hint · l last · ? help "
+        return f" u take back · ←→ Space select · Tab complete ·{hint} l last · ? help "
     verb = "play" if decision is None else verbs[decision]
-    return f" Enter {verb} · ←→ Space select · Tab complete · i hint · l last · ? help "
+    return f" Enter {verb} · ←→ Space select · Tab complete ·{hint} l last · ? help "

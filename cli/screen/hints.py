@@ -16,7 +16,7 @@ from prompt_toolkit.application import Application
 
 from tractor.actions import Action, Bid, Call, NameTrump, Pass
 from tractor.cli.screen import render
-from tractor.cli.screen.cards_input import selection_text
+from tractor.cli.screen.cards_input import PASS_WORD, selection_text
 from tractor.cli.screen.hidden_play import hint_refusal
 from tractor.cli.screen.message_line import Notes
 from tractor.cli.seat.client import Hint, TableClient
@@ -122,10 +122,8 @@ class HintShown:
 def hint_shown(action: Action, why: str, decision: Decision | None) -> HintShown:
     """How the hint ``action`` (for the reason ``why``) shows at ``decision``."""
     because = f" — {why}" if why else ""
-    if isinstance(action, Pass) and decision == Decision.BID:
-        return HintShown("pass", f"Hint: pass{because} (Enter to accept)")
-    if isinstance(action, Pass):
-        return HintShown(None, f"Hint: pass{because} (press p).")
+    if isinstance(action, Pass):  # a bid, a declaration or the theft window: all take Enter
+        return HintShown(PASS_WORD, f"Hint: pass{because} (Enter to accept)")
     if isinstance(action, Call):
         calls = ", ".join(str(c) for c in action.calls)
         return HintShown(format_calls(action.calls),

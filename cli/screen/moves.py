@@ -4,9 +4,14 @@ none (kept on the message line, the typed text left as it is)."""
 
 from __future__ import annotations
 
-from tractor.actions import Action, ActionDataError, Bury, Call, Declare, Play, Show
+from tractor.actions import Action, ActionDataError, Bury, Call, Declare, Pass, Play, Show
 from tractor.cli.screen import render
-from tractor.cli.screen.cards_input import SelectionError, auction_answer, parse_selection
+from tractor.cli.screen.cards_input import (
+    PASS_WORD,
+    SelectionError,
+    auction_answer,
+    parse_selection,
+)
 from tractor.observation import Observation
 from tractor.phases import Decision
 
@@ -24,6 +29,8 @@ def typed_move(decision: Decision, text: str, seat: int, hand: list[int],
             return ("Type the points to bid, or pass (then Enter)." if decision == Decision.BID
                     else "Type S, H, D or C, or 0 for no trump suit.")
         return answer
+    if decision == Decision.DECLARE and text.strip().lower() == PASS_WORD:
+        return Pass(seat)  # the hinted pass, as a bid's (Enter accepts every hint)
     try:
         faces = parse_selection(text, hand)
     except SelectionError as exc:

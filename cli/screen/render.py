@@ -32,9 +32,10 @@ from tractor.cli.screen.summary_view import PANEL_HEIGHT, summary_lines
 from tractor.cli.screen.theft_words import theft_prompt
 from tractor.cli.screen.words import count
 from tractor.cli.screen.wrapping import fit_line, wrap_words
+from tractor.dealing import declared_trump
 from tractor.observation import Observation
 from tractor.phases import Decision, Phase
-from tractor.trump import TRUMP
+from tractor.trump import TRUMP, Trump
 
 PHASE_TEXT = {
     Phase.DEAL: "dealing", Phase.DECLARE: "last chance to declare", Phase.BID: "auction",
@@ -82,8 +83,17 @@ def follow_allowed(obs: Observation, following: bool, hand: Sequence[int],
 def trump_label(obs: Observation) -> str:
     """Trump rank and suit, always shown: ``♣ 2`` style, or what is known before it is set."""
     trump = obs.trump
+    if trump is None and obs.declarations:
+        # Declared but not settled yet (an overcall may come): the declaration's trump, so
+        # the line does not say "not declared" beside "declared ♠A ♠A by AI 3".
+        _seat, faces = obs.declarations[-1]
+        return f"{_trump_words(declared_trump(faces, obs.trump_rank))} so far"
     if trump is None:
         return f"rank {obs.trump_rank}, suit not declared yet"
+    return _trump_words(trump)
+
+
+def _trump_words(trump: Trump) -> str:
     rank, suit = trump.rank, trump.suit
     if rank is None:
         return "jokers only (no rank, no suit)"

@@ -37,6 +37,9 @@ class HandSelection:
         #: The input's text as the screen last set it (a hint, a Space selection): while
         #: it is unchanged nothing is being typed, so the command letters still act.
         self._placed = ""
+        #: The input's text right after Tab completed a card (None: no completion since):
+        #: Space then separates instead of selecting the card under the cursor.
+        self._completed: str | None = None
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -94,12 +97,14 @@ class HandSelection:
         self.cursor = max(0, min(self.cursor, len(self.hand()) - 1))
 
     def move(self, delta: int) -> None:
+        self._completed = None  # the cursor moved: Space picks the card under it
         n = len(self.hand())
         if n:
             self.cursor = (self.cursor + delta) % n
 
     def move_row(self, delta: int) -> None:
         """Jump to the first card of the previous/next suit row."""
+        self._completed = None
         starts, pos = [], 0
         for _label, faces in render.hand_groups(self._obs()):
             starts.append(pos)
@@ -110,9 +115,11 @@ class HandSelection:
         self.cursor = starts[(row + delta) % len(starts)]
 
     def to_first(self) -> None:
+        self._completed = None  # the cursor moved: Space picks the card under it
         self.cursor = 0
 
     def to_last(self) -> None:
+        self._completed = None  # the cursor moved: Space picks the card under it
         self.cursor = len(self.hand()) - 1
 
     def point_at(self, face: int) -> None:
@@ -128,6 +135,7 @@ class HandSelection:
         self.input.cancel_completion()
         self.input.set_document(Document(text, len(text)), bypass_readonly=True)
         self._placed = text
+        self._completed = None
 
     def toggle(self) -> None:
         """Select or unselect the card under the cursor (edits the input text)."""
@@ -139,7 +147,20 @@ class HandSelection:
         self.place(toggle_in_text(self.input.text, face, add))
 
     def space(self) -> None:
-        """Space ends a card being typed; otherwise it selects the card under the cursor."""
+        """Space ends a card being typed, or one Tab completed (the choices listed close on
+        the one shown); otherwise it selects the card under the cursor."""
+        buf = self.input
+        state = buf.complete_state
+        if state is not None and state.current_completion is not None:
+            buf.apply_completion(state.current_completion)
+            self._completed = buf.text
+        if self._completed is not None and buf.text == self._completed:
+            # Right after a completion ("KD "): the person separates, as after typing it
+            # (Space selected the card under the cursor: "KD AH").
+            self._completed = None
+            if not buf.document.text_before_cursor.endswith((" ", ",")):
+                buf.insert_text(" ")
+            return
         before = self.input.document.text_before_cursor
         if before and before[-1] not in " ,":
             self.input.insert_text(" ")
@@ -167,6 +188,7 @@ class HandSelection:
             return "No card you hold fits there."
         if len(found) == 1:
             buf.apply_completion(found[0])
+            self._completed = buf.text
             return ""
         buf.complete_state = CompletionState(original_document=buf.document, completions=found)
         buf.go_to_completion(0)

@@ -59,7 +59,7 @@ class WatchPanels(Panels):
             return ("Keys\n" + render.help_text(WATCH_KEYS) + "\n\n" + LEGEND
                     + "\n\nYou are watching: you see no hand. Esc closes this help.")
         if self.current == "summary":
-            summary, obs = self.watcher.summary(), self.watcher.summary_observation
+            summary, obs = self.watcher.last_summary(), self.watcher.summary_observation
             if summary is None or obs is None:
                 return "No hand has ended since you came.\n\nEsc closes."
             return (render.summary_text(summary, obs, self.client.names, width, height - 2)
@@ -92,7 +92,7 @@ class WatchView:
 
     def changed(self) -> None:
         """The game moved: a hand's new summary opens by itself; the screen redraws."""
-        summary = self.client.summary()
+        summary = self.client.last_summary()
         if summary is not None and summary is not self._summary_seen:
             self._summary_seen = summary
             if self.panels.current is None:

@@ -115,9 +115,14 @@ def table_events(hand: TableHand, who: Callable[[int], str]) -> list[Event]:
             plays[seat] += 1
         if number <= len(hand.tricks) and t.plays and not _may_be_taken_back(hand, number):
             last = out[-1]
-            out.append(Event(f"trick {number} to {who(t.winner)}, {t.points} points",
-                             last.seat, "play", last.key))
+            out.append(Event(trick_line(number, who(t.winner), t.points), last.seat,
+                             "play", last.key))
     return out
+
+
+def trick_line(number: int, winner: str, points: int) -> str:
+    """The log's line of trick ``number`` (from 1) won by ``winner`` (a name)."""
+    return f"trick {number} to {winner}, {points} points"
 
 
 def _may_be_taken_back(hand: TableHand, number: int) -> bool:

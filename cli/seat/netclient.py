@@ -25,6 +25,7 @@ from tractor.cli.seat.returning import ReturningSeats
 from tractor.cli.seat.seat_log import SeatLog
 from tractor.net.deck.errors import Equivocation, KeyTimeout
 from tractor.net.mesh.intake import ProcessingFailure
+from tractor.net.mesh.reachability import said_of_several
 from tractor.net.mesh.wire import WARN_BEFORE, PeerNode
 from tractor.net.referee.machine import GONE
 from tractor.net.referee.refereeing import SeatGone
@@ -249,11 +250,29 @@ class NetClient:
                     f"seat keeps the table waiting {MOVE_DEADLINE / 60:.0f} minutes")
         gone = self.returning.unreachable()
         if gone:
-            return "; ".join(
-                f"no link with {self.log.who(s)} for {now - self.node.down_since[s]:.0f} s: "
-                f"{why}" for s, why in gone.items()) + (
-                f" (the hand ends after {self.node.grace:.0f} s without it)")
+            return "; ".join(self._lost_links(gone, now)) + (
+                f" (the hand ends after {self.node.grace:.0f} s without "
+                f"{'it' if len(gone) == 1 else 'them'})")
         return None
+
+    def _lost_links(self, gone: dict[int, str], now: float) -> list[str]:
+        """The seats without a link, those with the same reason named together (the
+        longest wait said): five seats each with the same words filled the banner's lines
+        and hid the next entry."""
+        by_why: dict[str, list[int]] = {}
+        for seat, why in gone.items():
+            by_why.setdefault(why, []).append(seat)
+        out = []
+        for why, seats in by_why.items():
+            waited = max(now - self.node.down_since[s] for s in seats)
+            if len(seats) == 1:
+                out.append(f"no link with {self.log.who(seats[0])} for {waited:.0f} s: {why}")
+                continue
+            numbers = ", ".join(str(s) for s in seats)
+            names = ", ".join(self.names[s] for s in seats)
+            out.append(f"no link with seats {numbers} ({names}) for {waited:.0f} s: "
+                       f"{said_of_several(why)}")
+        return out
 
     def summary(self) -> dict[str, Any] | None:
         return self._summary

@@ -93,6 +93,8 @@ class WatcherClient:
         self._summary: dict[str, Any] | None = None
         #: The finished hand the summary is of, as the table showed it at its end.
         self.summary_observation: Observation | None = None
+        self._ended: TableHand | None = None  #: the hand the summary is of
+        self._ended_no = -1  #: its number in the session (`GameSession.hand_no`)
         self.log.played(session)  # (frames may have come before the screen did)
         session.on_hand_end = self._hand_ended
 
@@ -136,6 +138,22 @@ class WatcherClient:
         return WATCHING
 
     def summary(self) -> dict[str, Any] | None:
+        """The last hand's summary while that hand is over: until the next hand deals its
+        first card (the status line said "hand over: read the summary" for the whole next
+        hand). The panel keeps it longer: `last_summary`."""
+        if self._summary is None or self._ended is None:
+            return None
+        current = self.session.current
+        if current is self._ended:
+            return self._summary
+        obs = self.observation()
+        next_one = self.session.hand_no == self._ended_no + 1
+        return self._summary if next_one and obs.phase == Phase.DEAL and not obs.cards_dealt \
+            else None
+
+    def last_summary(self) -> dict[str, Any] | None:
+        """The last finished hand's summary, until the person closes it for good (s shows
+        it again meanwhile)."""
         return self._summary
 
     def takeback_refusal(self) -> str | None:
@@ -191,6 +209,7 @@ class WatcherClient:
         record = GameRecord(self.rules, len(session.results) - 1, tuple(session.levels),
                             session.winner, tuple(r.public() for r in session.results))
         self.summary_observation = replace(obs, game=record)
+        self._ended, self._ended_no = hand, session.hand_no
         self._events.append(self.log.over_line(len(session.results), hand))
         if session.over:
             self._events.append(self.log.game_over(hand))

@@ -13,6 +13,18 @@ from twisted.logger import Logger
 #: Seconds without a link after which a seat is reported unreachable (screen and log).
 UNREACHABLE = 3.0
 
+NOT_CONNECTED = "it has not connected to this peer"
+NO_ANSWER = "no answer yet from its address"
+#: The reasons several seats may share, said of them all (the screen's banner names the
+#: seats with one reason once: five seats' same words overflowed its lines).
+_OF_SEVERAL = {NOT_CONNECTED: "they have not connected to this peer",
+               NO_ANSWER: "no answer yet from their addresses"}
+
+
+def said_of_several(why: str) -> str:
+    """The reason ``why`` (of `Reachability.report`) said of several seats."""
+    return _OF_SEVERAL.get(why, why)
+
 
 class Reachability:
     """One peer's account of its lost links."""
@@ -48,9 +60,9 @@ class Reachability:
             elif seat in paired:
                 out[seat] = paired[seat]
             elif seat > me:
-                out[seat] = "no answer yet from its address"
+                out[seat] = NO_ANSWER
             else:
-                out[seat] = "it has not connected to this peer"
+                out[seat] = NOT_CONNECTED
         return out
 
     def look(self, unreachable: Mapping[int, str]) -> bool:
