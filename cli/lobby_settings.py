@@ -127,15 +127,13 @@ class SettingsCommands:
 ENTRY_WIDTH = 75
 #: Characters of a table's name shown in a listing (a name may be 48).
 NAME_SHOWN = 30
-#: ... and at least, however long the rest of its line (an IPv6 address, say).
-NAME_SHORTEST = 10
 
 
 def listing_entry(name: str, lead: str, summary: str, tail: str) -> str:
     """One entry of a listing of tables or games: "name: lead  summary  tail" on one line
     when it fits `ENTRY_WIDTH`, else the rules ``summary`` on a line of its own under it
-    (indented under the entry's start); a long name is cut with "..." (to fit the line, but
-    never under `NAME_SHORTEST`).
+    (indented under the entry's start); a long name is cut with "...". A line still longer
+    than the terminal folds between words where it is printed.
 
     >>> listing_entry("Ann", "4 seats", "2 decks", "1 free  tcp:192.0.2.5:40123")
     'Ann: 4 seats  2 decks  1 free  tcp:192.0.2.5:40123'
@@ -143,14 +141,12 @@ def listing_entry(name: str, lead: str, summary: str, tail: str) -> str:
     AAAAAAAAAAAAAAAAAAAAAAAAAAA...: 4 seats  1 free  tcp:192.0.2.5:40123
          xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
     """
-    rest = f": {lead}  {tail}"
-    shown = max(NAME_SHORTEST, min(NAME_SHOWN, ENTRY_WIDTH - len(rest)))  # (the tail first)
-    if len(name) > shown:
-        name = name[:shown - 3] + "..."
+    if len(name) > NAME_SHOWN:
+        name = name[:NAME_SHOWN - 3] + "..."
     one = "  ".join(part for part in (f"{name}: {lead}", summary, tail) if part)
     if len(one) <= ENTRY_WIDTH or not summary:
         return one
-    return f"{name}{rest}\n     {summary[:ENTRY_WIDTH]}"
+    return f"{name}: {lead}  {tail}\n     {summary[:ENTRY_WIDTH]}"
 
 
 def table_line(ann: Announcement) -> str:

@@ -127,5 +127,6 @@ def test_the_list_and_plain_lines_fold_between_words_on_a_terminal(monkeypatch) 
     monkeypatch.setattr(sys, "stdout", out)
     watch_command._line(line)
     shown = out.getvalue().splitlines()
-    assert len(shown) == 2 and all(len(row) < 80 for row in shown), shown
+    # (the rules summary on a line of its own, `listing_entry`; the first line folded)
+    assert len(shown) == 3 and all(len(row) < 80 for row in shown), shown
     assert " ".join(row.strip() for row in shown).split() == line.split()
