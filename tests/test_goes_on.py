@@ -28,6 +28,13 @@ SEATING = Seating(b"t" * 32, "practice", Rules(), 0, tuple(bytes([s]) * 32 for s
                   ("Ann", "AI 1", "AI 2", "AI 3"), ("human", "ai", "ai", "ai"))
 
 
+class _Judging:
+    patient = False
+
+    def be_patient(self) -> None:
+        self.patient = True
+
+
 class _Node:
     grace = 2.0
 
@@ -36,6 +43,7 @@ class _Node:
         self.stopped = False
         self.session = self
         self.watchers = Watchers()
+        self.judging = _Judging()
 
     def carry(self) -> tuple[Any, ...]:
         return ("2", "2", 0, 0, 0)
@@ -85,6 +93,8 @@ def test_a_practice_game_gone_on_at_a_new_table_keeps_its_marks(
     old = client.node
     ensureDeferred(goes._go_on(old, 2))  # type: ignore[arg-type]
     assert old.stopped and kept == [{**marks, "carried": True}]
+    # Nobody to keep waiting at the new table either: the person is warned of no deadline.
+    assert client.node is not old and client.node.judging.patient
 
 
 def test_a_lan_hosts_new_table_takes_watchers_as_the_first_did(

@@ -27,6 +27,7 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
+from tractor.ai.hosting.runner import be_patient
 from tractor.cli.options import journal_path
 from tractor.cli.screen.words import count
 from tractor.cli.seat.human import HumanPlayer
@@ -158,6 +159,8 @@ class GoesOn:
                   meta={**self.marks, "carried": True,
                         "local_ai": self.fill_local is not None,
                         **({} if hosting is None else hosting.kept())})
+        if self.marks.get("practice"):  # nobody to keep waiting, as at the first table
+            be_patient(node)
         old.stop()
         self.seating = seating
         self.client.rebind(node, list(seating.names))

@@ -29,9 +29,10 @@ from tractor.records import HandResult
 from tractor.rules import Rules
 
 #: Meta keys of secrets a game needs only while it may be resumed (a LAN host's table
-#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`): removed once
-#: the game is over.
-UNFINISHED_SECRETS = ("watch_passphrase",)
+#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`; the lobby's
+#: passphrase, with which a resumed seat reopens or rejoins the lobby when a seat is gone
+#: for good: `cli.going_on`): removed once the game is over.
+UNFINISHED_SECRETS = ("watch_passphrase", "lobby_passphrase")
 #: A key's length in ``games.public_keys`` (the seats' raw Ed25519 keys, one after another).
 _KEY_BYTES = 32
 
