@@ -64,6 +64,15 @@ class _Client:
         self.node = node
 
 
+class _Journal:
+    """The seat's journal: what is added to a game's meta."""
+
+    added: dict[str, dict[str, Any]] = {}
+
+    def add_meta(self, game: str, entries: dict[str, Any]) -> None:
+        self.added.setdefault(game, {}).update(entries)
+
+
 @pytest.fixture
 def kept(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """The journal meta of each new table's seat; its game node listens on port 41010."""
@@ -73,7 +82,8 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         return _Node(), 41010
 
     monkeypatch.setattr(goes_on, "listen_node", listen)
-    monkeypatch.setattr(goes_on, "Journal", lambda path: None)
+    _Journal.added.clear()
+    monkeypatch.setattr(goes_on, "Journal", lambda path: _Journal())
     monkeypatch.setattr(goes_on, "take_seat", lambda *a, meta: kept.append(meta))
     return kept
 
@@ -136,5 +146,7 @@ def test_a_lan_hosts_new_table_takes_watchers_as_the_first_did(
     # What `tractor resume` of the moved game opens again (`host_again`).
     assert kept == [{"carried": True, "local_ai": False,
                      **hosting_meta(False, "sesame", True)}]
+    # `tractor history` says where the first table's game went on.
+    assert _Journal.added == {"747474747474-0": {"went_on": "757575757575-0"}}
     goes.stop()
     assert new_lan.announcer is None
