@@ -108,8 +108,15 @@ def _how_far(scored: int, how: str, winners: str, meta: dict[str, Any]) -> list[
         return [*played, f"won by {winners}"]
     why, went_on = meta.get(ENDED_KEY), meta.get(WENT_ON_KEY)
     return [*played, f"ended in hand {scored + 1} without a winner",
-            *([f"({why})"] if isinstance(why, str) and why else []),
+            *([f"({_cause(why)})"] if isinstance(why, str) and why else []),
             *([f"went on at a new table as {went_on}"] if isinstance(went_on, str) else [])]
+
+
+def _cause(verdict: str) -> str:
+    """A halt's verdict without what it meant for the hand then ("seat 3 left the table:
+    no connection for 120 s", not "..., so this hand ends without a result": the hand
+    may have been forfeited since, and the line says how the game ended)."""
+    return verdict.split(", so ")[0]
 
 
 def _seats_named(seats: tuple[int, ...], names: list[Any]) -> str:

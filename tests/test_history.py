@@ -95,8 +95,8 @@ def test_history_says_how_each_game_ended_as_stats_counts_it(tmp_path):
         for hand in range(3):
             journal.record_result(game, hand, no_level)
     gone = "seat 3 left the table: no connection for 120 s"
-    for game in ("halted-0", "moved-0"):
-        journal.mark_finished(game, gone)  # (as the halted node does)
+    for game in ("halted-0", "moved-0"):  # (as the halted node does: `SeatGone`'s words)
+        journal.mark_finished(game, f"{gone}, so this hand ends without a result")
     journal.add_meta("moved-0", {"went_on": "0123456789ab-0"})  # (as `GoesOn` does)
     journal.mark_finished("older-0")  # a tractor that kept no verdict
     told = {line.split()[0]: line for line in history_lines(journal)}
