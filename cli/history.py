@@ -17,7 +17,7 @@ from tractor.cards import format_cards
 from tractor.cli.screen.friends_view import call_words, result_lines, reveal_words, reveals_in
 from tractor.cli.screen.words import count
 from tractor.net.journal.records import GameRecord
-from tractor.net.journal.store import Journal
+from tractor.net.journal.store import ENDED_KEY, WENT_ON_KEY, Journal
 from tractor.net.lobby.table_settings import option_text
 from tractor.net.table.hand import TableHand
 from tractor.net.table.journaled import open_session
@@ -26,6 +26,7 @@ from tractor.phases import Phase
 from tractor.rules import Rules
 
 from .prompts import fit as fit_message
+from .stats import ENDED_UNWON, IN_PROGRESS, WON, outcome
 
 
 def terminal_width() -> int:
@@ -66,12 +67,18 @@ def history_lines(journal: Journal, width: int | None = None) -> list[str]:
 def _game_parts(journal: Journal, g: GameRecord) -> list[str]:
     """What `tractor history` says of game ``g``, part by part."""
     scored = len(journal.results(g.id))
-    names = journal.meta(g.id).get("names") or []
+    meta = journal.meta(g.id)
+    names = meta.get("names") or []
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
     who = f" with {', '.join(n for i, n in enumerate(names) if i != g.seat)}" \
         if names else ""
     mode = [f"find-a-friend, {g.rules.players} players"] if g.rules.mode == "friends" else []
-    return [g.id, when, f"seat {g.seat}{who}", *mode, *_how_far(scored, g.finished)]
+    try:
+        how, winners = outcome(journal, g)
+    except (KeyError, ValueError, TypeError, IndexError):  # (a damaged record: as it says)
+        how, winners = (ENDED_UNWON if g.finished else IN_PROGRESS), ()
+    return [g.id, when, f"seat {g.seat}{who}", *mode,
+            *_how_far(scored, how, _seats_named(winners, names), meta)]
 
 
 def _parts_laid_out(parts: list[str], width: int | None) -> list[str]:
@@ -88,13 +95,34 @@ def _parts_laid_out(parts: list[str], width: int | None) -> list[str]:
     return [piece for line in lines for piece in fit(line, width)]
 
 
-def _how_far(scored: int, finished: bool) -> list[str]:
-    """Where a game stands: "3 hands  finished", or the hand it was left in, as `tractor
-    resume` takes it up ("unfinished in hand 1", not "0 hand(s)"); a game that ended
-    before a hand was scored (its table halted): "ended in hand 1"."""
-    if not finished:
+def _how_far(scored: int, how: str, winners: str, meta: dict[str, Any]) -> list[str]:
+    """How a game stands, as `tractor stats` counts it (`stats.outcome`): won ("3 hands
+    won by Ann and Cy"); unfinished, in the hand `tractor resume` takes up ("unfinished
+    in hand 1", not "0 hand(s)"); or ended without a winner in the hand its table halted
+    in, with the verdict and the game it went on as at a new table when the journal
+    keeps them."""
+    if how == IN_PROGRESS:
         return [f"unfinished in hand {scored + 1} (tractor resume)"]
-    return [count(scored, "hand"), "finished"] if scored else ["ended in hand 1"]
+    played = [count(scored, "hand")] if scored else []
+    if how == WON:
+        return [*played, f"won by {winners}"]
+    why, went_on = meta.get(ENDED_KEY), meta.get(WENT_ON_KEY)
+    return [*played, f"ended in hand {scored + 1} without a winner",
+            *([f"({_cause(why)})"] if isinstance(why, str) and why else []),
+            *([f"went on at a new table as {went_on}"] if isinstance(went_on, str) else [])]
+
+
+def _cause(verdict: str) -> str:
+    """A halt's verdict without what it meant for the hand then ("seat 3 left the table:
+    no connection for 120 s", not "..., so this hand ends without a result": the hand
+    may have been forfeited since, and the line says how the game ended)."""
+    return verdict.split(", so ")[0]
+
+
+def _seats_named(seats: tuple[int, ...], names: list[Any]) -> str:
+    """"Ann and Cy" (by the names the table had; "seat 2" where none is kept)."""
+    said = [str(names[s]) if s < len(names) else f"seat {s}" for s in seats]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else "".join(said)
 
 
 def rules_line(rules: Rules, width: int) -> str:

@@ -43,6 +43,10 @@ from tractor.rules import Rules, team_of
 UNKNOWN_LEVEL = "level unknown"
 #: Partners' sections: with teams counted by game, in find-a-friend by hand.
 TEAMS, FRIENDS = "teams", "friends"
+#: How a game stands (`outcome`, `tractor history` says it too): a side won it; it ended
+#: without a winner (its table halted, or it went on at a new table after a seat left);
+#: it may still go on (`tractor resume`).
+WON, ENDED_UNWON, IN_PROGRESS = "won", "ended without a winner", "in progress"
 
 
 @dataclass
@@ -184,6 +188,17 @@ def declaring_seats(rules: Rules, carry: Sequence[Any] | None,
     return sides
 
 
+def outcome(journal: Journal, game: GameRecord) -> tuple[str, tuple[int, ...]]:
+    """How ``game`` stands (`WON`, `ENDED_UNWON`, `IN_PROGRESS`) and the seats that won
+    it (as recorded, else worked out from its hands: `derived_winners`). Raises
+    (KeyError, ValueError, TypeError, IndexError) for a record it cannot read."""
+    winners = game.winners if game.winners is not None else \
+        derived_winners(game.rules, journal.meta(game.id).get("carry"), journal.hands(game.id))
+    if winners:
+        return WON, winners
+    return (ENDED_UNWON if game.finished else IN_PROGRESS), ()
+
+
 def records(journal: Journal) -> Records:
     """The figures of every game in ``journal``."""
     games = journal.games()
@@ -226,12 +241,11 @@ def _count_game(out: Records, journal: Journal, game: GameRecord) -> None:
     seats = seats_of(meta, rules.players)
     results = [HandResult.from_data(hand.result) for hand in hands]
     sides = declaring_seats(rules, carry, hands)
-    winners = game.winners if game.winners is not None else \
-        derived_winners(rules, carry, hands)
-    if not winners:
+    how, winners = outcome(journal, game)
+    if how != WON:
         for seat in seats:
             out.person(seat).unfinished += 1
-        if game.finished:
+        if how == ENDED_UNWON:
             out.ended_unwon += 1
         else:
             out.in_progress += 1

@@ -23,7 +23,7 @@ from twisted.internet.task import LoopingCall
 
 from tractor.ai.hosting.children import AiChild, stop_all, terminate_on_shutdown
 from tractor.ai.hosting.hints import HINT_LEVEL, observation_hinter
-from tractor.ai.hosting.runner import be_patient, spawn_ai_process
+from tractor.ai.hosting.runner import be_patient
 from tractor.cli.seat.goes_on import GoesOn
 from tractor.cli.seat.human import HumanPlayer
 from tractor.cli.seat.netclient import NetClient
@@ -53,6 +53,7 @@ from .ai_children import (
 )
 from .ai_servers import AiServerChooser
 from .checking import CheckingLine
+from .going_on import GoingOn, LocalAi, resumed_goes_on
 from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .lobby_prompt import lobby_prompt
@@ -129,18 +130,9 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     home = data_dir()
-
-    def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
-        # One process per AI seat: the shuffle proofs of all seats run on every core.
-        for k, token in enumerate(tokens):
-            children.append(spawn_ai_process(
-                reactor, address, [token], args.strategy, args.level,
-                None if args.seed is None else args.seed + 1000 * k,
-                log_file=str(home / "ai.log"), journal_dir=str(home / "ai"),
-                name=f"AI {k + 1}", grace=args.grace, interface="127.0.0.1",
-                # Only the person is at this table: a break never ends the game.
-                patient=True, takeback_wait=args.takeback_wait))
-
+    ai = LocalAi(args.strategy, args.level, args.takeback_wait, "127.0.0.1", args.seed,
+                 practice=True)
+    fill_local = ai.filler(reactor, children, home, args.grace)
     host = None
     try:
         host = await host_table(reactor, "practice", rules,
@@ -152,8 +144,10 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
         say(f"Starting: you and {rules.players - 1} {args.strategy} AI peers "
             f"({args.level}); shuffling with proofs...")
         seating = await until_started(reactor, host.started, children, 60.0, home)
+        # (`tractor resume` goes on at a new table as this does: `cli.going_on`)
         marks = {"local_ai": True, "practice": True, "strategy": args.strategy,
-                 "level": args.level}
+                 "level": args.level, **GoingOn(host.local_address, "127.0.0.1", True,
+                                                args.player, ai).kept(None)}
         client = _seat_person(node, seating, key, args, marks)
         be_patient(node)  # nobody to keep waiting: no deadline shown either
         report_deaths(children, client.note)
@@ -204,22 +198,13 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     children: list[AiChild] = []
     terminate_on_shutdown(reactor, children)
     home = data_dir()
-    spawned = [0]
     #: Where news of an AI child goes: the terminal, above the lobby prompt, the log.
     reporter: list[Callable[[str], None]] = [say]
-
-    def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
-        for token in tokens:
-            spawned[0] += 1
-            # Listening on every interface, as this host's own node does: the lobby tells
-            # the other seats this machine's LAN address for a seat that joined from here.
-            children.append(spawn_ai_process(reactor, address, [token], args.strategy,
-                                             args.level, log_file=str(home / "ai.log"),
-                                             journal_dir=str(home / "ai"),
-                                             name=f"AI {spawned[0]}", grace=args.grace,
-                                             interface=interface,
-                                             takeback_wait=args.takeback_wait))
-        report_deaths(children, lambda text: reporter[0](text))
+    # Listening on every interface, as this host's own node does: the lobby tells the
+    # other seats this machine's LAN address for a seat that joined from here.
+    ai = LocalAi(args.strategy, args.level, args.takeback_wait, interface)
+    fill_local = ai.filler(reactor, children, home, args.grace, after=lambda: report_deaths(
+        children, lambda text: reporter[0](text)))
 
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
@@ -272,7 +257,13 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder, and opens
         # for watchers what this seat opened (`watching.kept()`: LAN or internet).
-        client = _seat_person(node, seating, key, args, {"local_ai": True, **watching.kept()})
+        match = re.search(r"interface=([^:]+)", args.listen)
+        # (`tractor resume` goes on at a new table as this does: `cli.going_on`)
+        going = GoingOn(lobby.address, match.group(1) if match else "0.0.0.0", True,
+                        args.player, ai)
+        client = _seat_person(node, seating, key, args, {
+            "local_ai": True, **watching.kept(),
+            **({} if internet else going.kept(passphrase))})
         reporter[0] = client.note
         if internet:  # a seat gone for good stops the table (no new table: see README)
             # Its game ports listen on loopback only: watchers come with watch codes.
@@ -280,12 +271,11 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         watching.open_on_lan(reactor, (interface, port), lobby.instance, client.note,
                              lobby.discovery_port)
-        match = re.search(r"interface=([^:]+)", args.listen)
         # At a new table (a seat gone for good) the same watch hosting opens there.
         goes = GoesOn(reactor, args, client, seating, lobby.address,
-                      match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
+                      going.interface, True, passphrase=passphrase,
                       fill_local=fill_local, before_fill=lambda: retire(children),
-                      hosting=watching)
+                      marks=going.kept(passphrase), hosting=watching)
         try:
             return await _screen(client, args.plain)
         finally:
@@ -375,9 +365,11 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
                 say(f"tractor: {exc}")
                 passphrase = await ask_passphrase("-", True, JOINING)
         seating = await _asyncio(lobby_prompt(guest, False))
-        client = _seat_person(node, seating, key, args, {})
+        # (`tractor resume` rejoins the host's lobby as this does: `cli.going_on`)
+        going = GoingOn(address, "0.0.0.0", False, args.player).kept(passphrase)
+        client = _seat_person(node, seating, key, args, going)
         goes = GoesOn(reactor, args, client, seating, address, "0.0.0.0", False,
-                      passphrase=passphrase)
+                      passphrase=passphrase, marks=going)
         try:
             return await _screen(client, args.plain)
         finally:
@@ -461,6 +453,8 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
     terminate_on_shutdown(reactor, children)
     node = None
     hosting: WatchHosting | None = None
+    goes: GoesOn | None = None
+    revive: LoopingCall | None = None
     checking = CheckingLine(sys.stdout, sys.stdout.isatty())
     try:
         try:
@@ -470,7 +464,6 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             say(f"tractor: cannot listen on {meta.get('listen')} again: is the game "
                 "still running? (try again in a few seconds)")
             return 1
-        node.done.addErrback(lambda f: None)
         # A practice game's AI peers (a LAN host's own AI seats) ended with this process:
         # they come back too, each from its journal. Started once the person's seat is
         # back and listening: on a machine of two cores, four processes replaying at once
@@ -487,12 +480,28 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
         # A host's seat opens for watchers what it opened before the crash: on a LAN its
         # announcement and line, at an internet table new watch codes.
         hosting = host_again(reactor, node, session, meta, client.note)
+        # A seat gone for good moves the game to a new table as in the first run (its
+        # journal kept how: `cli.going_on`); else the verdict stays on the screen.
+        goes = resumed_goes_on(reactor, args, client, session, meta, children, data_dir(),
+                               hosting)
+        if goes is None:
+            node.done.addErrback(lambda f: None)
+        elif meta.get("practice"):  # an AI peer that dies comes back, as in `play`
+            moving = goes
+            revive = LoopingCall(lambda: revive_ai(reactor, client, moving.seating, children,
+                                                   data_dir()))
+            revive.clock = reactor
+            revive.start(2.0, now=False)
         for seat, child in ai_seats.items():  # waited for quietly while they start
             client.returning.expect(seat, alive_check(child))
             if not child.alive:  # it died before the screen could tell it
                 client.note(f"{child.how_it_ended()} (see ai.log)")
         return await _screen(client, args.plain, practice=bool(meta.get("practice")))
     finally:
+        if revive is not None:
+            revive.stop()
+        if goes is not None:
+            goes.stop()  # (the watch hosting too, moved or not)
         if hosting is not None:
             hosting.stop()
         checking.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from twisted.internet.defer import maybeDeferred
@@ -46,6 +47,7 @@ from tractor.net.mesh.link import LinkNode
 from tractor.net.mesh.watch_gate import WatchDesk
 from tractor.net.mesh.watchers import Watchers
 from tractor.net.mesh.wire import PeerNode
+from tractor.net.table.seat import journaled_seating
 from tractor.net.table.session import GameSession
 
 #: The journal's meta keys of the host's watch hosting (`hosting_meta`).
@@ -239,11 +241,8 @@ def resumed_hosting(watchers: Watchers, session: GameSession, meta: dict[str, An
     if kept.get("passphrase") is not False and passphrase is None and not refused:
         watchers.refusing = PASSPHRASE_LOST  # (never open without it)
         refused = True
-    addresses = {int(s): str(a) for s, a in meta.get("addresses", {}).items()}
-    seating = Seating(session.table, str(meta.get("table_name", "")), session.rules,
-                      session.seat, tuple(k.public_bytes_raw() for k in session.public_keys),
-                      addresses, tuple(watchers.names), tuple(meta.get("kinds", ())),
-                      watchers.carry, not refused and passphrase is None)
+    seating = replace(journaled_seating(session, meta),
+                      watchers=not refused and passphrase is None)
     announce = (kept.get("announce") is not False
                 and _internet_servers(meta, session.seat) is None)
     return WatchHosting(watchers, seating, refused, passphrase, AttemptLimiter(), announce)

@@ -28,6 +28,13 @@ SEATING = Seating(b"t" * 32, "practice", Rules(), 0, tuple(bytes([s]) * 32 for s
                   ("Ann", "AI 1", "AI 2", "AI 3"), ("human", "ai", "ai", "ai"))
 
 
+class _Judging:
+    patient = False
+
+    def be_patient(self) -> None:
+        self.patient = True
+
+
 class _Node:
     grace = 2.0
 
@@ -36,6 +43,7 @@ class _Node:
         self.stopped = False
         self.session = self
         self.watchers = Watchers()
+        self.judging = _Judging()
 
     def carry(self) -> tuple[Any, ...]:
         return ("2", "2", 0, 0, 0)
@@ -56,6 +64,15 @@ class _Client:
         self.node = node
 
 
+class _Journal:
+    """The seat's journal: what is added to a game's meta."""
+
+    added: dict[str, dict[str, Any]] = {}
+
+    def add_meta(self, game: str, entries: dict[str, Any]) -> None:
+        self.added.setdefault(game, {}).update(entries)
+
+
 @pytest.fixture
 def kept(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """The journal meta of each new table's seat; its game node listens on port 41010."""
@@ -65,7 +82,8 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         return _Node(), 41010
 
     monkeypatch.setattr(goes_on, "listen_node", listen)
-    monkeypatch.setattr(goes_on, "Journal", lambda path: None)
+    _Journal.added.clear()
+    monkeypatch.setattr(goes_on, "Journal", lambda path: _Journal())
     monkeypatch.setattr(goes_on, "take_seat", lambda *a, meta: kept.append(meta))
     return kept
 
@@ -85,6 +103,8 @@ def test_a_practice_game_gone_on_at_a_new_table_keeps_its_marks(
     old = client.node
     ensureDeferred(goes._go_on(old, 2))  # type: ignore[arg-type]
     assert old.stopped and kept == [{**marks, "carried": True}]
+    # Nobody to keep waiting at the new table either: the person is warned of no deadline.
+    assert client.node is not old and client.node.judging.patient
 
 
 def test_a_lan_hosts_new_table_takes_watchers_as_the_first_did(
@@ -126,5 +146,7 @@ def test_a_lan_hosts_new_table_takes_watchers_as_the_first_did(
     # What `tractor resume` of the moved game opens again (`host_again`).
     assert kept == [{"carried": True, "local_ai": False,
                      **hosting_meta(False, "sesame", True)}]
+    # `tractor history` says where the first table's game went on.
+    assert _Journal.added == {"747474747474-0": {"went_on": "757575757575-0"}}
     goes.stop()
     assert new_lan.announcer is None

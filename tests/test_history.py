@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from tractor.cli.history import history_lines, replay
+from tractor.cli.stats import records
 from tractor.net.journal.records import GameStart
 from tractor.net.journal.store import Journal
 from tractor.records import hand_result
@@ -75,5 +76,34 @@ def test_history_says_the_hand_a_game_stopped_in_and_its_rules_in_80_columns(tmp
     assert lines[4] == "    unfinished in hand 1 (tractor resume)"  # no rules line: defaults
     assert lines[7].startswith("    rules: decks=3  talon_multiplier=power")
     assert lines[7].endswith(" more") and "+" in lines[7]
-    assert lines[8].endswith("AI 3  2 hands  finished")
-    assert all(len(line) <= 80 for line in lines) and len(lines) == 9
+    assert lines[8].endswith("AI 3  2 hands") and lines[9] == "    won by Ann and AI 2"
+    assert all(len(line) <= 80 for line in lines) and len(lines) == 10
+
+
+def test_history_says_how_each_game_ended_as_stats_counts_it(tmp_path):
+    """A LAN game halted in its 4th hand (a seat gone for good) was "3 hands  finished"
+    while `tractor stats` counted it as ended without a winner."""
+    journal = Journal(str(tmp_path / "j.sqlite"))
+    games = ("won-0", "halted-0", "moved-0", "older-0", "going-0")
+    for game in games:
+        journal.add_game(game, GameStart(0, bytes(32), bytes(32), Rules(), game.encode() * 3,
+                                         tuple(bytes([s]) * 32 for s in range(4)), 0))
+        journal.set_meta(game, {"names": ["Hana", "Gus", "AI 1", "AI 2"]})
+    no_level = hand_result(Rules(), 0, 0, 1, False, 0, 0)
+    journal.record_result("won-0", 0, no_level, finished=True, winners=(1, 3))
+    for game in ("halted-0", "moved-0", "going-0"):
+        for hand in range(3):
+            journal.record_result(game, hand, no_level)
+    gone = "seat 3 left the table: no connection for 120 s"
+    for game in ("halted-0", "moved-0"):  # (as the halted node does: `SeatGone`'s words)
+        journal.mark_finished(game, f"{gone}, so this hand ends without a result")
+    journal.add_meta("moved-0", {"went_on": "0123456789ab-0"})  # (as `GoesOn` does)
+    journal.mark_finished("older-0")  # a tractor that kept no verdict
+    told = {line.split()[0]: line for line in history_lines(journal)}
+    assert told["won-0"].endswith("Gus, AI 1, AI 2  1 hand  won by Gus and AI 2")
+    assert told["halted-0"].endswith(f"3 hands  ended in hand 4 without a winner  ({gone})")
+    assert told["moved-0"].endswith(f"({gone})  went on at a new table as 0123456789ab-0")
+    assert told["older-0"].endswith("AI 2  ended in hand 1 without a winner")
+    assert told["going-0"].endswith("AI 2  unfinished in hand 4 (tractor resume)")
+    counted = records(journal)
+    assert (counted.finished, counted.ended_unwon, counted.in_progress) == (1, 3, 1)

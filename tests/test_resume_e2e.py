@@ -13,6 +13,7 @@ import time
 import pytest
 from processes import PROMPTS, Session, ai_processes
 
+from tractor.cli.going_on import GoingOn
 from tractor.net.journal.store import Journal
 
 # e2e: every test here runs real processes.
@@ -86,6 +87,14 @@ def test_a_lan_host_killed_mid_hand_resumes_with_its_ai_seats(tmp_path):
     while ai_processes(tmp_path) and time.time() < deadline:
         time.sleep(0.3)
     assert ai_processes(tmp_path) == []
+    # What `tractor resume` needs to go on at a new table as this run would have (a
+    # resumed host kept none, and its guests found its lobby closed: `cli.going_on`).
+    journal = Journal(str(tmp_path / "journal.sqlite"), read_only=True)
+    going = GoingOn.from_meta(journal.meta(journal.games()[0].id))
+    address = host.out.split("tractor join ")[1].split("`")[0]
+    assert going is not None and (going.lobby, going.host, going.player) == (
+        address, True, "You"), going
+    assert going.ai is not None and (going.ai.strategy, going.ai.level) == ("heuristic", "easy")
     resume_to_verified(env)
 
 
@@ -194,3 +203,11 @@ def test_on_a_lan_table_the_host_reopens_and_a_guest_rejoins_after_a_seat_is_gon
         for s in [host, guest]:
             if s is not None and s.proc.poll() is None:
                 s.proc.kill()
+    # Each seat's journal: the first table's game says where it went on (`tractor
+    # history`), the new one keeps how to go on again after `tractor resume`.
+    for who, lobby, is_host in (("host", address, True), ("guest", address, False)):
+        journal = Journal(str(tmp_path / who / "journal.sqlite"), read_only=True)
+        first, carried = journal.games()
+        assert journal.meta(first.id)["went_on"] == carried.id
+        going = GoingOn.from_meta(journal.meta(carried.id))
+        assert going is not None and (going.lobby, going.host) == (lobby, is_host), going

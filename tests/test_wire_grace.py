@@ -235,6 +235,8 @@ def test_a_halted_table_is_over_in_the_journal(tmp_path):
     assert isinstance(node.halted, SeatGone)
     assert journal.ballots("g")  # its votes were kept before they left
     assert journal.games()[0].finished
+    # Its verdict is kept for `tractor history` ("ended in hand 1 without a winner (...)").
+    assert journal.meta("g")["ended"] == str(node.halted)
 
 
 def test_a_journal_that_refuses_the_write_still_lets_the_table_halt_and_the_log_says_so(

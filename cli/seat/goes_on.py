@@ -27,13 +27,14 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
+from tractor.ai.hosting.runner import be_patient
 from tractor.cli.options import journal_path
 from tractor.cli.screen.words import count
 from tractor.cli.seat.human import HumanPlayer
 from tractor.cli.seat.netclient import NetClient
 from tractor.cli.watch_hosting import WatchHosting
 from tractor.net.deck.errors import DeckError, TranscriptSplit, ViewMismatch
-from tractor.net.journal.store import Journal
+from tractor.net.journal.store import WENT_ON_KEY, Journal
 from tractor.net.lobby.addresses import parse_endpoint
 from tractor.net.lobby.errors import LobbyError
 from tractor.net.lobby.guest_protocol import join_table
@@ -44,7 +45,7 @@ from tractor.net.mesh.wire import PeerNode
 from tractor.net.referee.refereeing import SeatGone
 from tractor.net.referee.stall import Stalled
 from tractor.net.table.errors import TableError
-from tractor.net.table.seat import listen_node, take_seat
+from tractor.net.table.seat import game_id, listen_node, take_seat
 
 REJOIN_SECONDS = 120.0  #: how long a guest keeps knocking at the host's reopened lobby
 
@@ -150,14 +151,19 @@ class GoesOn:
                              "AI in that seat")
             seating = await self._rejoin(me, carry)
         hosting = self.hosting
+        journal = Journal(journal_path())
         take_seat(node, seating, key, HumanPlayer(getattr(self.args, "deal_pace", 0.0)),
-                  Journal(journal_path()),
+                  journal,
                   # A practice game stays one at its new table (`tractor resume` is
                   # patient with it, `tractor stats` knows its AI level); a host's seat
                   # opens for watchers there after `tractor resume` too.
                   meta={**self.marks, "carried": True,
                         "local_ai": self.fill_local is not None,
                         **({} if hosting is None else hosting.kept())})
+        # `tractor history` says where the halted game went on.
+        journal.add_meta(game_id(self.seating), {WENT_ON_KEY: game_id(seating)})
+        if self.marks.get("practice"):  # nobody to keep waiting, as at the first table
+            be_patient(node)
         old.stop()
         self.seating = seating
         self.client.rebind(node, list(seating.names))

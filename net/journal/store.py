@@ -29,9 +29,13 @@ from tractor.records import HandResult
 from tractor.rules import Rules
 
 #: Meta keys of secrets a game needs only while it may be resumed (a LAN host's table
-#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`): removed once
-#: the game is over.
-UNFINISHED_SECRETS = ("watch_passphrase",)
+#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`; the lobby's
+#: passphrase, with which a resumed seat reopens or rejoins the lobby when a seat is gone
+#: for good: `cli.going_on`): removed once the game is over.
+UNFINISHED_SECRETS = ("watch_passphrase", "lobby_passphrase")
+#: The meta key of why a game ended without a winner (`Journal.mark_finished`), and the
+#: most of it kept; `WENT_ON_KEY`: the game it went on as at a new table (`cli.seat.goes_on`).
+ENDED_KEY, MAX_WHY, WENT_ON_KEY = "ended", 300, "went_on"
 #: A key's length in ``games.public_keys`` (the seats' raw Ed25519 keys, one after another).
 _KEY_BYTES = 32
 
@@ -125,12 +129,21 @@ class Journal:
         """What a restart needs beyond the protocol: the seats' names and addresses, the
         endpoint this peer listened on, who decides for it (JSON-able)."""
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO meta (game, data) VALUES (?,?)",
-                            (game, json.dumps(data)))
+            self._set_meta(game, data)
 
     def meta(self, game: str) -> dict[str, Any]:
         row = self.db.execute("SELECT data FROM meta WHERE game = ?", (game,)).fetchone()
         return json.loads(row[0]) if row else {}
+
+    def add_meta(self, game: str, entries: dict[str, Any]) -> None:
+        """Add ``entries`` to ``game``'s meta (what it had stays)."""
+        with self.db:
+            self._set_meta(game, {**self.meta(game), **entries})
+
+    def _set_meta(self, game: str, data: dict[str, Any]) -> None:
+        """(In the caller's transaction.)"""
+        self.db.execute("INSERT OR REPLACE INTO meta (game, data) VALUES (?,?)",
+                        (game, json.dumps(data)))
 
     def append(self, game: str, frames: Sequence[bytes]) -> None:
         """Keep frames (this peer's before it sends them, others' once accepted); a frame
@@ -209,20 +222,22 @@ class Journal:
                 self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
                 self._forget_secrets(game)
 
-    def mark_finished(self, game: str) -> None:
+    def mark_finished(self, game: str, why: str | None = None) -> None:
         """The game will not go on here (its table halted, or it moved to a new table):
-        `tractor history` lists it as over and `tractor resume` does not offer it."""
+        `tractor history` lists it as over, saying ``why`` (the halt's verdict, kept in
+        its meta as `ENDED_KEY`), and `tractor resume` does not offer it."""
         with self.db:
             self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
-            self._forget_secrets(game)
+            self._forget_secrets(game, {} if why is None else {ENDED_KEY: why[:MAX_WHY]})
 
-    def _forget_secrets(self, game: str) -> None:
-        """(In the caller's transaction) the game is over: `UNFINISHED_SECRETS` go."""
+    def _forget_secrets(self, game: str, entries: dict[str, Any] | None = None) -> None:
+        """(In the caller's transaction) the game is over: `UNFINISHED_SECRETS` go (and
+        ``entries`` are added to its meta)."""
         meta = self.meta(game)
-        if any(key in meta for key in UNFINISHED_SECRETS):
+        if entries or any(key in meta for key in UNFINISHED_SECRETS):
             for key in UNFINISHED_SECRETS:
                 meta.pop(key, None)
-            self.db.execute("UPDATE meta SET data = ? WHERE game = ?", (json.dumps(meta), game))
+            self._set_meta(game, {**meta, **(entries or {})})
 
     def results(self, game: str) -> list[dict[str, Any]]:
         return [h.result for h in self.hands(game)]

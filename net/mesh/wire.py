@@ -345,7 +345,7 @@ class PeerNode:
         try:  # the table ends even when a bug in the journal goes up (after this)
             if self.journal is not None:  # a halted table never goes on: not to be resumed
                 try:
-                    self.journal.mark_finished(self.game)
+                    self.journal.mark_finished(self.game, str(exc))
                 except sqlite3.Error:  # the disk full, the file locked or read-only
                     self.log.failure("could not mark the game over in the journal")
         finally:

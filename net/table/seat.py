@@ -108,6 +108,25 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
     return node, session
 
 
+def journaled_seating(session: GameSession, meta: dict[str, Any]) -> Seating:
+    """The seating a journaled game began from, as far as its session and its meta keep
+    it (what a resumed seat needs to go on at a new table, or to host watchers); a part
+    the meta does not hold (an older tractor's journal) is left empty."""
+    carry = meta.get("carry")
+    try:
+        nonce = bytes.fromhex(str(meta.get("nonce", "")))
+    except ValueError:
+        nonce = b""
+    return Seating(session.table, str(meta.get("table_name", "")), session.rules,
+                   session.seat, tuple(k.public_bytes_raw() for k in session.public_keys),
+                   {int(s): str(a) for s, a in meta.get("addresses", {}).items()},
+                   tuple(str(n) for n in meta.get("names", ())),
+                   tuple(str(k) for k in meta.get("kinds", ())),
+                   tuple(carry) if isinstance(carry, list) else None,
+                   meta.get("watchers", True) is not False, nonce,
+                   tuple(None if lv is None else str(lv) for lv in meta.get("ai_levels", ())))
+
+
 def journaled_binding(meta: dict[str, Any], players: int) -> TableBinding | None:
     """The table id's parts a watcher needs, from a journal's meta (None: a game begun by
     an older tractor, which did not keep the nonce: its watchers go to another seat)."""
