@@ -159,16 +159,18 @@ def _parser() -> argparse.ArgumentParser:
         "Without a command: `tractor play`.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def game_options(p: argparse.ArgumentParser) -> None:
+    def game_options(p: argparse.ArgumentParser, resuming: bool = False) -> None:
         p.add_argument("--plain", action="store_true",
                        help="a scrolling prompt instead of the full screen (small "
                        "terminals, screen readers, scripts)")
         p.add_argument("--player", "--you", dest="player", default=None, metavar="NAME",
                        type=_player_name,
                        help="your name at the table (default: your login name)")
-        p.add_argument("--grace", type=_seconds, default=GRACE, metavar="SECONDS",
+        p.add_argument("--grace", type=_seconds, default=None if resuming else GRACE,
+                       metavar="SECONDS",
                        help="how long to wait for a seat whose connection is lost before "
-                       "the hand ends without it (default: %(default)s)")
+                       "the hand ends without it (default: " + (
+                           "as the game began" if resuming else "%(default)s") + ")")
         p.add_argument("--hint-level", choices=LEVELS, default=HINT_LEVEL,
                        help="how hard the hint (i) thinks; at most about a second "
                        "(default: %(default)s)")
@@ -285,7 +287,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="only hosts who know it get AI players ('-' to type it hidden)")
 
     p_resume = sub.add_parser("resume", help="continue your game after a crash")
-    game_options(p_resume)
+    game_options(p_resume, resuming=True)
     p_resume.add_argument("game", nargs="?", help="game id (default: the newest unfinished)")
     p_resume.set_defaults(seed=None)
 

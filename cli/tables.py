@@ -464,6 +464,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             say(f"tractor: cannot listen on {meta.get('listen')} again: is the game "
                 "still running? (try again in a few seconds)")
             return 1
+        args.grace = node.grace  # (without --grace: the game's own, from its journal)
         # A practice game's AI peers (a LAN host's own AI seats) ended with this process:
         # they come back too, each from its journal. Started once the person's seat is
         # back and listening: on a machine of two cores, four processes replaying at once

@@ -261,7 +261,7 @@ def test_the_levels_a_start_said_are_kept_where_stats_reads_them(tmp_path):
     from tractor.net.lobby.seating import Seating
     from tractor.net.mesh.wire import PeerNode
     from tractor.net.table.player import RandomPlayer
-    from tractor.net.table.seat import game_id, take_seat
+    from tractor.net.table.seat import game_id, kept_grace, take_seat
 
     keys = [Ed25519PrivateKey.from_private_bytes(bytes([s + 1]) * 32) for s in range(4)]
     seating = Seating(b"t" * 32, "Friday", Rules(), 0,
@@ -270,10 +270,12 @@ def test_the_levels_a_start_said_are_kept_where_stats_reads_them(tmp_path):
                       ("Ann", "AI 1", "Bob", "AI 2"), ("human", "ai", "human", "ai"),
                       levels=(None, "hard", None, "easy"))
     journal = Journal(str(tmp_path / "j.sqlite"))
-    node = PeerNode(MemoryReactorClock())
+    node = PeerNode(MemoryReactorClock(), grace=15.0)
     take_seat(node, seating, keys[0], RandomPlayer(0), journal=journal)
     node.stop()
     assert journal.meta(game_id(seating))["ai_levels"] == [None, "hard", None, "easy"]
+    # (and the grace period, which a resumed seat and its AI seats wait as the first run did)
+    assert kept_grace(journal.meta(game_id(seating))) == 15.0
     assert sorted(name for name, ai in records(journal).people if ai) == [
         "AI (easy)", "AI (hard)"]
 

@@ -61,6 +61,7 @@ def take_seat(node: PeerNode, seating: Seating, key: Ed25519PrivateKey, player: 
             else _listen_again(node), "table_name": seating.name,
             "carry": list(seating.carry) if seating.carry is not None else None,
             "watchers": seating.watchers, "nonce": seating.nonce.hex(),
+            "grace": node.grace,  # (a resumed seat waits as long as the first run did)
             # Each seat's AI level as the start said it (None: a person, or not said).
             "ai_levels": [seating.level_of(s) for s in range(len(seating.keys))],
             **(meta or {})})
@@ -83,14 +84,18 @@ def _listen_again(node: PeerNode) -> str:
 
 
 async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
-                      grace: float = GRACE,
+                      grace: float | None = None,
                       progress: Callable[[int, int], None] | None = None
                       ) -> tuple[PeerNode, GameSession]:
     """Rebuild this peer's seat of ``game`` after a crash: the session replayed from the
     journal (``progress(done, total)`` told as it goes), the node listening again where it
     did (so the others' reconnection attempts find it), dialing the others and sending
-    what it owes. Raises `CannotListenError` when that endpoint is still taken."""
+    what it owes. ``grace``: None waits for a lost seat as long as the game's first run
+    did (`GRACE` for a journal that does not say). Raises `CannotListenError` when that
+    endpoint is still taken."""
     meta = journal.meta(game)
+    if grace is None:
+        grace = kept_grace(meta)
     session, frames = open_session(journal, game, player, progress=progress)
     node = PeerNode(reactor, listen=meta.get("listen", "tcp:0:interface=127.0.0.1"),
                     grace=grace, pair_links=Wormholes())
@@ -106,6 +111,19 @@ async def resume_seat(reactor: Any, journal: Journal, game: str, player: Player,
                if int(s) != session.seat})
     node.begin(frames)
     return node, session
+
+
+def kept_grace(meta: dict[str, Any]) -> float:
+    """The grace period a game's first run waited for a lost seat, from its journal's
+    ``meta`` (`GRACE` where it does not say, or says nonsense).
+
+    >>> kept_grace({"grace": 15.0}), kept_grace({}), kept_grace({"grace": "x"})
+    (15.0, 120.0, 120.0)
+    """
+    kept = meta.get("grace")
+    if isinstance(kept, int | float) and not isinstance(kept, bool) and 0 < kept < 1e6:
+        return float(kept)  # (the bound `tractor --grace` takes)
+    return GRACE
 
 
 def journaled_seating(session: GameSession, meta: dict[str, Any]) -> Seating:
