@@ -55,7 +55,7 @@ from .ai_servers import AiServerChooser
 from .checking import CheckingLine
 from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
-from .lobby_prompt import lobby_prompt
+from .lobby_prompt import LeftTable, lobby_prompt
 from .lobby_settings import table_line
 from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
@@ -382,6 +382,9 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         finally:
             goes.stop()
+    except LeftTable as exc:  # as the guest chose: no failure
+        say(str(exc))
+        return 0
     except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
@@ -423,6 +426,9 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
         lobby_wormhole = None
         client = _seat_person(node, seating, key, args, {})
         return await _screen(client, args.plain)
+    except LeftTable as exc:  # as the guest chose: no failure
+        say(str(exc))
+        return 0
     except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
