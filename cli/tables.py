@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +30,7 @@ from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.internet.seat_code_limits import code_problem
 from tractor.net.journal.store import Journal
+from tractor.net.lobby.addresses import is_loopback
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
 from tractor.net.lobby.guest_protocol import join_table
@@ -57,7 +57,14 @@ from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
 from .lobby_prompt import LeftTable, lobby_prompt
 from .lobby_settings import table_line
-from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
+from .options import (
+    AddressError,
+    data_dir,
+    journal_path,
+    listen_interface,
+    lobby_endpoint,
+    parse_rules,
+)
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
 from .watch_hosting import WatchHosting, host_again
@@ -197,8 +204,11 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             return 2
     internet = internet_address(args.mailbox, args.relay) if args.internet else None
     # An internet table's seats meet through wormholes: nothing listens beyond this
-    # machine (its AI seats join the lobby on loopback).
-    interface = "127.0.0.1" if internet else "0.0.0.0"
+    # machine (its AI seats join the lobby on loopback). A LAN table's game ports and AI
+    # seats listen where its lobby does (`--listen`): on loopback, this machine only.
+    interface = "127.0.0.1" if internet else listen_interface(args.listen)
+    here_only = not internet and is_loopback(interface)
+    announce = not args.no_announce and not internet and not here_only
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, interface, grace=args.grace)
     children: list[AiChild] = []
@@ -211,8 +221,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
         for token in tokens:
             spawned[0] += 1
-            # Listening on every interface, as this host's own node does: the lobby tells
-            # the other seats this machine's LAN address for a seat that joined from here.
+            # Listening where this host's own node does (every interface unless `--listen`
+            # names one): the lobby tells the other seats this machine's LAN address for a
+            # seat that joined from here.
             children.append(spawn_ai_process(reactor, address, [token], args.strategy,
                                              args.level, log_file=str(home / "ai.log"),
                                              journal_dir=str(home / "ai"),
@@ -231,8 +242,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase,
                                  listen="tcp:0:interface=127.0.0.1" if internet else args.listen,
-                                 fill_local=fill_local,
-                                 announce=not args.no_announce and not internet,
+                                 fill_local=fill_local, announce=announce,
                                  internet=internet)
         # At a table with a passphrase the seats refuse watchers (a guest or an AI may not
         # know it): the host's seat checks it (`WatchHosting`; README, "Watching a game").
@@ -251,9 +261,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                   "with a seat code of their own"))
             codes.start()
         else:
-            where = ("(it is not announced: `tractor join` alone does not list it)"
-                     if args.no_announce else "(or `tractor join` to find it on the LAN)")
-            say(f"table {args.name!r} open: others run `tractor join {lobby.address}` {where}")
+            say(_open_line(args.name, lobby.address, here_only, args.no_announce))
         pins = Journal(journal_path())
         host_lobby = lobby
         # An internet table's AI seats are this machine's: a LAN AI server's players
@@ -266,8 +274,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         if codes is not None:
             codes.close()  # the game's links are wormholes of their own
         watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
-                                passphrase, lobby.limiter,
-                                announce=not args.no_announce and not internet)
+                                passphrase, lobby.limiter, announce=announce)
         hosting.append(watching)
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder, and opens
@@ -280,10 +287,9 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         watching.open_on_lan(reactor, (interface, port), lobby.instance, client.note,
                              lobby.discovery_port)
-        match = re.search(r"interface=([^:]+)", args.listen)
         # At a new table (a seat gone for good) the same watch hosting opens there.
         goes = GoesOn(reactor, args, client, seating, lobby.address,
-                      match.group(1) if match else "0.0.0.0", True, passphrase=passphrase,
+                      interface, True, passphrase=passphrase,
                       fill_local=fill_local, before_fill=lambda: retire(children),
                       hosting=watching)
         try:
@@ -302,6 +308,17 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             lobby.close()
         node.stop()
         await stop_all(reactor, children)
+
+
+def _open_line(name: str, address: str, here_only: bool, unannounced: bool) -> str:
+    """What `tractor host` says once its LAN table is open: the address to join, and who
+    can find it (a table on loopback is this machine's only: it is never announced)."""
+    if here_only:
+        return (f"table {name!r} open on this machine only (it listens on loopback, so "
+                f"the LAN cannot reach it): others here run `tractor join {address}`")
+    where = ("(it is not announced: `tractor join` alone does not list it)"
+             if unannounced else "(or `tractor join` to find it on the LAN)")
+    return f"table {name!r} open: others run `tractor join {address}` {where}"
 
 
 def _codes_line(codes: list[str]) -> str:
