@@ -26,6 +26,7 @@ from tractor.phases import Phase
 from tractor.rules import Rules
 
 from .prompts import fit as fit_message
+from .stats import derived_winners
 
 
 def terminal_width() -> int:
@@ -71,7 +72,26 @@ def _game_parts(journal: Journal, g: GameRecord) -> list[str]:
     who = f" with {', '.join(n for i, n in enumerate(names) if i != g.seat)}" \
         if names else ""
     mode = [f"find-a-friend, {g.rules.players} players"] if g.rules.mode == "friends" else []
-    return [g.id, when, f"seat {g.seat}{who}", *mode, *_how_far(scored, g.finished)]
+    won = _winners_part(journal, g, names) if g.finished else []
+    return [g.id, when, f"seat {g.seat}{who}", *mode, *_how_far(scored, g.finished), *won]
+
+
+def _winners_part(journal: Journal, g: GameRecord, names: list[Any]) -> list[str]:
+    """Who won finished game ``g`` ("won by you, AI 2"), as the journal recorded it (a
+    game recorded before journal layout 4: worked out from its hands, as `tractor stats`
+    does); none when nobody won (its table halted) or the record cannot tell."""
+    winners = g.winners
+    if winners is None:
+        try:
+            winners = derived_winners(g.rules, journal.meta(g.id).get("carry"),
+                                      journal.hands(g.id))
+        except (KeyError, ValueError, TypeError, IndexError):
+            return []  # a record this version cannot read: the rest of the line stands
+    if not winners:
+        return []
+    return ["won by " + ", ".join(
+        "you" if s == g.seat else str(names[s]) if s < len(names) else f"seat {s}"
+        for s in winners)]
 
 
 def _parts_laid_out(parts: list[str], width: int | None) -> list[str]:

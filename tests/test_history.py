@@ -76,4 +76,7 @@ def test_history_says_the_hand_a_game_stopped_in_and_its_rules_in_80_columns(tmp
     assert lines[7].startswith("    rules: decks=3  talon_multiplier=power")
     assert lines[7].endswith(" more") and "+" in lines[7]
     assert lines[8].endswith("AI 3  2 hands  finished")
-    assert all(len(line) <= 80 for line in lines) and len(lines) == 9
+    # Who won a finished game (it was never said): this seat and its partner.
+    assert lines[9] == "    won by you, AI 2"
+    assert all(len(line) <= 80 for line in lines) and len(lines) == 10
+    assert history_lines(journal)[-1].endswith("2 hands  finished  won by you, AI 2")
