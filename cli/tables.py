@@ -163,7 +163,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
                  "level": args.level}
         client = _seat_person(node, seating, key, args, marks)
         be_patient(node)  # nobody to keep waiting: no deadline shown either
-        report_deaths(children, client.note)
+        report_deaths(children, client.note, lambda: client.session.over)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
                       fill_local=fill_local, before_fill=lambda: retire(children),
                       marks=marks)
@@ -217,6 +217,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     spawned = [0]
     #: Where news of an AI child goes: the terminal, above the lobby prompt, the log.
     reporter: list[Callable[[str], None]] = [say]
+    seated: list[NetClient] = []  #: the person's seat once the game starts
 
     def fill_local(count: int, address: str, tokens: list[bytes]) -> None:
         for token in tokens:
@@ -230,7 +231,8 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                              name=f"AI {spawned[0]}", grace=args.grace,
                                              interface=interface,
                                              takeback_wait=args.takeback_wait))
-        report_deaths(children, lambda text: reporter[0](text))
+        report_deaths(children, lambda text: reporter[0](text),
+                      lambda: bool(seated) and seated[0].session.over)
 
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
@@ -281,6 +283,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         # for watchers what this seat opened (`watching.kept()`: LAN or internet).
         client = _seat_person(node, seating, key, args, {"local_ai": True, **watching.kept()})
         reporter[0] = client.note
+        seated.append(client)
         if internet:  # a seat gone for good stops the table (no new table: see README)
             # Its game ports listen on loopback only: watchers come with watch codes.
             watching.open_codes(reactor, node, args.mailbox, args.relay, client.note)
@@ -506,7 +509,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
-        report_deaths(children, client.note)
+        report_deaths(children, client.note, lambda: client.session.over)
         # A host's seat opens for watchers what it opened before the crash: on a LAN its
         # announcement and line, at an internet table new watch codes.
         hosting = host_again(reactor, node, session, meta, client.note)
