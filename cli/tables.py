@@ -336,6 +336,14 @@ def _codes_command(codes: SeatCodes) -> Callable[[], str]:
     return lambda: codes.ask() or _codes_line(codes.codes())
 
 
+def passphrase_reason(exc: LobbyError) -> str:
+    """Why `tractor join` asks for the passphrase (again), said as the question's reason:
+    "table 'nutable' needs a passphrase" (it read "tractor: refused: table 'nutable' needs
+    a passphrase (tcp:...)", a fatal error's words, just before the question)."""
+    why = exc.why.removeprefix("refused: ")
+    return f"{why}: type it again" if isinstance(exc, WrongPassphrase) else why
+
+
 async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
     """The tables heard on the LAN, one picked by number (asked again until it is one of
     them): its address and whether it needs a passphrase; None if there is none or the
@@ -392,7 +400,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
                 # wrong guesses a minute from one address).
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
-                say(f"tractor: {exc}")
+                say(passphrase_reason(exc))
                 passphrase = await ask_passphrase("-", True, JOINING)
         seating = await _asyncio(lobby_prompt(guest, False))
         client = _seat_person(node, seating, key, args, {})
@@ -439,7 +447,7 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
                 # Asked again on the same wormhole (the host's lobby counts the guesses).
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
-                say(f"tractor: {exc}")
+                say(passphrase_reason(exc))
                 passphrase = await ask_passphrase("-", True, JOINING)
         seating = await _asyncio(lobby_prompt(guest, False))
         lobby_wormhole.close().addErrback(lambda _f: None)

@@ -30,6 +30,7 @@ def test_joining_a_passphrase_table_by_address_asks_for_it_and_again_after_a_wro
                         {**env, "TRACTOR_HOME": str(tmp_path / "guest")})
         assert guest.until(lambda out: "table passphrase: " in out, 30), guest.out
         assert "needs a passphrase" in guest.out
+        assert "refused" not in guest.out  # before: "tractor: refused: table ... needs ..."
         guest.send("close sesame")
         assert guest.until(lambda out: out.count("table passphrase: ") == 2, 30), guest.out
         guest.send("open sesame")

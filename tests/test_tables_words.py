@@ -1,8 +1,13 @@
-"""`tractor host --listen tcp:0:interface=127.0.0.1` (a new user's trial): it said "(or
+"""What `tractor host` and `tractor join` say (a new user's trials).
+
+`tractor host --listen tcp:0:interface=127.0.0.1`: it said "(or
 `tractor join` to find it on the LAN)", announced 127.0.0.1 (which every browser refuses
 as another host's address) and opened its game port and AI seats on every interface. A
 table on loopback is this machine's only: said so, never announced, and its seats listen
-on loopback too. The command's wiring, with the lobby and the node replaced."""
+on loopback too. The command's wiring, with the lobby and the node replaced.
+
+A table that needs a passphrase: "tractor: refused: table 'nutable' needs a passphrase" read
+as a fatal error just before `tractor join` asked for it."""
 
 from __future__ import annotations
 
@@ -14,7 +19,12 @@ import pytest
 from tractor.cli import tables
 from tractor.cli.main import _parser
 from tractor.cli.options import listen_interface
-from tractor.net.lobby.errors import LobbyError
+from tractor.net.lobby.errors import (
+    LobbyError,
+    PassphraseRequired,
+    WrongPassphrase,
+    error_for,
+)
 
 
 class _Node:
@@ -68,3 +78,12 @@ def test_the_open_line_says_who_can_join_a_table_on_loopback():
         "(or `tractor join` to find it on the LAN)")
     assert listen_interface(r"tcp:0:interface=\:\:1") == "::1"
     assert listen_interface("tcp:40123") == "0.0.0.0"
+
+
+def test_join_says_why_it_asks_for_the_passphrase_as_the_questions_reason():
+    needed = error_for("passphrase-required", "table 'nutable' needs a passphrase",
+                       "tcp:127.0.0.1:40123")
+    assert isinstance(needed, PassphraseRequired)
+    assert tables.passphrase_reason(needed) == "table 'nutable' needs a passphrase"
+    wrong = WrongPassphrase("wrong table passphrase", "tcp:127.0.0.1:40123")
+    assert tables.passphrase_reason(wrong) == "wrong table passphrase: type it again"
