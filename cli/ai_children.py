@@ -34,15 +34,29 @@ def retire(children: list[AiChild]) -> None:
     children.clear()
 
 
-def report_deaths(children: list[AiChild], report: Callable[[str], None]) -> None:
+def report_deaths(children: list[AiChild], report: Callable[[str], None],
+                  game_over: Callable[[], bool] = lambda: False) -> None:
     """Say at once when a child this command did not stop dies (with its last line),
-    unless Ctrl-C ends everything (it reaches the children too)."""
-    def news(text: str) -> None:
-        if not ctrl_c_pressed():
-            report(text)
-
+    unless Ctrl-C ends everything (it reaches the children too), or it left as it should
+    once ``game_over`` (status 0: its game is won, it has nothing more to play; said,
+    every AI seat's exit reprinted `--plain`'s prompt after the game-over line)."""
     for child in children:
-        child.on_death = news
+        child.on_death = _news_of(child, report, game_over)
+
+
+def _news_of(child: AiChild, report: Callable[[str], None],
+             game_over: Callable[[], bool]) -> Callable[[str], None]:
+    def news(text: str) -> None:
+        if ctrl_c_pressed():
+            return
+        # Its own last words count too: it may finish the last hand's audit before
+        # this seat does.
+        ended = game_over() or "game over" in (child.last_line or "")
+        if child.exit_code == 0 and child.signal is None and ended:
+            return
+        report(text)
+
+    return news
 
 
 async def until_started(reactor: Any, started: Deferred[Seating], children: list[AiChild],
@@ -92,7 +106,7 @@ def revive_ai(reactor: Any, client: NetClient, seating: Seating, children: list[
         fresh = spawn_ai_resume(reactor, str(journal), str(home / "ai.log"), name=old.name)
         children.append(fresh)
         client.returning.expect(seat, alive_check(fresh))  # quiet while it starts
-        report_deaths(children, client.note)
+        report_deaths(children, client.note, lambda: client.session.over)
         node.down_since[seat] = now  # give it time to come back before asking again
 
 

@@ -159,7 +159,8 @@ def resumed_goes_on(reactor: Any, args: argparse.Namespace, client: NetClient,
         already = sum(kind == "ai" for kind in seating.kinds)
         fill_local = going.ai.filler(
             reactor, children, home, args.grace, started=already,
-            after=None if going.ai.practice else lambda: report_deaths(children, client.note))
+            after=None if going.ai.practice else lambda: report_deaths(
+                children, client.note, lambda: client.session.over))
     return GoesOn(reactor, argparse.Namespace(**{**vars(args), "player": going.player}),
                   client, seating, going.lobby, going.interface, going.host,
                   passphrase=passphrase, fill_local=fill_local,

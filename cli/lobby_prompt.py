@@ -2,9 +2,10 @@
 and the person's commands until the game starts.
 
 An empty line does nothing (a stray Enter once closed the table for everybody). Leaving
-takes ``quit``; on a terminal, when other people are seated, it asks first. The end of
-input leaves too: a script that pipes its commands ends by closing the pipe, and Ctrl-D
-on a terminal is ``quit``.
+takes ``quit``; on a terminal, when other people are seated, the host is asked first (its
+leaving closes the table; a guest's closes nothing). The end of input leaves too: a script
+that pipes its commands ends by closing the pipe, and Ctrl-D on a terminal is ``quit``.
+A guest that leaves has done what it chose (`LeftTable`: `tractor join` exits 0).
 """
 
 from __future__ import annotations
@@ -25,9 +26,23 @@ from .prompts import GaveUp, LineReader, end_prompt
 PROMPT = "lobby> "
 
 
+class LeftTable(GaveUp):
+    """A guest left the lobby as it chose (``quit``, the end of its input): nothing went
+    wrong and nothing closes for the others."""
+
+
 def roster_lines(roster: Roster) -> list[str]:
-    lines = [f"table {roster.name!r}: {roster.rules.players} seats, "
-             f"{roster.rules.decks} decks", *rules_lines(roster.rules)]
+    return [table_heading(roster), *rules_lines(roster.rules), *seat_lines(roster)]
+
+
+def table_heading(roster: Roster) -> str:
+    return (f"table {roster.name!r}: {roster.rules.players} seats, "
+            f"{roster.rules.decks} decks")
+
+
+def seat_lines(roster: Roster) -> list[str]:
+    """One line a seat: who sits there (and whether ready), an AI asked for, or empty."""
+    lines = []
     for seat, info in enumerate(roster.seats):
         if info is None:
             what = "AI asked for" if seat in roster.reserved else "empty"
@@ -42,9 +57,15 @@ def roster_update(shown: list[str], old: Roster | None, new: Roster,
                   is_host: bool) -> list[str]:
     """What the prompt prints for a new roster, as a person reads it: the news first (who
     joined or left, new rules, seats moved), then the roster's lines it speaks of, those
-    not in ``shown`` (the lines printed before; none: the whole roster)."""
+    not in ``shown`` (the lines printed before; none: the whole roster). New rules show
+    whole (the table's line and every rules line, changed or not): an "also:" line alone
+    read as if the main rules had gone."""
     lines = roster_lines(new)
-    fresh = lines if not shown else [line for line in lines if line not in shown]
+    whole = set()
+    if old is not None and old.rules != new.rules:
+        whole = {table_heading(new), *rules_lines(new.rules)}
+    fresh = lines if not shown else [line for line in lines
+                                     if line not in shown or line in whole]
     return roster_news(old, new, is_host) + fresh
 
 
@@ -56,10 +77,9 @@ def others_seated(roster: Any) -> list[str]:
             if info is not None and seat != roster.you and info.kind == "human"]
 
 
-def leave_question(others: list[str], is_host: bool) -> str:
-    if is_host:
-        return f"leave? the table closes for the others seated ({', '.join(others)}): y/N "
-    return f"leave? others are seated ({', '.join(others)}): y/N "
+def leave_question(others: list[str]) -> str:
+    """The host's question before it leaves (a guest leaving closes nothing: not asked)."""
+    return f"leave? the table closes for the others seated ({', '.join(others)}): y/N "
 
 
 async def lobby_prompt(lobby: Any, is_host: bool,
@@ -106,9 +126,9 @@ async def lobby_prompt(lobby: Any, is_host: bool,
                 started.cancel()
                 if is_host:
                     lobby.close()
-                else:
-                    lobby.leave()
-                raise GaveUp("you left the lobby")
+                    raise GaveUp("you left the lobby")
+                lobby.leave()
+                raise LeftTable("you left the lobby")
         return await started
     finally:
         if asked is not None:
@@ -137,7 +157,8 @@ class _LobbyCommands:
         self.codes = codes
         self.prompt = PROMPT  #: the lobby's, or the question before leaving
         self.settings = SettingsCommands(lobby, is_host, read.say)
-        self.help_text = ("lobby commands: ready, unready, " + self.settings.help_text + (
+        self.help_text = ("lobby commands: ready, unready, seats, " +
+                          self.settings.help_text + (
             "fill (AI peers on this machine for the empty seats), " if is_host else "") + (
             "fill lan (the AI servers heard on the LAN; fill lan N asks one), "
             if chooser is not None else "") + (
@@ -157,9 +178,9 @@ class _LobbyCommands:
         command = "quit" if line is None else line.strip().lower()
         if command == "quit":
             others = others_seated(self.lobby.roster())
-            if not others or not self.read.on_terminal:
+            if not self.is_host or not others or not self.read.on_terminal:
                 return True
-            self.prompt = leave_question(others, self.is_host)
+            self.prompt = leave_question(others)
         elif command:
             self._act(command, line or "")
         return False
@@ -172,6 +193,8 @@ class _LobbyCommands:
             lobby.ready(True)
         elif command == "unready":
             lobby.ready(False)
+        elif command == "seats":
+            self._seats()
         elif command == "fill" and self.is_host:
             d = lobby.request_fill()
             d.addCallback(lambda n: say(f"asked for {n} AI player(s)"))
@@ -184,5 +207,22 @@ class _LobbyCommands:
             say(self.codes())
         elif command in ("help", "?"):
             say(self.help_text)
+        elif not self.is_host and command.split()[0] in HOST_ONLY:
+            say(f"only the host {HOST_ONLY[command.split()[0]]}: ask them (the seats "
+                "show here when they change)")
         else:
             say(f"{command[:40]!r} is not a lobby command; {self.help_text}")
+
+    def _seats(self) -> None:
+        roster = self.lobby.roster()
+        if not isinstance(roster, Roster):
+            self.read.say("the lobby has no seats to show yet")
+            return
+        for line in (table_heading(roster), *seat_lines(roster)):
+            self.read.say(line)
+
+
+#: The commands only a host has, as a guest is told so ("only the host swaps seats").
+HOST_ONLY = {"swap": "swaps seats (`sit SEAT` asks for a free one)",
+             "fill": "fills the empty seats with AI players",
+             "codes": "has the seat codes"}

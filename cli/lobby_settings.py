@@ -171,10 +171,10 @@ def roster_news(old: Roster | None, new: Roster, is_host: bool) -> list[str]:
     changes = rules_changes(old.rules, new.rules)
     if changes:
         unready.append(f"{who} changed the rules: {changes}")
-    before = sorted(s.fingerprint for s in old.seats if s is not None)
-    after = sorted(s.fingerprint for s in new.seats if s is not None)
-    moved = before == after and [s and s.fingerprint for s in old.seats] != \
-        [s and s.fingerprint for s in new.seats]
+    # Who sits where, by key: a larger table's new empty seats move nobody.
+    before = {s.fingerprint: i for i, s in enumerate(old.seats) if s is not None}
+    after = {s.fingerprint: i for i, s in enumerate(new.seats) if s is not None}
+    moved = before.keys() == after.keys() and before != after
     if moved:
         unready.append("the seats changed (see below)" if changes else "the seats changed")
     if unready:

@@ -216,7 +216,8 @@ def _parser() -> argparse.ArgumentParser:
     p_host.add_argument("--passphrase", default=None,
                         help="only peers who know it can sit ('-' to type it hidden)")
     p_host.add_argument("--listen", default="tcp:0:interface=0.0.0.0", type=_listen,
-                        help="lobby endpoint (default: a free port on every interface)")
+                        help="lobby endpoint, its interface the game's too (default: a "
+                             "free port on every interface; on 127.0.0.1: this machine only)")
     p_host.add_argument("--rules", default=None, help="rules options, e.g. decks=3")
     takeback_wait_option(p_host)
     p_host.add_argument("--no-announce", action="store_true",

@@ -139,3 +139,22 @@ def rules_options(text: str | None) -> dict[str, object]:
         raise RulesError(f"unknown rules option(s): {', '.join(unknown)[:200]} (options: "
                          f"{', '.join(known)})")
     return data
+
+
+WILDCARD = "0.0.0.0"
+
+
+def listen_interface(endpoint: str) -> str:
+    """The interface a ``tcp:PORT:interface=IP`` server endpoint binds (Twisted's colons
+    inside a value escaped with a backslash, as an IPv6 address is); every interface
+    (`WILDCARD`) when it names none.
+
+        >>> listen_interface("tcp:0:interface=127.0.0.1"), listen_interface("tcp:40123")
+        ('127.0.0.1', '0.0.0.0')
+        >>> listen_interface(r"tcp:0:interface=\\:\\:1")
+        '::1'
+    """
+    for part in re.split(r"(?<!\\):", endpoint):
+        if part.startswith("interface="):
+            return part[len("interface="):].replace("\\:", ":") or WILDCARD
+    return WILDCARD

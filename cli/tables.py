@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +30,7 @@ from tractor.net.internet.lobby import SeatCodes, open_seat_code
 from tractor.net.internet.rendezvous import internet_address, is_seat_code
 from tractor.net.internet.seat_code_limits import code_problem
 from tractor.net.journal.store import Journal
+from tractor.net.lobby.addresses import is_loopback
 from tractor.net.lobby.discovery import browse
 from tractor.net.lobby.errors import LobbyError, PassphraseRequired, WrongPassphrase
 from tractor.net.lobby.guest_protocol import join_table
@@ -56,9 +56,16 @@ from .checking import CheckingLine
 from .going_on import GoingOn, LocalAi, resumed_goes_on
 from .interrupts import game_kept
 from .journal_open import journal_to_resume, ready_for_a_new_game
-from .lobby_prompt import lobby_prompt
+from .lobby_prompt import LeftTable, lobby_prompt
 from .lobby_settings import table_line
-from .options import AddressError, data_dir, journal_path, lobby_endpoint, parse_rules
+from .options import (
+    AddressError,
+    data_dir,
+    journal_path,
+    listen_interface,
+    lobby_endpoint,
+    parse_rules,
+)
 from .passphrase import AI_SERVER_USE, HOSTING, JOINING, ask_passphrase
 from .prompts import GaveUp, LineReader, say
 from .watch_hosting import WatchHosting, host_again
@@ -150,7 +157,7 @@ async def play(reactor: Any, args: argparse.Namespace) -> int:
                                                 args.player, ai).kept(None)}
         client = _seat_person(node, seating, key, args, marks)
         be_patient(node)  # nobody to keep waiting: no deadline shown either
-        report_deaths(children, client.note)
+        report_deaths(children, client.note, lambda: client.session.over)
         goes = GoesOn(reactor, args, client, seating, host.local_address, "127.0.0.1", True,
                       fill_local=fill_local, before_fill=lambda: retire(children),
                       marks=marks)
@@ -191,8 +198,11 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
             return 2
     internet = internet_address(args.mailbox, args.relay) if args.internet else None
     # An internet table's seats meet through wormholes: nothing listens beyond this
-    # machine (its AI seats join the lobby on loopback).
-    interface = "127.0.0.1" if internet else "0.0.0.0"
+    # machine (its AI seats join the lobby on loopback). A LAN table's game ports and AI
+    # seats listen where its lobby does (`--listen`): on loopback, this machine only.
+    interface = "127.0.0.1" if internet else listen_interface(args.listen)
+    here_only = not internet and is_loopback(interface)
+    announce = not args.no_announce and not internet and not here_only
     key = Ed25519PrivateKey.generate()
     node, port = await listen_node(reactor, interface, grace=args.grace)
     children: list[AiChild] = []
@@ -200,11 +210,14 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
     home = data_dir()
     #: Where news of an AI child goes: the terminal, above the lobby prompt, the log.
     reporter: list[Callable[[str], None]] = [say]
-    # Listening on every interface, as this host's own node does: the lobby tells the
-    # other seats this machine's LAN address for a seat that joined from here.
+    seated: list[NetClient] = []  #: the person's seat once the game starts
+    # Listening where this host's own node does (every interface unless `--listen` names
+    # one): the lobby tells the other seats this machine's LAN address for a seat that
+    # joined from here.
     ai = LocalAi(args.strategy, args.level, args.takeback_wait, interface)
     fill_local = ai.filler(reactor, children, home, args.grace, after=lambda: report_deaths(
-        children, lambda text: reporter[0](text)))
+        children, lambda text: reporter[0](text),
+        lambda: bool(seated) and seated[0].session.over))
 
     lobby: LobbyHost | None = None
     codes: SeatCodes | None = None
@@ -216,8 +229,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                  Participant(args.player, raw_public(key), port),
                                  passphrase=passphrase,
                                  listen="tcp:0:interface=127.0.0.1" if internet else args.listen,
-                                 fill_local=fill_local,
-                                 announce=not args.no_announce and not internet,
+                                 fill_local=fill_local, announce=announce,
                                  internet=internet)
         # At a table with a passphrase the seats refuse watchers (a guest or an AI may not
         # know it): the host's seat checks it (`WatchHosting`; README, "Watching a game").
@@ -236,9 +248,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                                   "with a seat code of their own"))
             codes.start()
         else:
-            where = ("(it is not announced: `tractor join` alone does not list it)"
-                     if args.no_announce else "(or `tractor join` to find it on the LAN)")
-            say(f"table {args.name!r} open: others run `tractor join {lobby.address}` {where}")
+            say(_open_line(args.name, lobby.address, here_only, args.no_announce))
         pins = Journal(journal_path())
         host_lobby = lobby
         # An internet table's AI seats are this machine's: a LAN AI server's players
@@ -251,20 +261,18 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         if codes is not None:
             codes.close()  # the game's links are wormholes of their own
         watching = WatchHosting(node.watchers, seating, getattr(args, "no_watchers", False),
-                                passphrase, lobby.limiter,
-                                announce=not args.no_announce and not internet)
+                                passphrase, lobby.limiter, announce=announce)
         hosting.append(watching)
         # After a crash, `tractor resume` brings back this machine's AI seats too (they
         # leave with their parent), from their journals in the data folder, and opens
         # for watchers what this seat opened (`watching.kept()`: LAN or internet).
-        match = re.search(r"interface=([^:]+)", args.listen)
         # (`tractor resume` goes on at a new table as this does: `cli.going_on`)
-        going = GoingOn(lobby.address, match.group(1) if match else "0.0.0.0", True,
-                        args.player, ai)
+        going = GoingOn(lobby.address, interface, True, args.player, ai)
         client = _seat_person(node, seating, key, args, {
             "local_ai": True, **watching.kept(),
             **({} if internet else going.kept(passphrase))})
         reporter[0] = client.note
+        seated.append(client)
         if internet:  # a seat gone for good stops the table (no new table: see README)
             # Its game ports listen on loopback only: watchers come with watch codes.
             watching.open_codes(reactor, node, args.mailbox, args.relay, client.note)
@@ -273,7 +281,7 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
                              lobby.discovery_port)
         # At a new table (a seat gone for good) the same watch hosting opens there.
         goes = GoesOn(reactor, args, client, seating, lobby.address,
-                      going.interface, True, passphrase=passphrase,
+                      interface, True, passphrase=passphrase,
                       fill_local=fill_local, before_fill=lambda: retire(children),
                       marks=going.kept(passphrase), hosting=watching)
         try:
@@ -294,6 +302,17 @@ async def host(reactor: Any, args: argparse.Namespace) -> int:
         await stop_all(reactor, children)
 
 
+def _open_line(name: str, address: str, here_only: bool, unannounced: bool) -> str:
+    """What `tractor host` says once its LAN table is open: the address to join, and who
+    can find it (a table on loopback is this machine's only: it is never announced)."""
+    if here_only:
+        return (f"table {name!r} open on this machine only (it listens on loopback, so "
+                f"the LAN cannot reach it): others here run `tractor join {address}`")
+    where = ("(it is not announced: `tractor join` alone does not list it)"
+             if unannounced else "(or `tractor join` to find it on the LAN)")
+    return f"table {name!r} open: others run `tractor join {address}` {where}"
+
+
 def _codes_line(codes: list[str]) -> str:
     if not codes:
         return "seat codes: none open (every seat is taken or asked of an AI)"
@@ -304,6 +323,14 @@ def _codes_command(codes: SeatCodes) -> Callable[[], str]:
     """`codes` at an internet host's lobby: new codes if wrong guesses paused them, else
     the codes as they are."""
     return lambda: codes.ask() or _codes_line(codes.codes())
+
+
+def passphrase_reason(exc: LobbyError) -> str:
+    """Why `tractor join` asks for the passphrase (again), said as the question's reason:
+    "table 'nutable' needs a passphrase" (it read "tractor: refused: table 'nutable' needs
+    a passphrase (tcp:...)", a fatal error's words, just before the question)."""
+    why = exc.why.removeprefix("refused: ")
+    return f"{why}: type it again" if isinstance(exc, WrongPassphrase) else why
 
 
 async def _choose_table(reactor: Any) -> tuple[str, bool] | None:
@@ -362,7 +389,7 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
                 # wrong guesses a minute from one address).
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
-                say(f"tractor: {exc}")
+                say(passphrase_reason(exc))
                 passphrase = await ask_passphrase("-", True, JOINING)
         seating = await _asyncio(lobby_prompt(guest, False))
         # (`tractor resume` rejoins the host's lobby as this does: `cli.going_on`)
@@ -374,6 +401,9 @@ async def join(reactor: Any, args: argparse.Namespace) -> int:
             return await _screen(client, args.plain)
         finally:
             goes.stop()
+    except LeftTable as exc:  # as the guest chose: no failure
+        say(str(exc))
+        return 0
     except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
@@ -408,13 +438,16 @@ async def _join_by_code(reactor: Any, args: argparse.Namespace) -> int:
                 # Asked again on the same wormhole (the host's lobby counts the guesses).
                 if attempt + 1 == PASSPHRASE_TRIES or args.passphrase not in (None, "-"):
                     raise
-                say(f"tractor: {exc}")
+                say(passphrase_reason(exc))
                 passphrase = await ask_passphrase("-", True, JOINING)
         seating = await _asyncio(lobby_prompt(guest, False))
         lobby_wormhole.close().addErrback(lambda _f: None)
         lobby_wormhole = None
         client = _seat_person(node, seating, key, args, {})
         return await _screen(client, args.plain)
+    except LeftTable as exc:  # as the guest chose: no failure
+        say(str(exc))
+        return 0
     except (LobbyError, GaveUp) as exc:
         say(f"tractor: {exc}")
         return 1
@@ -477,7 +510,7 @@ async def resume(reactor: Any, args: argparse.Namespace) -> int:
             "other seats")
         client = NetClient(node, meta.get("names") or [f"seat {s}" for s in range(
             session.rules.players)], _hinter(session.rules, 0, _hint_level(args)))
-        report_deaths(children, client.note)
+        report_deaths(children, client.note, lambda: client.session.over)
         # A host's seat opens for watchers what it opened before the crash: on a LAN its
         # announcement and line, at an internet table new watch codes.
         hosting = host_again(reactor, node, session, meta, client.note)

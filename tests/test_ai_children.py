@@ -175,3 +175,29 @@ def test_news_of_a_child_shows_its_own_words_not_a_log_lines_time_and_source():
     child.childDataReceived(1, b"an AI seat stopped: the table stopped\n")
     child.childDataReceived(2, b"2026-12-02T18:14:42+0000 [-] Main loop terminated.\n")
     assert child.last_line == "an AI seat stopped: the table stopped"
+
+
+def test_an_ai_that_exits_0_once_the_game_is_over_is_no_news():
+    # After a game's last hand, `--plain` printed "AI 1 exited with status 0 ... (see
+    # ai.log)" for each AI seat, each time reprinting the prompt.
+    from twisted.internet.error import ProcessDone, ProcessTerminated
+    from twisted.python.failure import Failure
+
+    from tractor.ai.hosting.children import AiChild
+    from tractor.cli.ai_children import report_deaths
+
+    for over, reason, told in ((True, ProcessDone(0), False),
+                               (False, ProcessDone(0), True),  # during the game: news
+                               (True, ProcessTerminated(1), True)):
+        news: list[str] = []
+        child = AiChild("AI 1", None)
+        report_deaths([child], news.append, lambda over=over: over)
+        child.processEnded(Failure(reason))
+        assert bool(news) == told, (over, reason)
+    assert news[0].startswith("AI 1 exited with status 1")
+    # It may finish the last hand before this seat has: its own words say the game is over.
+    child, news = AiChild("AI 2", None), []
+    report_deaths([child], news.append, lambda: False)
+    child.childDataReceived(1, b"seat 2: game over after 3 hand(s)\n")
+    child.processEnded(Failure(ProcessDone(0)))
+    assert news == []

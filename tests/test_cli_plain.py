@@ -345,3 +345,26 @@ def test_p_passes_a_declaration_as_on_the_full_screen() -> None:
     session.handle("p")
     assert "not a card" not in "".join(written)
     assert client.decision() != Decision.DECLARE
+
+
+def test_a_long_hint_reason_is_whole_in_plain_and_cut_on_the_full_screen(monkeypatch) -> None:
+    # The reason was cut to 60 characters ("…") in the AI layer, `--plain` too, where a
+    # terminal's lines fold it whole.
+    from tractor.actions import Play
+    from tractor.ai.players import explain
+    from tractor.cli.screen.hints import hint_shown
+    from tractor.cli.seat.client import Hint
+
+    long_reason = "beats ♠A ♠A ♠K ♠K: the trick holds 45 points, the most of any trick yet"
+    monkeypatch.setattr(explain, "_play_reason", lambda obs, mine, rules: long_reason)
+    client = LocalClient(seed=5)
+    why = explain.reason(client.observation(), Play(0, (0,)), Rules())
+    assert why == long_reason and len(why) > explain.MAX_REASON
+    said: list[str] = []
+    session = PlainSession(client, said.append, lambda: 40)
+    session._show_hint(Hint(Play(0, (0,)), why))
+    shown = "".join(said)
+    assert all(len(line) <= 40 for line in shown.splitlines()), shown
+    assert " ".join(shown.split()).count("the most of any trick yet") == 1, shown
+    note = hint_shown(Play(0, (0,)), why, Decision.PLAY).note
+    assert "…" in note and "any trick yet" not in note

@@ -251,10 +251,25 @@ def test_summary_text_declarers_keep_the_talon_and_game_over() -> None:
     o = replace(obs_of(dealt(), winner=0), levels=("Q", "5"))
     text = render.summary_text(summary, o, NAMES)
     assert "talon stays buried" in text
-    assert "Team 0 (declarers) goes up 3 levels." in text
-    assert "Levels: team 0 Q → A, team 1 5" in text
+    assert "Team 0 (declarers) goes up 3 levels, past Ace: that wins the game." in text
+    assert "Levels: team 0 Q → past A, team 1 5" in text
     assert text.splitlines()[-1] == "Game over: team 0 wins!"
     assert "Next starter" not in text  # the game has no next hand
+    # Passing Ace from A: it read "Levels: team 0 A, team 1 A", no change to be seen.
+    o = replace(obs_of(dealt(), winner=0), levels=("A", "A"))
+    summary = {**summary, "levels": ["A", "A"],
+               "result": {**summary["result"], "levels_gained": 1}}
+    text = render.summary_text(summary, o, NAMES)
+    assert "Team 0 (declarers) goes up 1 level, past Ace: that wins the game." in text
+    assert "Levels: team 0 A → past A, team 1 A" in text
+    # With win=reach_ace, reaching A is the win: no "past" to say.
+    reach = Rules(win="reach_ace")
+    o = replace(obs_of(dealt(), winner=0, rules=reach), levels=("Q", "5"))
+    summary = {**summary, "levels": ["A", "5"],
+               "result": {**summary["result"], "levels_gained": 2}}
+    text = render.summary_text(summary, o, NAMES)
+    assert "Team 0 (declarers) goes up 2 levels." in text
+    assert "Levels: team 0 Q → A, team 1 5" in text
 
 
 def test_events_text_keeps_whole_latest_events() -> None:

@@ -256,6 +256,22 @@ def test_a_guest_sees_the_rules_before_ready_and_each_change_in_a_sentence():
     assert roster_news(None, second, False) == []
 
 
+def test_a_new_table_size_shows_its_rules_whole_and_its_new_seats():
+    """After ``rules players=6`` the "also:" line (unchanged) was left out."""
+    state, guests = table(1, players=4)
+    deliver(guests, state.change_rules({"throw_penalty": 0}, 1.0))
+    before = state.roster(1.0)
+    deliver(guests, state.change_rules({"players": 6}, 2.0))
+    after = state.roster(2.0)
+    update = roster_update(roster_lines(before), before, after, True)
+    assert update[0].startswith("you changed the rules: players=6")
+    assert update[1:4] == [
+        "table 'Friday': 6 seats, 2 decks",
+        "rules: players=6  decks=2  mode=teams  declaration=reveal",
+        "  also: throw_penalty=0"]
+    assert update[4:] == ["  seat 4: empty", "  seat 5: empty"]
+
+
 def test_the_host_reads_each_change_as_a_sentence_then_the_lines_it_speaks_of():
     """The news came after the lines it explained ("also: throw_penalty=0" first), and a
     guest who joined was a bare seat line."""
@@ -264,9 +280,14 @@ def test_the_host_reads_each_change_as_a_sentence_then_the_lines_it_speaks_of():
     deliver(guests, state.change_rules({"throw_penalty": 0}, 1.0))
     after = state.roster(1.0)
     update = roster_update(roster_lines(before), before, after, True)
-    assert update[:2] == [
+    # The rules read whole: the "also:" line came alone, as if the main rules had gone.
+    assert update == [
         "you changed the rules: throw_penalty=0; every person says `ready` again",
-        "  also: throw_penalty=0"]
+        "table 'Friday': 4 seats, 2 decks",
+        "rules: players=4  decks=2  mode=teams  declaration=reveal",
+        "  also: throw_penalty=0",
+        *[line for line in roster_lines(after) if line.startswith("  seat")
+          and line not in roster_lines(before)]]
     state.connect(2, "192.0.2.20:5002", "192.0.2.20", "192.0.2.1")
     guests[2] = GuestLobby(person(2))
     deliver(guests, state.receive(2, guests[2].join_message(), 2.0))
@@ -377,8 +398,11 @@ def test_a_guest_shows_the_rules_asks_for_free_seats_only_and_cannot_change_rule
         commands.take(f"sit {seat}")
         assert read.said[-1].startswith(answer)
     commands.take("sit 2")
-    commands.take("swap 1 2")
-    assert guest.asked == [2] and "is not a lobby command" in read.said[-1]
+    commands.take("swap 1 2")  # before: "'swap 1 2' is not a lobby command"
+    assert guest.asked == [2]
+    assert read.said[-1].startswith("only the host swaps seats (`sit SEAT` asks for a free")
+    commands.take("fill")
+    assert read.said[-1].startswith("only the host fills the empty seats with AI players")
 
 
 # --- discovery -------------------------------------------------------------------------------

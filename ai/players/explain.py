@@ -36,7 +36,8 @@ from tractor.scoring import points_of
 from tractor.trick import beats_component, winner_of
 from tractor.trump import TRUMP, Ladder, Trump, rules_ladder
 
-#: A reason longer than this is cut (a screen line holds it next to the hint's cards).
+#: A reason is written to fit this, and the full screen's message line cuts one longer
+#: (`fit`: the line holds it next to the hint's cards); `--plain` shows it whole.
 MAX_REASON = 60
 #: Legal follows looked at to claim "cannot win"; with more the claim is not made.
 FOLLOW_LIMIT = 3000
@@ -47,8 +48,9 @@ EARLY_SHARE = 0.3
 
 
 def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
-    """A one-line reason for ``action`` by the observing seat, at most `MAX_REASON`
-    characters (``rules``: the observation's game's when None, else the defaults)."""
+    """A one-line reason for ``action`` by the observing seat, whole (written to fit
+    `MAX_REASON` characters; a screen with less room cuts it with `fit`); ``rules``: the
+    observation's game's when None, else the defaults."""
     if rules is None:
         rules = obs.game.rules if obs.game is not None else Rules()
     if isinstance(action, Play):
@@ -71,7 +73,7 @@ def reason(obs: Observation, action: Action, rules: Rules | None = None) -> str:
         text = _name_reason(obs, action.suit)
     else:
         text = ""
-    return fit(text)
+    return text
 
 
 def fit(text: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from prompt_toolkit.application import Application
 
 from tractor.actions import Action, Bid, Call, NameTrump, Pass
+from tractor.ai.players.explain import fit as fit_reason
 from tractor.cli.screen import render
 from tractor.cli.screen.cards_input import PASS_WORD, selection_text
 from tractor.cli.screen.hidden_play import hint_refusal
@@ -120,8 +121,9 @@ class HintShown:
 
 
 def hint_shown(action: Action, why: str, decision: Decision | None) -> HintShown:
-    """How the hint ``action`` (for the reason ``why``) shows at ``decision``."""
-    because = f" — {why}" if why else ""
+    """How the hint ``action`` (for the reason ``why``) shows at ``decision``: on the
+    message line, one line, so a long reason is cut (`--plain` prints it whole)."""
+    because = f" — {fit_reason(why)}" if why else ""
     if isinstance(action, Pass):  # a bid, a declaration or the theft window: all take Enter
         return HintShown(PASS_WORD, f"Hint: pass{because} (Enter to accept)")
     if isinstance(action, Call):

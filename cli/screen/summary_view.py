@@ -71,7 +71,14 @@ def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[st
     gain, team = res["levels_gained"], res["gaining_team"]
     side = "declarers" if team == decl else "defenders"
     auction = rules is not None and rules.declaration == "auction"
-    if gain:
+    over = bool(summary.get("game_over"))  # no next hand then: the last line says who won
+    # A level past Ace stays "A" (`tractor.scoring.advance_levels`): said in words, else
+    # "Levels: team 0 A, team 1 A" showed no change at all in the hand that won the game.
+    past_ace = over and bool(gain) and (rules is None or rules.win == "past_ace")
+    if past_ace:
+        say(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}, past "
+            "Ace: that wins the game.")
+    elif gain:
         say(f"Team {team} ({side}) goes up {gain} level{'s' if gain > 1 else ''}.")
     elif auction:  # the next auction picks the declarers again: nobody "takes over"
         say("No level gained.")
@@ -81,11 +88,12 @@ def _summary_lines(summary: dict[str, Any], obs: Observation, names: Sequence[st
     stopped = must_defend_sentence(rules, before[team], summary) if gain and rules else ""
     if stopped:
         say(stopped)
-    after = summary.get("levels") or before
+    after = list(summary.get("levels") or before)
+    if past_ace:
+        after[team] = "past A"
     say("Levels: " + ", ".join(
         f"team {t} {before[t]}" + (f" → {after[t]}" if after[t] != before[t] else "")
         for t in (0, 1)))
-    over = bool(summary.get("game_over"))  # no next hand then: the last line says who won
     if auction and not over:
         dealer = (obs.first + 1) % n
         say(f"Next hand: {names[dealer]} deals and bids first; the auction picks the "
