@@ -32,7 +32,8 @@ def test_joining_a_passphrase_table_by_address_asks_for_it_and_again_after_a_wro
         assert "needs a passphrase" in guest.out
         assert "refused" not in guest.out  # before: "tractor: refused: table ... needs ..."
         guest.send("close sesame")
-        assert guest.until(lambda out: out.count("table passphrase: ") == 2, 30), guest.out
+        # (each question on a line of its own; "wrong table passphrase: ..." is not one)
+        assert guest.until(lambda out: out.count("\ntable passphrase: ") == 2, 30), guest.out
         guest.send("open sesame")
         assert guest.until(lambda out: "seat 1: Jo" in out, 30), guest.out
         assert host.until(lambda out: "seat 1: Jo" in out, 30), host.out
