@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import Any
 
-from ai_eval import deal_setup, mean_interval, new_hand, seat_seed
+from ai_eval import Clock, deal_setup, mean_interval, new_hand, play_hand, seat_seed
 
-from tractor.actions import Action, Declare, Draw, Pass
+from tractor.actions import Action, Declare, Pass
 from tractor.ai.players.base import ObservingStrategy
 from tractor.ai.players.heuristic import HeuristicStrategy
 from tractor.ai.players.trump_choice import above_fair
@@ -45,7 +45,7 @@ from tractor.ai.players.worlds import Knowledge
 from tractor.dealing import declared_trump
 from tractor.hand import Hand
 from tractor.observation import Observation
-from tractor.phases import DEAL, DONE, THEFT
+from tractor.phases import THEFT
 from tractor.rules import Rules, team_of
 
 RULES = Rules(kitty_theft=True)
@@ -97,26 +97,18 @@ class PairOutcome:
 
 def play(hand: Hand, seats: Sequence[ObservingStrategy], sides: Sequence[str],
          tallies: dict[str, Tally]) -> Hand:
-    """``hand`` to the end (declarations after each round of draws, as between peers),
-    counting each side's windows."""
-    n = hand.players
-    while hand.phase != DONE:
+    """``hand`` to the end (`ai_eval.play_hand`: declarations after each round of draws,
+    as between peers), counting each side's turns in the theft windows."""
+    clocks = [Clock() for _ in seats]
+    while play_hand(hand, seats, clocks, until=THEFT).phase == THEFT:
         seat = hand.to_act()
         assert seat is not None
-        window = hand.phase == THEFT
         action = seats[seat].act(hand, seat)
-        if window:
-            tally = tallies[sides[seat]]
-            tally.turns += 1
-            tally.chances += bool(hand.declarable(seat, hand.hands[seat]))
-            tally.thefts += isinstance(action, Declare)
+        tally = tallies[sides[seat]]
+        tally.turns += 1
+        tally.chances += bool(hand.declarable(seat, hand.hands[seat]))
+        tally.thefts += isinstance(action, Declare)
         hand.apply(action)
-        if isinstance(action, Draw) and hand.phase == DEAL and hand.drawn % n == 0:
-            for i in range(n):
-                s = (hand.first + i) % n
-                declaration = seats[s].declare(hand, s)
-                if declaration is not None:
-                    hand.apply(declaration)
     return hand
 
 
@@ -148,17 +140,7 @@ def branch_deal(job: tuple[int, int]) -> list[dict[str, Any]]:
     seats = [HeuristicStrategy(seat_seed(seed, pair, s)) for s in range(RULES.players)]
     hand = new_hand(RULES, list(deck), starter)
     n = hand.players
-    while hand.phase not in (THEFT, DONE):  # (the heuristic's deal and burial)
-        seat = hand.to_act()
-        assert seat is not None
-        action = seats[seat].act(hand, seat)
-        hand.apply(action)
-        if isinstance(action, Draw) and hand.phase == DEAL and hand.drawn % n == 0:
-            for i in range(n):
-                s = (hand.first + i) % n
-                declaration = seats[s].declare(hand, s)
-                if declaration is not None:
-                    hand.apply(declaration)
+    play_hand(hand, seats, [Clock() for _ in seats], until=THEFT)  # (the deal and burial)
     rows = []
     while hand.phase == THEFT:
         seat = hand.to_act()
