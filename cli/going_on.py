@@ -25,7 +25,7 @@ from tractor.ai.hosting.runner import spawn_ai_process
 from tractor.cli.seat.goes_on import GoesOn
 from tractor.cli.seat.netclient import NetClient
 from tractor.cli.watch_hosting import WatchHosting
-from tractor.net.journal.store import UNFINISHED_SECRETS
+from tractor.net.journal.store import TABLE_PASSPHRASE_KEY
 from tractor.net.lobby.host_protocol import FillLocal
 from tractor.net.table.seat import journaled_seating
 from tractor.net.table.session import GameSession
@@ -36,7 +36,7 @@ from .ai_children import report_deaths, retire
 GOING_ON_KEY = "going_on"
 #: The lobby's passphrase (a host's to reopen it, a guest's to rejoin it): a secret the
 #: journal keeps only while the game may be resumed.
-LOBBY_PASSPHRASE_KEY = UNFINISHED_SECRETS[1]
+LOBBY_PASSPHRASE_KEY = TABLE_PASSPHRASE_KEY  #: (the one key of the table passphrase)
 #: A practice game's marks (`tractor play`) that its new tables' journals keep too.
 PRACTICE_MARKS = ("practice", "strategy", "level")
 

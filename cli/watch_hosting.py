@@ -31,7 +31,7 @@ from tractor.net.internet.rendezvous import (
     read_internet_address,
 )
 from tractor.net.internet.watch_codes import WatchCodes
-from tractor.net.journal.store import UNFINISHED_SECRETS
+from tractor.net.journal.store import TABLE_PASSPHRASE_KEY
 from tractor.net.lobby.discovery import (
     PORT,
     DiscoveryError,
@@ -52,7 +52,7 @@ from tractor.net.table.session import GameSession
 
 #: The journal's meta keys of the host's watch hosting (`hosting_meta`).
 HOSTING_KEY = "watch_hosting"
-PASSPHRASE_KEY = UNFINISHED_SECRETS[0]  #: (the journal forgets it once the game is over)
+PASSPHRASE_KEY = TABLE_PASSPHRASE_KEY  #: (the journal forgets it once the game is over)
 #: What a watcher is told by a resumed host whose journal does not hold the passphrase.
 PASSPHRASE_LOST = ("this table's host came back after a crash without the table's "
                    "passphrase: it takes no watchers for the rest of this game")

@@ -28,11 +28,13 @@ from tractor.net.journal.sqlite_file import open_database, verify
 from tractor.records import HandResult
 from tractor.rules import Rules
 
-#: Meta keys of secrets a game needs only while it may be resumed (a LAN host's table
-#: passphrase, which its watchers prove after a resume: `cli.watch_hosting`; the lobby's
-#: passphrase, with which a resumed seat reopens or rejoins the lobby when a seat is gone
-#: for good: `cli.going_on`): removed once the game is over.
-UNFINISHED_SECRETS = ("watch_passphrase", "lobby_passphrase")
+#: The meta key of the table's passphrase (the lobby's), which a resumed seat needs while
+#: the game may go on: a host's watchers prove it (`cli.watch_hosting`), and a seat reopens
+#: or rejoins the lobby with it when a seat is gone for good (`cli.going_on`). One secret,
+#: kept once for both.
+TABLE_PASSPHRASE_KEY = "lobby_passphrase"
+#: Meta keys of secrets a game needs only while it may be resumed: removed once it is over.
+UNFINISHED_SECRETS = (TABLE_PASSPHRASE_KEY,)
 #: The meta key of why a game ended without a winner (`Journal.mark_finished`), and the
 #: most of it kept; `WENT_ON_KEY`: the game it went on as at a new table (`cli.seat.goes_on`).
 ENDED_KEY, MAX_WHY, WENT_ON_KEY = "ended", 300, "went_on"
